@@ -1,0 +1,125 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { Clock, Random } from "./lib/clock.ts";
+import type { Config } from "./lib/config.ts";
+import { AppError, errorBody } from "./lib/errors.ts";
+import { Engine } from "./lib/queue/engine.ts";
+import { migrate } from "./lib/store/migrate.ts";
+import { Signer } from "./lib/tokens.ts";
+import { VERSION } from "./lib/version.ts";
+import { operatorRoutes } from "./routes/operator.ts";
+import { systemRoutes } from "./routes/system.ts";
+import { visitorRoutes } from "./routes/visitor.ts";
+
+/** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
+export interface AppDeps {
+  kv: Deno.Kv;
+  clock: Clock;
+  config: Config;
+  fetch: typeof fetch;
+  random: Random;
+}
+
+/** Events operators can subscribe to (webhooks plug in here). */
+export interface EventSink {
+  emit(event: "pause" | "health" | "depth", queue: string, detail: Record<string, unknown>): Promise<void>;
+}
+
+/** The services the routes share. */
+export interface Services extends AppDeps {
+  engine: Engine;
+  signer: Signer;
+  events: EventSink;
+  isAdminSession(c: Context): Promise<boolean>;
+  // deno-lint-ignore no-explicit-any
+  validationHook: (result: any, c: Context) => Response | void;
+}
+
+/** Largest request body accepted, in bytes (larger gets 413). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Turns a failed zod validation into the 400 envelope with the failing fields. */
+// deno-lint-ignore no-explicit-any
+function validationHook(result: any, c: Context): Response | void {
+  if (result.success) return;
+  const fields = (result.error?.issues ?? []).map((i: { path: unknown[]; message: string }) => ({
+    path: i.path.join("."),
+    message: i.message,
+  }));
+  const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
+  return c.json(errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }), 400);
+}
+
+/** Maps any thrown error to the envelope; never a stack trace on the wire. */
+export function onError(err: Error, c: Context): Response {
+  if (err instanceof AppError) {
+    return c.json(errorBody(err.code, err.message, err.details), err.status);
+  }
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    const code = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : "bad_request";
+    const msg = status === 413
+      ? `request body larger than ${MAX_BODY_BYTES} bytes`
+      : err.message || "bad request";
+    return c.json(errorBody(code, msg), status === 413 || status === 401 ? status : 400);
+  }
+  console.error(JSON.stringify({ level: "error", msg: "unhandled", path: c.req.path, error: String(err) }));
+  return c.json(errorBody("internal", "internal error"), 500);
+}
+
+/** Builds the service: migrates the store, creates configured queues, mounts the routes. */
+export async function createApp(deps: AppDeps) {
+  await migrate(deps.kv);
+  const signer = new Signer(deps.config.TOKEN_SECRET);
+  const engine = new Engine({ ...deps, signer });
+  await engine.ensureQueues(deps.config.QUEUES);
+  const services: Services = {
+    ...deps,
+    engine,
+    signer,
+    events: { emit: () => Promise.resolve() },
+    isAdminSession: () => Promise.resolve(false),
+    validationHook,
+  };
+
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  app.onError(onError);
+  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
+    c.header("X-Frame-Options", "SAMEORIGIN");
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+  });
+  app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES }));
+  app.route("/", systemRoutes(services));
+  app.route("/", visitorRoutes(services));
+  app.route("/", operatorRoutes(services));
+  app.openAPIRegistry.registerComponent("securitySchemes", "operatorBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "TOKEN_SECRET",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "operatorHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "X-Service-Operator",
+  });
+  app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  return { app, services };
+}
+
+/** The OpenAPI 3.1 document generated from the route schemas. */
+export function openApiDocument(app: OpenAPIHono) {
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Tollgate",
+      version: VERSION,
+      description: "Virtual waiting room: visitor, operator and system API.",
+    },
+  });
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+const positiveInt = (min: number, max: number) =>
+  z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
+    z.number().int().min(min).max(max),
+  );
+const queueName = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+const EnvSchema = z.object({
+  PORT: positiveInt(1, 65535).default(8000),
+  TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
+  ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
+  ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
+    .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
+  CAPACITY: positiveInt(1, 10_000_000).default(500),
+  MAX_WAITING_VISITORS: positiveInt(1, 50_000_000).default(1_000_000),
+  ACCESS_TOKEN_TTL_SECONDS: positiveInt(10, 86400 * 7).default(900),
+  QUEUES: z.string().default("default").transform((s) =>
+    s.split(",").map((q) => q.trim()).filter(Boolean)
+  ).pipe(
+    z.array(z.string().regex(queueName, "each name must match ^[a-z0-9][a-z0-9_-]{0,63}$")).min(
+      1,
+      "must name at least one queue",
+    ),
+  ),
+  ORIGIN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").optional(),
+  GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").default(
+    "cf-ipcountry",
+  ),
+  WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+/** The validated service configuration. */
+export type Config = Omit<z.output<typeof EnvSchema>, "TOKEN_SECRET"> & { TOKEN_SECRET: string };
+
+/** A configuration value failed validation; the message names the variable. */
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws `ConfigError` naming the first bad variable. */
+export function parseEnv(
+  env: Record<string, string | undefined>,
+): z.output<typeof EnvSchema> {
+  const clean: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== "") clean[key] = v;
+  }
+  const parsed = EnvSchema.safeParse(clean);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0] ?? "environment");
+    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Builds a full config for tests: defaults, a fixed secret, and any overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...parseEnv({}),
+    TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
+    DENO_KV_PATH: ":memory:",
+    TOLLGATE_ENV: "test",
+    ...overrides,
+  };
+}

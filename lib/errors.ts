@@ -1,0 +1,55 @@
+/** Domain errors: one class per envelope code family, mapped to HTTP by `app.ts`. */
+export class AppError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+/** 400 `bad_request`: the input failed validation. */
+export class BadRequestError extends AppError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(400, "bad_request", message, details);
+  }
+}
+
+/** 401 `unauthorized`: missing or invalid ticket, token or credential. */
+export class UnauthorizedError extends AppError {
+  constructor(message: string) {
+    super(401, "unauthorized", message);
+  }
+}
+
+/** 404 `unknown_queue` or `not_in_queue`. */
+export class NotFoundError extends AppError {
+  constructor(code: "unknown_queue" | "not_in_queue", message: string) {
+    super(404, code, message);
+  }
+}
+
+/** 409 `not_admitted` or `conflict`. */
+export class ConflictError extends AppError {
+  constructor(code: "not_admitted" | "conflict", message: string) {
+    super(409, code, message);
+  }
+}
+
+/** 503 `queue_full`: the waiting-row cap is reached. */
+export class QueueFullError extends AppError {
+  constructor(queue: string, max: number) {
+    super(503, "queue_full", `queue "${queue}" is full (${max} waiting)`, {
+      queue,
+      maxWaitingVisitors: max,
+    });
+  }
+}
+
+/** The JSON error envelope of SPEC 2.1. */
+export function errorBody(code: string, message: string, details: Record<string, unknown> = {}) {
+  return { error: { code, message, details } };
+}

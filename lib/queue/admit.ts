@@ -1,0 +1,245 @@
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import { bucketCap, type QueueContext, refill } from "./context.ts";
+import { admitWaiting, countTraffic, dropWaitingIndexes, logGone, releaseSlot } from "./records.ts";
+import { periodSeconds } from "./timeslot.ts";
+import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import { lotteryDrawsAtTick } from "./view.ts";
+
+/** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
+const CHUNK = 80;
+
+async function readVisitors(
+  ctx: QueueContext,
+  q: string,
+  ids: string[],
+): Promise<Deno.KvEntry<Visitor>[]> {
+  const out: Deno.KvEntry<Visitor>[] = [];
+  const reads = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    reads.push(ctx.kv.getMany<Visitor[]>(ids.slice(i, i + 10).map((id) => keys.visitor(q, id))));
+  }
+  for (const got of await Promise.all(reads)) {
+    for (const g of got) if (g.value) out.push(g as Deno.KvEntry<Visitor>);
+  }
+  return out;
+}
+
+/** Picks up to `n` waiters uniformly at random (exactly uniform while 1000 or fewer wait). */
+async function pickRandom(ctx: QueueContext, q: string, n: number, waiting: number) {
+  const ids = new Set<string>();
+  if (waiting <= 1000) {
+    const all: string[] = [];
+    for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) })) all.push(e.key[3] as string);
+    for (let i = 0; i < n && all.length > 0; i++) {
+      const j = Math.floor(ctx.random.float() * all.length);
+      ids.add(all[j]);
+      all[j] = all[all.length - 1];
+      all.pop();
+    }
+    return [...ids];
+  }
+  // Long lines: the successor of a uniform point in the random-key space.
+  for (let tries = 0; ids.size < n && tries < n * 3; tries++) {
+    const point = Math.floor(ctx.random.float() * 2 ** 53);
+    let found: string | null = null;
+    for await (const e of ctx.kv.list({ start: keys.lottery(q, point, ""), end: [...keys.lotteryPrefix(q), Infinity] }, { limit: 1 })) {
+      found = e.key[3] as string;
+    }
+    if (!found) {
+      for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) }, { limit: 1 })) {
+        found = e.key[3] as string;
+      }
+    }
+    if (found) ids.add(found);
+  }
+  return [...ids];
+}
+
+/** Chooses the next `n` waiters by the queue's mode. */
+async function chooseWaiters(
+  ctx: QueueContext,
+  q: string,
+  settings: QueueSettings,
+  n: number,
+  waiting: number,
+): Promise<{ ids: string[]; fromHead: boolean }> {
+  if (n <= 0) return { ids: [], fromHead: true };
+  if (settings.mode === "lottery") return { ids: await pickRandom(ctx, q, n, waiting), fromHead: false };
+  const ids: string[] = [];
+  for await (const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n })) ids.push(e.value);
+  return { ids, fromHead: true };
+}
+
+/** Admits the chosen visitors into `op`; returns how many. */
+async function admitInto(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  counts: Counts,
+  ids: string[],
+  fromHead: boolean,
+): Promise<number> {
+  const now = ctx.now();
+  const branding = await ctx.branding();
+  let n = 0;
+  for (const e of await readVisitors(ctx, q, ids)) {
+    if (e.value.state !== "waiting") continue;
+    op.check(e);
+    // The hold starts when the visitor can learn of it: its next check-in.
+    const hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
+    admitWaiting(op, q, e.value, counts, now, hold);
+    if (!fromHead) logGone(op, q, e.value, now);
+    n++;
+  }
+  countTraffic(op, q, now, "out", n);
+  return n;
+}
+
+/** Frees the slots of admissions and tokens that expired; drops waiters that stopped checking in. */
+async function expireInto(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  counts: Counts,
+  budget: number,
+): Promise<number> {
+  const now = ctx.now();
+  const ids: string[] = [];
+  for await (
+    const e of ctx.kv.list({ start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] }, {
+      limit: budget,
+    })
+  ) ids.push(e.key[3] as string);
+  const dead: string[] = [];
+  for await (
+    const e of ctx.kv.list({ start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] }, {
+      limit: Math.max(0, budget - ids.length),
+    })
+  ) dead.push(e.key[3] as string);
+  let n = 0;
+  for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
+    const v = e.value;
+    if (v.state === "waiting") {
+      if (v.deadline >= now) continue;
+      dropWaitingIndexes(op, q, v);
+      op.delete(keys.visitor(q, v.id));
+      logGone(op, q, v, now);
+      counts.waiting--;
+      counts.abandoned++;
+    } else {
+      if ((v.until ?? 0) > now) continue;
+      releaseSlot(op, q, v, counts);
+    }
+    op.check(e);
+    n++;
+  }
+  return n;
+}
+
+/** Result of an admission tick. */
+export interface TickResult {
+  ran: boolean;
+  admitted: number;
+  expired: number;
+}
+
+/**
+ * One admission tick for queue `q`: claimed per second with a checked write on the counts, so
+ * exactly one instance runs it; frees expired slots, drops lapsed waiters, admits by the budget.
+ */
+export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
+  const sec = Math.floor(ctx.now() / 1000);
+  const result: TickResult = { ran: false, admitted: 0, expired: 0 };
+  for (let round = 0; round < 100; round++) {
+    const more = await retryCommit(async () => {
+      const now = ctx.now();
+      const [{ counts, entry }, settings] = await Promise.all([ctx.readCounts(q), ctx.readSettings(q)]);
+      if (!settings) return false;
+      if (round === 0 && counts.tickAt >= sec) return false;
+      const op = ctx.kv.atomic().check(entry);
+      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2);
+      const open = ctx.isOpen(settings, now);
+      const rate = ctx.ratePerSecond(settings);
+      const lotteryBucket = settings.mode === "lottery" ? 2 : 1;
+      refill(counts, rate, now, open, lotteryBucket * bucketCap(rate));
+      let n = 0;
+      const view = { settings, counts, head: null, gone: [], goneSet: new Set<number>(), loadedAt: now };
+      if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
+        const want = Math.min(
+          Math.floor(counts.tokens),
+          settings.capacity - counts.holding - counts.entered,
+          counts.waiting,
+          CHUNK - expired,
+        );
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting);
+        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead);
+        counts.tokens -= n;
+      }
+      counts.tickAt = Math.max(counts.tickAt, sec);
+      op.set(keys.counts(q), counts);
+      if (!(await op.commit()).ok) return null;
+      result.ran = true;
+      result.admitted += n;
+      result.expired += expired;
+      return expired + n >= CHUNK / 2;
+    }, "tick");
+    if (!more) break;
+  }
+  if (result.ran) {
+    ctx.invalidate(q);
+    if (sec % 60 === 0) await compactGoneLog(ctx, q);
+  }
+  return result;
+}
+
+/**
+ * Operator force-admit: up to `count` waiters into open slots, ignoring the rate budget but
+ * respecting capacity, pause, opening time and health pause; selection follows the mode.
+ */
+export async function forceAdmit(ctx: QueueContext, q: string, count: number): Promise<number> {
+  let total = 0;
+  while (total < count) {
+    const n = await retryCommit(async () => {
+      const now = ctx.now();
+      const [{ counts, entry }, settings] = await Promise.all([ctx.readCounts(q), ctx.readSettings(q)]);
+      if (!settings || !ctx.isOpen(settings, now)) return 0;
+      const want = Math.min(
+        count - total,
+        settings.capacity - counts.holding - counts.entered,
+        counts.waiting,
+        CHUNK,
+      );
+      if (want <= 0) return 0;
+      const op = ctx.kv.atomic().check(entry);
+      const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting);
+      const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead);
+      if (got === 0) return 0;
+      op.set(keys.counts(q), counts);
+      return (await op.commit()).ok ? got : null;
+    }, "force-admit");
+    if (n === 0) break;
+    total += n;
+  }
+  ctx.invalidate(q);
+  return total;
+}
+
+/** Deletes gone-log entries that are behind the head of the line (no longer needed for positions). */
+async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
+  let head: number | null = null;
+  for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) head = e.key[2] as number;
+  let op = ctx.kv.atomic();
+  let n = 0;
+  for await (const e of ctx.kv.list({ prefix: keys.gonePrefix(q) }, { limit: 5000 })) {
+    if (head !== null && (e.key[3] as number) >= head) continue;
+    op.delete(e.key);
+    if (++n % 500 === 0) {
+      await op.commit();
+      op = ctx.kv.atomic();
+    }
+  }
+  await op.commit();
+}
+
+export { periodSeconds };

@@ -1,0 +1,227 @@
+import type { Config } from "../config.ts";
+import type { Clock, Random } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
+import { keys } from "../store/keys.ts";
+import type { Signer } from "../tokens.ts";
+import {
+  type Branding,
+  type Counts,
+  DEFAULT_BRANDING,
+  EMPTY_COUNTS,
+  type QueueSettings,
+  withDefaults,
+} from "./types.ts";
+import { effectiveRate, periodSeconds } from "./timeslot.ts";
+
+/** What every queue operation needs; built once per app. */
+export interface QueueDeps {
+  kv: Deno.Kv;
+  clock: Clock;
+  config: Config;
+  random: Random;
+  signer: Signer;
+}
+
+/** A queue's state as one instance last read it (at most a second old). */
+export interface QueueView {
+  settings: QueueSettings;
+  counts: Counts;
+  /** Arrival number of the first waiter, or null when nobody waits. */
+  head: number | null;
+  /** Arrival numbers above `head` that left the line other than from its head, sorted. */
+  gone: number[];
+  goneSet: Set<number>;
+  loadedAt: number;
+}
+
+interface GoneCache {
+  seqs: Set<number>;
+  fromMs: number;
+}
+
+/** Defaults of a new queue from the configuration. */
+export function defaultSettings(name: string, config: Config, now: number): QueueSettings {
+  return {
+    name,
+    mode: config.ADMISSION_MODE,
+    admitPerSecond: null,
+    capacity: config.CAPACITY,
+    maxWaitingVisitors: config.MAX_WAITING_VISITORS,
+    paused: false,
+    opensAt: null,
+    healthPaused: false,
+    createdAt: now,
+  };
+}
+
+/** Shared state and cached reads of the admission engine. */
+export class QueueContext {
+  readonly kv: Deno.Kv;
+  readonly clock: Clock;
+  readonly config: Config;
+  readonly random: Random;
+  readonly signer: Signer;
+  #views = new Map<string, QueueView>();
+  #loading = new Map<string, Promise<QueueView>>();
+  #gone = new Map<string, GoneCache>();
+  #branding: { value: Branding; at: number } | null = null;
+
+  constructor(deps: QueueDeps) {
+    this.kv = deps.kv;
+    this.clock = deps.clock;
+    this.config = deps.config;
+    this.random = deps.random;
+    this.signer = deps.signer;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Reads a queue's settings merged with defaults; null when the queue does not exist. */
+  async readSettings(q: string): Promise<QueueSettings | null> {
+    const r = await this.kv.get<Partial<QueueSettings>>(keys.queue(q));
+    if (!r.value) return null;
+    return withDefaults(defaultSettings(q, this.config, 0), r.value);
+  }
+
+  /** Reads the counts with their versionstamp, for a checked write. */
+  async readCounts(q: string): Promise<{ counts: Counts; entry: Deno.KvEntryMaybe<Counts> }> {
+    const entry = await this.kv.get<Counts>(keys.counts(q));
+    return { counts: withDefaults(EMPTY_COUNTS, entry.value), entry };
+  }
+
+  /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
+  async view(q: string): Promise<QueueView> {
+    const v = this.#views.get(q);
+    const now = this.now();
+    if (v && now - v.loadedAt < 1000 && now >= v.loadedAt) return v;
+    let p = this.#loading.get(q);
+    if (!p) {
+      p = this.#load(q).finally(() => this.#loading.delete(q));
+      this.#loading.set(q, p);
+    }
+    return await p;
+  }
+
+  /** Drops the cached view after a local write so this instance reads its own writes. */
+  invalidate(q: string): void {
+    this.#views.delete(q);
+  }
+
+  async #load(q: string): Promise<QueueView> {
+    const loadedAt = this.now();
+    const [settings, { counts }, head] = await Promise.all([
+      this.readSettings(q),
+      this.readCounts(q),
+      this.#head(q),
+    ]);
+    if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
+    const goneSet = await this.#refreshGone(q, head, loadedAt);
+    const gone = [...goneSet].sort((a, b) => a - b);
+    const view = { settings, counts, head, gone, goneSet: new Set(gone), loadedAt };
+    this.#views.set(q, view);
+    return view;
+  }
+
+  async #head(q: string): Promise<number | null> {
+    for await (const e of this.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
+      return e.key[2] as number;
+    }
+    return null;
+  }
+
+  /** Reads new entries of the gone log incrementally; the 10 s overlap covers clock skew. */
+  async #refreshGone(q: string, head: number | null, now: number): Promise<Set<number>> {
+    let cache = this.#gone.get(q);
+    if (!cache) {
+      cache = { seqs: new Set(), fromMs: 0 };
+      this.#gone.set(q, cache);
+    }
+    const iter = this.kv.list<number>({
+      start: keys.gone(q, Math.max(0, cache.fromMs - 10_000), 0),
+      end: [...keys.gonePrefix(q), Number.MAX_SAFE_INTEGER],
+    });
+    for await (const e of iter) cache.seqs.add(e.key[3] as number);
+    cache.fromMs = now;
+    for (const s of cache.seqs) if (head === null || s <= head) cache.seqs.delete(s);
+    return cache.seqs;
+  }
+
+  /** Service-wide branding, cached for a second. */
+  async branding(): Promise<Branding> {
+    const now = this.now();
+    if (this.#branding && now - this.#branding.at < 1000 && now >= this.#branding.at) {
+      return this.#branding.value;
+    }
+    const r = await this.kv.get<Partial<Branding>>(keys.branding());
+    const value = withDefaults(DEFAULT_BRANDING, r.value);
+    this.#branding = { value, at: now };
+    return value;
+  }
+
+  /** Forgets cached branding after a write. */
+  invalidateBranding(): void {
+    this.#branding = null;
+  }
+
+  /** The effective admission rate setting of a queue. */
+  ratePerSecond(s: QueueSettings): number {
+    return s.admitPerSecond ?? this.config.ADMIT_PER_SECOND;
+  }
+
+  /** True when admissions may happen now (not paused, past opensAt, not health-paused). */
+  isOpen(s: QueueSettings, now: number): boolean {
+    return !s.paused && !s.healthPaused && (s.opensAt === null || now >= s.opensAt);
+  }
+
+  /** Admissions per second the line really gets (see `effectiveRate`). */
+  lineRate(v: { settings: QueueSettings; counts: Counts }): number {
+    const c = v.counts;
+    const open = Math.max(0, v.settings.capacity - c.holding - c.entered);
+    return effectiveRate(
+      this.ratePerSecond(v.settings),
+      v.settings.capacity,
+      this.config.ACCESS_TOKEN_TTL_SECONDS,
+      c.waiting,
+      open,
+    );
+  }
+
+  /** Check-in period in ms for the current line length (or the fixed override). */
+  periodMs(waiting: number): number {
+    const fixed = Math.max(
+      this.config.WAITING_ROOM_POLL_INTERVAL_MS ?? 0,
+      this.config.WAITING_ROOM_HEARTBEAT_INTERVAL_MS ?? 0,
+    );
+    return fixed || periodSeconds(waiting) * 1000;
+  }
+
+  /** Exact 1-based FIFO position of arrival number `seq` in a view. */
+  position(v: QueueView, seq: number): number {
+    if (v.head === null || seq <= v.head) return 1;
+    // Count departed arrival numbers strictly between head and seq (binary search).
+    let lo = 0, hi = v.gone.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (v.gone[mid] < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(1, seq - v.head + 1 - lo);
+  }
+}
+
+/** Refills a token bucket to `now` at `rate` per second while the queue is open. */
+export function refill(c: Counts, rate: number, now: number, open: boolean, cap: number): void {
+  if (c.tokensAt === 0) c.tokens = open ? cap : 0;
+  else if (open && now > c.tokensAt) {
+    c.tokens = Math.min(cap, c.tokens + (rate * (now - c.tokensAt)) / 1000);
+  }
+  if (!open) c.tokens = Math.min(c.tokens, cap);
+  c.tokensAt = now;
+}
+
+/** Bucket size: one second of budget (at least one admission). */
+export function bucketCap(rate: number): number {
+  return Math.max(1, rate);
+}

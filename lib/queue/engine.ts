@@ -1,0 +1,189 @@
+import { BadRequestError, ConflictError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import type { TicketClaims } from "../tokens.ts";
+import { forceAdmit, tick, type TickResult } from "./admit.ts";
+import { defaultSettings, QueueContext, type QueueDeps } from "./context.ts";
+import { join, JoinBatcher, type JoinOutcome } from "./join.ts";
+import { estimateWaitSeconds } from "./timeslot.ts";
+import type { Mode, QueueSettings, Visitor } from "./types.ts";
+import { admissionStart } from "./view.ts";
+import * as visitor from "./visitor.ts";
+
+/** Operator metrics of one queue (DECISIONS: metric names). */
+export interface QueueMetrics {
+  queue: string;
+  waiting: number;
+  capacity: number;
+  entered: number;
+  holding: number;
+  openSlots: number;
+  paused: boolean;
+  healthPaused: boolean;
+  opensAt: number | null;
+  admitPerSecond: number;
+  admissionMode: Mode;
+  estimatedWaitSeconds: number;
+  averageWaitSeconds: number;
+  oldestWaitSeconds: number;
+  abandoned: number;
+  admittedTotal: number;
+  health: { state: "unmonitored" | "healthy" | "unhealthy" };
+}
+
+/** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
+export class Engine {
+  readonly ctx: QueueContext;
+  #batcher: JoinBatcher;
+  #lastTick = new Map<string, number>();
+  #ticking = new Set<string>();
+
+  constructor(deps: QueueDeps) {
+    this.ctx = new QueueContext(deps);
+    this.#batcher = new JoinBatcher(this.ctx);
+  }
+
+  /** Creates the named queues that do not exist yet (with defaults from the config). */
+  async ensureQueues(names: string[]): Promise<void> {
+    for (const name of names) {
+      const now = this.ctx.now();
+      await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
+        .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
+    }
+  }
+
+  /** Names of all queues, sorted. */
+  async queueNames(): Promise<string[]> {
+    const out: string[] = [];
+    for await (const e of this.ctx.kv.list({ prefix: keys.queues() })) out.push(e.key[1] as string);
+    return out.sort();
+  }
+
+  join(q: string, ticket: TicketClaims | null, visitorId?: string): Promise<JoinOutcome> {
+    return join(this.ctx, this.#batcher, q, ticket, visitorId);
+  }
+  status(q: string, ticket: TicketClaims | null, visitorId?: string) {
+    return visitor.status(this.ctx, q, ticket, visitorId);
+  }
+  heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
+    return visitor.heartbeat(this.ctx, q, ticket, visitorId);
+  }
+  enter(q: string, ticket: TicketClaims | null, visitorId: string) {
+    return visitor.enter(this.ctx, q, ticket, visitorId);
+  }
+  leave(q: string, ticket: TicketClaims | null, visitorId: string) {
+    return visitor.leave(this.ctx, q, ticket, visitorId);
+  }
+
+  /** Reads a visitor record (for tests, tools and the doctor). */
+  async visitor(q: string, id: string): Promise<Visitor | null> {
+    return (await this.ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
+  }
+
+  /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
+  tick(q: string): Promise<TickResult> {
+    return tick(this.ctx, q);
+  }
+
+  /** Ticks every queue once. */
+  async tickAll(): Promise<void> {
+    for (const q of await this.queueNames()) await this.tick(q);
+  }
+
+  /**
+   * Starts a tick for `q` in the background when this instance has not tried one this second;
+   * called by every visitor request so admission runs while anyone is there to see it.
+   */
+  maybeTick(q: string): void {
+    const sec = Math.floor(this.ctx.now() / 1000);
+    if ((this.#lastTick.get(q) ?? -1) >= sec || this.#ticking.has(q)) return;
+    this.#lastTick.set(q, sec);
+    this.#ticking.add(q);
+    this.tick(q).catch((e) => console.error(JSON.stringify({ msg: "tick failed", queue: q, error: String(e) })))
+      .finally(() => this.#ticking.delete(q));
+  }
+
+  /** Operator force-admit; returns how many were really admitted. */
+  admit(q: string, count: number): Promise<number> {
+    return forceAdmit(this.ctx, q, count);
+  }
+
+  /** Changes settings of `q` with a checked write; `f` may throw to refuse. */
+  async updateSettings(q: string, f: (s: QueueSettings) => void): Promise<QueueSettings> {
+    await this.ctx.view(q);
+    const out = await retryCommit(async () => {
+      const entry = await this.ctx.kv.get<QueueSettings>(keys.queue(q));
+      const s = await this.ctx.readSettings(q);
+      if (!s) return null;
+      f(s);
+      return (await this.ctx.kv.atomic().check(entry).set(keys.queue(q), s).commit()).ok ? s : null;
+    }, "settings");
+    this.ctx.invalidate(q);
+    return out;
+  }
+
+  setMode(q: string, mode: Mode) {
+    return this.updateSettings(q, (s) => void (s.mode = mode));
+  }
+  setPaused(q: string, paused: boolean) {
+    return this.updateSettings(q, (s) => void (s.paused = paused));
+  }
+  setOpensAt(q: string, opensAt: number | null) {
+    return this.updateSettings(q, (s) => void (s.opensAt = opensAt));
+  }
+  setRate(q: string, admitPerSecond: number | null) {
+    return this.updateSettings(q, (s) => void (s.admitPerSecond = admitPerSecond));
+  }
+  setCapacity(q: string, capacity: number) {
+    return this.updateSettings(q, (s) => void (s.capacity = capacity));
+  }
+  setHealthPaused(q: string, healthPaused: boolean) {
+    return this.updateSettings(q, (s) => void (s.healthPaused = healthPaused));
+  }
+  /** Sets the waiting-row cap; refuses a stale `previous` value with 409 `conflict`. */
+  setMaxWaiting(q: string, max: number, previous: number) {
+    return this.updateSettings(q, (s) => {
+      if (s.maxWaitingVisitors !== previous) {
+        throw new ConflictError(
+          "conflict",
+          `previousMaxWaitingVisitors is ${previous} but the current value is ${s.maxWaitingVisitors}`,
+        );
+      }
+      if (max < 1 || max > 50_000_000) throw new BadRequestError("maxWaitingVisitors out of range");
+      s.maxWaitingVisitors = max;
+    });
+  }
+
+  /** Operator metrics of one queue. */
+  async metrics(q: string): Promise<QueueMetrics> {
+    const ctx = this.ctx;
+    const v = await ctx.view(q);
+    const now = ctx.now();
+    const s = v.settings, c = v.counts;
+    let oldest = 0;
+    if (v.head !== null) {
+      const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
+      const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
+      if (rec) oldest = Math.max(0, Math.round((now - rec.joinedAt) / 1000));
+    }
+    return {
+      queue: q,
+      waiting: c.waiting,
+      capacity: s.capacity,
+      entered: c.entered,
+      holding: c.holding,
+      openSlots: Math.max(0, s.capacity - c.entered - c.holding),
+      paused: s.paused,
+      healthPaused: s.healthPaused,
+      opensAt: s.opensAt,
+      admitPerSecond: ctx.ratePerSecond(s),
+      admissionMode: s.mode,
+      estimatedWaitSeconds: estimateWaitSeconds(now, admissionStart(s, now) ?? now, c.waiting, ctx.lineRate(v)),
+      averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
+      oldestWaitSeconds: oldest,
+      abandoned: c.abandoned,
+      admittedTotal: c.admitted,
+      health: { state: s.healthPaused ? "unhealthy" : "unmonitored" },
+    };
+  }
+}

@@ -1,0 +1,218 @@
+import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import { b64url, type TicketClaims } from "../tokens.ts";
+import { bucketCap, type QueueContext, type QueueView, refill } from "./context.ts";
+import { countTraffic, putWaiting } from "./records.ts";
+import { admittedView, waitingView } from "./view.ts";
+import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
+import type { Visitor } from "./types.ts";
+
+/** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
+export interface JoinOutcome extends Outcome {
+  httpStatus: 200 | 202;
+  ticket: string;
+}
+
+interface Pending {
+  id: string;
+  supplied: boolean;
+  resolve: (v: Visitor) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Largest group commit: each supplied id costs one check, and an op allows 100. */
+const MAX_BATCH = 90;
+
+/**
+ * Group commit of joins: joins that arrive while a commit is in flight are written together in
+ * the next one, so the hot counter is checked once per batch instead of once per visitor.
+ */
+export class JoinBatcher {
+  #pending = new Map<string, Pending[]>();
+  #busy = new Set<string>();
+
+  constructor(private ctx: QueueContext) {}
+
+  /** Queues a new visitor for the next group commit of queue `q`. */
+  add(q: string, id: string, supplied: boolean): Promise<Visitor> {
+    return new Promise((resolve, reject) => {
+      let list = this.#pending.get(q);
+      if (!list) this.#pending.set(q, list = []);
+      list.push({ id, supplied, resolve, reject });
+      if (!this.#busy.has(q)) this.#flush(q);
+    });
+  }
+
+  async #flush(q: string): Promise<void> {
+    this.#busy.add(q);
+    try {
+      // Let the joins of this event-loop turn arrive before the first commit.
+      await new Promise((r) => setTimeout(r, 0));
+      for (;;) {
+        const list = this.#pending.get(q) ?? [];
+        if (list.length === 0) break;
+        const batch = list.splice(0, MAX_BATCH);
+        try {
+          await this.#commit(q, batch);
+        } catch (e) {
+          for (const p of batch) p.reject(e);
+        }
+      }
+    } finally {
+      this.#busy.delete(q);
+    }
+  }
+
+  async #commit(q: string, batch: Pending[]): Promise<void> {
+    const ctx = this.ctx;
+    let items = batch;
+    const results = await retryCommit(async () => {
+      const now = ctx.now();
+      const [{ counts, entry }, settings, branding] = await Promise.all([
+        ctx.readCounts(q),
+        ctx.readSettings(q),
+        ctx.branding(),
+      ]);
+      if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+      const open = ctx.isOpen(settings, now);
+      const rate = ctx.ratePerSecond(settings);
+      refill(counts, rate, now, open, bucketCap(rate));
+      const op = ctx.kv.atomic().check(entry);
+      const out: (Visitor | Error)[] = [];
+      let joined = 0, admitted = 0;
+      for (const p of items) {
+        if (p.supplied) op.check({ key: keys.visitor(q, p.id), versionstamp: null });
+        if (counts.waiting >= settings.maxWaitingVisitors) {
+          out.push(new QueueFullError(q, settings.maxWaitingVisitors));
+          continue;
+        }
+        const seq = counts.nextSeq++;
+        const base = { id: p.id, seq, rkey: Math.floor(ctx.random.float() * 2 ** 53), joinedAt: now };
+        joined++;
+        const openSlots = settings.capacity - counts.holding - counts.entered;
+        if (open && counts.waiting === 0 && openSlots > 0 && counts.tokens >= 1) {
+          counts.tokens--;
+          counts.admitted++;
+          counts.waitCount++;
+          admitted++;
+          let v: Visitor;
+          if (branding.clickToEnter) {
+            const until = now + branding.admitHoldSeconds * 1000;
+            v = { ...base, state: "admitted", nextCheckAt: 0, deadline: 0, admittedAt: now, until };
+            counts.holding++;
+          } else {
+            const enteredAt = Math.floor(now / 1000) * 1000;
+            const until = enteredAt + ctx.config.ACCESS_TOKEN_TTL_SECONDS * 1000;
+            v = {
+              ...base,
+              state: "entered",
+              nextCheckAt: 0,
+              deadline: 0,
+              admittedAt: now,
+              enteredAt,
+              until,
+            };
+            counts.entered++;
+          }
+          op.set(keys.visitor(q, v.id), v).set(keys.expiry(q, v.until!, v.id), v.state);
+          out.push(v);
+          continue;
+        }
+        counts.waiting++;
+        const view: QueueView = {
+          settings,
+          counts,
+          head: null,
+          gone: [],
+          goneSet: new Set(),
+          loadedAt: now,
+        };
+        // The newcomer is last in line: its position is the waiting count.
+        const [nca, deadline] = scheduleLast(ctx, view, seq);
+        const v: Visitor = { ...base, state: "waiting", nextCheckAt: nca, deadline };
+        putWaiting(op, q, v);
+        out.push(v);
+      }
+      countTraffic(op, q, now, "in", joined);
+      countTraffic(op, q, now, "out", admitted);
+      op.set(keys.counts(q), counts);
+      if ((await op.commit()).ok) return out;
+      const supplied = items.filter((p) => p.supplied);
+      if (supplied.length > 0) {
+        const taken = new Set<string>();
+        for (let i = 0; i < supplied.length; i += 10) {
+          const got = await ctx.kv.getMany(
+            supplied.slice(i, i + 10).map((p) => keys.visitor(q, p.id)),
+          );
+          for (const g of got) if (g.value) taken.add(g.key[2] as string);
+        }
+        for (const p of items) {
+          if (taken.has(p.id)) {
+            p.reject(
+              new UnauthorizedError(
+                `visitorId "${p.id}" is already in queue "${q}"; send its tg_ticket to resume`,
+              ),
+            );
+          }
+        }
+        items = items.filter((p) => !taken.has(p.id));
+        if (items.length === 0) return [];
+      }
+      return null;
+    }, "join");
+    ctx.invalidate(q);
+    results.forEach((r, i) => r instanceof Error ? items[i].reject(r) : items[i].resolve(r));
+  }
+}
+
+/** Schedules a newcomer whose position is the (already incremented) waiting count. */
+function scheduleLast(ctx: QueueContext, v: QueueView, seq: number): [number, number] {
+  const position = v.counts.waiting;
+  return schedule(ctx, { ...v, head: seq - position + 1 }, seq);
+}
+
+/** New random visitor id: 128 bits, base64url. */
+export function newVisitorId(ctx: QueueContext): string {
+  return b64url(ctx.random.bytes(16));
+}
+
+/**
+ * `POST /join`: a valid ticket for this queue resumes its visitor (a conflicting body id is
+ * ignored); a visitor that is gone joins again at the back under the same id.
+ */
+export async function join(
+  ctx: QueueContext,
+  batcher: JoinBatcher,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId?: string,
+): Promise<JoinOutcome> {
+  await ctx.view(q);
+  let id = visitorId;
+  let supplied = visitorId !== undefined;
+  if (ticket && ticket.queue === q) {
+    try {
+      const out = await settle(ctx, q, ticket.sub, "join");
+      const rec = await ctx.kv.get<Visitor>(keys.visitor(q, ticket.sub));
+      const tk = out.ticket ?? (rec.value ? await ticketFor(ctx, q, rec.value) : "");
+      return { ...out, ticket: tk, httpStatus: out.view.status === "admitted" ? 200 : 202 };
+    } catch (e) {
+      if (!(e instanceof AppError) || e.code !== "not_in_queue") throw e;
+    }
+    id = ticket.sub;
+    supplied = true;
+  }
+  const v = await batcher.add(q, id ?? newVisitorId(ctx), supplied);
+  const ticketStr = await ticketFor(ctx, q, v);
+  if (v.state !== "waiting") {
+    return { view: await admittedView(ctx, q, v), ticket: ticketStr, httpStatus: 200 };
+  }
+  const view = await ctx.view(q);
+  const branding = await ctx.branding();
+  return {
+    view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, view, branding),
+    ticket: ticketStr,
+    httpStatus: 202,
+  };
+}

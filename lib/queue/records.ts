@@ -1,0 +1,99 @@
+import { keys } from "../store/keys.ts";
+import type { Counts, Visitor } from "./types.ts";
+
+/** Size of one traffic bucket (SPEC 8: about 15 s). */
+export const TRAFFIC_BUCKET_MS = 15_000;
+
+/** Adds a waiting visitor's record and its three indexes. */
+export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor): void {
+  op.set(keys.visitor(q, v.id), v)
+    .set(keys.fifo(q, v.seq), v.id)
+    .set(keys.lottery(q, v.rkey, v.id), v.seq)
+    .set(keys.deadline(q, v.deadline, v.id), [v.seq, v.rkey]);
+}
+
+/** Removes a waiting visitor's indexes (the record itself is rewritten or deleted by the caller). */
+export function dropWaitingIndexes(op: Deno.AtomicOperation, q: string, v: Visitor): void {
+  op.delete(keys.fifo(q, v.seq))
+    .delete(keys.lottery(q, v.rkey, v.id))
+    .delete(keys.deadline(q, v.deadline, v.id));
+}
+
+/** Logs a departure that was not from the head of the line, for exact positions. */
+export function logGone(op: Deno.AtomicOperation, q: string, v: Visitor, now: number): void {
+  op.set(keys.gone(q, now, v.seq), 1);
+}
+
+/** Counts inflow (joins) or outflow (admissions) in the current traffic bucket. */
+export function countTraffic(
+  op: Deno.AtomicOperation,
+  q: string,
+  now: number,
+  dir: "in" | "out",
+  n: number,
+): void {
+  if (n > 0) {
+    op.sum(keys.traffic(q, Math.floor(now / TRAFFIC_BUCKET_MS), dir), BigInt(n));
+  }
+}
+
+/**
+ * Turns a waiting visitor into an admitted one: `holdUntil` is when an unconfirmed admission
+ * expires; with `enterTtlSeconds` it enters at once and holds its slot until its token expires.
+ */
+export function admitWaiting(
+  op: Deno.AtomicOperation,
+  q: string,
+  v: Visitor,
+  c: Counts,
+  now: number,
+  holdUntil: number,
+  enterTtlSeconds?: number,
+): Visitor {
+  if (v.state === "waiting") {
+    dropWaitingIndexes(op, q, v);
+    c.waiting--;
+    c.waitMsSum += now - v.joinedAt;
+    c.waitCount++;
+  }
+  c.admitted++;
+  let next: Visitor;
+  if (enterTtlSeconds !== undefined) {
+    const enteredAt = Math.floor(now / 1000) * 1000;
+    const until = enteredAt + enterTtlSeconds * 1000;
+    next = { ...v, state: "entered", admittedAt: now, enteredAt, until };
+    c.entered++;
+  } else {
+    next = { ...v, state: "admitted", admittedAt: now, until: holdUntil };
+    c.holding++;
+  }
+  op.set(keys.visitor(q, v.id), next).set(keys.expiry(q, next.until!, v.id), next.state);
+  return next;
+}
+
+/** Moves an admitted visitor to entered, holding its slot until its token expires. */
+export function enterAdmitted(
+  op: Deno.AtomicOperation,
+  q: string,
+  v: Visitor,
+  c: Counts,
+  now: number,
+  ttlSeconds: number,
+): Visitor {
+  const enteredAt = Math.floor(now / 1000) * 1000;
+  const until = enteredAt + ttlSeconds * 1000;
+  if (v.until !== undefined) op.delete(keys.expiry(q, v.until, v.id));
+  const next: Visitor = { ...v, state: "entered", enteredAt, until };
+  op.set(keys.visitor(q, v.id), next).set(keys.expiry(q, until, v.id), "entered");
+  c.holding--;
+  c.entered++;
+  return next;
+}
+
+/** Frees an admitted or entered visitor's slot and deletes its record. */
+export function releaseSlot(op: Deno.AtomicOperation, q: string, v: Visitor, c: Counts): void {
+  op.delete(keys.visitor(q, v.id));
+  if (v.until !== undefined) op.delete(keys.expiry(q, v.until, v.id));
+  if (v.state === "entered") c.entered--;
+  else c.holding--;
+}

@@ -1,0 +1,126 @@
+/** Admission mode of a queue. */
+export type Mode = "queue" | "lottery";
+
+/** A queue's operator settings, stored at `keys.queue(name)`. */
+export interface QueueSettings {
+  name: string;
+  mode: Mode;
+  /** Per-queue override of `ADMIT_PER_SECOND`; null means the default. */
+  admitPerSecond: number | null;
+  capacity: number;
+  maxWaitingVisitors: number;
+  paused: boolean;
+  /** Opening time in unix ms; null means open now. */
+  opensAt: number | null;
+  /** Set by the origin health throttle. */
+  healthPaused: boolean;
+  createdAt: number;
+}
+
+/** Exact counters of a queue, stored at `keys.counts(name)`. */
+export interface Counts {
+  /** Next arrival number to hand out. */
+  nextSeq: number;
+  waiting: number;
+  holding: number;
+  entered: number;
+  abandoned: number;
+  /** All admissions ever (rate, forced, instant). */
+  admitted: number;
+  /** Token bucket of the rate budget. */
+  tokens: number;
+  tokensAt: number;
+  /** The last second (unix s) an admission tick ran. */
+  tickAt: number;
+  waitMsSum: number;
+  waitCount: number;
+}
+
+/** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
+export type VisitorState = "waiting" | "admitted" | "entered";
+
+/** A visitor record, stored at `keys.visitor(queue, id)`. */
+export interface Visitor {
+  id: string;
+  seq: number;
+  rkey: number;
+  joinedAt: number;
+  state: VisitorState;
+  /** Next timeslot (waiting). */
+  nextCheckAt: number;
+  /** Liveness deadline (waiting). */
+  deadline: number;
+  admittedAt?: number;
+  enteredAt?: number;
+  /** When the slot is freed (admitted: hold end; entered: token expiry). */
+  until?: number;
+}
+
+/** Service-wide branding (DECISIONS: one record). */
+export interface Branding {
+  title: string;
+  message: string;
+  logoUrl: string;
+  primaryColor: string;
+  backgroundColor: string;
+  showWaitingCount: boolean;
+  clickToEnter: boolean;
+  admitHoldSeconds: number;
+  redirectUrl: string;
+}
+
+export const DEFAULT_BRANDING: Branding = {
+  title: "You're in line",
+  message: "Thanks for your patience. We'll let you in as soon as there's room.",
+  logoUrl: "",
+  primaryColor: "#2563eb",
+  backgroundColor: "#f8fafc",
+  showWaitingCount: false,
+  clickToEnter: false,
+  admitHoldSeconds: 60,
+  redirectUrl: "",
+};
+
+export const EMPTY_COUNTS: Counts = {
+  nextSeq: 1,
+  waiting: 0,
+  holding: 0,
+  entered: 0,
+  abandoned: 0,
+  admitted: 0,
+  tokens: 0,
+  tokensAt: 0,
+  tickAt: 0,
+  waitMsSum: 0,
+  waitCount: 0,
+};
+
+/** Soft merge (SPEC 9.4): stored fields win, fields added by a later release get defaults. */
+export function withDefaults<T extends object>(defaults: T, stored: Partial<T> | null): T {
+  if (!stored) return { ...defaults };
+  const out = { ...defaults };
+  for (const k of Object.keys(defaults) as (keyof T)[]) {
+    if (stored[k] !== undefined) out[k] = stored[k] as T[keyof T];
+  }
+  return out;
+}
+
+/** A visitor as the visitor API shows it (SPEC 2.2). */
+export interface VisitorView {
+  queue: string;
+  visitorId: string;
+  status: "waiting" | "admitted";
+  admissionMode?: Mode;
+  nextCheckAt?: number;
+  nextPollAfterMs?: number;
+  estimatedWaitSeconds?: number;
+  position?: number;
+  ahead?: number;
+  behind?: number;
+  waiting?: number;
+  lotteryOdds?: number;
+  accessToken?: string;
+  entered?: boolean;
+  /** Click-to-enter: unix ms by which the visitor must confirm. */
+  enterBy?: number;
+}

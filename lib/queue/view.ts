@@ -1,0 +1,84 @@
+import type { QueueContext, QueueView } from "./context.ts";
+import { estimateWaitSeconds, periodSeconds } from "./timeslot.ts";
+import type { Branding, QueueSettings, Visitor, VisitorView } from "./types.ts";
+
+/** When admissions may start: now or the opening time; null while paused (no prediction). */
+export function admissionStart(s: QueueSettings, now: number): number | null {
+  if (s.paused || s.healthPaused) return null;
+  return s.opensAt !== null && s.opensAt > now ? s.opensAt : now;
+}
+
+/** True when the lottery is decided by direct draws at the tick: the whole line gets in within a period. */
+export function lotteryDrawsAtTick(ctx: QueueContext, v: QueueView): boolean {
+  const w = v.counts.waiting;
+  return w <= 1000 || w <= ctx.lineRate(v) * periodSeconds(w);
+}
+
+/** Probability that a due check-in wins the lottery draw (also shown as `lotteryOdds`). */
+export function lotteryOdds(ctx: QueueContext, v: QueueView): number {
+  const w = Math.max(1, v.counts.waiting);
+  if (lotteryDrawsAtTick(ctx, v)) return 1;
+  const checkinsPerSecond = w / (ctx.periodMs(w) / 1000);
+  return Math.min(1, ctx.lineRate(v) / checkinsPerSecond);
+}
+
+/** The public view of a waiting visitor (SPEC 2.2; never pause, health, opensAt or capacity). */
+export function waitingView(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  seq: number,
+  nextCheck: number,
+  v: QueueView,
+  branding: Branding,
+): VisitorView {
+  const now = ctx.now();
+  const s = v.settings;
+  const rate = ctx.lineRate(v);
+  const start = admissionStart(s, now) ?? now;
+  const out: VisitorView = {
+    queue: q,
+    visitorId: id,
+    status: "waiting",
+    admissionMode: s.mode,
+    nextCheckAt: nextCheck,
+    nextPollAfterMs: Math.max(0, nextCheck - now),
+  };
+  const waiting = Math.max(1, v.counts.waiting);
+  if (s.mode === "queue") {
+    const position = Math.min(ctx.position(v, seq), waiting);
+    out.estimatedWaitSeconds = estimateWaitSeconds(now, start, position, rate);
+    out.position = position;
+    if (branding.showWaitingCount) {
+      out.ahead = position - 1;
+      out.behind = waiting - position;
+      out.waiting = waiting;
+    }
+  } else {
+    out.estimatedWaitSeconds = estimateWaitSeconds(now, start, waiting, rate);
+    if (branding.showWaitingCount) {
+      out.waiting = waiting;
+      out.lotteryOdds = Math.round(lotteryOdds(ctx, v) * 1e4) / 1e4;
+    }
+  }
+  return out;
+}
+
+/** The public view of an admitted or entered visitor. */
+export async function admittedView(
+  ctx: QueueContext,
+  q: string,
+  rec: Visitor,
+): Promise<VisitorView> {
+  if (rec.state === "entered") {
+    const iat = Math.floor(rec.enteredAt! / 1000);
+    const accessToken = await ctx.signer.sign({
+      sub: rec.id,
+      queue: q,
+      iat,
+      exp: iat + ctx.config.ACCESS_TOKEN_TTL_SECONDS,
+    });
+    return { queue: q, visitorId: rec.id, status: "admitted", entered: true, accessToken };
+  }
+  return { queue: q, visitorId: rec.id, status: "admitted", entered: false, enterBy: rec.until };
+}

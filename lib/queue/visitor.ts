@@ -1,0 +1,241 @@
+import { ConflictError, NotFoundError, UnauthorizedError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import type { TicketClaims } from "../tokens.ts";
+import { bucketCap, type QueueContext, type QueueView, refill } from "./context.ts";
+import {
+  admitWaiting,
+  countTraffic,
+  dropWaitingIndexes,
+  enterAdmitted,
+  logGone,
+  releaseSlot,
+} from "./records.ts";
+import { livenessDeadline, nextCheckAt } from "./timeslot.ts";
+import type { Visitor, VisitorView } from "./types.ts";
+import { admissionStart, admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
+
+/** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
+export interface Outcome {
+  view: VisitorView;
+  ticket?: string;
+}
+
+/** Rejects a ticket for another queue or a visitor id that does not match it. */
+export function checkTicket(q: string, t: TicketClaims | null, visitorId?: string): TicketClaims {
+  if (!t) throw new UnauthorizedError("missing or invalid tg_ticket cookie; join the queue first");
+  if (t.queue !== q) throw new UnauthorizedError(`tg_ticket is for queue "${t.queue}", not "${q}"`);
+  if (visitorId !== undefined && visitorId !== t.sub) {
+    throw new UnauthorizedError(`visitorId "${visitorId}" does not match the tg_ticket`);
+  }
+  return t;
+}
+
+/** Signs a ticket for a waiting or admitted visitor. */
+export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<string> {
+  return ctx.signer.signTicket({
+    sub: v.id,
+    queue: q,
+    iat: Math.floor(ctx.now() / 1000),
+    seq: v.seq,
+    nca: v.state === "waiting" ? v.nextCheckAt : 0,
+  });
+}
+
+/** Computes a waiter's next timeslot and liveness deadline from the current view. */
+export function schedule(ctx: QueueContext, v: QueueView, seq: number): [number, number] {
+  const now = ctx.now();
+  const s = v.settings;
+  const nca = nextCheckAt({
+    seq,
+    nowMs: now,
+    waiting: v.counts.waiting,
+    position: s.mode === "queue" ? ctx.position(v, seq) : undefined,
+    rate: ctx.lineRate(v),
+    startMs: admissionStart(s, now),
+    fixedPollMs: ctx.config.WAITING_ROOM_POLL_INTERVAL_MS,
+  });
+  return [nca, livenessDeadline(nca, ctx.periodMs(v.counts.waiting))];
+}
+
+/**
+ * `GET /status`: answers a waiter whose slot is not due from the cached view without touching KV;
+ * a due check-in renews liveness (and draws the lottery); an admitted visitor enters.
+ */
+export async function status(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId?: string,
+): Promise<Outcome> {
+  const t = checkTicket(q, ticket, visitorId);
+  const v = await ctx.view(q);
+  const now = ctx.now();
+  if (
+    now < t.nca && v.head !== null && t.seq >= v.head && t.seq < v.counts.nextSeq &&
+    !v.goneSet.has(t.seq)
+  ) {
+    return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, await ctx.branding()) };
+  }
+  return await settle(ctx, q, t.sub, "status");
+}
+
+/** Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. */
+export async function settle(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  why: "status" | "heartbeat" | "join",
+): Promise<Outcome> {
+  return await retryCommit(async () => {
+    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, id));
+    const rec = entry.value;
+    if (!rec) throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
+    const v = await ctx.view(q);
+    const branding = await ctx.branding();
+    const now = ctx.now();
+    if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
+    if (rec.state === "admitted") {
+      if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
+      return await enterNow(ctx, q, entry as Deno.KvEntry<Visitor>);
+    }
+    const due = now >= rec.nextCheckAt;
+    if (why === "status" && !due) {
+      return {
+        view: waitingView(ctx, q, id, rec.seq, rec.nextCheckAt, v, branding),
+        ticket: await ticketFor(ctx, q, rec),
+      };
+    }
+    if (why !== "heartbeat" && due && v.settings.mode === "lottery") {
+      const won = await drawLottery(ctx, q, entry as Deno.KvEntry<Visitor>, v);
+      if (won === null) return null;
+      if (won) return won;
+    }
+    // Renew liveness: a due check-in gets a new slot; a heartbeat only extends the deadline.
+    let next: Visitor;
+    if (due || why !== "heartbeat") {
+      const [nca, deadline] = schedule(ctx, v, rec.seq);
+      next = { ...rec, nextCheckAt: due ? nca : rec.nextCheckAt, deadline };
+    } else {
+      const [, deadline] = schedule(ctx, v, rec.seq);
+      next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
+    }
+    const op = ctx.kv.atomic().check(entry)
+      .delete(keys.deadline(q, rec.deadline, id))
+      .set(keys.deadline(q, next.deadline, id), [next.seq, next.rkey])
+      .set(keys.visitor(q, id), next);
+    if (!(await op.commit()).ok) return null;
+    return {
+      view: waitingView(ctx, q, id, next.seq, next.nextCheckAt, v, branding),
+      ticket: await ticketFor(ctx, q, next),
+    };
+  }, "check-in");
+}
+
+/** A due lottery check-in draws with the current odds; a winner is admitted in the same commit. */
+async function drawLottery(
+  ctx: QueueContext,
+  q: string,
+  entry: Deno.KvEntry<Visitor>,
+  v: QueueView,
+): Promise<Outcome | false | null> {
+  const now = ctx.now();
+  if (lotteryDrawsAtTick(ctx, v) || !ctx.isOpen(v.settings, now)) return false;
+  if (ctx.random.float() >= lotteryOdds(ctx, v)) return false;
+  const { counts, entry: ce } = await ctx.readCounts(q);
+  const settings = await ctx.readSettings(q);
+  if (!settings || !ctx.isOpen(settings, now)) return false;
+  const rate = ctx.ratePerSecond(settings);
+  refill(counts, rate, now, true, 2 * bucketCap(rate));
+  if (counts.tokens < 1 || settings.capacity - counts.holding - counts.entered < 1) return false;
+  counts.tokens--;
+  const branding = await ctx.branding();
+  const op = ctx.kv.atomic().check(entry, ce);
+  const hold = now + branding.admitHoldSeconds * 1000;
+  const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+  const next = admitWaiting(op, q, entry.value, counts, now, hold, ttl);
+  logGone(op, q, entry.value, now);
+  countTraffic(op, q, now, "out", 1);
+  op.set(keys.counts(q), counts);
+  if (!(await op.commit()).ok) return null;
+  ctx.invalidate(q);
+  return { view: await admittedView(ctx, q, next) };
+}
+
+/** Moves an admitted visitor to entered and issues its token. */
+async function enterNow(
+  ctx: QueueContext,
+  q: string,
+  entry: Deno.KvEntry<Visitor>,
+): Promise<Outcome | null> {
+  const { counts, entry: ce } = await ctx.readCounts(q);
+  const op = ctx.kv.atomic().check(entry, ce);
+  const next = enterAdmitted(op, q, entry.value, counts, ctx.now(), ctx.config.ACCESS_TOKEN_TTL_SECONDS);
+  op.set(keys.counts(q), counts);
+  if (!(await op.commit()).ok) return null;
+  ctx.invalidate(q);
+  return { view: await admittedView(ctx, q, next) };
+}
+
+/** `POST /enter`: confirms a click-to-enter admission; 409 while still waiting. */
+export async function enter(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string,
+): Promise<Outcome> {
+  const t = checkTicket(q, ticket, visitorId);
+  await ctx.view(q);
+  return await retryCommit(async () => {
+    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    const rec = entry.value;
+    if (!rec) throw new NotFoundError("not_in_queue", `visitor "${t.sub}" is not in queue "${q}"`);
+    if (rec.state === "waiting") {
+      throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
+    }
+    if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
+    return await enterNow(ctx, q, entry as Deno.KvEntry<Visitor>);
+  }, "enter");
+}
+
+/** `POST /heartbeat`: renews a waiter's liveness at any time; answers like status. */
+export async function heartbeat(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string,
+): Promise<Outcome> {
+  const t = checkTicket(q, ticket, visitorId);
+  await ctx.view(q);
+  return await settle(ctx, q, t.sub, "heartbeat");
+}
+
+/** `POST /leave`: frees the visitor's place or slot; leaving twice is not an error. */
+export async function leave(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string,
+): Promise<void> {
+  const t = checkTicket(q, ticket, visitorId);
+  await ctx.view(q);
+  await retryCommit(async () => {
+    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    const rec = entry.value;
+    if (!rec) return true;
+    const { counts, entry: ce } = await ctx.readCounts(q);
+    const op = ctx.kv.atomic().check(entry, ce);
+    if (rec.state === "waiting") {
+      dropWaitingIndexes(op, q, rec);
+      op.delete(keys.visitor(q, rec.id));
+      logGone(op, q, rec, ctx.now());
+      counts.waiting--;
+    } else {
+      releaseSlot(op, q, rec, counts);
+    }
+    op.set(keys.counts(q), counts);
+    if (!(await op.commit()).ok) return null;
+    ctx.invalidate(q);
+    return true;
+  }, "leave");
+}

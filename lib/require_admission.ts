@@ -1,0 +1,69 @@
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import { errorBody } from "./errors.ts";
+import { type AccessClaims, Signer } from "./tokens.ts";
+
+/** Options of `requireAdmission()`. */
+export interface AdmissionOptions {
+  /** The service's `TOKEN_SECRET` (or a ready `Signer`). */
+  secret: string | Signer;
+  /** Accept only tokens for this queue. */
+  queue?: string;
+  /** Clock in unix ms (tests). */
+  now?: () => number;
+  /** Where to send an unadmitted browser (e.g. `/wait?return=/demo`); otherwise 401 JSON. */
+  redirectTo?: string | ((req: Request) => string);
+}
+
+/** Finds the access token: `Authorization: Bearer`, `?accessToken=`, or the `tg_access` cookie. */
+export function accessTokenOf(req: Request): string | null {
+  const auth = req.headers.get("authorization");
+  if (auth?.toLowerCase().startsWith("bearer ")) return auth.slice(7).trim();
+  const q = new URL(req.url).searchParams.get("accessToken");
+  if (q) return q;
+  const cookie = req.headers.get("cookie") ?? "";
+  const m = cookie.match(/(?:^|;\s*)tg_access=([^;]+)/);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+/**
+ * A plain check for any stack: `(Request) => claims | null`.
+ *
+ * @example
+ * const check = admissionChecker({ secret: Deno.env.get("TOKEN_SECRET")! });
+ * const claims = await check(request); // null when not admitted
+ */
+export function admissionChecker(
+  opts: AdmissionOptions,
+): (req: Request) => Promise<AccessClaims | null> {
+  const signer = typeof opts.secret === "string" ? new Signer(opts.secret) : opts.secret;
+  const now = opts.now ?? (() => Date.now());
+  return (req) => signer.verifyAccessToken(accessTokenOf(req), now(), opts.queue);
+}
+
+/**
+ * Hono middleware for protected apps: lets admitted visitors through with their claims in
+ * `c.get("admission")`; anyone else gets 401 (or a redirect to the waiting room).
+ *
+ * @example
+ * app.use("/checkout/*", requireAdmission({ secret: Deno.env.get("TOKEN_SECRET")!, redirectTo: "/wait" }));
+ */
+export function requireAdmission(
+  opts: AdmissionOptions,
+): MiddlewareHandler<{ Variables: { admission: AccessClaims } }> {
+  const check = admissionChecker(opts);
+  return async (c, next) => {
+    const claims = await check(c.req.raw);
+    if (!claims) {
+      if (opts.redirectTo) {
+        const to = typeof opts.redirectTo === "function" ? opts.redirectTo(c.req.raw) : opts.redirectTo;
+        return c.redirect(to, 302);
+      }
+      return c.json(errorBody("unauthorized", "a valid access token is required"), 401);
+    }
+    c.set("admission", claims);
+    await next();
+  };
+}
+
+export { getCookie };

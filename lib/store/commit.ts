@@ -1,0 +1,18 @@
+/** Retries an atomic step while it loses a check or the KV file is locked by another process. */
+export async function retryCommit<T>(
+  step: () => Promise<T | null>,
+  what: string,
+  attempts = 200,
+): Promise<T> {
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const out = await step();
+      if (out !== null) return out;
+    } catch (e) {
+      if (!(e instanceof Error) || !/database is locked|busy/i.test(e.message)) throw e;
+    }
+    // Jittered back-off keeps contending instances from retrying in lock-step.
+    if (i > 2) await new Promise((r) => setTimeout(r, Math.min(50, i) * Math.random()));
+  }
+  throw new Error(`${what}: gave up after ${attempts} conflicting attempts`);
+}

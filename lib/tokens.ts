@@ -1,0 +1,141 @@
+/**
+ * Access tokens and tickets: `base64url(JSON payload) + "." + base64url(HMAC-SHA256)`.
+ * The HMAC is over the base64url payload string, keyed with `TOKEN_SECRET`.
+ */
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Claims of an access token (exactly these four). */
+export interface AccessClaims {
+  sub: string;
+  queue: string;
+  iat: number;
+  exp: number;
+}
+
+/** Claims of a `tg_ticket`: visitor id, queue, issue time, plus the arrival number and next slot. */
+export interface TicketClaims {
+  sub: string;
+  queue: string;
+  iat: number;
+  seq: number;
+  nca: number;
+}
+
+/** Encodes bytes as base64url without padding. */
+export function b64url(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Decodes base64url; returns null on malformed input. */
+export function fromB64url(s: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
+  try {
+    const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** Constant-time comparison of two byte strings. */
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) diff |= (a[i % (a.length || 1)] ?? 0) ^ (b[i % (b.length || 1)] ?? 0);
+  return diff === 0;
+}
+
+/** Constant-time comparison of two strings (e.g. an operator credential). */
+export function safeEqualString(a: string, b: string): boolean {
+  return timingSafeEqual(enc.encode(a), enc.encode(b));
+}
+
+/** Signs and verifies tokens with one HMAC key derived from the service secret. */
+export class Signer {
+  #key: Promise<CryptoKey>;
+
+  constructor(secret: string) {
+    this.#key = crypto.subtle.importKey(
+      "raw",
+      enc.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign", "verify"],
+    );
+  }
+
+  /** Signs any JSON payload. */
+  async sign(payload: object): Promise<string> {
+    const body = b64url(enc.encode(JSON.stringify(payload)));
+    const sig = await crypto.subtle.sign("HMAC", await this.#key, enc.encode(body));
+    return `${body}.${b64url(new Uint8Array(sig))}`;
+  }
+
+  /** Verifies a signature (timing-safe) and returns the decoded payload, or null. */
+  async open(token: string | undefined | null): Promise<Record<string, unknown> | null> {
+    if (!token || token.length > 4096) return null;
+    const dot = token.indexOf(".");
+    if (dot <= 0 || dot !== token.lastIndexOf(".")) return null;
+    const body = token.slice(0, dot);
+    const sig = fromB64url(token.slice(dot + 1));
+    if (!sig || sig.length !== 32) return null;
+    // crypto.subtle.verify compares in constant time.
+    const ok = await crypto.subtle.verify("HMAC", await this.#key, sig, enc.encode(body));
+    if (!ok) return null;
+    const raw = fromB64url(body);
+    if (!raw) return null;
+    try {
+      const v = JSON.parse(dec.decode(raw));
+      return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Issues an access token for `sub` in `queue`, valid `ttlSeconds` from `nowMs`. */
+  signAccessToken(sub: string, queue: string, nowMs: number, ttlSeconds: number): Promise<string> {
+    const iat = Math.floor(nowMs / 1000);
+    return this.sign({ sub, queue, iat, exp: iat + ttlSeconds } satisfies AccessClaims);
+  }
+
+  /** Verifies an access token: signature, shape, expiry and (when given) queue. */
+  async verifyAccessToken(
+    token: string | undefined | null,
+    nowMs: number,
+    queue?: string,
+  ): Promise<AccessClaims | null> {
+    const p = await this.open(token);
+    if (!p) return null;
+    const { sub, queue: q, iat, exp } = p;
+    if (
+      typeof sub !== "string" || typeof q !== "string" || !Number.isInteger(iat) ||
+      !Number.isInteger(exp) || Object.keys(p).length !== 4
+    ) return null;
+    if ((exp as number) * 1000 <= nowMs) return null;
+    if (queue !== undefined && q !== queue) return null;
+    return { sub, queue: q, iat: iat as number, exp: exp as number };
+  }
+
+  /** Issues a `tg_ticket`. */
+  signTicket(claims: TicketClaims): Promise<string> {
+    return this.sign(claims);
+  }
+
+  /** Verifies a `tg_ticket`; returns its claims or null. */
+  async verifyTicket(token: string | undefined | null): Promise<TicketClaims | null> {
+    const p = await this.open(token);
+    if (!p) return null;
+    const { sub, queue, iat, seq, nca } = p;
+    if (
+      typeof sub !== "string" || typeof queue !== "string" || !Number.isInteger(iat) ||
+      !Number.isInteger(seq) || !Number.isInteger(nca) || "exp" in p
+    ) return null;
+    return { sub, queue, iat: iat as number, seq: seq as number, nca: nca as number };
+  }
+}

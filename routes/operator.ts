@@ -1,0 +1,106 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { Services } from "../app.ts";
+import { UnauthorizedError } from "../lib/errors.ts";
+import { safeEqualString } from "../lib/tokens.ts";
+import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
+
+/** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
+export function operatorAuth(s: Services): MiddlewareHandler {
+  return async (c, next) => {
+    const auth = c.req.header("authorization");
+    const bearer = auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : undefined;
+    const header = c.req.header("x-service-operator");
+    const given = bearer ?? header;
+    const ok = given !== undefined && safeEqualString(given, s.config.TOKEN_SECRET);
+    if (!ok && !(await s.isAdminSession(c))) {
+      throw new UnauthorizedError("operator credential required (Bearer TOKEN_SECRET)");
+    }
+    await next();
+  };
+}
+
+const security: Record<string, string[]>[] = [{ operatorBearer: [] }, { operatorHeader: [] }];
+const authErrors = { 400: errors[400], 401: errors[401], 404: errors[404] };
+
+const admitRoute = createRoute({
+  method: "post",
+  path: "/admit",
+  summary: "Force-admit up to count waiters (ignores the rate, respects capacity, pause, schedule)",
+  security,
+  request: {
+    body: jsonBody(z.object({ queue: QueueName, count: z.number().int().min(1).max(1_000_000) })),
+  },
+  responses: {
+    200: jsonOk(z.object({ queue: z.string(), admitted: z.number().int() }), "admitted count"),
+    ...authErrors,
+  },
+});
+
+const modeRoute = createRoute({
+  method: "post",
+  path: "/mode",
+  summary: "Switch admission mode at run time",
+  security,
+  request: { body: jsonBody(z.object({ queue: QueueName, mode: z.enum(["queue", "lottery"]) })) },
+  responses: {
+    200: jsonOk(z.object({ queue: z.string(), mode: z.enum(["queue", "lottery"]) }), "new mode"),
+    ...authErrors,
+  },
+});
+
+const pauseRoute = createRoute({
+  method: "post",
+  path: "/pause",
+  summary: "Silent pause or resume",
+  security,
+  request: { body: jsonBody(z.object({ queue: QueueName, paused: z.boolean() })) },
+  responses: {
+    200: jsonOk(z.object({ queue: z.string(), paused: z.boolean() }), "new pause state"),
+    ...authErrors,
+  },
+});
+
+const metricsRoute = createRoute({
+  method: "get",
+  path: "/metrics",
+  summary: "Operator metrics of one queue, or of all",
+  security,
+  request: { query: z.object({ queue: QueueName.optional() }) },
+  responses: {
+    200: jsonOk(z.union([Metrics, z.object({ queues: z.array(Metrics) })]), "metrics"),
+    ...authErrors,
+  },
+});
+
+/** The operator API of SPEC 4.2. */
+export function operatorRoutes(s: Services) {
+  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const auth = operatorAuth(s);
+  for (const p of ["/admit", "/mode", "/pause", "/metrics"]) app.use(p, auth);
+
+  app.openapi(admitRoute, async (c) => {
+    const { queue, count } = c.req.valid("json");
+    const admitted = await s.engine.admit(queue, count);
+    return c.json({ queue, admitted }, 200);
+  });
+  app.openapi(modeRoute, async (c) => {
+    const { queue, mode } = c.req.valid("json");
+    const out = await s.engine.setMode(queue, mode);
+    return c.json({ queue, mode: out.mode }, 200);
+  });
+  app.openapi(pauseRoute, async (c) => {
+    const { queue, paused } = c.req.valid("json");
+    const out = await s.engine.setPaused(queue, paused);
+    await s.events.emit("pause", queue, { paused: out.paused });
+    return c.json({ queue, paused: out.paused }, 200);
+  });
+  app.openapi(metricsRoute, async (c) => {
+    const { queue } = c.req.valid("query");
+    if (queue) return c.json(await s.engine.metrics(queue), 200);
+    const queues = [];
+    for (const q of await s.engine.queueNames()) queues.push(await s.engine.metrics(q));
+    return c.json({ queues }, 200);
+  });
+  return app;
+}

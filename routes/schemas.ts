@@ -1,0 +1,85 @@
+import { z } from "@hono/zod-openapi";
+
+export const QueueName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, {
+  message: "queue must match ^[a-z0-9][a-z0-9_-]{0,63}$",
+}).openapi({ example: "default" });
+export const VisitorId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, {
+  message: "visitorId must match ^[A-Za-z0-9_-]{8,64}$",
+}).openapi({ example: "k3J9x_2mQ8aZ" });
+
+export const ErrorEnvelope = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  }),
+}).openapi("Error");
+
+export const VisitorView = z.object({
+  queue: z.string(),
+  visitorId: z.string(),
+  status: z.enum(["waiting", "admitted"]),
+  admissionMode: z.enum(["queue", "lottery"]).optional(),
+  nextCheckAt: z.number().int().optional().openapi({ description: "unix ms, second-aligned" }),
+  nextPollAfterMs: z.number().int().optional(),
+  estimatedWaitSeconds: z.number().optional(),
+  position: z.number().int().optional().openapi({ description: "1-based; queue mode only" }),
+  ahead: z.number().int().optional(),
+  behind: z.number().int().optional(),
+  waiting: z.number().int().optional(),
+  lotteryOdds: z.number().optional().openapi({
+    description: "chance that the visitor's next due check-in is drawn",
+  }),
+  accessToken: z.string().optional(),
+  entered: z.boolean().optional(),
+  enterBy: z.number().int().optional().openapi({
+    description: "click-to-enter: unix ms by which the admission must be confirmed",
+  }),
+}).openapi("VisitorView");
+
+export const VisitorBody = z.object({ queue: QueueName, visitorId: VisitorId }).openapi("VisitorRef");
+export const JoinBody = z.object({ queue: QueueName, visitorId: VisitorId.optional() }).openapi(
+  "JoinRequest",
+);
+
+export const Metrics = z.object({
+  queue: z.string(),
+  waiting: z.number().int(),
+  capacity: z.number().int(),
+  entered: z.number().int(),
+  holding: z.number().int(),
+  openSlots: z.number().int(),
+  paused: z.boolean(),
+  healthPaused: z.boolean(),
+  opensAt: z.number().int().nullable(),
+  admitPerSecond: z.number(),
+  admissionMode: z.enum(["queue", "lottery"]),
+  estimatedWaitSeconds: z.number(),
+  averageWaitSeconds: z.number(),
+  oldestWaitSeconds: z.number(),
+  abandoned: z.number().int(),
+  admittedTotal: z.number().int(),
+  health: z.object({ state: z.enum(["unmonitored", "healthy", "unhealthy"]) }),
+}).openapi("QueueMetrics");
+
+const err = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorEnvelope } },
+});
+export const errors = {
+  400: err("malformed JSON or failed validation (`bad_request`)"),
+  401: err("missing or invalid ticket, token or credential (`unauthorized`)"),
+  404: err("unknown queue (`unknown_queue`) or visitor gone (`not_in_queue`)"),
+  409: err("not admitted yet (`not_admitted`)"),
+  503: err("waiting-row cap reached (`queue_full`)"),
+};
+
+/** A JSON request body that must be present. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+/** A JSON response. */
+export function jsonOk<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}

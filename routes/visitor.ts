@@ -1,0 +1,165 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Services } from "../app.ts";
+import { accessTokenOf } from "../lib/require_admission.ts";
+import type { VisitorView as View } from "../lib/queue/types.ts";
+import { errors, JoinBody, jsonBody, jsonOk, QueueName, VisitorBody, VisitorId, VisitorView } from "./schemas.ts";
+
+const TICKET_MAX_AGE = 86400;
+
+function secure(c: Context): boolean {
+  return new URL(c.req.url).protocol === "https:";
+}
+
+/** Sets `tg_ticket` and, for an entered visitor, `tg_access`. */
+function setVisitorCookies(c: Context, s: Services, view: View, ticket?: string) {
+  const base = { httpOnly: true, path: "/", sameSite: "Lax" as const, secure: secure(c) };
+  if (ticket) setCookie(c, "tg_ticket", ticket, { ...base, maxAge: TICKET_MAX_AGE });
+  if (view.accessToken) {
+    setCookie(c, "tg_access", view.accessToken, {
+      ...base,
+      maxAge: s.config.ACCESS_TOKEN_TTL_SECONDS,
+    });
+  }
+}
+
+const joinRoute = createRoute({
+  method: "post",
+  path: "/join",
+  summary: "Join a queue (or resume by tg_ticket)",
+  request: { body: jsonBody(JoinBody) },
+  responses: {
+    200: jsonOk(VisitorView, "admitted at once; sets tg_access and tg_ticket"),
+    202: jsonOk(VisitorView, "waiting; sets tg_ticket"),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+    503: errors[503],
+  },
+});
+
+const statusRoute = createRoute({
+  method: "get",
+  path: "/status",
+  summary: "Current visitor status (visitor from tg_ticket)",
+  request: { query: z.object({ queue: QueueName, visitorId: VisitorId.optional() }) },
+  responses: {
+    200: jsonOk(VisitorView, "waiting or admitted"),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+  },
+});
+
+const heartbeatRoute = createRoute({
+  method: "post",
+  path: "/heartbeat",
+  summary: "Keep a waiting visitor alive; answers like status",
+  request: { body: jsonBody(VisitorBody) },
+  responses: {
+    200: jsonOk(VisitorView, "waiting or admitted"),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+  },
+});
+
+const enterRoute = createRoute({
+  method: "post",
+  path: "/enter",
+  summary: "Confirm a click-to-enter admission",
+  request: { body: jsonBody(VisitorBody) },
+  responses: {
+    200: jsonOk(VisitorView, "entered; carries accessToken and sets tg_access"),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+    409: errors[409],
+  },
+});
+
+const leaveRoute = createRoute({
+  method: "post",
+  path: "/leave",
+  summary: "Leave the queue, freeing the place or slot",
+  request: { body: jsonBody(VisitorBody) },
+  responses: {
+    200: jsonOk(z.object({ status: z.literal("left") }), "left (also when already gone)"),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+  },
+});
+
+const verifyRoute = createRoute({
+  method: "get",
+  path: "/verify",
+  summary: "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
+  request: { query: z.object({ queue: QueueName.optional() }) },
+  responses: {
+    204: { description: "a valid access token is present (header, query or cookie)" },
+    401: errors[401],
+  },
+});
+
+/** The visitor API of SPEC 4.1 and DECISIONS. */
+export function visitorRoutes(s: Services) {
+  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const ticketOf = (c: Context) => s.signer.verifyTicket(getCookie(c, "tg_ticket"));
+
+  app.openapi(joinRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("json");
+    s.engine.maybeTick(queue);
+    const out = await s.engine.join(queue, await ticketOf(c), visitorId);
+    setVisitorCookies(c, s, out.view, out.ticket);
+    return c.json(out.view, out.httpStatus);
+  });
+
+  app.openapi(statusRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("query");
+    s.engine.maybeTick(queue);
+    const out = await s.engine.status(queue, await ticketOf(c), visitorId);
+    setVisitorCookies(c, s, out.view, out.ticket);
+    return c.json(out.view, 200);
+  });
+
+  app.openapi(heartbeatRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("json");
+    s.engine.maybeTick(queue);
+    const out = await s.engine.heartbeat(queue, await ticketOf(c), visitorId);
+    setVisitorCookies(c, s, out.view, out.ticket);
+    return c.json(out.view, 200);
+  });
+
+  app.openapi(enterRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("json");
+    const out = await s.engine.enter(queue, await ticketOf(c), visitorId);
+    setVisitorCookies(c, s, out.view, out.ticket);
+    return c.json(out.view, 200);
+  });
+
+  app.openapi(leaveRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("json");
+    await s.engine.leave(queue, await ticketOf(c), visitorId);
+    deleteCookie(c, "tg_ticket", { path: "/", secure: secure(c) });
+    deleteCookie(c, "tg_access", { path: "/", secure: secure(c) });
+    return c.json({ status: "left" as const }, 200);
+  });
+
+  app.openapi(verifyRoute, async (c) => {
+    const { queue } = c.req.valid("query");
+    const claims = await s.signer.verifyAccessToken(accessTokenOf(c.req.raw), s.clock.now(), queue);
+    if (!claims) {
+      return c.json(
+        { error: { code: "unauthorized", message: "no valid access token", details: {} } },
+        401,
+      );
+    }
+    c.header("X-Tollgate-Visitor", claims.sub);
+    c.header("X-Tollgate-Queue", claims.queue);
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,84 @@
+import { createApp } from "../app.ts";
+import { FakeClock, seededRandom } from "../lib/clock.ts";
+import { type Config, testConfig } from "../lib/config.ts";
+import { keys } from "../lib/store/keys.ts";
+import { DEFAULT_BRANDING, type Branding } from "../lib/queue/types.ts";
+
+/** A fresh app over in-memory KV with a fake clock (2026-01-01T00:00:00Z) and seeded randomness. */
+export async function makeApp(
+  overrides: Partial<Config> = {},
+  opts: { seed?: number; kv?: Deno.Kv; clock?: FakeClock } = {},
+) {
+  const kv = opts.kv ?? await Deno.openKv(":memory:");
+  const clock = opts.clock ?? new FakeClock();
+  const config = testConfig(overrides);
+  const { app, services } = await createApp({
+    kv,
+    clock,
+    config,
+    fetch: globalThis.fetch,
+    random: seededRandom(opts.seed ?? 1),
+  });
+  return {
+    app,
+    services,
+    engine: services.engine,
+    kv,
+    clock,
+    config,
+    /** Writes branding fields straight to the store (the admin API comes later). */
+    async setBranding(b: Partial<Branding>) {
+      await kv.set(keys.branding(), { ...DEFAULT_BRANDING, ...b });
+      services.engine.ctx.invalidateBranding();
+    },
+    close: () => kv.close(),
+  };
+}
+
+/** A browser-like client: keeps cookies between `app.request()` calls. */
+export class Client {
+  cookies = new Map<string, string>();
+  constructor(private app: { request: (p: string, init?: RequestInit) => Response | Promise<Response> }) {}
+
+  async req(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const h: Record<string, string> = { ...headers };
+    if (body !== undefined) h["content-type"] = "application/json";
+    if (this.cookies.size) h["cookie"] = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const res = await this.app.request(path, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    for (const sc of res.headers.getSetCookie()) {
+      const [pair] = sc.split(";");
+      const i = pair.indexOf("=");
+      const name = pair.slice(0, i), value = pair.slice(i + 1);
+      if (/max-age=0/i.test(sc) || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await res.text();
+    // deno-lint-ignore no-explicit-any
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch { /* not JSON */ }
+    return { status: res.status, json, headers: res.headers, text };
+  }
+  join(queue = "default", visitorId?: string) {
+    return this.req("POST", "/join", visitorId ? { queue, visitorId } : { queue });
+  }
+  status(queue = "default") {
+    return this.req("GET", `/status?queue=${queue}`);
+  }
+  get visitorId(): string {
+    const t = this.cookies.get("tg_ticket");
+    if (!t) throw new Error("no ticket");
+    const body = t.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(body + "===".slice((body.length + 3) % 4))).sub;
+  }
+}
+
+/** Operator headers for `app.request()`. */
+export function operator(config: Config): Record<string, string> {
+  return { authorization: `Bearer ${config.TOKEN_SECRET}` };
+}
