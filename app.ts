@@ -20,11 +20,17 @@ export interface AppDeps {
   config: Config;
   fetch: typeof fetch;
   random: Random;
+  /** Run an admission tick from the first request of each second (default true; tests turn it off). */
+  autoTick?: boolean;
 }
 
 /** Events operators can subscribe to (webhooks plug in here). */
 export interface EventSink {
-  emit(event: "pause" | "health" | "depth", queue: string, detail: Record<string, unknown>): Promise<void>;
+  emit(
+    event: "pause" | "health" | "depth",
+    queue: string,
+    detail: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 /** The services the routes share. */
@@ -49,7 +55,10 @@ function validationHook(result: any, c: Context): Response | void {
     message: i.message,
   }));
   const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
-  return c.json(errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }), 400);
+  return c.json(
+    errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }),
+    400,
+  );
 }
 
 /** Maps any thrown error to the envelope; never a stack trace on the wire. */
@@ -59,13 +68,19 @@ export function onError(err: Error, c: Context): Response {
   }
   if (err instanceof HTTPException) {
     const status = err.status;
-    const code = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : "bad_request";
+    const code = status === 413
+      ? "payload_too_large"
+      : status === 401
+      ? "unauthorized"
+      : "bad_request";
     const msg = status === 413
       ? `request body larger than ${MAX_BODY_BYTES} bytes`
       : err.message || "bad request";
     return c.json(errorBody(code, msg), status === 413 || status === 401 ? status : 400);
   }
-  console.error(JSON.stringify({ level: "error", msg: "unhandled", path: c.req.path, error: String(err) }));
+  console.error(
+    JSON.stringify({ level: "error", msg: "unhandled", path: c.req.path, error: String(err) }),
+  );
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
@@ -73,7 +88,7 @@ export function onError(err: Error, c: Context): Response {
 export async function createApp(deps: AppDeps) {
   await migrate(deps.kv);
   const signer = new Signer(deps.config.TOKEN_SECRET);
-  const engine = new Engine({ ...deps, signer });
+  const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
   const services: Services = {
     ...deps,
@@ -86,7 +101,9 @@ export async function createApp(deps: AppDeps) {
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
-  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound((c) =>
+    c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
+  );
   app.use("*", async (c, next) => {
     await next();
     c.header("X-Content-Type-Options", "nosniff");

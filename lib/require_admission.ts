@@ -56,7 +56,9 @@ export function requireAdmission(
     const claims = await check(c.req.raw);
     if (!claims) {
       if (opts.redirectTo) {
-        const to = typeof opts.redirectTo === "function" ? opts.redirectTo(c.req.raw) : opts.redirectTo;
+        const to = typeof opts.redirectTo === "function"
+          ? opts.redirectTo(c.req.raw)
+          : opts.redirectTo;
         return c.redirect(to, 302);
       }
       return c.json(errorBody("unauthorized", "a valid access token is required"), 401);

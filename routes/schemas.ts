@@ -37,7 +37,9 @@ export const VisitorView = z.object({
   }),
 }).openapi("VisitorView");
 
-export const VisitorBody = z.object({ queue: QueueName, visitorId: VisitorId }).openapi("VisitorRef");
+export const VisitorBody = z.object({ queue: QueueName, visitorId: VisitorId }).openapi(
+  "VisitorRef",
+);
 export const JoinBody = z.object({ queue: QueueName, visitorId: VisitorId.optional() }).openapi(
   "JoinRequest",
 );

@@ -4,7 +4,16 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Services } from "../app.ts";
 import { accessTokenOf } from "../lib/require_admission.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
-import { errors, JoinBody, jsonBody, jsonOk, QueueName, VisitorBody, VisitorId, VisitorView } from "./schemas.ts";
+import {
+  errors,
+  JoinBody,
+  jsonBody,
+  jsonOk,
+  QueueName,
+  VisitorBody,
+  VisitorId,
+  VisitorView,
+} from "./schemas.ts";
 
 const TICKET_MAX_AGE = 86400;
 

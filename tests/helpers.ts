@@ -2,12 +2,12 @@ import { createApp } from "../app.ts";
 import { FakeClock, seededRandom } from "../lib/clock.ts";
 import { type Config, testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
-import { DEFAULT_BRANDING, type Branding } from "../lib/queue/types.ts";
+import { type Branding, DEFAULT_BRANDING } from "../lib/queue/types.ts";
 
 /** A fresh app over in-memory KV with a fake clock (2026-01-01T00:00:00Z) and seeded randomness. */
 export async function makeApp(
   overrides: Partial<Config> = {},
-  opts: { seed?: number; kv?: Deno.Kv; clock?: FakeClock } = {},
+  opts: { seed?: number; kv?: Deno.Kv; clock?: FakeClock; autoTick?: boolean } = {},
 ) {
   const kv = opts.kv ?? await Deno.openKv(":memory:");
   const clock = opts.clock ?? new FakeClock();
@@ -18,6 +18,7 @@ export async function makeApp(
     config,
     fetch: globalThis.fetch,
     random: seededRandom(opts.seed ?? 1),
+    autoTick: opts.autoTick ?? false,
   });
   return {
     app,
@@ -38,7 +39,9 @@ export async function makeApp(
 /** A browser-like client: keeps cookies between `app.request()` calls. */
 export class Client {
   cookies = new Map<string, string>();
-  constructor(private app: { request: (p: string, init?: RequestInit) => Response | Promise<Response> }) {}
+  constructor(
+    public app: { request: (p: string, init?: RequestInit) => Response | Promise<Response> },
+  ) {}
 
   async req(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const h: Record<string, string> = { ...headers };

@@ -30,7 +30,9 @@ async function pickRandom(ctx: QueueContext, q: string, n: number, waiting: numb
   const ids = new Set<string>();
   if (waiting <= 1000) {
     const all: string[] = [];
-    for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) })) all.push(e.key[3] as string);
+    for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) })) {
+      all.push(e.key[3] as string);
+    }
     for (let i = 0; i < n && all.length > 0; i++) {
       const j = Math.floor(ctx.random.float() * all.length);
       ids.add(all[j]);
@@ -43,7 +45,12 @@ async function pickRandom(ctx: QueueContext, q: string, n: number, waiting: numb
   for (let tries = 0; ids.size < n && tries < n * 3; tries++) {
     const point = Math.floor(ctx.random.float() * 2 ** 53);
     let found: string | null = null;
-    for await (const e of ctx.kv.list({ start: keys.lottery(q, point, ""), end: [...keys.lotteryPrefix(q), Infinity] }, { limit: 1 })) {
+    for await (
+      const e of ctx.kv.list({
+        start: keys.lottery(q, point, ""),
+        end: [...keys.lotteryPrefix(q), Infinity],
+      }, { limit: 1 })
+    ) {
       found = e.key[3] as string;
     }
     if (!found) {
@@ -65,9 +72,13 @@ async function chooseWaiters(
   waiting: number,
 ): Promise<{ ids: string[]; fromHead: boolean }> {
   if (n <= 0) return { ids: [], fromHead: true };
-  if (settings.mode === "lottery") return { ids: await pickRandom(ctx, q, n, waiting), fromHead: false };
+  if (settings.mode === "lottery") {
+    return { ids: await pickRandom(ctx, q, n, waiting), fromHead: false };
+  }
   const ids: string[] = [];
-  for await (const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n })) ids.push(e.value);
+  for await (const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n })) {
+    ids.push(e.value);
+  }
   return { ids, fromHead: true };
 }
 
@@ -107,15 +118,21 @@ async function expireInto(
   const now = ctx.now();
   const ids: string[] = [];
   for await (
-    const e of ctx.kv.list({ start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] }, {
-      limit: budget,
-    })
+    const e of ctx.kv.list(
+      { start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] },
+      {
+        limit: budget,
+      },
+    )
   ) ids.push(e.key[3] as string);
   const dead: string[] = [];
   for await (
-    const e of ctx.kv.list({ start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] }, {
-      limit: Math.max(0, budget - ids.length),
-    })
+    const e of ctx.kv.list(
+      { start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] },
+      {
+        limit: Math.max(0, budget - ids.length),
+      },
+    )
   ) dead.push(e.key[3] as string);
   let n = 0;
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
@@ -154,7 +171,10 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   for (let round = 0; round < 100; round++) {
     const more = await retryCommit(async () => {
       const now = ctx.now();
-      const [{ counts, entry }, settings] = await Promise.all([ctx.readCounts(q), ctx.readSettings(q)]);
+      const [{ counts, entry }, settings] = await Promise.all([
+        ctx.readCounts(q),
+        ctx.readSettings(q),
+      ]);
       if (!settings) return false;
       if (round === 0 && counts.tickAt >= sec) return false;
       const op = ctx.kv.atomic().check(entry);
@@ -164,7 +184,14 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       const lotteryBucket = settings.mode === "lottery" ? 2 : 1;
       refill(counts, rate, now, open, lotteryBucket * bucketCap(rate));
       let n = 0;
-      const view = { settings, counts, head: null, gone: [], goneSet: new Set<number>(), loadedAt: now };
+      const view = {
+        settings,
+        counts,
+        head: null,
+        gone: [],
+        goneSet: new Set<number>(),
+        loadedAt: now,
+      };
       if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
         const want = Math.min(
           Math.floor(counts.tokens),
@@ -202,7 +229,10 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
   while (total < count) {
     const n = await retryCommit(async () => {
       const now = ctx.now();
-      const [{ counts, entry }, settings] = await Promise.all([ctx.readCounts(q), ctx.readSettings(q)]);
+      const [{ counts, entry }, settings] = await Promise.all([
+        ctx.readCounts(q),
+        ctx.readSettings(q),
+      ]);
       if (!settings || !ctx.isOpen(settings, now)) return 0;
       const want = Math.min(
         count - total,
@@ -228,7 +258,9 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
 /** Deletes gone-log entries that are behind the head of the line (no longer needed for positions). */
 async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   let head: number | null = null;
-  for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) head = e.key[2] as number;
+  for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
+    head = e.key[2] as number;
+  }
   let op = ctx.kv.atomic();
   let n = 0;
   for await (const e of ctx.kv.list({ prefix: keys.gonePrefix(q) }, { limit: 5000 })) {

@@ -38,7 +38,7 @@ export class Engine {
   #lastTick = new Map<string, number>();
   #ticking = new Set<string>();
 
-  constructor(deps: QueueDeps) {
+  constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
     this.#batcher = new JoinBatcher(this.ctx);
   }
@@ -95,11 +95,14 @@ export class Engine {
    * called by every visitor request so admission runs while anyone is there to see it.
    */
   maybeTick(q: string): void {
+    if (!this.autoTick) return;
     const sec = Math.floor(this.ctx.now() / 1000);
     if ((this.#lastTick.get(q) ?? -1) >= sec || this.#ticking.has(q)) return;
     this.#lastTick.set(q, sec);
     this.#ticking.add(q);
-    this.tick(q).catch((e) => console.error(JSON.stringify({ msg: "tick failed", queue: q, error: String(e) })))
+    this.tick(q).catch((e) =>
+      console.error(JSON.stringify({ msg: "tick failed", queue: q, error: String(e) }))
+    )
       .finally(() => this.#ticking.delete(q));
   }
 
@@ -178,7 +181,12 @@ export class Engine {
       opensAt: s.opensAt,
       admitPerSecond: ctx.ratePerSecond(s),
       admissionMode: s.mode,
-      estimatedWaitSeconds: estimateWaitSeconds(now, admissionStart(s, now) ?? now, c.waiting, ctx.lineRate(v)),
+      estimatedWaitSeconds: estimateWaitSeconds(
+        now,
+        admissionStart(s, now) ?? now,
+        c.waiting,
+        ctx.lineRate(v),
+      ),
       averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,

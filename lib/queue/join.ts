@@ -88,7 +88,12 @@ export class JoinBatcher {
           continue;
         }
         const seq = counts.nextSeq++;
-        const base = { id: p.id, seq, rkey: Math.floor(ctx.random.float() * 2 ** 53), joinedAt: now };
+        const base = {
+          id: p.id,
+          seq,
+          rkey: Math.floor(ctx.random.float() * 2 ** 53),
+          joinedAt: now,
+        };
         joined++;
         const openSlots = settings.capacity - counts.holding - counts.entered;
         if (open && counts.waiting === 0 && openSlots > 0 && counts.tokens >= 1) {

@@ -13,7 +13,13 @@ import {
 } from "./records.ts";
 import { livenessDeadline, nextCheckAt } from "./timeslot.ts";
 import type { Visitor, VisitorView } from "./types.ts";
-import { admissionStart, admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
+import {
+  admissionStart,
+  admittedView,
+  lotteryDrawsAtTick,
+  lotteryOdds,
+  waitingView,
+} from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
 export interface Outcome {
@@ -100,26 +106,23 @@ export async function settle(
       return await enterNow(ctx, q, entry as Deno.KvEntry<Visitor>);
     }
     const due = now >= rec.nextCheckAt;
-    if (why === "status" && !due) {
+    if (why !== "heartbeat" && !due) {
       return {
         view: waitingView(ctx, q, id, rec.seq, rec.nextCheckAt, v, branding),
         ticket: await ticketFor(ctx, q, rec),
       };
     }
-    if (why !== "heartbeat" && due && v.settings.mode === "lottery") {
+    if (why !== "heartbeat" && v.settings.mode === "lottery") {
       const won = await drawLottery(ctx, q, entry as Deno.KvEntry<Visitor>, v);
       if (won === null) return null;
       if (won) return won;
     }
-    // Renew liveness: a due check-in gets a new slot; a heartbeat only extends the deadline.
-    let next: Visitor;
-    if (due || why !== "heartbeat") {
-      const [nca, deadline] = schedule(ctx, v, rec.seq);
-      next = { ...rec, nextCheckAt: due ? nca : rec.nextCheckAt, deadline };
-    } else {
-      const [, deadline] = schedule(ctx, v, rec.seq);
-      next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
-    }
+    // A due check-in gets its next slot; a heartbeat only extends the deadline, so it can
+    // neither skip nor add lottery draws.
+    const [nca, deadline] = schedule(ctx, v, rec.seq);
+    const next: Visitor = why === "heartbeat"
+      ? { ...rec, deadline: Math.max(rec.deadline, deadline) }
+      : { ...rec, nextCheckAt: nca, deadline };
     const op = ctx.kv.atomic().check(entry)
       .delete(keys.deadline(q, rec.deadline, id))
       .set(keys.deadline(q, next.deadline, id), [next.seq, next.rkey])
@@ -170,7 +173,14 @@ async function enterNow(
 ): Promise<Outcome | null> {
   const { counts, entry: ce } = await ctx.readCounts(q);
   const op = ctx.kv.atomic().check(entry, ce);
-  const next = enterAdmitted(op, q, entry.value, counts, ctx.now(), ctx.config.ACCESS_TOKEN_TTL_SECONDS);
+  const next = enterAdmitted(
+    op,
+    q,
+    entry.value,
+    counts,
+    ctx.now(),
+    ctx.config.ACCESS_TOKEN_TTL_SECONDS,
+  );
   op.set(keys.counts(q), counts);
   if (!(await op.commit()).ok) return null;
   ctx.invalidate(q);
