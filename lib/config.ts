@@ -7,7 +7,7 @@ const positiveInt = (min: number, max: number) =>
 const queueName = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const EnvSchema = z.object({
-  PORT: positiveInt(1, 65535).default(8000),
+  PORT: positiveInt(0, 65535).default(8000),
   TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
   ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
