@@ -181,8 +181,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       const expired = await expireInto(ctx, q, op, counts, CHUNK / 2);
       const open = ctx.isOpen(settings, now);
       const rate = ctx.ratePerSecond(settings);
-      const lotteryBucket = settings.mode === "lottery" ? 2 : 1;
-      refill(counts, rate, now, open, lotteryBucket * bucketCap(rate));
+      refill(counts, rate, now, open, bucketCap(rate));
       let n = 0;
       const view = {
         settings,

@@ -221,7 +221,10 @@ export function refill(c: Counts, rate: number, now: number, open: boolean, cap:
   c.tokensAt = now;
 }
 
-/** Bucket size: one second of budget (at least one admission). */
+/**
+ * Bucket size: two seconds of budget (at least one admission), so a tick that runs late in its
+ * second loses nothing while bursts after a quiet spell stay short.
+ */
 export function bucketCap(rate: number): number {
-  return Math.max(1, rate);
+  return Math.max(1, 2 * rate);
 }

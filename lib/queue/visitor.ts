@@ -149,7 +149,7 @@ async function drawLottery(
   const settings = await ctx.readSettings(q);
   if (!settings || !ctx.isOpen(settings, now)) return false;
   const rate = ctx.ratePerSecond(settings);
-  refill(counts, rate, now, true, 2 * bucketCap(rate));
+  refill(counts, rate, now, true, bucketCap(rate));
   if (counts.tokens < 1 || settings.capacity - counts.holding - counts.entered < 1) return false;
   counts.tokens--;
   const branding = await ctx.branding();
