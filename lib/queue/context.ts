@@ -213,7 +213,7 @@ export class QueueContext {
 
 /** Refills a token bucket to `now` at `rate` per second while the queue is open. */
 export function refill(c: Counts, rate: number, now: number, open: boolean, cap: number): void {
-  if (c.tokensAt === 0) c.tokens = open ? cap : 0;
+  if (c.tokensAt === 0) c.tokens = open ? Math.min(cap, Math.max(1, rate)) : 0;
   else if (open && now > c.tokensAt) {
     c.tokens = Math.min(cap, c.tokens + (rate * (now - c.tokensAt)) / 1000);
   }
