@@ -76,7 +76,10 @@ export function onError(err: Error, c: Context): Response {
     const msg = status === 413
       ? `request body larger than ${MAX_BODY_BYTES} bytes`
       : err.message || "bad request";
-    return c.json(errorBody(code, msg), status === 413 || status === 401 ? status : 400);
+    const details = status === 413 || status === 401
+      ? {}
+      : { fields: [{ path: "body", message: msg }] };
+    return c.json(errorBody(code, msg, details), status === 413 || status === 401 ? status : 400);
   }
   console.error(
     JSON.stringify({ level: "error", msg: "unhandled", path: c.req.path, error: String(err) }),

@@ -119,24 +119,24 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(joinRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    s.engine.maybeTick(queue);
     const out = await s.engine.join(queue, await ticketOf(c), visitorId);
+    s.engine.maybeTick(queue);
     setVisitorCookies(c, s, out.view, out.ticket);
     return c.json(out.view, out.httpStatus);
   });
 
   app.openapi(statusRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("query");
-    s.engine.maybeTick(queue);
     const out = await s.engine.status(queue, await ticketOf(c), visitorId);
+    s.engine.maybeTick(queue);
     setVisitorCookies(c, s, out.view, out.ticket);
     return c.json(out.view, 200);
   });
 
   app.openapi(heartbeatRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    s.engine.maybeTick(queue);
     const out = await s.engine.heartbeat(queue, await ticketOf(c), visitorId);
+    s.engine.maybeTick(queue);
     setVisitorCookies(c, s, out.view, out.ticket);
     return c.json(out.view, 200);
   });

@@ -1,8 +1,7 @@
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
-import { bucketCap, type QueueContext, refill } from "./context.ts";
+import { bucketCap, type QueueContext, refill, wholeTokens } from "./context.ts";
 import { admitWaiting, countTraffic, dropWaitingIndexes, logGone, releaseSlot } from "./records.ts";
-import { periodSeconds } from "./timeslot.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 
@@ -26,12 +25,18 @@ async function readVisitors(
 }
 
 /** Picks up to `n` waiters uniformly at random (exactly uniform while 1000 or fewer wait). */
-async function pickRandom(ctx: QueueContext, q: string, n: number, waiting: number) {
+async function pickRandom(
+  ctx: QueueContext,
+  q: string,
+  n: number,
+  waiting: number,
+  exclude: Set<string>,
+) {
   const ids = new Set<string>();
   if (waiting <= 1000) {
     const all: string[] = [];
     for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) })) {
-      all.push(e.key[3] as string);
+      if (!exclude.has(e.key[3] as string)) all.push(e.key[3] as string);
     }
     for (let i = 0; i < n && all.length > 0; i++) {
       const j = Math.floor(ctx.random.float() * all.length);
@@ -58,7 +63,7 @@ async function pickRandom(ctx: QueueContext, q: string, n: number, waiting: numb
         found = e.key[3] as string;
       }
     }
-    if (found) ids.add(found);
+    if (found && !exclude.has(found)) ids.add(found);
   }
   return [...ids];
 }
@@ -70,14 +75,17 @@ async function chooseWaiters(
   settings: QueueSettings,
   n: number,
   waiting: number,
+  exclude = new Set<string>(),
 ): Promise<{ ids: string[]; fromHead: boolean }> {
   if (n <= 0) return { ids: [], fromHead: true };
   if (settings.mode === "lottery") {
-    return { ids: await pickRandom(ctx, q, n, waiting), fromHead: false };
+    return { ids: await pickRandom(ctx, q, n, waiting, exclude), fromHead: false };
   }
+  // Waiters dropped earlier in the same op are still in the index: skip them.
   const ids: string[] = [];
-  for await (const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n })) {
-    ids.push(e.value);
+  const iter = ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n + exclude.size });
+  for await (const e of iter) {
+    if (!exclude.has(e.value) && ids.length < n) ids.push(e.value);
   }
   return { ids, fromHead: true };
 }
@@ -90,13 +98,20 @@ async function admitInto(
   counts: Counts,
   ids: string[],
   fromHead: boolean,
+  handled = new Set<string>(),
 ): Promise<number> {
   const now = ctx.now();
   const branding = await ctx.branding();
   let n = 0;
-  for (const e of await readVisitors(ctx, q, ids)) {
+  for (const e of await readVisitors(ctx, q, ids.filter((id) => !handled.has(id)))) {
     if (e.value.state !== "waiting") continue;
     op.check(e);
+    if (e.value.deadline < now) {
+      // Lapsed before its turn came: it is dropped, not admitted.
+      dropLapsed(op, q, e.value, counts, now);
+      handled.add(e.value.id);
+      continue;
+    }
     // The hold starts when the visitor can learn of it: its next check-in.
     const hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
     admitWaiting(op, q, e.value, counts, now, hold);
@@ -107,6 +122,15 @@ async function admitInto(
   return n;
 }
 
+/** Drops a waiter that stopped checking in; counted as abandoned. */
+function dropLapsed(op: Deno.AtomicOperation, q: string, v: Visitor, counts: Counts, now: number) {
+  dropWaitingIndexes(op, q, v);
+  op.delete(keys.visitor(q, v.id));
+  logGone(op, q, v, now);
+  counts.waiting--;
+  counts.abandoned++;
+}
+
 /** Frees the slots of admissions and tokens that expired; drops waiters that stopped checking in. */
 async function expireInto(
   ctx: QueueContext,
@@ -114,6 +138,7 @@ async function expireInto(
   op: Deno.AtomicOperation,
   counts: Counts,
   budget: number,
+  handled: Set<string>,
 ): Promise<number> {
   const now = ctx.now();
   const ids: string[] = [];
@@ -139,16 +164,13 @@ async function expireInto(
     const v = e.value;
     if (v.state === "waiting") {
       if (v.deadline >= now) continue;
-      dropWaitingIndexes(op, q, v);
-      op.delete(keys.visitor(q, v.id));
-      logGone(op, q, v, now);
-      counts.waiting--;
-      counts.abandoned++;
+      dropLapsed(op, q, v, counts, now);
     } else {
       if ((v.until ?? 0) > now) continue;
       releaseSlot(op, q, v, counts);
     }
     op.check(e);
+    handled.add(v.id);
     n++;
   }
   return n;
@@ -178,7 +200,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (!settings) return false;
       if (round === 0 && counts.tickAt >= sec) return false;
       const op = ctx.kv.atomic().check(entry);
-      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2);
+      const handled = new Set<string>();
+      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
       const open = ctx.isOpen(settings, now);
       const rate = ctx.ratePerSecond(settings);
       refill(counts, rate, now, open, bucketCap(rate));
@@ -193,13 +216,13 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       };
       if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
         const want = Math.min(
-          Math.floor(counts.tokens),
+          wholeTokens(counts),
           settings.capacity - counts.holding - counts.entered,
           counts.waiting,
           CHUNK - expired,
         );
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting);
-        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead);
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting, handled);
+        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
         counts.tokens -= n;
       }
       counts.tickAt = Math.max(counts.tickAt, sec);
@@ -207,7 +230,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (!(await op.commit()).ok) return null;
       result.ran = true;
       result.admitted += n;
-      result.expired += expired;
+      result.expired += handled.size;
       return expired + n >= CHUNK / 2;
     }, "tick");
     if (!more) break;
@@ -254,7 +277,7 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
   return total;
 }
 
-/** Deletes gone-log entries that are behind the head of the line (no longer needed for positions). */
+/** Deletes old check-in counts and gone-log entries behind the head of the line. */
 async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   let head: number | null = null;
   for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
@@ -262,6 +285,18 @@ async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   }
   let op = ctx.kv.atomic();
   let n = 0;
+  const old = Math.floor(ctx.now() / 1000) - 120;
+  for await (
+    const e of ctx.kv.list({ start: keys.checkinsPrefix(q), end: keys.checkins(q, old) }, {
+      limit: 5000,
+    })
+  ) {
+    op.delete(e.key);
+    if (++n % 500 === 0) {
+      await op.commit();
+      op = ctx.kv.atomic();
+    }
+  }
   for await (const e of ctx.kv.list({ prefix: keys.gonePrefix(q) }, { limit: 5000 })) {
     if (head !== null && (e.key[3] as number) >= head) continue;
     op.delete(e.key);
@@ -272,5 +307,3 @@ async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   }
   await op.commit();
 }
-
-export { periodSeconds };

@@ -12,6 +12,7 @@ import {
   withDefaults,
 } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
+import { SlotLedger } from "./slots.ts";
 
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
@@ -61,6 +62,8 @@ export class QueueContext {
   readonly config: Config;
   readonly random: Random;
   readonly signer: Signer;
+  /** Check-in occupancy per second (the 750/s budget). */
+  readonly slots: SlotLedger;
   #views = new Map<string, QueueView>();
   #loading = new Map<string, Promise<QueueView>>();
   #gone = new Map<string, GoneCache>();
@@ -72,6 +75,7 @@ export class QueueContext {
     this.config = deps.config;
     this.random = deps.random;
     this.signer = deps.signer;
+    this.slots = new SlotLedger(deps.kv);
   }
 
   now(): number {
@@ -219,6 +223,11 @@ export function refill(c: Counts, rate: number, now: number, open: boolean, cap:
   }
   if (!open) c.tokens = Math.min(c.tokens, cap);
   c.tokensAt = now;
+}
+
+/** Whole admissions the bucket allows (tolerates float error: 10 x 0.1 is 0.999...). */
+export function wholeTokens(c: Counts): number {
+  return Math.floor(c.tokens + 1e-9);
 }
 
 /**

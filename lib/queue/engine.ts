@@ -107,8 +107,9 @@ export class Engine {
   }
 
   /** Operator force-admit; returns how many were really admitted. */
-  admit(q: string, count: number): Promise<number> {
-    return forceAdmit(this.ctx, q, count);
+  async admit(q: string, count: number): Promise<number> {
+    await this.ctx.view(q);
+    return await forceAdmit(this.ctx, q, count);
   }
 
   /** Changes settings of `q` with a checked write; `f` may throw to refuse. */

@@ -2,8 +2,9 @@ import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
-import { bucketCap, type QueueContext, type QueueView, refill } from "./context.ts";
+import { bucketCap, type QueueContext, type QueueView, refill, wholeTokens } from "./context.ts";
 import { countTraffic, putWaiting } from "./records.ts";
+import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import type { Visitor } from "./types.ts";
@@ -75,13 +76,24 @@ export class JoinBatcher {
         ctx.branding(),
       ]);
       if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+      await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
       const open = ctx.isOpen(settings, now);
       const rate = ctx.ratePerSecond(settings);
       refill(counts, rate, now, open, bucketCap(rate));
       const op = ctx.kv.atomic().check(entry);
       const out: (Visitor | Error)[] = [];
       let joined = 0, admitted = 0;
+      const slots: number[] = [];
+      const seen = new Set<string>();
       for (const p of items) {
+        if (seen.has(p.id)) {
+          // The same new id twice in one batch (a double click): the second is a takeover.
+          out.push(
+            new UnauthorizedError(`visitorId "${p.id}" is already joining queue "${q}"`),
+          );
+          continue;
+        }
+        seen.add(p.id);
         if (p.supplied) op.check({ key: keys.visitor(q, p.id), versionstamp: null });
         if (counts.waiting >= settings.maxWaitingVisitors) {
           out.push(new QueueFullError(q, settings.maxWaitingVisitors));
@@ -96,7 +108,7 @@ export class JoinBatcher {
         };
         joined++;
         const openSlots = settings.capacity - counts.holding - counts.entered;
-        if (open && counts.waiting === 0 && openSlots > 0 && counts.tokens >= 1) {
+        if (open && counts.waiting === 0 && openSlots > 0 && wholeTokens(counts) >= 1) {
           counts.tokens--;
           counts.admitted++;
           counts.waitCount++;
@@ -134,11 +146,13 @@ export class JoinBatcher {
           loadedAt: now,
         };
         // The newcomer is last in line: its position is the waiting count.
-        const [nca, deadline] = scheduleLast(ctx, view, seq);
+        const [nca, deadline, slot] = scheduleLast(ctx, q, view, seq);
+        if (slot !== null) slots.push(slot);
         const v: Visitor = { ...base, state: "waiting", nextCheckAt: nca, deadline };
         putWaiting(op, q, v);
         out.push(v);
       }
+      sumCheckins(op, q, slots);
       countTraffic(op, q, now, "in", joined);
       countTraffic(op, q, now, "out", admitted);
       op.set(keys.counts(q), counts);
@@ -172,9 +186,9 @@ export class JoinBatcher {
 }
 
 /** Schedules a newcomer whose position is the (already incremented) waiting count. */
-function scheduleLast(ctx: QueueContext, v: QueueView, seq: number): [number, number] {
+function scheduleLast(ctx: QueueContext, q: string, v: QueueView, seq: number) {
   const position = v.counts.waiting;
-  return schedule(ctx, { ...v, head: seq - position + 1 }, seq);
+  return schedule(ctx, q, { ...v, head: seq - position + 1 }, seq, "join");
 }
 
 /** New random visitor id: 128 bits, base64url. */

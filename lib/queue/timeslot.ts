@@ -14,19 +14,6 @@ export function periodSeconds(waiting: number): number {
 }
 
 /**
- * The next whole second after `nowMs` that belongs to arrival number `seq`: second `t` with
- * `t mod period == seq mod period`. Consecutive arrival numbers fill consecutive seconds, so each
- * second of a period gets `waiting / period` check-ins at most (rounded up).
- */
-export function slotTime(seq: number, nowMs: number, period: number): number {
-  const nowSec = Math.floor(nowMs / 1000);
-  const want = ((seq % period) + period) % period;
-  let t = nowSec + 1;
-  t += (want - (t % period) + period) % period;
-  return t * 1000;
-}
-
-/**
  * Admissions per second the line really gets: the rate budget, or, when every slot is taken,
  * the rate at which slots free up (capacity over the token lifetime).
  */
@@ -43,7 +30,6 @@ export function effectiveRate(
 
 /** Inputs of a waiter's schedule. */
 export interface ScheduleInput {
-  seq: number;
   nowMs: number;
   waiting: number;
   /** 1-based FIFO position; omitted in lottery mode (no prediction). */
@@ -52,23 +38,31 @@ export interface ScheduleInput {
   rate: number;
   /** When admissions may start (opening time), unix ms; null when paused (no prediction). */
   startMs: number | null;
-  /** Fixed poll interval override (`WAITING_ROOM_POLL_INTERVAL_MS`). */
-  fixedPollMs?: number;
+  /** A newcomer's first check-in, or a renewal at a due check-in. */
+  kind: "join" | "renew";
 }
 
 /**
- * Next check-in (unix ms, second-aligned): the visitor's slot in the period, or earlier when
- * its admission is predicted before that, but never sooner than 5 s ahead once near the front.
+ * The window of seconds a check-in is placed in: a newcomer takes the first second with room
+ * from the next one on; a renewal comes back one period later (or at the first second with room
+ * after that), so every waiter checks in about once a period.
  */
-export function nextCheckAt(s: ScheduleInput): number {
+export function checkWindow(s: ScheduleInput): [number, number] {
   const nowSec = Math.floor(s.nowMs / 1000);
-  if (s.fixedPollMs) return (nowSec + Math.max(1, Math.ceil(s.fixedPollMs / 1000))) * 1000;
   const period = periodSeconds(s.waiting);
-  const slot = slotTime(s.seq, s.nowMs, period);
-  if (s.position === undefined || s.startMs === null) return slot;
+  const from = s.kind === "join" ? nowSec + 1 : nowSec + period;
+  return [from, nowSec + 2 * period];
+}
+
+/**
+ * The second a front-of-line waiter should check in instead (queue mode): its predicted
+ * admission, but never sooner than 5 s ahead; null without a prediction.
+ */
+export function frontCheckSec(s: ScheduleInput): number | null {
+  if (s.position === undefined || s.startMs === null) return null;
+  const nowSec = Math.floor(s.nowMs / 1000);
   const predictedSec = Math.max(s.startMs, s.nowMs) / 1000 + s.position / s.rate;
-  const front = Math.max(nowSec + FRONT_PERIOD_SECONDS, Math.ceil(predictedSec));
-  return Math.min(slot, front * 1000);
+  return Math.max(nowSec + FRONT_PERIOD_SECONDS, Math.ceil(predictedSec));
 }
 
 /** Deadline after which a waiter that has not checked in is dropped: two periods plus 30 s. */

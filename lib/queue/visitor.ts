@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
-import { bucketCap, type QueueContext, type QueueView, refill } from "./context.ts";
+import { bucketCap, type QueueContext, type QueueView, refill, wholeTokens } from "./context.ts";
 import {
   admitWaiting,
   countTraffic,
@@ -11,7 +11,8 @@ import {
   logGone,
   releaseSlot,
 } from "./records.ts";
-import { livenessDeadline, nextCheckAt } from "./timeslot.ts";
+import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
+import { planCheckIn, sumCheckins } from "./slots.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import {
   admissionStart,
@@ -48,20 +49,37 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
   });
 }
 
-/** Computes a waiter's next timeslot and liveness deadline from the current view. */
-export function schedule(ctx: QueueContext, v: QueueView, seq: number): [number, number] {
+/**
+ * Computes a waiter's next timeslot and liveness deadline: the first second with room under the
+ * 750/s budget in its window, or its predicted admission when that comes first (queue mode).
+ * Returns the second reserved in the occupancy ledger (null when none was), to be summed in KV.
+ */
+export function schedule(
+  ctx: QueueContext,
+  q: string,
+  v: QueueView,
+  seq: number,
+  kind: "join" | "renew",
+): [number, number, number | null] {
   const now = ctx.now();
   const s = v.settings;
-  const nca = nextCheckAt({
-    seq,
+  const periodMs = ctx.periodMs(v.counts.waiting);
+  const fixed = ctx.config.WAITING_ROOM_POLL_INTERVAL_MS;
+  if (fixed) {
+    const nca = (Math.floor(now / 1000) + Math.max(1, Math.ceil(fixed / 1000))) * 1000;
+    return [nca, livenessDeadline(nca, periodMs), null];
+  }
+  const input: ScheduleInput = {
     nowMs: now,
     waiting: v.counts.waiting,
     position: s.mode === "queue" ? ctx.position(v, seq) : undefined,
     rate: ctx.lineRate(v),
     startMs: admissionStart(s, now),
-    fixedPollMs: ctx.config.WAITING_ROOM_POLL_INTERVAL_MS,
-  });
-  return [nca, livenessDeadline(nca, ctx.periodMs(v.counts.waiting))];
+    kind,
+  };
+  const { sec, reserved } = planCheckIn(ctx.slots, q, input);
+  const nca = sec * 1000;
+  return [nca, livenessDeadline(nca, periodMs), reserved ? sec : null];
 }
 
 /**
@@ -100,6 +118,7 @@ export async function settle(
     const v = await ctx.view(q);
     const branding = await ctx.branding();
     const now = ctx.now();
+    await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
     if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
     if (rec.state === "admitted") {
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
@@ -119,14 +138,21 @@ export async function settle(
     }
     // A due check-in gets its next slot; a heartbeat only extends the deadline, so it can
     // neither skip nor add lottery draws.
-    const [nca, deadline] = schedule(ctx, v, rec.seq);
-    const next: Visitor = why === "heartbeat"
-      ? { ...rec, deadline: Math.max(rec.deadline, deadline) }
-      : { ...rec, nextCheckAt: nca, deadline };
+    let next: Visitor;
+    let slot: number | null = null;
+    if (why === "heartbeat") {
+      const deadline = livenessDeadline(now, ctx.periodMs(v.counts.waiting));
+      next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
+    } else {
+      const [nca, deadline, reserved] = schedule(ctx, q, v, rec.seq, "renew");
+      next = { ...rec, nextCheckAt: nca, deadline };
+      slot = reserved;
+    }
     const op = ctx.kv.atomic().check(entry)
       .delete(keys.deadline(q, rec.deadline, id))
       .set(keys.deadline(q, next.deadline, id), [next.seq, next.rkey])
       .set(keys.visitor(q, id), next);
+    if (slot !== null) sumCheckins(op, q, [slot]);
     if (!(await op.commit()).ok) return null;
     return {
       view: waitingView(ctx, q, id, next.seq, next.nextCheckAt, v, branding),
@@ -150,7 +176,9 @@ async function drawLottery(
   if (!settings || !ctx.isOpen(settings, now)) return false;
   const rate = ctx.ratePerSecond(settings);
   refill(counts, rate, now, true, bucketCap(rate));
-  if (counts.tokens < 1 || settings.capacity - counts.holding - counts.entered < 1) return false;
+  if (wholeTokens(counts) < 1 || settings.capacity - counts.holding - counts.entered < 1) {
+    return false;
+  }
   counts.tokens--;
   const branding = await ctx.branding();
   const op = ctx.kv.atomic().check(entry, ce);

@@ -29,6 +29,9 @@ export const keys = {
   /** Log of waiters that left the line other than from its head (for exact positions). */
   gone: (q: string, ms: number, seq: number) => ["g", q, ms, seq] as const,
   gonePrefix: (q: string) => ["g", q] as const,
+  /** Number of waiters given second `sec` (unix s) as their next timeslot. */
+  checkins: (q: string, sec: number) => ["ts", q, sec] as const,
+  checkinsPrefix: (q: string) => ["ts", q] as const,
   /** Inflow/outflow counters in 15 s buckets. */
   traffic: (q: string, bucket: number, dir: "in" | "out") => ["t", q, bucket, dir] as const,
   trafficPrefix: (q: string) => ["t", q] as const,

@@ -1,0 +1,112 @@
+import { keys } from "../store/keys.ts";
+import {
+  checkWindow,
+  frontCheckSec,
+  type ScheduleInput,
+  STATUS_BUDGET_PER_SECOND,
+} from "./timeslot.ts";
+
+interface QueueLedger {
+  /** The clock second the KV counts were last read. */
+  readSec: number;
+  counts: Map<number, number>;
+  /** Lowest second at or after which a second with room may be found. */
+  hint: number;
+}
+
+/** How far ahead the ledger reads and assigns, in seconds. */
+const HORIZON_SECONDS = 4 * 3600;
+
+/**
+ * Check-in occupancy per second: how many waiters were given each future second as their next
+ * timeslot. Assignments are summed into KV in the same commit as the visitor write, and each
+ * instance re-reads the counts once a second, so every instance fills seconds up to the 750/s
+ * budget instead of guessing from arrival numbers.
+ */
+export class SlotLedger {
+  #queues = new Map<string, QueueLedger>();
+  #loading = new Map<string, Promise<void>>();
+
+  constructor(private kv: Deno.Kv) {}
+
+  /** Re-reads the counts of the coming seconds when this instance has not this second. */
+  async refresh(q: string, nowSec: number, periodSec: number): Promise<void> {
+    const l = this.#queues.get(q);
+    if (l && l.readSec >= nowSec) return;
+    let p = this.#loading.get(q);
+    if (!p) {
+      p = this.#read(q, nowSec, periodSec).finally(() => this.#loading.delete(q));
+      this.#loading.set(q, p);
+    }
+    await p;
+  }
+
+  async #read(q: string, nowSec: number, periodSec: number): Promise<void> {
+    const counts = new Map<number, number>();
+    const end = nowSec + Math.min(HORIZON_SECONDS, 3 * periodSec + 60);
+    const iter = this.kv.list<Deno.KvU64>({
+      start: keys.checkins(q, nowSec + 1),
+      end: keys.checkins(q, end),
+    });
+    for await (const e of iter) counts.set(e.key[2] as number, Number(e.value.value));
+    const old = this.#queues.get(q);
+    // Keep local reservations the read may not have seen yet (made while it ran).
+    if (old) {
+      for (const [s, n] of old.counts) {
+        if (s > nowSec) counts.set(s, Math.max(n, counts.get(s) ?? 0));
+      }
+    }
+    this.#queues.set(q, { readSec: nowSec, counts, hint: nowSec + 1 });
+  }
+
+  /**
+   * The first second at or after `fromSec` (and within `untilSec`) that has room under the
+   * budget; `fromSec` itself when all are full. Reserves it locally.
+   */
+  reserve(q: string, fromSec: number, untilSec: number): number {
+    let l = this.#queues.get(q);
+    if (!l) this.#queues.set(q, l = { readSec: 0, counts: new Map(), hint: 0 });
+    const dense = fromSec <= l.hint;
+    let s = Math.max(fromSec, l.hint);
+    while (s <= untilSec && (l.counts.get(s) ?? 0) >= STATUS_BUDGET_PER_SECOND) s++;
+    if (s > untilSec) s = fromSec;
+    else if (dense) l.hint = s;
+    l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
+    return s;
+  }
+
+  /** Counts a timeslot given without a search (front-of-line and fixed intervals). */
+  note(q: string, sec: number): void {
+    const l = this.#queues.get(q);
+    if (l) l.counts.set(sec, (l.counts.get(sec) ?? 0) + 1);
+  }
+}
+
+/** Adds the KV sums for the timeslots assigned in one commit. */
+export function sumCheckins(op: Deno.AtomicOperation, q: string, secs: number[]): void {
+  const per = new Map<number, number>();
+  for (const s of secs) per.set(s, (per.get(s) ?? 0) + 1);
+  for (const [s, n] of per) op.sum(keys.checkins(q, s), BigInt(n));
+}
+
+/**
+ * Places one check-in: the first second with room under the 750/s budget in the waiter's window
+ * (see `checkWindow`), or its predicted admission when that comes first (queue mode).
+ * `reserved` tells whether the second must be summed into the KV ledger.
+ */
+export function planCheckIn(
+  ledger: SlotLedger,
+  q: string,
+  input: ScheduleInput,
+): { sec: number; reserved: boolean } {
+  const front = frontCheckSec(input);
+  const [from, until] = checkWindow(input);
+  if (front !== null && front < from) {
+    ledger.note(q, front);
+    return { sec: front, reserved: false };
+  }
+  return {
+    sec: ledger.reserve(q, from, front === null ? until : Math.min(until, front)),
+    reserved: true,
+  };
+}
