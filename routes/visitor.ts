@@ -116,36 +116,38 @@ const verifyRoute = createRoute({
 export function visitorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
   const ticketOf = (c: Context) => s.signer.verifyTicket(getCookie(c, "tg_ticket"));
+  /** Sets the cookies of a visitor call, nudges the admission tick, returns the view. */
+  const answer = (c: Context, queue: string, out: { view: View; ticket?: string }) => {
+    s.engine.maybeTick(queue);
+    setVisitorCookies(c, s, out.view, out.ticket);
+    return out.view;
+  };
 
   app.openapi(joinRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
     const out = await s.engine.join(queue, await ticketOf(c), visitorId);
-    s.engine.maybeTick(queue);
-    setVisitorCookies(c, s, out.view, out.ticket);
-    return c.json(out.view, out.httpStatus);
+    return c.json(answer(c, queue, out), out.httpStatus);
   });
 
   app.openapi(statusRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("query");
-    const out = await s.engine.status(queue, await ticketOf(c), visitorId);
-    s.engine.maybeTick(queue);
-    setVisitorCookies(c, s, out.view, out.ticket);
-    return c.json(out.view, 200);
+    return c.json(
+      answer(c, queue, await s.engine.status(queue, await ticketOf(c), visitorId)),
+      200,
+    );
   });
 
   app.openapi(heartbeatRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    const out = await s.engine.heartbeat(queue, await ticketOf(c), visitorId);
-    s.engine.maybeTick(queue);
-    setVisitorCookies(c, s, out.view, out.ticket);
-    return c.json(out.view, 200);
+    return c.json(
+      answer(c, queue, await s.engine.heartbeat(queue, await ticketOf(c), visitorId)),
+      200,
+    );
   });
 
   app.openapi(enterRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    const out = await s.engine.enter(queue, await ticketOf(c), visitorId);
-    setVisitorCookies(c, s, out.view, out.ticket);
-    return c.json(out.view, 200);
+    return c.json(answer(c, queue, await s.engine.enter(queue, await ticketOf(c), visitorId)), 200);
   });
 
   app.openapi(leaveRoute, async (c) => {
