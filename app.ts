@@ -109,10 +109,12 @@ export async function createApp(deps: AppDeps) {
   );
   app.use("*", async (c, next) => {
     await next();
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "strict-origin-when-cross-origin");
-    c.header("X-Frame-Options", "SAMEORIGIN");
-    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+    // Set on the response's headers directly: c.header() after next() copies the response.
+    const h = c.res.headers;
+    h.set("X-Content-Type-Options", "nosniff");
+    h.set("Referrer-Policy", "strict-origin-when-cross-origin");
+    h.set("X-Frame-Options", "SAMEORIGIN");
+    if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
   });
   app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES }));
   app.route("/", systemRoutes(services));

@@ -59,6 +59,8 @@ export function safeEqualString(a: string, b: string): boolean {
 /** Signs and verifies tokens with one HMAC key derived from the service secret. */
 export class Signer {
   #key: Promise<CryptoKey>;
+  /** Tickets already verified, by their exact text: the same ticket comes back every poll. */
+  #tickets = new Map<string, TicketClaims>();
 
   constructor(secret: string) {
     this.#key = crypto.subtle.importKey(
@@ -129,6 +131,19 @@ export class Signer {
 
   /** Verifies a `tg_ticket`; returns its claims or null. */
   async verifyTicket(token: string | undefined | null): Promise<TicketClaims | null> {
+    if (!token) return null;
+    const hit = this.#tickets.get(token);
+    if (hit) return { ...hit };
+    const claims = await this.#verifyTicket(token);
+    if (claims) {
+      // Bounded: forget everything at 100k entries (cheap, and a miss only costs one HMAC).
+      if (this.#tickets.size >= 100_000) this.#tickets.clear();
+      this.#tickets.set(token, claims);
+    }
+    return claims ? { ...claims } : null;
+  }
+
+  async #verifyTicket(token: string): Promise<TicketClaims | null> {
     const p = await this.open(token);
     if (!p) return null;
     const { sub, queue, iat, seq, nca } = p;

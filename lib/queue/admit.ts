@@ -24,20 +24,31 @@ async function readVisitors(
   return out;
 }
 
-/** Picks up to `n` waiters uniformly at random (exactly uniform while 1000 or fewer wait). */
+/**
+ * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
+ * beyond that by rejection sampling: a uniform arrival number between the head and the newest,
+ * kept only when that arrival is still waiting, which is exactly uniform among the waiters.
+ */
 async function pickRandom(
   ctx: QueueContext,
   q: string,
   n: number,
-  waiting: number,
+  counts: Counts,
   exclude: Set<string>,
 ) {
   const ids = new Set<string>();
-  if (waiting <= 1000) {
-    const all: string[] = [];
-    for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) })) {
-      if (!exclude.has(e.key[3] as string)) all.push(e.key[3] as string);
-    }
+  const all: string[] = [];
+  let head: number | null = null;
+  for await (
+    const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, {
+      limit: counts.waiting <= 1000 ? 1000 + exclude.size : 1,
+    })
+  ) {
+    head ??= e.key[2] as number;
+    if (!exclude.has(e.value)) all.push(e.value);
+  }
+  if (head === null) return [];
+  if (counts.waiting <= 1000) {
     for (let i = 0; i < n && all.length > 0; i++) {
       const j = Math.floor(ctx.random.float() * all.length);
       ids.add(all[j]);
@@ -46,24 +57,12 @@ async function pickRandom(
     }
     return [...ids];
   }
-  // Long lines: the successor of a uniform point in the random-key space.
-  for (let tries = 0; ids.size < n && tries < n * 3; tries++) {
-    const point = Math.floor(ctx.random.float() * 2 ** 53);
-    let found: string | null = null;
-    for await (
-      const e of ctx.kv.list({
-        start: keys.lottery(q, point, ""),
-        end: [...keys.lotteryPrefix(q), Infinity],
-      }, { limit: 1 })
-    ) {
-      found = e.key[3] as string;
+  const span = counts.nextSeq - head;
+  for (let round = 0; ids.size < n && round < 200; round++) {
+    const seqs = Array.from({ length: 10 }, () => head! + Math.floor(ctx.random.float() * span));
+    for (const e of await ctx.kv.getMany<string[]>(seqs.map((s) => keys.fifo(q, s)))) {
+      if (e.value && !exclude.has(e.value) && ids.size < n) ids.add(e.value);
     }
-    if (!found) {
-      for await (const e of ctx.kv.list({ prefix: keys.lotteryPrefix(q) }, { limit: 1 })) {
-        found = e.key[3] as string;
-      }
-    }
-    if (found && !exclude.has(found)) ids.add(found);
   }
   return [...ids];
 }
@@ -74,12 +73,12 @@ async function chooseWaiters(
   q: string,
   settings: QueueSettings,
   n: number,
-  waiting: number,
+  counts: Counts,
   exclude = new Set<string>(),
 ): Promise<{ ids: string[]; fromHead: boolean }> {
   if (n <= 0) return { ids: [], fromHead: true };
   if (settings.mode === "lottery") {
-    return { ids: await pickRandom(ctx, q, n, waiting, exclude), fromHead: false };
+    return { ids: await pickRandom(ctx, q, n, counts, exclude), fromHead: false };
   }
   // Waiters dropped earlier in the same op are still in the index: skip them.
   const ids: string[] = [];
@@ -221,7 +220,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
           counts.waiting,
           CHUNK - expired,
         );
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting, handled);
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
         n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
         counts.tokens -= n;
       }
@@ -264,7 +263,7 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
       );
       if (want <= 0) return 0;
       const op = ctx.kv.atomic().check(entry);
-      const chosen = await chooseWaiters(ctx, q, settings, want, counts.waiting);
+      const chosen = await chooseWaiters(ctx, q, settings, want, counts);
       const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead);
       if (got === 0) return 0;
       op.set(keys.counts(q), counts);

@@ -22,8 +22,20 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
-/** Largest group commit: each supplied id costs one check, and an op allows 100. */
-const MAX_BATCH = 90;
+/** Largest group commit: three mutations a join (an op allows 1000). */
+const MAX_BATCH = 250;
+/** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
+const MAX_SUPPLIED = 90;
+
+/** Takes the next batch: up to MAX_BATCH joins, of which up to MAX_SUPPLIED supplied ids. */
+function takeBatch(list: Pending[]): Pending[] {
+  let supplied = 0, i = 0;
+  while (i < list.length && i < MAX_BATCH && (supplied < MAX_SUPPLIED || !list[i].supplied)) {
+    if (list[i].supplied) supplied++;
+    i++;
+  }
+  return list.splice(0, i);
+}
 
 /**
  * Group commit of joins: joins that arrive while a commit is in flight are written together in
@@ -53,7 +65,7 @@ export class JoinBatcher {
       for (;;) {
         const list = this.#pending.get(q) ?? [];
         if (list.length === 0) break;
-        const batch = list.splice(0, MAX_BATCH);
+        const batch = takeBatch(list);
         try {
           await this.#commit(q, batch);
         } catch (e) {
@@ -103,7 +115,6 @@ export class JoinBatcher {
         const base = {
           id: p.id,
           seq,
-          rkey: Math.floor(ctx.random.float() * 2 ** 53),
           joinedAt: now,
         };
         joined++;
@@ -191,9 +202,12 @@ function scheduleLast(ctx: QueueContext, q: string, v: QueueView, seq: number) {
   return schedule(ctx, q, { ...v, head: seq - position + 1 }, seq, "join");
 }
 
-/** New random visitor id: 128 bits, base64url. */
+/** New visitor id: a sortable time prefix and 128 random bits, base64url. */
 export function newVisitorId(ctx: QueueContext): string {
-  return b64url(ctx.random.bytes(16));
+  // A time prefix (base 36, digits and capitals sort in byte order) keeps new records close
+  // together in the KV file, which makes group commits several times faster than random ids.
+  const t = ctx.now().toString(36).toUpperCase().padStart(9, "0");
+  return t + b64url(ctx.random.bytes(16));
 }
 
 /**

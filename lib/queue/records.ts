@@ -4,18 +4,16 @@ import type { Counts, Visitor } from "./types.ts";
 /** Size of one traffic bucket (SPEC 8: about 15 s). */
 export const TRAFFIC_BUCKET_MS = 15_000;
 
-/** Adds a waiting visitor's record and its three indexes. */
+/** Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). */
 export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor): void {
   op.set(keys.visitor(q, v.id), v)
     .set(keys.fifo(q, v.seq), v.id)
-    .set(keys.lottery(q, v.rkey, v.id), v.seq)
-    .set(keys.deadline(q, v.deadline, v.id), [v.seq, v.rkey]);
+    .set(keys.deadline(q, v.deadline, v.id), v.seq);
 }
 
 /** Removes a waiting visitor's indexes (the record itself is rewritten or deleted by the caller). */
 export function dropWaitingIndexes(op: Deno.AtomicOperation, q: string, v: Visitor): void {
   op.delete(keys.fifo(q, v.seq))
-    .delete(keys.lottery(q, v.rkey, v.id))
     .delete(keys.deadline(q, v.deadline, v.id));
 }
 

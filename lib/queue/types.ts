@@ -43,7 +43,6 @@ export type VisitorState = "waiting" | "admitted" | "entered";
 export interface Visitor {
   id: string;
   seq: number;
-  rkey: number;
   joinedAt: number;
   state: VisitorState;
   /** Next timeslot (waiting). */

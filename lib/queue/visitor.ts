@@ -150,7 +150,7 @@ export async function settle(
     }
     const op = ctx.kv.atomic().check(entry)
       .delete(keys.deadline(q, rec.deadline, id))
-      .set(keys.deadline(q, next.deadline, id), [next.seq, next.rkey])
+      .set(keys.deadline(q, next.deadline, id), next.seq)
       .set(keys.visitor(q, id), next);
     if (slot !== null) sumCheckins(op, q, [slot]);
     if (!(await op.commit()).ok) return null;

@@ -17,9 +17,6 @@ export const keys = {
   /** FIFO index of waiting visitors by arrival number. */
   fifo: (q: string, seq: number) => ["w", q, seq] as const,
   fifoPrefix: (q: string) => ["w", q] as const,
-  /** Lottery index of waiting visitors by a random key drawn at join. */
-  lottery: (q: string, rkey: number, id: string) => ["r", q, rkey, id] as const,
-  lotteryPrefix: (q: string) => ["r", q] as const,
   /** Liveness deadlines of waiting visitors. */
   deadline: (q: string, ms: number, id: string) => ["d", q, ms, id] as const,
   deadlinePrefix: (q: string) => ["d", q] as const,

@@ -1,0 +1,235 @@
+/**
+ * The HTTP throughput measurements: joins and status against a real main.ts process, each
+ * interleaved with the baseline server in short slices (A B A B ...). These machines are shared
+ * and noisy; interleaving makes both sides of a ratio see the same noise. Every server is its
+ * own process.
+ */
+import type { BenchConfig } from "./config.ts";
+import { type LoadResult, type LoadSpec, type LoadTool, runLoad } from "./load.ts";
+import { freePort, type Proc, start, waitReady } from "./procs.ts";
+import { joinVisitors, notDueTickets } from "./tickets.ts";
+
+/** The repository root (servers run from there, with its deno.json). */
+export const ROOT = new URL("../", import.meta.url).pathname;
+
+/** Where a phase's files go and which load tool it uses. */
+export interface PhaseEnv {
+  cfg: BenchConfig;
+  tool: LoadTool;
+  dir: string;
+  log: (msg: string) => void;
+}
+
+/** A measured spec: all its slices merged, and the slices. */
+export interface Measured {
+  total: LoadResult;
+  slices: LoadResult[];
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[Math.floor((s.length - 1) / 2)];
+};
+
+/** Merges slices: counts add up; latency percentiles are the median of the slices'. */
+export function merge(slices: LoadResult[]): LoadResult {
+  const requests = slices.reduce((a, s) => a + s.requests, 0);
+  const seconds = slices.reduce((a, s) => a + s.seconds, 0);
+  return {
+    tool: slices[0].tool,
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50Ms: median(slices.map((s) => s.p50Ms)),
+    p90Ms: median(slices.map((s) => s.p90Ms)),
+    p99Ms: median(slices.map((s) => s.p99Ms)),
+    meanMs: slices.reduce((a, s) => a + s.meanMs * s.requests, 0) / Math.max(1, requests),
+    non2xx: slices.reduce((a, s) => a + s.non2xx, 0),
+    socketErrors: slices.reduce((a, s) => a + s.socketErrors, 0),
+  };
+}
+
+/**
+ * Warms each spec up once, then runs `rounds` rounds of one slice per spec, in order; each
+ * spec's `durationSec` is its total measured time.
+ */
+export async function interleave(e: PhaseEnv, specs: LoadSpec[]): Promise<Measured[]> {
+  const rounds = e.cfg.rounds;
+  if (e.cfg.warmupSec > 0) {
+    for (const s of specs) {
+      await runLoad(
+        e.tool,
+        { ...s, name: `${s.name}-warmup`, durationSec: e.cfg.warmupSec },
+        e.dir,
+      );
+    }
+  }
+  const slices: LoadResult[][] = specs.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (const [j, s] of specs.entries()) {
+      const slice = Math.max(1, Math.round(s.durationSec / rounds));
+      slices[j].push(
+        await runLoad(e.tool, { ...s, name: `${s.name}-${i}`, durationSec: slice }, e.dir),
+      );
+    }
+  }
+  return specs.map((s, j) => {
+    const total = merge(slices[j]);
+    e.log(
+      `  ${s.name}: ${Math.round(total.rps)} req/s, p50 ${total.p50Ms.toFixed(3)} ms, p99 ${
+        total.p99Ms.toFixed(3)
+      } ms` +
+        (total.non2xx || total.socketErrors
+          ? `, ${total.non2xx} non-2xx, ${total.socketErrors} socket errors`
+          : ""),
+    );
+    return { total, slices: slices[j] };
+  });
+}
+
+/** A running server process and its base URL. */
+export interface Server {
+  proc: Proc;
+  url: string;
+  secret: string;
+}
+
+/** Starts the baseline: a tiny Deno.serve + Hono app answering plain text. */
+export async function startBaseline(e: PhaseEnv): Promise<Server> {
+  const port = freePort();
+  const file = new URL("./baseline_server.ts", import.meta.url).pathname;
+  const proc = await start("baseline", Deno.execPath(), ["run", "-A", file], {
+    env: { PORT: String(port) },
+    cwd: ROOT,
+    logPath: `${e.dir}/baseline.log`,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/`, proc);
+  return { proc, url, secret: "" };
+}
+
+/** The baseline's load: `GET /` with the throughput settings. */
+export function baselineSpec(e: PhaseEnv, b: Server, name: string): LoadSpec {
+  return {
+    name,
+    url: b.url,
+    method: "GET",
+    path: "/",
+    connections: e.cfg.connections,
+    threads: e.cfg.threads,
+    durationSec: e.cfg.durationSec,
+  };
+}
+
+/** Starts main.ts on a free port over `kvPath`. */
+export async function startServer(e: PhaseEnv, name: string, kvPath: string): Promise<Server> {
+  const port = freePort();
+  const secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+  const proc = await start(name, Deno.execPath(), ["run", "-A", "main.ts"], {
+    env: {
+      DENO_KV_PATH: kvPath,
+      TOKEN_SECRET: secret,
+      PORT: String(port),
+      MAX_WAITING_VISITORS: "50000000",
+      ADMIT_PER_SECOND: String(e.cfg.serverAdmitPerSecond),
+      QUEUES: "default",
+      TOLLGATE_ENV: "test",
+    },
+    cwd: ROOT,
+    logPath: `${e.dir}/${name}.log`,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/health`, proc);
+  return { proc, url, secret };
+}
+
+/** Operator metrics of the default queue. */
+export async function metrics(s: Server): Promise<{ waiting: number; admittedTotal: number }> {
+  const r = await fetch(`${s.url}/metrics?queue=default`, {
+    headers: { authorization: `Bearer ${s.secret}` },
+  });
+  if (!r.ok) throw new Error(`GET /metrics answered ${r.status}: ${await r.text()}`);
+  return await r.json();
+}
+
+/** A target and the baseline slices interleaved with it. */
+export interface Paired {
+  result: LoadResult;
+  baseline: LoadResult;
+  /** Requests per second of each slice, in order: target, then baseline. */
+  slices: { result: number[]; baseline: number[] };
+}
+
+function slicesOf(target: Measured, base: Measured): Paired["slices"] {
+  return { result: target.slices.map((s) => s.rps), baseline: base.slices.map((s) => s.rps) };
+}
+
+/** Results of the joins and status phase. */
+export interface JoinsStatus {
+  joins?: Paired;
+  status?: Paired;
+  waitingAfterJoins?: number;
+  statusTickets?: number;
+  statusTicketJoins?: number;
+}
+
+/**
+ * `POST /join` throughput, then `GET /status` throughput of waiters whose slot is not due, each
+ * interleaved with the baseline `b`.
+ */
+export async function joinsAndStatus(
+  e: PhaseEnv,
+  b: Server,
+  doJoins: boolean,
+  doStatus: boolean,
+): Promise<JoinsStatus> {
+  const out: JoinsStatus = {};
+  const s = await startServer(e, "server-joins", `${e.dir}/joins.kv`);
+  try {
+    if (doJoins) {
+      const [base, joins] = await interleave(e, [baselineSpec(e, b, "baseline-j"), {
+        name: "joins",
+        url: s.url,
+        method: "POST",
+        path: "/join",
+        body: JSON.stringify({ queue: "default" }),
+        headers: { "Content-Type": "application/json" },
+        connections: e.cfg.connections,
+        threads: e.cfg.threads,
+        durationSec: e.cfg.durationSec,
+      }]);
+      out.joins = { result: joins.total, baseline: base.total, slices: slicesOf(joins, base) };
+    }
+    out.waitingAfterJoins = (await metrics(s)).waiting;
+    if (doStatus) {
+      // Slots must stay in the future for the warm-ups, the rounds, and some slack.
+      const until = Date.now() + (4 * e.cfg.warmupSec + 2 * e.cfg.durationSec + 30) * 1000;
+      const got = await notDueTickets(s.url, e.cfg.statusTickets, until, e.cfg.statusTickets * 40);
+      out.statusTickets = got.tickets.length;
+      out.statusTicketJoins = got.joined;
+      if (got.tickets.length < e.cfg.statusTickets) {
+        e.log(
+          `  warning: only ${got.tickets.length} of ${e.cfg.statusTickets} tickets are not due in ` +
+            `time (line of ${out.waitingAfterJoins}); some status calls will be due check-ins`,
+        );
+      }
+      const tickets = got.tickets.length
+        ? got.tickets
+        : await joinVisitors(s.url, e.cfg.statusTickets);
+      const [base, status] = await interleave(e, [baselineSpec(e, b, "baseline-s"), {
+        name: "status",
+        url: s.url,
+        method: "GET",
+        path: "/status?queue=default",
+        tickets: tickets.map((t) => t.ticket),
+        connections: e.cfg.connections,
+        threads: e.cfg.threads,
+        durationSec: e.cfg.durationSec,
+      }]);
+      out.status = { result: status.total, baseline: base.total, slices: slicesOf(status, base) };
+    }
+    return out;
+  } finally {
+    await s.proc.stop();
+  }
+}
