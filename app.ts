@@ -116,7 +116,11 @@ export async function createApp(deps: AppDeps) {
     h.set("X-Frame-Options", "SAMEORIGIN");
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
   });
-  app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES }));
+  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
+  app.use(
+    "*",
+    (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
+  );
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
   app.route("/", operatorRoutes(services));

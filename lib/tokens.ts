@@ -1,3 +1,6 @@
+import { Buffer } from "node:buffer";
+import { createHmac, timingSafeEqual as nodeTimingSafeEqual } from "node:crypto";
+
 /**
  * Access tokens and tickets: `base64url(JSON payload) + "." + base64url(HMAC-SHA256)`.
  * The HMAC is over the base64url payload string, keyed with `TOKEN_SECRET`.
@@ -58,28 +61,28 @@ export function safeEqualString(a: string, b: string): boolean {
 
 /** Signs and verifies tokens with one HMAC key derived from the service secret. */
 export class Signer {
-  #key: Promise<CryptoKey>;
+  #secret: Uint8Array;
   /** Tickets already verified, by their exact text: the same ticket comes back every poll. */
   #tickets = new Map<string, TicketClaims>();
 
   constructor(secret: string) {
-    this.#key = crypto.subtle.importKey(
-      "raw",
-      enc.encode(secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign", "verify"],
-    );
+    this.#secret = enc.encode(secret);
+  }
+
+  // node:crypto's HMAC is synchronous and about twice as fast as crypto.subtle's here.
+  #mac(body: string): Uint8Array {
+    return createHmac("sha256", this.#secret).update(body).digest();
   }
 
   /** Signs any JSON payload. */
-  async sign(payload: object): Promise<string> {
-    const body = b64url(enc.encode(JSON.stringify(payload)));
-    const sig = await crypto.subtle.sign("HMAC", await this.#key, enc.encode(body));
-    return `${body}.${b64url(new Uint8Array(sig))}`;
+  sign(payload: object): Promise<string> {
+    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+    const sig = createHmac("sha256", this.#secret).update(body).digest("base64url");
+    return Promise.resolve(`${body}.${sig}`);
   }
 
   /** Verifies a signature (timing-safe) and returns the decoded payload, or null. */
+  // deno-lint-ignore require-await
   async open(token: string | undefined | null): Promise<Record<string, unknown> | null> {
     if (!token || token.length > 4096) return null;
     const dot = token.indexOf(".");
@@ -87,9 +90,7 @@ export class Signer {
     const body = token.slice(0, dot);
     const sig = fromB64url(token.slice(dot + 1));
     if (!sig || sig.length !== 32) return null;
-    // crypto.subtle.verify compares in constant time.
-    const ok = await crypto.subtle.verify("HMAC", await this.#key, sig, enc.encode(body));
-    if (!ok) return null;
+    if (!nodeTimingSafeEqual(sig, this.#mac(body))) return null;
     const raw = fromB64url(body);
     if (!raw) return null;
     try {

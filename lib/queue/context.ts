@@ -113,6 +113,17 @@ export class QueueContext {
     this.#views.delete(q);
   }
 
+  /**
+   * After a local join commit the cached view takes the committed counts instead of a reload:
+   * joins only add to the back, so the head moves only when the line was empty.
+   */
+  noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null): void {
+    const v = this.#views.get(q);
+    if (!v || this.#loading.has(q)) return this.invalidate(q);
+    const head = v.head ?? firstWaitingSeq;
+    this.#views.set(q, { ...v, counts, head });
+  }
+
   async #load(q: string): Promise<QueueView> {
     const loadedAt = this.now();
     const [settings, { counts }, head] = await Promise.all([

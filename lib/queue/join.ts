@@ -7,7 +7,7 @@ import { countTraffic, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
-import type { Visitor } from "./types.ts";
+import type { Counts, Visitor } from "./types.ts";
 
 /** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
 export interface JoinOutcome extends Outcome {
@@ -61,7 +61,7 @@ export class JoinBatcher {
     this.#busy.add(q);
     try {
       // Let the joins of this event-loop turn arrive before the first commit.
-      await new Promise((r) => setTimeout(r, 0));
+      await Promise.resolve();
       for (;;) {
         const list = this.#pending.get(q) ?? [];
         if (list.length === 0) break;
@@ -80,6 +80,7 @@ export class JoinBatcher {
   async #commit(q: string, batch: Pending[]): Promise<void> {
     const ctx = this.ctx;
     let items = batch;
+    let committed: Counts | null = null;
     const results = await retryCommit(async () => {
       const now = ctx.now();
       const [{ counts, entry }, settings, branding] = await Promise.all([
@@ -167,7 +168,10 @@ export class JoinBatcher {
       countTraffic(op, q, now, "in", joined);
       countTraffic(op, q, now, "out", admitted);
       op.set(keys.counts(q), counts);
-      if ((await op.commit()).ok) return out;
+      if ((await op.commit()).ok) {
+        committed = counts;
+        return out;
+      }
       const supplied = items.filter((p) => p.supplied);
       if (supplied.length > 0) {
         const taken = new Set<string>();
@@ -191,7 +195,10 @@ export class JoinBatcher {
       }
       return null;
     }, "join");
-    ctx.invalidate(q);
+    const firstWaiting = results.find((r): r is Visitor =>
+      !(r instanceof Error) && r.state === "waiting"
+    );
+    if (committed) ctx.noteJoined(q, committed, firstWaiting?.seq ?? null);
     results.forEach((r, i) => r instanceof Error ? items[i].reject(r) : items[i].resolve(r));
   }
 }
