@@ -254,22 +254,24 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
         ctx.readCounts(q),
         ctx.readSettings(q),
       ]);
-      if (!settings || !ctx.isOpen(settings, now)) return 0;
+      if (!settings || !ctx.isOpen(settings, now)) return -1;
       const want = Math.min(
         count - total,
         settings.capacity - counts.holding - counts.entered,
         counts.waiting,
         CHUNK,
       );
-      if (want <= 0) return 0;
+      if (want <= 0) return -1;
       const op = ctx.kv.atomic().check(entry);
       const chosen = await chooseWaiters(ctx, q, settings, want, counts);
-      const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead);
-      if (got === 0) return 0;
+      const dropped = new Set<string>();
+      const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, dropped);
+      // Lapsed waiters met on the way are dropped; keep going while anything changed.
+      if (got === 0 && dropped.size === 0) return -1;
       op.set(keys.counts(q), counts);
       return (await op.commit()).ok ? got : null;
     }, "force-admit");
-    if (n === 0) break;
+    if (n < 0) break;
     total += n;
   }
   ctx.invalidate(q);

@@ -47,8 +47,12 @@ export class Engine {
   async ensureQueues(names: string[]): Promise<void> {
     for (const name of names) {
       const now = this.ctx.now();
-      await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
-        .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
+      // A lost check means the queue exists already (maybe made by another instance just now).
+      await retryCommit(async () => {
+        await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
+          .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
+        return true;
+      }, "create queue");
     }
   }
 

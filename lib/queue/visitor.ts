@@ -38,6 +38,14 @@ export function checkTicket(q: string, t: TicketClaims | null, visitorId?: strin
   return t;
 }
 
+/**
+ * True when an admission is gone in all but the sweep: its hold or token ran out and the next
+ * tick frees the slot. (A late waiter is kept: checking in before the sweep saves its place.)
+ */
+function lapsed(v: Visitor, now: number): boolean {
+  return v.state !== "waiting" && (v.until ?? Infinity) <= now;
+}
+
 /** Signs a ticket for a waiting or admitted visitor. */
 export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<string> {
   return ctx.signer.signTicket({
@@ -114,7 +122,9 @@ export async function settle(
   return await retryCommit(async () => {
     const entry = await ctx.kv.get<Visitor>(keys.visitor(q, id));
     const rec = entry.value;
-    if (!rec) throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
+    if (!rec || lapsed(rec, ctx.now())) {
+      throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
+    }
     const v = await ctx.view(q);
     const branding = await ctx.branding();
     const now = ctx.now();
@@ -227,7 +237,9 @@ export async function enter(
   return await retryCommit(async () => {
     const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
     const rec = entry.value;
-    if (!rec) throw new NotFoundError("not_in_queue", `visitor "${t.sub}" is not in queue "${q}"`);
+    if (!rec || lapsed(rec, ctx.now())) {
+      throw new NotFoundError("not_in_queue", `visitor "${t.sub}" is not in queue "${q}"`);
+    }
     if (rec.state === "waiting") {
       throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
     }

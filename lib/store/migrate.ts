@@ -1,3 +1,4 @@
+import { retryCommit } from "./commit.ts";
 import { keys } from "./keys.ts";
 
 /** One append-only migration: `to` is the schema version it produces. Never edit or reorder. */
@@ -25,11 +26,15 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].to;
  */
 export async function migrate(kv: Deno.Kv, migrations = MIGRATIONS): Promise<number> {
   for (;;) {
-    const cur = await kv.get<number>(keys.schemaVersion());
+    const cur = await retryCommit(() => kv.get<number>(keys.schemaVersion()), "migrate");
     const version = cur.value ?? 0;
     const next = migrations.find((m) => m.to > version);
     if (!next) return version;
     await next.run(kv);
-    await kv.atomic().check(cur).set(keys.schemaVersion(), next.to).commit();
+    // Losing the check means another instance recorded this step: read again and go on.
+    await retryCommit(async () => {
+      await kv.atomic().check(cur).set(keys.schemaVersion(), next.to).commit();
+      return true;
+    }, "migrate");
   }
 }
