@@ -5,11 +5,16 @@ import { type Config, ConfigError, parseEnv } from "./lib/config.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 
+/** True on Deno Deploy, where KV is managed and the file system is read-only. */
+function onDeploy(): boolean {
+  return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
+}
+
 /** Uses TOKEN_SECRET, or outside production generates one kept beside the local KV file. */
 async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> {
   if (env.TOKEN_SECRET) return env.TOKEN_SECRET;
-  if (env.TOLLGATE_ENV === "production") {
-    throw new ConfigError("invalid TOKEN_SECRET: required when TOLLGATE_ENV=production");
+  if (env.TOLLGATE_ENV === "production" || onDeploy()) {
+    throw new ConfigError("invalid TOKEN_SECRET: required in production (and on Deno Deploy)");
   }
   if (env.DENO_KV_PATH === ":memory:" || /^https?:/.test(env.DENO_KV_PATH)) {
     return b64url(crypto.getRandomValues(new Uint8Array(32)));
@@ -18,16 +23,22 @@ async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> 
     ? env.DENO_KV_PATH.slice(0, env.DENO_KV_PATH.lastIndexOf("/")) || "/"
     : ".";
   const file = `${dir}/token-secret`;
+  let stored: string | null = null;
   try {
-    return (await Deno.readTextFile(file)).trim();
-  } catch {
-    await Deno.mkdir(dir, { recursive: true });
-    const secret = b64url(crypto.getRandomValues(new Uint8Array(32)));
-    await Deno.writeTextFile(file, secret + "\n", { mode: 0o600 });
-    // Printed once, at generation, so the operator can claim the admin account.
-    console.log(`Generated TOKEN_SECRET (stored in ${file}, shown only now): ${secret}`);
-    return secret;
+    stored = (await Deno.readTextFile(file)).trim();
+  } catch { /* not generated yet */ }
+  if (stored !== null) {
+    if (stored.length < 32) {
+      throw new ConfigError(`invalid ${file}: the stored secret must be at least 32 characters`);
+    }
+    return stored;
   }
+  await Deno.mkdir(dir, { recursive: true });
+  const secret = b64url(crypto.getRandomValues(new Uint8Array(32)));
+  await Deno.writeTextFile(file, secret + "\n", { mode: 0o600 });
+  // Printed once, at generation, so the operator can claim the admin account.
+  console.log(`Generated TOKEN_SECRET (stored in ${file}, shown only now): ${secret}`);
+  return secret;
 }
 
 async function main() {
@@ -42,11 +53,13 @@ async function main() {
     }
     throw e;
   }
-  const path = config.DENO_KV_PATH;
-  if (path !== ":memory:" && !/^https?:/.test(path) && path.includes("/")) {
+  // On Deno Deploy without an explicit path, the project's managed KV.
+  const managed = onDeploy() && !Deno.env.get("DENO_KV_PATH");
+  const path = managed ? "(Deno Deploy managed KV)" : config.DENO_KV_PATH;
+  if (!managed && path !== ":memory:" && !/^https?:/.test(path) && path.includes("/")) {
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")) || "/", { recursive: true });
   }
-  const kv = await Deno.openKv(path);
+  const kv = managed ? await Deno.openKv() : await Deno.openKv(path);
   const { app, services } = await createApp({
     kv,
     clock: systemClock,
@@ -58,7 +71,7 @@ async function main() {
     services.engine.queueNames().then((qs) => qs.forEach((q) => services.engine.maybeTick(q)));
   // Per-second admission in long-lived processes; requests also tick, and cron is the net.
   setInterval(() => void tickAll().catch(() => {}), 1000);
-  Deno.cron("tollgate-admission-safety-net", "* * * * *", () => tickAll());
+  cronTick = tickAll;
   Deno.serve({
     port: config.PORT,
     onListen: ({ hostname, port }) =>
@@ -74,4 +87,11 @@ async function main() {
   }, app.fetch);
 }
 
-if (import.meta.main) await main();
+/** What the once-a-minute safety net runs; set once the app is up. */
+let cronTick: () => Promise<void> = () => Promise.resolve();
+
+if (import.meta.main) {
+  // Registered at the top level, as Deno Deploy requires; admission does not depend on it.
+  Deno.cron("tollgate-admission-safety-net", "* * * * *", () => cronTick());
+  await main();
+}

@@ -23,7 +23,8 @@ export function accessTokenOf(req: Request): string | null {
   if (q) return q;
   const cookie = req.headers.get("cookie") ?? "";
   const m = cookie.match(/(?:^|;\s*)tg_access=([^;]+)/);
-  return m ? decodeURIComponent(m[1]) : null;
+  // Tokens are base64url: nothing to decode (and a malformed %-escape must not throw).
+  return m ? m[1] : null;
 }
 
 /**

@@ -11,8 +11,10 @@ export function operatorAuth(s: Services): MiddlewareHandler {
     const auth = c.req.header("authorization");
     const bearer = auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : undefined;
     const header = c.req.header("x-service-operator");
-    const given = bearer ?? header;
-    const ok = given !== undefined && safeEqualString(given, s.config.TOKEN_SECRET);
+    // Either credential may carry the secret; both are compared in constant time.
+    const ok = [bearer, header].some((g) =>
+      g !== undefined && safeEqualString(g, s.config.TOKEN_SECRET)
+    );
     if (!ok && !(await s.isAdminSession(c))) {
       throw new UnauthorizedError("operator credential required (Bearer TOKEN_SECRET)");
     }

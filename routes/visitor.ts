@@ -21,7 +21,9 @@ const VISITOR_RE = /^[A-Za-z0-9_-]{8,64}$/;
 const TICKET_COOKIE = /(?:^|;\s*)tg_ticket=([^;]*)/;
 
 function secure(c: Context): boolean {
-  return c.req.url.startsWith("https:");
+  // Behind a TLS-terminating proxy the request URL is http: trust its forwarded scheme here,
+  // since a spoofed header can only make the cookie stricter.
+  return c.req.url.startsWith("https:") || c.req.header("x-forwarded-proto") === "https";
 }
 
 /** Sets `tg_ticket` and, for an entered visitor, `tg_access`. */
@@ -110,7 +112,7 @@ const verifyRoute = createRoute({
   method: "get",
   path: "/verify",
   summary: "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
-  request: { query: z.object({ queue: QueueName.optional() }) },
+  request: { query: z.object({ queue: z.string().max(64).optional() }) },
   responses: {
     204: { description: "a valid access token is present (header, query or cookie)" },
     401: errors[401],
@@ -169,7 +171,10 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(leaveRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    await s.engine.leave(queue, await ticketOf(c), visitorId);
+    // No ticket at all: the visitor already left (the first leave cleared it); not an error.
+    if (getCookie(c, "tg_ticket") !== undefined) {
+      await s.engine.leave(queue, await ticketOf(c), visitorId);
+    }
     deleteCookie(c, "tg_ticket", { path: "/", secure: secure(c) });
     deleteCookie(c, "tg_access", { path: "/", secure: secure(c) });
     return c.json({ status: "left" as const }, 200);

@@ -599,8 +599,9 @@ class ModelRun {
           assertEquals(rec.state, "admitted", "tick and force-admit admit into a held slot");
           assert(
             rec.until! >= now + HOLD_S * 1000 &&
-              rec.until! <= Math.max(now, v.nca) + HOLD_S * 1000,
-            `hold end of ${v.id} is admitHoldSeconds after admission or its next check-in`,
+              rec.until! <= Math.max(Math.max(now, v.nca) + HOLD_S * 1000, v.deadline),
+            `hold end of ${v.id} is admitHoldSeconds after admission or its next check-in ` +
+              `(or, without click-to-enter, its liveness deadline)`,
           );
           v.state = "admitted";
           v.until = rec.until!;

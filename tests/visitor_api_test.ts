@@ -447,13 +447,14 @@ Deno.test("status, heartbeat, leave and enter reject bad input with 400 and leav
     ["POST", "/leave", { queue: "Nope!", visitorId: "steady-0001" }],
     ["POST", "/enter", { queue: Q, visitorId: "x" }],
     ["POST", "/enter", { queue: 1, visitorId: "steady-0001" }],
-    ["GET", "/verify?queue=Bad!", undefined],
   ];
   for (const [m, p, body] of bad) {
     const r = visible(await c.req(m, p, body));
     await assertError(r, 400, "bad_request");
     assert(r.json.error.details.fields?.length > 0, `${m} ${p}: no failing fields in ${r.text}`);
   }
+  // /verify answers only 204 or 401 (DECISIONS), even for a malformed queue name.
+  await assertError(visible(await c.req("GET", "/verify?queue=Bad!")), 401, "unauthorized");
   const after = await t.kv.get(keys.visitor(Q, "steady-0001"));
   assertEquals(after.versionstamp, before.versionstamp, "visitor record untouched");
   assertEquals((await counts(t)).waiting, 1);
@@ -468,8 +469,13 @@ Deno.test("status without a tg_ticket is 401 unauthorized", async () => {
   await assertError(visible(await new Client(t.app).status()), 401, "unauthorized");
   const hb = await post(new Client(t.app), "/heartbeat", { queue: Q, visitorId: "someone-001" });
   await assertError(visible(hb), 401, "unauthorized");
+  // Leave without any ticket is the second leave of a browser: "left", and nothing changes.
   const lv = await post(new Client(t.app), "/leave", { queue: Q, visitorId: "someone-001" });
-  await assertError(visible(lv), 401, "unauthorized");
+  assertEquals([lv.status, lv.json.status], [200, "left"]);
+  const forged = new Client(t.app);
+  forged.cookies.set("tg_ticket", "eyJzdWIiOiJzb21lb25lLTAwMSJ9.AAAA");
+  const lf = await post(forged, "/leave", { queue: Q, visitorId: "someone-001" });
+  await assertError(visible(lf), 401, "unauthorized");
   const en = await post(new Client(t.app), "/enter", { queue: Q, visitorId: "someone-001" });
   await assertError(visible(en), 401, "unauthorized");
   assertEquals((await counts(t)).waiting, 1, "the visitor is still there");

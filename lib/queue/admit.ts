@@ -111,8 +111,10 @@ async function admitInto(
       handled.add(e.value.id);
       continue;
     }
-    // The hold starts when the visitor can learn of it: its next check-in.
-    const hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
+    // The hold starts when the visitor can learn of it: its next check-in. Without
+    // click-to-enter it also lasts as long as a late check-in would have kept its place.
+    let hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
+    if (!branding.clickToEnter) hold = Math.max(hold, e.value.deadline);
     admitWaiting(op, q, e.value, counts, now, hold);
     if (!fromHead) logGone(op, q, e.value, now);
     n++;
@@ -189,49 +191,53 @@ export interface TickResult {
 export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const sec = Math.floor(ctx.now() / 1000);
   const result: TickResult = { ran: false, admitted: 0, expired: 0 };
-  for (let round = 0; round < 100; round++) {
-    const more = await retryCommit(async () => {
-      const now = ctx.now();
-      const [{ counts, entry }, settings] = await Promise.all([
-        ctx.readCounts(q),
-        ctx.readSettings(q),
-      ]);
-      if (!settings) return false;
-      if (round === 0 && counts.tickAt >= sec) return false;
-      const op = ctx.kv.atomic().check(entry);
-      const handled = new Set<string>();
-      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
-      const open = ctx.isOpen(settings, now);
-      const rate = ctx.ratePerSecond(settings);
-      refill(counts, rate, now, open, bucketCap(rate));
-      let n = 0;
-      const view = {
-        settings,
-        counts,
-        head: null,
-        gone: [],
-        goneSet: new Set<number>(),
-        loadedAt: now,
-      };
-      if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
-        const want = Math.min(
-          wholeTokens(counts),
-          settings.capacity - counts.holding - counts.entered,
-          counts.waiting,
-          CHUNK - expired,
-        );
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
-        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
-        counts.tokens -= n;
-      }
-      counts.tickAt = Math.max(counts.tickAt, sec);
-      op.set(keys.counts(q), counts);
-      if (!(await op.commit()).ok) return null;
-      result.ran = true;
-      result.admitted += n;
-      result.expired += handled.size;
-      return expired + n >= CHUNK / 2;
-    }, "tick");
+  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
+  const started = Date.now();
+  for (let round = 0; round === 0 || Date.now() - started < 900; round++) {
+    const more = await ctx.serial(q, () =>
+      retryCommit(async () => {
+        const now = ctx.now();
+        const [{ counts, entry }, { settings, entry: se }] = await Promise.all([
+          ctx.readCounts(q),
+          ctx.readSettingsEntry(q),
+        ]);
+        if (!settings) return false;
+        if (round === 0 && counts.tickAt >= sec) return false;
+        // Checking the settings too: a pause or mode switch that lands meanwhile wins.
+        const op = ctx.kv.atomic().check(entry, se);
+        const handled = new Set<string>();
+        const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
+        const open = ctx.isOpen(settings, now);
+        const rate = ctx.ratePerSecond(settings);
+        refill(counts, rate, now, open, bucketCap(rate));
+        let n = 0;
+        const view = {
+          settings,
+          counts,
+          head: null,
+          gone: [],
+          goneSet: new Set<number>(),
+          loadedAt: now,
+        };
+        if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
+          const want = Math.min(
+            wholeTokens(counts),
+            settings.capacity - counts.holding - counts.entered,
+            counts.waiting,
+            CHUNK - expired,
+          );
+          const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
+          n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
+          counts.tokens -= n;
+        }
+        counts.tickAt = Math.max(counts.tickAt, sec);
+        op.set(keys.counts(q), counts);
+        if (!(await op.commit()).ok) return null;
+        result.ran = true;
+        result.admitted += n;
+        result.expired += handled.size;
+        return expired + n >= CHUNK / 2;
+      }, "tick"));
     if (!more) break;
   }
   if (result.ran) {
@@ -248,29 +254,30 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
 export async function forceAdmit(ctx: QueueContext, q: string, count: number): Promise<number> {
   let total = 0;
   while (total < count) {
-    const n = await retryCommit(async () => {
-      const now = ctx.now();
-      const [{ counts, entry }, settings] = await Promise.all([
-        ctx.readCounts(q),
-        ctx.readSettings(q),
-      ]);
-      if (!settings || !ctx.isOpen(settings, now)) return -1;
-      const want = Math.min(
-        count - total,
-        settings.capacity - counts.holding - counts.entered,
-        counts.waiting,
-        CHUNK,
-      );
-      if (want <= 0) return -1;
-      const op = ctx.kv.atomic().check(entry);
-      const chosen = await chooseWaiters(ctx, q, settings, want, counts);
-      const dropped = new Set<string>();
-      const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, dropped);
-      // Lapsed waiters met on the way are dropped; keep going while anything changed.
-      if (got === 0 && dropped.size === 0) return -1;
-      op.set(keys.counts(q), counts);
-      return (await op.commit()).ok ? got : null;
-    }, "force-admit");
+    const n = await ctx.serial(q, () =>
+      retryCommit(async () => {
+        const now = ctx.now();
+        const [{ counts, entry }, { settings, entry: se }] = await Promise.all([
+          ctx.readCounts(q),
+          ctx.readSettingsEntry(q),
+        ]);
+        if (!settings || !ctx.isOpen(settings, now)) return -1;
+        const want = Math.min(
+          count - total,
+          settings.capacity - counts.holding - counts.entered,
+          counts.waiting,
+          CHUNK,
+        );
+        if (want <= 0) return -1;
+        const op = ctx.kv.atomic().check(entry, se);
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts);
+        const dropped = new Set<string>();
+        const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, dropped);
+        // Lapsed waiters met on the way are dropped; keep going while anything changed.
+        if (got === 0 && dropped.size === 0) return -1;
+        op.set(keys.counts(q), counts);
+        return (await op.commit()).ok ? got : null;
+      }, "force-admit"));
     if (n < 0) break;
     total += n;
   }

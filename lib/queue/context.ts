@@ -65,6 +65,7 @@ export class QueueContext {
   /** Check-in occupancy per second (the 750/s budget). */
   readonly slots: SlotLedger;
   #views = new Map<string, QueueView>();
+  #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
   #gone = new Map<string, GoneCache>();
   #branding: { value: Branding; at: number } | null = null;
@@ -87,6 +88,32 @@ export class QueueContext {
     const r = await this.kv.get<Partial<QueueSettings>>(keys.queue(q));
     if (!r.value) return null;
     return withDefaults(defaultSettings(q, this.config, 0), r.value);
+  }
+
+  /** Reads the settings with their entry, so a commit can check they did not change. */
+  async readSettingsEntry(
+    q: string,
+  ): Promise<{ settings: QueueSettings | null; entry: Deno.KvEntryMaybe<Partial<QueueSettings>> }> {
+    const entry = await this.kv.get<Partial<QueueSettings>>(keys.queue(q));
+    const settings = entry.value
+      ? withDefaults(defaultSettings(q, this.config, 0), entry.value)
+      : null;
+    return { settings, entry };
+  }
+
+  /**
+   * Runs the writers of a queue's counts record one at a time in this instance (join batches,
+   * ticks, force-admits), so a stream of join commits cannot starve the tick's checked write.
+   */
+  serial<T>(q: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#serial.get(q) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.then(() => {}, () => {});
+    this.#serial.set(q, tail);
+    tail.then(() => {
+      if (this.#serial.get(q) === tail) this.#serial.delete(q);
+    });
+    return run;
   }
 
   /** Reads the counts with their versionstamp, for a checked write. */

@@ -6,7 +6,7 @@ import { bucketCap, type QueueContext, type QueueView, refill, wholeTokens } fro
 import { countTraffic, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
-import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
+import { leave, type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import type { Counts, Visitor } from "./types.ts";
 
 /** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
@@ -81,120 +81,128 @@ export class JoinBatcher {
     const ctx = this.ctx;
     let items = batch;
     let committed: Counts | null = null;
-    const results = await retryCommit(async () => {
-      const now = ctx.now();
-      const [{ counts, entry }, settings, branding] = await Promise.all([
-        ctx.readCounts(q),
-        ctx.readSettings(q),
-        ctx.branding(),
-      ]);
-      if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
-      await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
-      const open = ctx.isOpen(settings, now);
-      const rate = ctx.ratePerSecond(settings);
-      refill(counts, rate, now, open, bucketCap(rate));
-      const op = ctx.kv.atomic().check(entry);
-      const out: (Visitor | Error)[] = [];
-      let joined = 0, admitted = 0;
-      const slots: number[] = [];
-      const seen = new Set<string>();
-      for (const p of items) {
-        if (seen.has(p.id)) {
-          // The same new id twice in one batch (a double click): the second is a takeover.
-          out.push(
-            new UnauthorizedError(`visitorId "${p.id}" is already joining queue "${q}"`),
-          );
-          continue;
-        }
-        seen.add(p.id);
-        if (p.supplied) op.check({ key: keys.visitor(q, p.id), versionstamp: null });
-        if (counts.waiting >= settings.maxWaitingVisitors) {
-          out.push(new QueueFullError(q, settings.maxWaitingVisitors));
-          continue;
-        }
-        const seq = counts.nextSeq++;
-        const base = {
-          id: p.id,
-          seq,
-          joinedAt: now,
-        };
-        joined++;
-        const openSlots = settings.capacity - counts.holding - counts.entered;
-        if (open && counts.waiting === 0 && openSlots > 0 && wholeTokens(counts) >= 1) {
-          counts.tokens--;
-          counts.admitted++;
-          counts.waitCount++;
-          admitted++;
-          let v: Visitor;
-          if (branding.clickToEnter) {
-            const until = now + branding.admitHoldSeconds * 1000;
-            v = { ...base, state: "admitted", nextCheckAt: 0, deadline: 0, admittedAt: now, until };
-            counts.holding++;
-          } else {
-            const enteredAt = Math.floor(now / 1000) * 1000;
-            const until = enteredAt + ctx.config.ACCESS_TOKEN_TTL_SECONDS * 1000;
-            v = {
-              ...base,
-              state: "entered",
-              nextCheckAt: 0,
-              deadline: 0,
-              admittedAt: now,
-              enteredAt,
-              until,
-            };
-            counts.entered++;
-          }
-          op.set(keys.visitor(q, v.id), v).set(keys.expiry(q, v.until!, v.id), v.state);
-          out.push(v);
-          continue;
-        }
-        counts.waiting++;
-        const view: QueueView = {
-          settings,
-          counts,
-          head: null,
-          gone: [],
-          goneSet: new Set(),
-          loadedAt: now,
-        };
-        // The newcomer is last in line: its position is the waiting count.
-        const [nca, deadline, slot] = scheduleLast(ctx, q, view, seq);
-        if (slot !== null) slots.push(slot);
-        const v: Visitor = { ...base, state: "waiting", nextCheckAt: nca, deadline };
-        putWaiting(op, q, v);
-        out.push(v);
-      }
-      sumCheckins(op, q, slots);
-      countTraffic(op, q, now, "in", joined);
-      countTraffic(op, q, now, "out", admitted);
-      op.set(keys.counts(q), counts);
-      if ((await op.commit()).ok) {
-        committed = counts;
-        return out;
-      }
-      const supplied = items.filter((p) => p.supplied);
-      if (supplied.length > 0) {
-        const taken = new Set<string>();
-        for (let i = 0; i < supplied.length; i += 10) {
-          const got = await ctx.kv.getMany(
-            supplied.slice(i, i + 10).map((p) => keys.visitor(q, p.id)),
-          );
-          for (const g of got) if (g.value) taken.add(g.key[2] as string);
-        }
+    const results = await ctx.serial(q, () =>
+      retryCommit(async () => {
+        const now = ctx.now();
+        const [{ counts, entry }, { settings, entry: se }, branding] = await Promise.all([
+          ctx.readCounts(q),
+          ctx.readSettingsEntry(q),
+          ctx.branding(),
+        ]);
+        if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+        await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
+        const open = ctx.isOpen(settings, now);
+        const rate = ctx.ratePerSecond(settings);
+        refill(counts, rate, now, open, bucketCap(rate));
+        const op = ctx.kv.atomic().check(entry, se);
+        const out: (Visitor | Error)[] = [];
+        let joined = 0, admitted = 0;
+        const slots: number[] = [];
+        const seen = new Set<string>();
         for (const p of items) {
-          if (taken.has(p.id)) {
-            p.reject(
-              new UnauthorizedError(
-                `visitorId "${p.id}" is already in queue "${q}"; send its tg_ticket to resume`,
-              ),
+          if (seen.has(p.id)) {
+            // The same new id twice in one batch (a double click): the second is a takeover.
+            out.push(
+              new UnauthorizedError(`visitorId "${p.id}" is already joining queue "${q}"`),
             );
+            continue;
           }
+          seen.add(p.id);
+          if (p.supplied) op.check({ key: keys.visitor(q, p.id), versionstamp: null });
+          if (counts.waiting >= settings.maxWaitingVisitors) {
+            out.push(new QueueFullError(q, settings.maxWaitingVisitors));
+            continue;
+          }
+          const seq = counts.nextSeq++;
+          const base = {
+            id: p.id,
+            seq,
+            joinedAt: now,
+          };
+          joined++;
+          const openSlots = settings.capacity - counts.holding - counts.entered;
+          if (open && counts.waiting === 0 && openSlots > 0 && wholeTokens(counts) >= 1) {
+            counts.tokens--;
+            counts.admitted++;
+            counts.waitCount++;
+            admitted++;
+            let v: Visitor;
+            if (branding.clickToEnter) {
+              const until = now + branding.admitHoldSeconds * 1000;
+              v = {
+                ...base,
+                state: "admitted",
+                nextCheckAt: 0,
+                deadline: 0,
+                admittedAt: now,
+                until,
+              };
+              counts.holding++;
+            } else {
+              const enteredAt = Math.floor(now / 1000) * 1000;
+              const until = enteredAt + ctx.config.ACCESS_TOKEN_TTL_SECONDS * 1000;
+              v = {
+                ...base,
+                state: "entered",
+                nextCheckAt: 0,
+                deadline: 0,
+                admittedAt: now,
+                enteredAt,
+                until,
+              };
+              counts.entered++;
+            }
+            op.set(keys.visitor(q, v.id), v).set(keys.expiry(q, v.until!, v.id), v.state);
+            out.push(v);
+            continue;
+          }
+          counts.waiting++;
+          const view: QueueView = {
+            settings,
+            counts,
+            head: null,
+            gone: [],
+            goneSet: new Set(),
+            loadedAt: now,
+          };
+          // The newcomer is last in line: its position is the waiting count.
+          const [nca, deadline, slot] = scheduleLast(ctx, q, view, seq);
+          if (slot !== null) slots.push(slot);
+          const v: Visitor = { ...base, state: "waiting", nextCheckAt: nca, deadline };
+          putWaiting(op, q, v);
+          out.push(v);
         }
-        items = items.filter((p) => !taken.has(p.id));
-        if (items.length === 0) return [];
-      }
-      return null;
-    }, "join");
+        sumCheckins(op, q, slots);
+        countTraffic(op, q, now, "in", joined);
+        countTraffic(op, q, now, "out", admitted);
+        op.set(keys.counts(q), counts);
+        if ((await op.commit()).ok) {
+          committed = counts;
+          return out;
+        }
+        const supplied = items.filter((p) => p.supplied);
+        if (supplied.length > 0) {
+          const taken = new Set<string>();
+          for (let i = 0; i < supplied.length; i += 10) {
+            const got = await ctx.kv.getMany(
+              supplied.slice(i, i + 10).map((p) => keys.visitor(q, p.id)),
+            );
+            for (const g of got) if (g.value) taken.add(g.key[2] as string);
+          }
+          for (const p of items) {
+            if (taken.has(p.id)) {
+              p.reject(
+                new UnauthorizedError(
+                  `visitorId "${p.id}" is already in queue "${q}"; send its tg_ticket to resume`,
+                ),
+              );
+            }
+          }
+          items = items.filter((p) => !taken.has(p.id));
+          if (items.length === 0) return [];
+        }
+        return null;
+      }, "join"));
     const firstWaiting = results.find((r): r is Visitor =>
       !(r instanceof Error) && r.state === "waiting"
     );
@@ -239,6 +247,8 @@ export async function join(
       return { ...out, ticket: tk, httpStatus: out.view.status === "admitted" ? 200 : 202 };
     } catch (e) {
       if (!(e instanceof AppError) || e.code !== "not_in_queue") throw e;
+      // An admission that ran out may still have a record until the sweep: free it first.
+      await leave(ctx, q, ticket, ticket.sub);
     }
     id = ticket.sub;
     supplied = true;

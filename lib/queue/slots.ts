@@ -75,10 +75,19 @@ export class SlotLedger {
     return s;
   }
 
-  /** Counts a timeslot given without a search (front-of-line and fixed intervals). */
-  note(q: string, sec: number): void {
-    const l = this.#queues.get(q);
-    if (l) l.counts.set(sec, (l.counts.get(sec) ?? 0) + 1);
+  /**
+   * The latest second at or before `untilSec` (and from `fromSec`) with room under the budget,
+   * for front-of-line check-ins: earlier is as good for them, later is not. `untilSec` when all
+   * are full. Reserves it locally.
+   */
+  reserveBefore(q: string, fromSec: number, untilSec: number): number {
+    let l = this.#queues.get(q);
+    if (!l) this.#queues.set(q, l = { readSec: 0, counts: new Map(), hint: 0 });
+    let s = untilSec;
+    while (s >= fromSec && (l.counts.get(s) ?? 0) >= STATUS_BUDGET_PER_SECOND) s--;
+    if (s < fromSec) s = untilSec;
+    l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
+    return s;
   }
 }
 
@@ -92,7 +101,7 @@ export function sumCheckins(op: Deno.AtomicOperation, q: string, secs: number[])
 /**
  * Places one check-in: the first second with room under the 750/s budget in the waiter's window
  * (see `checkWindow`), or its predicted admission when that comes first (queue mode).
- * `reserved` tells whether the second must be summed into the KV ledger.
+ * Every placement is counted in the ledger (`reserved`), to be summed into KV.
  */
 export function planCheckIn(
   ledger: SlotLedger,
@@ -102,8 +111,8 @@ export function planCheckIn(
   const front = frontCheckSec(input);
   const [from, until] = checkWindow(input);
   if (front !== null && front < from) {
-    ledger.note(q, front);
-    return { sec: front, reserved: false };
+    const nowSec = Math.floor(input.nowMs / 1000);
+    return { sec: ledger.reserveBefore(q, nowSec + 1, front), reserved: true };
   }
   return {
     sec: ledger.reserve(q, from, front === null ? until : Math.min(until, front)),

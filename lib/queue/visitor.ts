@@ -82,7 +82,9 @@ export function schedule(
     waiting: v.counts.waiting,
     position: s.mode === "queue" ? ctx.position(v, seq) : undefined,
     rate: ctx.lineRate(v),
-    startMs: admissionStart(s, now),
+    // While paused, schedule as if running: the front keeps its 5 s cadence (ready for the
+    // resume) and nothing in the schedule gives the silent pause away.
+    startMs: admissionStart(s, now) ?? now,
     kind,
   };
   const { sec, reserved } = planCheckIn(ctx.slots, q, input);
@@ -181,9 +183,11 @@ async function drawLottery(
   const now = ctx.now();
   if (lotteryDrawsAtTick(ctx, v) || !ctx.isOpen(v.settings, now)) return false;
   if (ctx.random.float() >= lotteryOdds(ctx, v)) return false;
-  const { counts, entry: ce } = await ctx.readCounts(q);
-  const settings = await ctx.readSettings(q);
-  if (!settings || !ctx.isOpen(settings, now)) return false;
+  const [{ counts, entry: ce }, { settings, entry: se }] = await Promise.all([
+    ctx.readCounts(q),
+    ctx.readSettingsEntry(q),
+  ]);
+  if (!settings || settings.mode !== "lottery" || !ctx.isOpen(settings, now)) return false;
   const rate = ctx.ratePerSecond(settings);
   refill(counts, rate, now, true, bucketCap(rate));
   if (wholeTokens(counts) < 1 || settings.capacity - counts.holding - counts.entered < 1) {
@@ -191,7 +195,7 @@ async function drawLottery(
   }
   counts.tokens--;
   const branding = await ctx.branding();
-  const op = ctx.kv.atomic().check(entry, ce);
+  const op = ctx.kv.atomic().check(entry, ce, se);
   const hold = now + branding.admitHoldSeconds * 1000;
   const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
   const next = admitWaiting(op, q, entry.value, counts, now, hold, ttl);
