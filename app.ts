@@ -11,6 +11,7 @@ import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { systemRoutes } from "./routes/system.ts";
+import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
 /** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
@@ -42,6 +43,8 @@ export interface Services extends AppDeps {
   // deno-lint-ignore no-explicit-any
   validationHook: (result: any, c: Context) => Response | void;
 }
+
+const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
 
 /** Largest request body accepted, in bytes (larger gets 413). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -111,9 +114,7 @@ export async function createApp(deps: AppDeps) {
     await next();
     // Set on the response's headers directly: c.header() after next() copies the response.
     const h = c.res.headers;
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "strict-origin-when-cross-origin");
-    h.set("X-Frame-Options", "SAMEORIGIN");
+    for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
   });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
@@ -135,7 +136,15 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
-  return { app, services };
+  /** What `Deno.serve` runs: `/status` on its fast path, everything else through Hono. */
+  const fetch = async (req: Request): Promise<Response> => {
+    if (req.method === "GET" && STATUS_PATH.test(req.url)) {
+      const res = await fastStatus(services, req);
+      if (res) return res;
+    }
+    return await app.fetch(req);
+  };
+  return { app, services, fetch };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */

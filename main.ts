@@ -60,7 +60,7 @@ async function main() {
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")) || "/", { recursive: true });
   }
   const kv = managed ? await Deno.openKv() : await Deno.openKv(path);
-  const { app, services } = await createApp({
+  const { fetch: serve, services } = await createApp({
     kv,
     clock: systemClock,
     config,
@@ -84,7 +84,7 @@ async function main() {
           queues: config.QUEUES,
         }),
       ),
-  }, app.fetch);
+  }, serve);
 }
 
 /** What the once-a-minute safety net runs; set once the app is up. */
