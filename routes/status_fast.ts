@@ -18,12 +18,6 @@ export function isSecureRequest(url: string, forwardedProto: string | null | und
   return url.startsWith("https:") || forwardedProto === "https";
 }
 
-const STATUS_HEADERS = {
-  "Content-Type": "application/json",
-  "X-Content-Type-Options": "nosniff",
-  "Cache-Control": "no-store",
-};
-
 function cookie(name: string, value: string, maxAge: number, secure: boolean): string {
   return `${name}=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax${
     secure ? "; Secure" : ""
