@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import { errorBody } from "./errors.ts";
 import { type AccessClaims, Signer } from "./tokens.ts";
 
@@ -68,5 +67,3 @@ export function requireAdmission(
     await next();
   };
 }
-
-export { getCookie };

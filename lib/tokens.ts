@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { createHmac, timingSafeEqual as nodeTimingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 
 /**
  * Access tokens and tickets: `base64url(JSON payload) + "." + base64url(HMAC-SHA256)`.
@@ -90,7 +90,7 @@ export class Signer {
     const body = token.slice(0, dot);
     const sig = fromB64url(token.slice(dot + 1));
     if (!sig || sig.length !== 32) return null;
-    if (!nodeTimingSafeEqual(sig, this.#mac(body))) return null;
+    if (!timingSafeEqual(sig, this.#mac(body))) return null;
     const raw = fromB64url(body);
     if (!raw) return null;
     try {

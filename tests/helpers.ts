@@ -85,3 +85,13 @@ export class Client {
 export function operator(config: Config): Record<string, string> {
   return { authorization: `Bearer ${config.TOKEN_SECRET}` };
 }
+
+/** The three ways a queue is closed to admission, each set on the `default` queue. */
+export const CLOSED_STATES = [
+  ["paused", (t: TestApp) => t.engine.setPaused("default", true)],
+  ["before opensAt", (t: TestApp) => t.engine.setOpensAt("default", t.clock.now() + 60_000)],
+  ["health-paused", (t: TestApp) => t.engine.setHealthPaused("default", true)],
+] as const;
+
+/** An app built by `makeApp`. */
+export type TestApp = Awaited<ReturnType<typeof makeApp>>;

@@ -1,6 +1,6 @@
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { Client, makeApp, operator } from "./helpers.ts";
+import { Client, CLOSED_STATES, makeApp, operator } from "./helpers.ts";
 
 type App = Awaited<ReturnType<typeof makeApp>>;
 const Q = "default";
@@ -164,11 +164,7 @@ Deno.test("/admit respects capacity", async () => {
 });
 
 for (
-  const [name, close] of [
-    ["paused", (t: App) => t.engine.setPaused(Q, true)],
-    ["before opensAt", (t: App) => t.engine.setOpensAt(Q, t.clock.now() + 60_000)],
-    ["health-paused", (t: App) => t.engine.setHealthPaused(Q, true)],
-  ] as const
+  const [name, close] of CLOSED_STATES
 ) {
   Deno.test(`/admit admits nobody while the queue is ${name}`, async () => {
     const t = await makeApp({ CAPACITY: 100 });

@@ -1,7 +1,7 @@
 import { keys } from "../lib/store/keys.ts";
 import { Signer } from "../lib/tokens.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { Client, makeApp } from "./helpers.ts";
+import { Client, CLOSED_STATES, makeApp } from "./helpers.ts";
 
 type App = Awaited<ReturnType<typeof makeApp>>;
 type Res = Awaited<ReturnType<Client["req"]>>;
@@ -190,11 +190,7 @@ Deno.test("join waits (202) when someone is already waiting, even with a free sl
 });
 
 for (
-  const [name, close] of [
-    ["paused", (t: App) => t.engine.setPaused(Q, true)],
-    ["before opensAt", (t: App) => t.engine.setOpensAt(Q, t.clock.now() + 60_000)],
-    ["health-paused", (t: App) => t.engine.setHealthPaused(Q, true)],
-  ] as const
+  const [name, close] of CLOSED_STATES
 ) {
   Deno.test(`join waits (202) on an empty queue that is ${name}, without saying why`, async () => {
     const t = await makeApp();

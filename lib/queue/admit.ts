@@ -1,7 +1,7 @@
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
-import { bucketCap, type QueueContext, refill, wholeTokens } from "./context.ts";
-import { admitWaiting, countTraffic, dropWaitingIndexes, logGone, releaseSlot } from "./records.ts";
+import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
+import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 
@@ -125,10 +125,7 @@ async function admitInto(
 
 /** Drops a waiter that stopped checking in; counted as abandoned. */
 function dropLapsed(op: Deno.AtomicOperation, q: string, v: Visitor, counts: Counts, now: number) {
-  dropWaitingIndexes(op, q, v);
-  op.delete(keys.visitor(q, v.id));
-  logGone(op, q, v, now);
-  counts.waiting--;
+  removeWaiting(op, q, v, counts, now);
   counts.abandoned++;
 }
 
@@ -197,32 +194,20 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     const more = await ctx.serial(q, () =>
       retryCommit(async () => {
         const now = ctx.now();
-        const [{ counts, entry }, { settings, entry: se }] = await Promise.all([
-          ctx.readCounts(q),
-          ctx.readSettingsEntry(q),
-        ]);
+        const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
         if (!settings) return false;
         if (round === 0 && counts.tickAt >= sec) return false;
-        // Checking the settings too: a pause or mode switch that lands meanwhile wins.
-        const op = ctx.kv.atomic().check(entry, se);
+        const op = ctx.kv.atomic().check(entry, settingsEntry);
         const handled = new Set<string>();
         const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
         const open = ctx.isOpen(settings, now);
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
         let n = 0;
-        const view = {
-          settings,
-          counts,
-          head: null,
-          gone: [],
-          goneSet: new Set<number>(),
-          loadedAt: now,
-        };
-        if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, view))) {
+        if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
           const want = Math.min(
             wholeTokens(counts),
-            settings.capacity - counts.holding - counts.entered,
+            openSlots(settings, counts),
             counts.waiting,
             CHUNK - expired,
           );
@@ -257,19 +242,16 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
     const n = await ctx.serial(q, () =>
       retryCommit(async () => {
         const now = ctx.now();
-        const [{ counts, entry }, { settings, entry: se }] = await Promise.all([
-          ctx.readCounts(q),
-          ctx.readSettingsEntry(q),
-        ]);
+        const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
         if (!settings || !ctx.isOpen(settings, now)) return -1;
         const want = Math.min(
           count - total,
-          settings.capacity - counts.holding - counts.entered,
+          openSlots(settings, counts),
           counts.waiting,
           CHUNK,
         );
         if (want <= 0) return -1;
-        const op = ctx.kv.atomic().check(entry, se);
+        const op = ctx.kv.atomic().check(entry, settingsEntry);
         const chosen = await chooseWaiters(ctx, q, settings, want, counts);
         const dropped = new Set<string>();
         const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, dropped);

@@ -85,9 +85,7 @@ export class QueueContext {
 
   /** Reads a queue's settings merged with defaults; null when the queue does not exist. */
   async readSettings(q: string): Promise<QueueSettings | null> {
-    const r = await this.kv.get<Partial<QueueSettings>>(keys.queue(q));
-    if (!r.value) return null;
-    return withDefaults(defaultSettings(q, this.config, 0), r.value);
+    return (await this.readSettingsEntry(q)).settings;
   }
 
   /** Reads the settings with their entry, so a commit can check they did not change. */
@@ -114,6 +112,18 @@ export class QueueContext {
       if (this.#serial.get(q) === tail) this.#serial.delete(q);
     });
     return run;
+  }
+
+  /**
+   * Reads counts and settings together, with the entries an admitting commit checks: the counts
+   * so nothing is counted twice, the settings so a pause or mode switch that lands meanwhile wins.
+   */
+  async readState(q: string) {
+    const [{ counts, entry }, { settings, entry: settingsEntry }] = await Promise.all([
+      this.readCounts(q),
+      this.readSettingsEntry(q),
+    ]);
+    return { counts, entry, settings, settingsEntry };
   }
 
   /** Reads the counts with their versionstamp, for a checked write. */
@@ -219,14 +229,12 @@ export class QueueContext {
 
   /** Admissions per second the line really gets (see `effectiveRate`). */
   lineRate(v: { settings: QueueSettings; counts: Counts }): number {
-    const c = v.counts;
-    const open = Math.max(0, v.settings.capacity - c.holding - c.entered);
     return effectiveRate(
       this.ratePerSecond(v.settings),
       v.settings.capacity,
       this.config.ACCESS_TOKEN_TTL_SECONDS,
-      c.waiting,
-      open,
+      v.counts.waiting,
+      openSlots(v.settings, v.counts),
     );
   }
 
@@ -251,6 +259,11 @@ export class QueueContext {
     }
     return Math.max(1, seq - v.head + 1 - lo);
   }
+}
+
+/** Slots free for admission now: capacity less entered and holding (never negative). */
+export function openSlots(s: QueueSettings, c: Counts): number {
+  return Math.max(0, s.capacity - c.holding - c.entered);
 }
 
 /** Refills a token bucket to `now` at `rate` per second while the queue is open. */

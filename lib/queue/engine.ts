@@ -3,7 +3,7 @@ import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
-import { defaultSettings, QueueContext, type QueueDeps } from "./context.ts";
+import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
 import { join, JoinBatcher, type JoinOutcome } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
@@ -120,8 +120,7 @@ export class Engine {
   async updateSettings(q: string, f: (s: QueueSettings) => void): Promise<QueueSettings> {
     await this.ctx.view(q);
     const out = await retryCommit(async () => {
-      const entry = await this.ctx.kv.get<QueueSettings>(keys.queue(q));
-      const s = await this.ctx.readSettings(q);
+      const { settings: s, entry } = await this.ctx.readSettingsEntry(q);
       if (!s) return null;
       f(s);
       return (await this.ctx.kv.atomic().check(entry).set(keys.queue(q), s).commit()).ok ? s : null;
@@ -180,7 +179,7 @@ export class Engine {
       capacity: s.capacity,
       entered: c.entered,
       holding: c.holding,
-      openSlots: Math.max(0, s.capacity - c.entered - c.holding),
+      openSlots: openSlots(s, c),
       paused: s.paused,
       healthPaused: s.healthPaused,
       opensAt: s.opensAt,

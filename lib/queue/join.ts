@@ -2,8 +2,15 @@ import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
-import { bucketCap, type QueueContext, type QueueView, refill, wholeTokens } from "./context.ts";
-import { countTraffic, putWaiting } from "./records.ts";
+import {
+  bucketCap,
+  openSlots,
+  type QueueContext,
+  type QueueView,
+  refill,
+  wholeTokens,
+} from "./context.ts";
+import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
 import { leave, type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
@@ -84,9 +91,8 @@ export class JoinBatcher {
     const results = await ctx.serial(q, () =>
       retryCommit(async () => {
         const now = ctx.now();
-        const [{ counts, entry }, { settings, entry: se }, branding] = await Promise.all([
-          ctx.readCounts(q),
-          ctx.readSettingsEntry(q),
+        const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
+          ctx.readState(q),
           ctx.branding(),
         ]);
         if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
@@ -94,11 +100,20 @@ export class JoinBatcher {
         const open = ctx.isOpen(settings, now);
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
-        const op = ctx.kv.atomic().check(entry, se);
+        const op = ctx.kv.atomic().check(entry, settingsEntry);
         const out: (Visitor | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
         const seen = new Set<string>();
+        // The line as newcomers see it: these counts, no departures between head and them.
+        const line: QueueView = {
+          settings,
+          counts,
+          head: null,
+          gone: [],
+          goneSet: new Set(),
+          loadedAt: now,
+        };
         for (const p of items) {
           if (seen.has(p.id)) {
             // The same new id twice in one batch (a double click): the second is a takeover.
@@ -114,61 +129,46 @@ export class JoinBatcher {
             continue;
           }
           const seq = counts.nextSeq++;
-          const base = {
-            id: p.id,
-            seq,
-            joinedAt: now,
-          };
           joined++;
-          const openSlots = settings.capacity - counts.holding - counts.entered;
-          if (open && counts.waiting === 0 && openSlots > 0 && wholeTokens(counts) >= 1) {
+          if (
+            open && counts.waiting === 0 && openSlots(settings, counts) > 0 &&
+            wholeTokens(counts) >= 1
+          ) {
+            // Capacity at once: a slot without ever waiting (a wait of zero in the averages).
             counts.tokens--;
-            counts.admitted++;
             counts.waitCount++;
             admitted++;
-            let v: Visitor;
-            if (branding.clickToEnter) {
-              const until = now + branding.admitHoldSeconds * 1000;
-              v = {
-                ...base,
-                state: "admitted",
-                nextCheckAt: 0,
-                deadline: 0,
-                admittedAt: now,
-                until,
-              };
-              counts.holding++;
-            } else {
-              const enteredAt = Math.floor(now / 1000) * 1000;
-              const until = enteredAt + ctx.config.ACCESS_TOKEN_TTL_SECONDS * 1000;
-              v = {
-                ...base,
-                state: "entered",
-                nextCheckAt: 0,
-                deadline: 0,
-                admittedAt: now,
-                enteredAt,
-                until,
-              };
-              counts.entered++;
-            }
-            op.set(keys.visitor(q, v.id), v).set(keys.expiry(q, v.until!, v.id), v.state);
-            out.push(v);
+            const fresh: Visitor = {
+              id: p.id,
+              seq,
+              joinedAt: now,
+              state: "waiting",
+              nextCheckAt: 0,
+              deadline: 0,
+            };
+            const hold = now + branding.admitHoldSeconds * 1000;
+            const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+            out.push(grantSlot(op, q, fresh, counts, now, hold, ttl));
             continue;
           }
           counts.waiting++;
-          const view: QueueView = {
-            settings,
-            counts,
-            head: null,
-            gone: [],
-            goneSet: new Set(),
-            loadedAt: now,
-          };
           // The newcomer is last in line: its position is the waiting count.
-          const [nca, deadline, slot] = scheduleLast(ctx, q, view, seq);
+          const [nca, deadline, slot] = schedule(
+            ctx,
+            q,
+            { ...line, head: seq - counts.waiting + 1 },
+            seq,
+            "join",
+          );
           if (slot !== null) slots.push(slot);
-          const v: Visitor = { ...base, state: "waiting", nextCheckAt: nca, deadline };
+          const v: Visitor = {
+            id: p.id,
+            seq,
+            joinedAt: now,
+            state: "waiting",
+            nextCheckAt: nca,
+            deadline,
+          };
           putWaiting(op, q, v);
           out.push(v);
         }
@@ -209,12 +209,6 @@ export class JoinBatcher {
     if (committed) ctx.noteJoined(q, committed, firstWaiting?.seq ?? null);
     results.forEach((r, i) => r instanceof Error ? items[i].reject(r) : items[i].resolve(r));
   }
-}
-
-/** Schedules a newcomer whose position is the (already incremented) waiting count. */
-function scheduleLast(ctx: QueueContext, q: string, v: QueueView, seq: number) {
-  const position = v.counts.waiting;
-  return schedule(ctx, q, { ...v, head: seq - position + 1 }, seq, "join");
 }
 
 /** New visitor id: a sortable time prefix and 128 random bits, base64url. */

@@ -17,6 +17,26 @@ export function dropWaitingIndexes(op: Deno.AtomicOperation, q: string, v: Visit
     .delete(keys.deadline(q, v.deadline, v.id));
 }
 
+/** Takes a waiter out of the line (left or dropped): record, indexes, count, gone log. */
+export function removeWaiting(
+  op: Deno.AtomicOperation,
+  q: string,
+  v: Visitor,
+  c: Counts,
+  now: number,
+): void {
+  dropWaitingIndexes(op, q, v);
+  op.delete(keys.visitor(q, v.id));
+  logGone(op, q, v, now);
+  c.waiting--;
+}
+
+/** When an entry at `now` starts and ends: whole seconds, as the token's `iat` and `exp`. */
+export function tokenWindow(now: number, ttlSeconds: number): { enteredAt: number; until: number } {
+  const enteredAt = Math.floor(now / 1000) * 1000;
+  return { enteredAt, until: enteredAt + ttlSeconds * 1000 };
+}
+
 /** Logs a departure that was not from the head of the line, for exact positions. */
 export function logGone(op: Deno.AtomicOperation, q: string, v: Visitor, now: number): void {
   op.set(keys.gone(q, now, v.seq), 1);
@@ -48,18 +68,30 @@ export function admitWaiting(
   holdUntil: number,
   enterTtlSeconds?: number,
 ): Visitor {
-  if (v.state === "waiting") {
-    dropWaitingIndexes(op, q, v);
-    c.waiting--;
-    c.waitMsSum += now - v.joinedAt;
-    c.waitCount++;
-  }
+  dropWaitingIndexes(op, q, v);
+  c.waiting--;
+  c.waitMsSum += now - v.joinedAt;
+  c.waitCount++;
+  return grantSlot(op, q, v, c, now, holdUntil, enterTtlSeconds);
+}
+
+/**
+ * Gives a visitor a slot (from the line, or at once on join): admitted until `holdUntil`, or,
+ * with `enterTtlSeconds`, entered until its token expires.
+ */
+export function grantSlot(
+  op: Deno.AtomicOperation,
+  q: string,
+  v: Visitor,
+  c: Counts,
+  now: number,
+  holdUntil: number,
+  enterTtlSeconds?: number,
+): Visitor {
   c.admitted++;
   let next: Visitor;
   if (enterTtlSeconds !== undefined) {
-    const enteredAt = Math.floor(now / 1000) * 1000;
-    const until = enteredAt + enterTtlSeconds * 1000;
-    next = { ...v, state: "entered", admittedAt: now, enteredAt, until };
+    next = { ...v, state: "entered", admittedAt: now, ...tokenWindow(now, enterTtlSeconds) };
     c.entered++;
   } else {
     next = { ...v, state: "admitted", admittedAt: now, until: holdUntil };
@@ -78,8 +110,7 @@ export function enterAdmitted(
   now: number,
   ttlSeconds: number,
 ): Visitor {
-  const enteredAt = Math.floor(now / 1000) * 1000;
-  const until = enteredAt + ttlSeconds * 1000;
+  const { enteredAt, until } = tokenWindow(now, ttlSeconds);
   if (v.until !== undefined) op.delete(keys.expiry(q, v.until, v.id));
   const next: Visitor = { ...v, state: "entered", enteredAt, until };
   op.set(keys.visitor(q, v.id), next).set(keys.expiry(q, until, v.id), "entered");

@@ -8,14 +8,17 @@ export function admissionStart(s: QueueSettings, now: number): number | null {
   return s.opensAt !== null && s.opensAt > now ? s.opensAt : now;
 }
 
+/** What the lottery odds depend on: a queue's settings and counts. */
+type QueueState = Pick<QueueView, "settings" | "counts">;
+
 /** True when the lottery is decided by direct draws at the tick: the whole line gets in within a period. */
-export function lotteryDrawsAtTick(ctx: QueueContext, v: QueueView): boolean {
+export function lotteryDrawsAtTick(ctx: QueueContext, v: QueueState): boolean {
   const w = v.counts.waiting;
   return w <= 1000 || w <= ctx.lineRate(v) * periodSeconds(w);
 }
 
 /** Probability that a due check-in wins the lottery draw (also shown as `lotteryOdds`). */
-export function lotteryOdds(ctx: QueueContext, v: QueueView): number {
+export function lotteryOdds(ctx: QueueContext, v: QueueState): number {
   const w = Math.max(1, v.counts.waiting);
   if (lotteryDrawsAtTick(ctx, v)) return 1;
   const checkinsPerSecond = w / (ctx.periodMs(w) / 1000);

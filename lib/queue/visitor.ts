@@ -2,14 +2,21 @@ import { ConflictError, NotFoundError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
-import { bucketCap, type QueueContext, type QueueView, refill, wholeTokens } from "./context.ts";
+import {
+  bucketCap,
+  openSlots,
+  type QueueContext,
+  type QueueView,
+  refill,
+  wholeTokens,
+} from "./context.ts";
 import {
   admitWaiting,
   countTraffic,
-  dropWaitingIndexes,
   enterAdmitted,
   logGone,
   releaseSlot,
+  removeWaiting,
 } from "./records.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./slots.ts";
@@ -44,6 +51,15 @@ export function checkTicket(q: string, t: TicketClaims | null, visitorId?: strin
  */
 function lapsed(v: Visitor, now: number): boolean {
   return v.state !== "waiting" && (v.until ?? Infinity) <= now;
+}
+
+/** Reads a visitor that is still in the queue; 404 `not_in_queue` when it is gone or lapsed. */
+async function liveEntry(ctx: QueueContext, q: string, id: string) {
+  const entry = await ctx.kv.get<Visitor>(keys.visitor(q, id));
+  if (!entry.value || lapsed(entry.value, ctx.now())) {
+    throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
+  }
+  return entry as Deno.KvEntry<Visitor>;
 }
 
 /** Signs a ticket for a waiting or admitted visitor. */
@@ -122,19 +138,15 @@ export async function settle(
   why: "status" | "heartbeat" | "join",
 ): Promise<Outcome> {
   return await retryCommit(async () => {
-    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, id));
+    const entry = await liveEntry(ctx, q, id);
     const rec = entry.value;
-    if (!rec || lapsed(rec, ctx.now())) {
-      throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
-    }
     const v = await ctx.view(q);
     const branding = await ctx.branding();
     const now = ctx.now();
-    await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
     if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
     if (rec.state === "admitted") {
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
-      return await enterNow(ctx, q, entry as Deno.KvEntry<Visitor>);
+      return await enterNow(ctx, q, entry);
     }
     const due = now >= rec.nextCheckAt;
     if (why !== "heartbeat" && !due) {
@@ -144,7 +156,7 @@ export async function settle(
       };
     }
     if (why !== "heartbeat" && v.settings.mode === "lottery") {
-      const won = await drawLottery(ctx, q, entry as Deno.KvEntry<Visitor>, v);
+      const won = await drawLottery(ctx, q, entry, v);
       if (won === null) return null;
       if (won) return won;
     }
@@ -156,6 +168,7 @@ export async function settle(
       const deadline = livenessDeadline(now, ctx.periodMs(v.counts.waiting));
       next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
     } else {
+      await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
       const [nca, deadline, reserved] = schedule(ctx, q, v, rec.seq, "renew");
       next = { ...rec, nextCheckAt: nca, deadline };
       slot = reserved;
@@ -183,16 +196,11 @@ async function drawLottery(
   const now = ctx.now();
   if (lotteryDrawsAtTick(ctx, v) || !ctx.isOpen(v.settings, now)) return false;
   if (ctx.random.float() >= lotteryOdds(ctx, v)) return false;
-  const [{ counts, entry: ce }, { settings, entry: se }] = await Promise.all([
-    ctx.readCounts(q),
-    ctx.readSettingsEntry(q),
-  ]);
+  const { counts, entry: ce, settings, settingsEntry: se } = await ctx.readState(q);
   if (!settings || settings.mode !== "lottery" || !ctx.isOpen(settings, now)) return false;
   const rate = ctx.ratePerSecond(settings);
   refill(counts, rate, now, true, bucketCap(rate));
-  if (wholeTokens(counts) < 1 || settings.capacity - counts.holding - counts.entered < 1) {
-    return false;
-  }
+  if (wholeTokens(counts) < 1 || openSlots(settings, counts) < 1) return false;
   counts.tokens--;
   const branding = await ctx.branding();
   const op = ctx.kv.atomic().check(entry, ce, se);
@@ -239,16 +247,13 @@ export async function enter(
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
   return await retryCommit(async () => {
-    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    const entry = await liveEntry(ctx, q, t.sub);
     const rec = entry.value;
-    if (!rec || lapsed(rec, ctx.now())) {
-      throw new NotFoundError("not_in_queue", `visitor "${t.sub}" is not in queue "${q}"`);
-    }
     if (rec.state === "waiting") {
       throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
     }
     if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
-    return await enterNow(ctx, q, entry as Deno.KvEntry<Visitor>);
+    return await enterNow(ctx, q, entry);
   }, "enter");
 }
 
@@ -280,10 +285,7 @@ export async function leave(
     const { counts, entry: ce } = await ctx.readCounts(q);
     const op = ctx.kv.atomic().check(entry, ce);
     if (rec.state === "waiting") {
-      dropWaitingIndexes(op, q, rec);
-      op.delete(keys.visitor(q, rec.id));
-      logGone(op, q, rec, ctx.now());
-      counts.waiting--;
+      removeWaiting(op, q, rec, counts, ctx.now());
     } else {
       releaseSlot(op, q, rec, counts);
     }
