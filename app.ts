@@ -4,12 +4,15 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { Clock, Random } from "./lib/clock.ts";
 import type { Config } from "./lib/config.ts";
-import { AppError, errorBody } from "./lib/errors.ts";
+import { AppError, errorBody, RateLimitedError } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
+import { adminRoutes } from "./routes/admin/index.ts";
+import { costRoutes } from "./routes/cost.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
@@ -34,12 +37,22 @@ export interface EventSink {
   ): Promise<void>;
 }
 
+/** The bot-challenge gate of login, invite accept and recovery (SPEC 5 rule 3). */
+export interface ChallengeGate {
+  /** True once a challenge is configured (live, not pending). */
+  configured(): Promise<boolean>;
+  /** Passes while no challenge is configured; otherwise verifies `response` server-side. */
+  verify(response: string | undefined, ip: string): Promise<boolean>;
+}
+
 /** The services the routes share. */
 export interface Services extends AppDeps {
   engine: Engine;
   signer: Signer;
   events: EventSink;
+  /** True when the request carries a valid admin session (operator endpoints accept it). */
   isAdminSession(c: Context): Promise<boolean>;
+  challenge: ChallengeGate;
   // deno-lint-ignore no-explicit-any
   validationHook: (result: any, c: Context) => Response | void;
 }
@@ -67,6 +80,7 @@ function validationHook(result: any, c: Context): Response | void {
 /** Maps any thrown error to the envelope; never a stack trace on the wire. */
 export function onError(err: Error, c: Context): Response {
   if (err instanceof AppError) {
+    if (err instanceof RateLimitedError) c.header("Retry-After", String(err.retryAfterSeconds));
     return c.json(errorBody(err.code, err.message, err.details), err.status);
   }
   if (err instanceof HTTPException) {
@@ -102,6 +116,7 @@ export async function createApp(deps: AppDeps) {
     signer,
     events: { emit: () => Promise.resolve() },
     isAdminSession: () => Promise.resolve(false),
+    challenge: { configured: () => Promise.resolve(false), verify: () => Promise.resolve(true) },
     validationHook,
   };
 
@@ -125,6 +140,9 @@ export async function createApp(deps: AppDeps) {
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
   app.route("/", operatorRoutes(services));
+  app.route("/", adminRoutes(services));
+  app.route("/", pageRoutes(services));
+  app.route("/", costRoutes(services));
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorBearer", {
     type: "http",
     scheme: "bearer",
@@ -137,12 +155,13 @@ export async function createApp(deps: AppDeps) {
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
   /** What `Deno.serve` runs: `/status` on its fast path, everything else through Hono. */
-  const fetch = async (req: Request): Promise<Response> => {
+  const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (req.method === "GET" && STATUS_PATH.test(req.url)) {
       const res = await fastStatus(services, req);
       if (res) return res;
     }
-    return await app.fetch(req);
+    // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
+    return await app.fetch(req, info);
   };
   return { app, services, fetch };
 }

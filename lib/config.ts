@@ -31,6 +31,12 @@ const EnvSchema = z.object({
   ),
   WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
   WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
+  UPDATE_FEED_URL: z.url({ protocol: /^https?$/ }).default(
+    "https://api.github.com/repos/tollgate-dev/tollgate/releases/latest",
+  ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
@@ -65,6 +71,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...parseEnv({}),
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
+    /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
+    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
+    UPDATE_FEED_URL: z.url({ protocol: /^https?$/ }).default(
+      "https://api.github.com/repos/tollgate-dev/tollgate/releases/latest",
+    ),
     TOLLGATE_ENV: "test",
     ...overrides,
   };

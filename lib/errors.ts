@@ -25,9 +25,25 @@ export class UnauthorizedError extends AppError {
   }
 }
 
-/** 404 `unknown_queue` or `not_in_queue`. */
+/** 403 `forbidden` (or `geo_blocked`): authenticated but not allowed. */
+export class ForbiddenError extends AppError {
+  constructor(message: string, code: "forbidden" | "geo_blocked" = "forbidden") {
+    super(403, code, message);
+  }
+}
+
+/** 429 `rate_limited`; the route sets `Retry-After` from `details.retryAfterSeconds`. */
+export class RateLimitedError extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, "rate_limited", `too many attempts; try again in ${retryAfterSeconds} s`, {
+      retryAfterSeconds,
+    });
+  }
+}
+
+/** 404 `unknown_queue`, `not_in_queue` or `not_found`. */
 export class NotFoundError extends AppError {
-  constructor(code: "unknown_queue" | "not_in_queue", message: string) {
+  constructor(code: "unknown_queue" | "not_in_queue" | "not_found", message: string) {
     super(404, code, message);
   }
 }

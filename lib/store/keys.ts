@@ -34,4 +34,44 @@ export const keys = {
   trafficPrefix: (q: string) => ["t", q] as const,
   /** Service-wide branding record. */
   branding: () => ["settings", "branding"] as const,
+
+  // --- Administration (accounts, sessions, invites, audit) ---
+  /** Everything under this prefix is removed by a factory reset. */
+  adminPrefix: () => ["admin"] as const,
+  /** An admin user record by id. */
+  adminUser: (id: string) => ["admin", "user", id] as const,
+  adminUsers: () => ["admin", "user"] as const,
+  /** Unique index: lower-cased username -> user id. */
+  adminUsername: (name: string) => ["admin", "username", name] as const,
+  /** A session by the SHA-256 hash of its id (the raw id lives only in the cookie). */
+  adminSession: (hash: string) => ["admin", "session", hash] as const,
+  adminSessions: () => ["admin", "session"] as const,
+  /** A pending invite by id; `adminInviteToken` maps a token hash to that id. */
+  adminInvite: (id: string) => ["admin", "invite", id] as const,
+  adminInvites: () => ["admin", "invite"] as const,
+  adminInviteToken: (hash: string) => ["admin", "inviteToken", hash] as const,
+  /** Recovery phrase hash -> user id. */
+  adminRecovery: (hash: string) => ["admin", "recovery", hash] as const,
+  /** Set once the first admin has been claimed. */
+  adminClaimed: () => ["admin", "claimed"] as const,
+  /** Attempt counters for rate-limited public calls. */
+  rateLimit: (kind: string, subject: string, window: number) =>
+    ["ratelimit", kind, subject, window] as const,
+  /** Audit log entries, time-ordered. */
+  audit: (ms: number, id: string) => ["audit", ms, id] as const,
+  auditPrefix: () => ["audit"] as const,
+
+  // --- Service settings (reset clears all but branding) ---
+  /** Webhook settings (URL, events, sealed secret, depth threshold). */
+  webhooks: () => ["settings", "webhooks"] as const,
+  /** Whether the depth event fired for a queue and has not re-armed yet. */
+  depthArmed: (q: string) => ["webhookDepth", q] as const,
+  /** Origin proxy override (issue 5). */
+  origin: () => ["settings", "origin"] as const,
+  /** Edge link, bot challenge and pending setup (issue 6). */
+  edge: () => ["settings", "edge"] as const,
+  challenge: () => ["settings", "challenge"] as const,
+  setupPending: () => ["settings", "setup"] as const,
+  /** Cached answer of the release feed. */
+  updatesCache: () => ["cache", "updates"] as const,
 };
