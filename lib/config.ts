@@ -71,12 +71,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...parseEnv({}),
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
-    /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
-    PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-    /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
-    UPDATE_FEED_URL: z.url({ protocol: /^https?$/ }).default(
-      "https://api.github.com/repos/tollgate-dev/tollgate/releases/latest",
-    ),
     TOLLGATE_ENV: "test",
     ...overrides,
   };
