@@ -7,9 +7,11 @@ import type { Config } from "./lib/config.ts";
 import { AppError, errorBody, RateLimitedError } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { migrate } from "./lib/store/migrate.ts";
+import { createWebhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
+import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -58,6 +60,20 @@ export interface Services extends AppDeps {
 }
 
 const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
+const ADMIN_PATH = /^\/(admin|api\/admin)(\/|$)/;
+/** Strict CSP of the admin app and API: own scripts only (plus Turnstile's widget), no framing. */
+export const ADMIN_CSP = [
+  "default-src 'self'",
+  "script-src 'self' https://challenges.cloudflare.com",
+  "frame-src https://challenges.cloudflare.com",
+  "style-src 'self'",
+  "img-src 'self' data: https:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
 
 /** Largest request body accepted, in bytes (larger gets 413). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -110,15 +126,21 @@ export async function createApp(deps: AppDeps) {
   const signer = new Signer(deps.config.TOKEN_SECRET);
   const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
+  // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
+  const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
+  // The depth event is checked after each tick this instance ran, off the visitor's path.
+  engine.onTicked = (q, waiting) => void webhooks.checkDepth(q, waiting).catch(() => {});
   const services: Services = {
     ...deps,
     engine,
     signer,
-    events: { emit: () => Promise.resolve() },
+    events: webhooks,
     isAdminSession: () => Promise.resolve(false),
     challenge: { configured: () => Promise.resolve(false), verify: () => Promise.resolve(true) },
     validationHook,
   };
+
+  services.isAdminSession = sessionChecker(services);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
@@ -129,8 +151,10 @@ export async function createApp(deps: AppDeps) {
     await next();
     // Set on the response's headers directly: c.header() after next() copies the response.
     const h = c.res.headers;
-    for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+    // A route may tailor a header (the embeddable waiting page allows framing); others get ours.
+    for (const [k, v] of SECURITY_HEADERS) if (!h.has(k)) h.set(k, v);
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
+    if (ADMIN_PATH.test(c.req.path)) h.set("Content-Security-Policy", ADMIN_CSP);
   });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
   app.use(
@@ -147,6 +171,11 @@ export async function createApp(deps: AppDeps) {
     type: "http",
     scheme: "bearer",
     description: "TOKEN_SECRET",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminSession", {
+    type: "apiKey",
+    in: "cookie",
+    name: "tg_admin",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorHeader", {
     type: "apiKey",

@@ -1,7 +1,2 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Services } from "../app.ts";
-
-/** The visitor pages: /wait, /demo (issue 4 fills this in). */
-export function pageRoutes(s: Services) {
-  return new OpenAPIHono({ defaultHook: s.validationHook });
-}
+/** The visitor pages: /wait, /wait/enter, /demo and /static/ (built in routes/pages/). */
+export { pageRoutes } from "./pages/mod.tsx";

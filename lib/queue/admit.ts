@@ -1,4 +1,5 @@
 import { retryCommit } from "../store/commit.ts";
+import { pruneTraffic } from "../traffic.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
@@ -227,7 +228,11 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   }
   if (result.ran) {
     ctx.invalidate(q);
-    if (sec % 60 === 0) await compactGoneLog(ctx, q);
+    if (sec % 60 === 0) {
+      await compactGoneLog(ctx, q);
+      // KV `sum` cannot carry an expiry, so old traffic buckets are pruned here, once a minute.
+      await pruneTraffic(ctx.kv, q, ctx.now());
+    }
   }
   return result;
 }

@@ -1,12 +1,12 @@
 import type { Config } from "../config.ts";
 import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
+import { readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer } from "../tokens.ts";
 import {
   type Branding,
   type Counts,
-  DEFAULT_BRANDING,
   EMPTY_COUNTS,
   type QueueSettings,
   withDefaults,
@@ -206,8 +206,7 @@ export class QueueContext {
     if (this.#branding && now - this.#branding.at < 1000 && now >= this.#branding.at) {
       return this.#branding.value;
     }
-    const r = await this.kv.get<Partial<Branding>>(keys.branding());
-    const value = withDefaults(DEFAULT_BRANDING, r.value);
+    const value = await readBranding(this.kv);
     this.#branding = { value, at: now };
     return value;
   }

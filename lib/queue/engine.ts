@@ -85,9 +85,17 @@ export class Engine {
   }
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
-  tick(q: string): Promise<TickResult> {
-    return tick(this.ctx, q);
+  async tick(q: string): Promise<TickResult> {
+    const out = await tick(this.ctx, q);
+    if (out.ran && this.onTicked) {
+      // Observers (the depth webhook) run after the tick, never inside it.
+      this.ctx.readCounts(q).then((r) => this.onTicked?.(q, r.counts.waiting)).catch(() => {});
+    }
+    return out;
   }
+
+  /** Called after each tick this instance ran, with the queue's waiting count. */
+  onTicked?: (q: string, waiting: number) => void;
 
   /** Ticks every queue once. */
   async tickAll(): Promise<void> {
@@ -114,6 +122,11 @@ export class Engine {
   async admit(q: string, count: number): Promise<number> {
     await this.ctx.view(q);
     return await forceAdmit(this.ctx, q, count);
+  }
+
+  /** The settings of `q` (cached for at most a second; 404 `unknown_queue` when missing). */
+  async settings(q: string): Promise<QueueSettings> {
+    return (await this.ctx.view(q)).settings;
   }
 
   /** Changes settings of `q` with a checked write; `f` may throw to refuse. */

@@ -66,6 +66,7 @@ export const keys = {
   webhooks: () => ["settings", "webhooks"] as const,
   /** Whether the depth event fired for a queue and has not re-armed yet. */
   depthArmed: (q: string) => ["webhookDepth", q] as const,
+  depthArmedPrefix: () => ["webhookDepth"] as const,
   /** Origin proxy override (issue 5). */
   origin: () => ["settings", "origin"] as const,
   /** Edge link, bot challenge and pending setup (issue 6). */

@@ -1,8 +1,14 @@
-// PLACEHOLDER: replaced by the accounts work.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
+import { authRoutes } from "./accounts_auth.ts";
+import { passwordRoutes } from "./accounts_password.ts";
+import { teamRoutes } from "./team.ts";
 
 /** Accounts, sessions, team and invites under /api/admin. */
 export function accountRoutes(s: Services) {
-  return new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  app.route("/", authRoutes(s));
+  app.route("/", passwordRoutes(s));
+  app.route("/", teamRoutes(s));
+  return app;
 }

@@ -1,7 +1,13 @@
-// PLACEHOLDER CONTRACT: replaced by the accounts work. Keep these exports and signatures.
 import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
-import { UnauthorizedError } from "../../lib/errors.ts";
+import { writeAudit } from "../../lib/admin/audit.ts";
+import { readSession, SESSION_ABSOLUTE_MS, type SessionRecord } from "../../lib/admin/sessions.ts";
+import { TOS_VERSION } from "../../lib/admin/tos.ts";
+import { type AdminUser, getUser } from "../../lib/admin/users.ts";
+import { clientIp } from "../../lib/client_ip.ts";
+import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
+import { isSecureRequest } from "../status_fast.ts";
 
 /** The signed-in admin, set as `c.get("admin")` by `adminSession()`. */
 export interface AdminIdentity {
@@ -12,30 +18,110 @@ export interface AdminIdentity {
 /** Hono env of routes behind `adminSession()`. */
 export type AdminEnv = { Variables: { admin: AdminIdentity } };
 
+/** Name of the admin session cookie (SPEC 2.3). */
+export const ADMIN_COOKIE = "tg_admin";
+
+/** A valid session and its admin, as found from the request's cookie. */
+export interface CurrentSession {
+  hash: string;
+  record: SessionRecord;
+  user: AdminUser;
+}
+
+/** The request's session and admin, or null (no cookie, unknown, expired, or admin removed). */
+export async function currentSession(s: Services, c: Context): Promise<CurrentSession | null> {
+  const found = await readSession(s, getCookie(c, ADMIN_COOKIE));
+  if (!found) return null;
+  const user = await getUser(s.kv, found.record.userId);
+  return user.value ? { ...found, user: user.value } : null;
+}
+
+/** The origin admin writes must come from: `PUBLIC_URL`'s when set, else the request's own. */
+export function expectedOrigin(s: Services, c: Context): string {
+  return new URL(s.config.PUBLIC_URL ?? c.req.url).origin;
+}
+
+/** CSRF half two (SameSite=Strict is half one): a write must carry this service's `Origin`. */
+function originOk(s: Services, c: Context): boolean {
+  const m = c.req.method;
+  if (m === "GET" || m === "HEAD" || m === "OPTIONS") return true;
+  return c.req.header("origin") === expectedOrigin(s, c);
+}
+
+function secure(s: Services, c: Context): boolean {
+  return isSecureRequest(c.req.url, c.req.header("x-forwarded-proto")) ||
+    (s.config.PUBLIC_URL?.startsWith("https:") ?? false);
+}
+
+/** Sets `tg_admin` (HttpOnly, Path=/, SameSite=Strict, Secure over HTTPS). */
+export function setSessionCookie(s: Services, c: Context, sessionId: string): void {
+  setCookie(c, ADMIN_COOKIE, sessionId, {
+    httpOnly: true,
+    path: "/",
+    sameSite: "Strict",
+    secure: secure(s, c),
+    maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
+  });
+}
+
+/** Clears `tg_admin`. */
+export function clearSessionCookie(s: Services, c: Context): void {
+  deleteCookie(c, ADMIN_COOKIE, { path: "/", secure: secure(s, c), sameSite: "Strict" });
+}
+
 /**
  * Requires a valid `tg_admin` session (401 `unauthorized`), an accepted current ToS unless
  * `allowStaleTos` (403 `forbidden`), and on writes an Origin of this service (403 `forbidden`).
  */
 export function adminSession(
-  _s: Services,
-  _opts: { allowStaleTos?: boolean } = {},
+  s: Services,
+  opts: { allowStaleTos?: boolean } = {},
 ): MiddlewareHandler<AdminEnv> {
-  return () => {
-    throw new UnauthorizedError("admin session required");
+  return async (c, next) => {
+    const cur = await currentSession(s, c);
+    if (!cur) throw new UnauthorizedError("admin session required (sign in again)");
+    if (!originOk(s, c)) {
+      throw new ForbiddenError(
+        `admin writes must come from ${expectedOrigin(s, c)} (Origin header missing or foreign)`,
+      );
+    }
+    if (!opts.allowStaleTos && cur.user.acceptedTosVersion !== TOS_VERSION) {
+      throw new AppError(
+        403,
+        "forbidden",
+        `accept the current terms of service (${TOS_VERSION}) first`,
+        { tosVersion: TOS_VERSION, needsTos: true },
+      );
+    }
+    c.set("admin", { id: cur.user.id, username: cur.user.username });
+    await next();
   };
 }
 
-/** True when the request carries a valid admin session (for the operator endpoints). */
-export function sessionChecker(_s: Services): (c: Context) => Promise<boolean> {
-  return () => Promise.resolve(false);
+/**
+ * True when the request carries a valid admin session (for the operator endpoints): the same
+ * checks as `adminSession()` (ToS current, own Origin on writes), answered as a boolean.
+ */
+export function sessionChecker(s: Services): (c: Context) => Promise<boolean> {
+  return async (c) => {
+    if (!getCookie(c, ADMIN_COOKIE)) return false;
+    const cur = await currentSession(s, c);
+    return !!cur && cur.user.acceptedTosVersion === TOS_VERSION && originOk(s, c);
+  };
 }
 
 /** Writes an audit entry: who (the session's admin or "bearer"), what, when, from where. */
-export function audit(
-  _s: Services,
-  _c: Context,
-  _action: string,
-  _detail: Record<string, unknown> = {},
+export async function audit(
+  s: Services,
+  c: Context,
+  action: string,
+  detail: Record<string, unknown> = {},
 ): Promise<void> {
-  return Promise.resolve();
+  const admin = c.get("admin") as AdminIdentity | undefined;
+  await writeAudit(s.kv, s.clock, {
+    actor: admin?.username ?? "bearer",
+    action,
+    ip: clientIp(c, s.config),
+    detail,
+  });
 }

@@ -1,7 +1,255 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
+import { BadRequestError } from "../../lib/errors.ts";
+import type { QueueSettings } from "../../lib/queue/types.ts";
+import { errors, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import { type AdminEnv, adminSession, audit } from "./session.ts";
 
-/** Queue settings, branding, state, metrics, pass and reset under /api/admin. */
+/** The queue an admin write means: the named one, else `default`, else the only queue. */
+export async function pickQueue(s: Services, queue?: string): Promise<string> {
+  if (queue) return queue;
+  const names = await s.engine.queueNames();
+  if (names.includes("default")) return "default";
+  if (names.length === 1) return names[0];
+  throw new BadRequestError("queue: name the queue (there is no default queue)", {
+    fields: [{ path: "queue", message: "required when there is no default queue" }],
+  });
+}
+
+export const adminSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
+export const adminErrors = {
+  400: errors[400],
+  401: errors[401],
+  403: {
+    description: "stale ToS, or a write from a foreign Origin (`forbidden`)",
+    content: errors[401].content,
+  },
+  404: errors[404],
+};
+
+const QueueSettingsView = z.object({
+  queue: z.string(),
+  mode: z.enum(["queue", "lottery"]),
+  paused: z.boolean(),
+  opensAt: z.number().int().nullable(),
+  admitPerSecond: z.number().nullable().openapi({ description: "override; null = default" }),
+  defaultAdmitPerSecond: z.number(),
+  capacity: z.number().int(),
+  maxWaitingVisitors: z.number().int(),
+}).openapi("AdminQueueSettings");
+
+/** The operator-facing view of a queue's settings record. */
+export function settingsView(s: Services, q: QueueSettings) {
+  return {
+    queue: q.name,
+    mode: q.mode,
+    paused: q.paused,
+    opensAt: q.opensAt,
+    admitPerSecond: q.admitPerSecond,
+    defaultAdmitPerSecond: s.config.ADMIT_PER_SECOND,
+    capacity: q.capacity,
+    maxWaitingVisitors: q.maxWaitingVisitors,
+  };
+}
+
+const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
+
+function write<T extends z.ZodType>(
+  method: "post" | "put",
+  path: string,
+  summary: string,
+  body: T,
+) {
+  return createRoute({
+    method,
+    path,
+    summary,
+    security: adminSecurity,
+    request: { body: jsonBody(body) },
+    responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+  });
+}
+
+const modeRoute = write(
+  "post",
+  "/api/admin/mode",
+  "Switch admission mode",
+  z.object({ queue: OptQueue, mode: z.enum(["queue", "lottery"]) }),
+);
+const scheduleRoute = write(
+  "put",
+  "/api/admin/schedule",
+  "Set the opening time (unix ms UTC) or null for open now",
+  z.object({
+    queue: OptQueue,
+    opensAt: z.number().int().min(0).max(8_640_000_000_000_000).nullable(),
+  }),
+);
+const pauseRoute = write(
+  "post",
+  "/api/admin/pause",
+  "Silent pause or resume (emits the `pause` webhook)",
+  z.object({ queue: OptQueue, paused: z.boolean() }),
+);
+const rateRoute = write(
+  "put",
+  "/api/admin/rate",
+  "Override the admission rate (admits per second)",
+  z.object({ queue: OptQueue, admitPerSecond: z.number().min(0.1).max(100000) }),
+);
+const capacityRoute = write(
+  "put",
+  "/api/admin/capacity",
+  "Set concurrent capacity (entered + holding)",
+  z.object({ queue: OptQueue, capacity: z.number().int().min(1).max(10_000_000) }),
+);
+const rateClearRoute = createRoute({
+  method: "delete",
+  path: "/api/admin/rate",
+  summary: "Clear the rate override (falls back to ADMIT_PER_SECOND)",
+  security: adminSecurity,
+  request: { query: z.object({ queue: OptQueue }) },
+  responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+});
+
+const LimitsView = z.object({ queue: z.string(), maxWaitingVisitors: z.number().int() })
+  .openapi("QueueLimits");
+const limitsGetRoute = createRoute({
+  method: "get",
+  path: "/api/admin/queue-limits",
+  summary: "Read the waiting-row cap",
+  security: adminSecurity,
+  request: { query: z.object({ queue: OptQueue }) },
+  responses: { 200: jsonOk(LimitsView, "the cap"), ...adminErrors },
+});
+const limitsPutRoute = createRoute({
+  method: "put",
+  path: "/api/admin/queue-limits",
+  summary: "Set the waiting-row cap (needs the current value and confirmChanges: true)",
+  security: adminSecurity,
+  request: {
+    body: jsonBody(z.object({
+      queue: OptQueue,
+      maxWaitingVisitors: z.number().int().min(1).max(50_000_000),
+      previousMaxWaitingVisitors: z.number().int(),
+      confirmChanges: z.literal(true, { error: "confirmChanges must be true" }),
+    })),
+  },
+  responses: {
+    200: jsonOk(LimitsView, "the new cap"),
+    ...adminErrors,
+    409: { description: "stale previous value (`conflict`)", content: errors[409].content },
+  },
+});
+
+const queuesGetRoute = createRoute({
+  method: "get",
+  path: "/api/admin/queues",
+  summary: "List queues with their settings",
+  security: adminSecurity,
+  responses: {
+    200: jsonOk(z.object({ queues: z.array(QueueSettingsView) }), "queues"),
+    ...adminErrors,
+  },
+});
+const queuesPostRoute = createRoute({
+  method: "post",
+  path: "/api/admin/queues",
+  summary: "Create a queue (idempotent) and set its mode",
+  security: adminSecurity,
+  request: {
+    body: jsonBody(z.object({ name: QueueName, mode: z.enum(["queue", "lottery"]).optional() })),
+  },
+  responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+});
+
+/** Per-queue admission settings of SPEC 4.3 behind the admin session. */
 export function settingsRoutes(s: Services) {
-  return new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const session = adminSession(s);
+  for (
+    const p of [
+      "/api/admin/mode",
+      "/api/admin/schedule",
+      "/api/admin/pause",
+      "/api/admin/rate",
+      "/api/admin/capacity",
+      "/api/admin/queue-limits",
+      "/api/admin/queues",
+    ]
+  ) app.use(p, session);
+
+  app.openapi(modeRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setMode(q, b.mode);
+    await audit(s, c, "queue.mode", { queue: q, mode: b.mode });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(scheduleRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setOpensAt(q, b.opensAt);
+    await audit(s, c, "queue.schedule", { queue: q, opensAt: b.opensAt });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(pauseRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setPaused(q, b.paused);
+    await audit(s, c, "queue.pause", { queue: q, paused: b.paused });
+    await s.events.emit("pause", q, { paused: out.paused });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(rateRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setRate(q, b.admitPerSecond);
+    await audit(s, c, "queue.rate", { queue: q, admitPerSecond: b.admitPerSecond });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(rateClearRoute, async (c) => {
+    const q = await pickQueue(s, c.req.valid("query").queue);
+    const out = await s.engine.setRate(q, null);
+    await audit(s, c, "queue.rate.clear", { queue: q });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(capacityRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setCapacity(q, b.capacity);
+    await audit(s, c, "queue.capacity", { queue: q, capacity: b.capacity });
+    return c.json(settingsView(s, out), 200);
+  });
+  app.openapi(limitsGetRoute, async (c) => {
+    const q = await pickQueue(s, c.req.valid("query").queue);
+    const m = await s.engine.settings(q);
+    return c.json({ queue: q, maxWaitingVisitors: m.maxWaitingVisitors }, 200);
+  });
+  app.openapi(limitsPutRoute, async (c) => {
+    const b = c.req.valid("json");
+    const q = await pickQueue(s, b.queue);
+    const out = await s.engine.setMaxWaiting(q, b.maxWaitingVisitors, b.previousMaxWaitingVisitors);
+    await audit(s, c, "queue.limits", {
+      queue: q,
+      maxWaitingVisitors: b.maxWaitingVisitors,
+      previousMaxWaitingVisitors: b.previousMaxWaitingVisitors,
+    });
+    return c.json({ queue: q, maxWaitingVisitors: out.maxWaitingVisitors }, 200);
+  });
+  app.openapi(queuesGetRoute, async (c) => {
+    const queues = [];
+    for (const q of await s.engine.queueNames()) {
+      queues.push(settingsView(s, await s.engine.settings(q)));
+    }
+    return c.json({ queues }, 200);
+  });
+  app.openapi(queuesPostRoute, async (c) => {
+    const b = c.req.valid("json");
+    await s.engine.ensureQueues([b.name]);
+    const out = b.mode ? await s.engine.setMode(b.name, b.mode) : await s.engine.settings(b.name);
+    await audit(s, c, "queue.create", { queue: b.name, mode: out.mode });
+    return c.json(settingsView(s, out), 200);
+  });
+  return app;
 }

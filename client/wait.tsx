@@ -1,0 +1,13 @@
+/// <reference lib="dom" />
+/** Browser entry of /wait: hydrates the waiting-room island from the props the server embedded. */
+import { hydrate } from "preact";
+import { WaitRoom, type WaitRoomProps } from "../islands/WaitRoom.tsx";
+
+const data = document.getElementById("tg-props");
+const root = document.getElementById("tg-wait");
+if (data && root) {
+  const props: WaitRoomProps = JSON.parse(data.textContent ?? "{}");
+  hydrate(<WaitRoom {...props} />, root);
+  // Marks the page as live (tests and styles can tell a hydrated page from a no-JS one).
+  root.dataset.live = "1";
+}

@@ -1,0 +1,60 @@
+import type { ComponentChildren } from "preact";
+
+/** Props of the page shell. */
+export interface DocumentProps {
+  title: string;
+  /** Hashed stylesheet URL (absent when the assets are not built). */
+  styleHref?: string;
+  /** Inline theme CSS; its hash goes into the page's CSP. */
+  themeCss?: string;
+  /** Hashed island bundle URL. */
+  scriptSrc?: string;
+  /** Island props as JSON, already escaped for a <script> data block. */
+  propsJson?: string;
+  /** No-JS refresh: seconds and URL; `refreshAlways` also refreshes with JS on. */
+  refresh?: { seconds: number; url: string; always?: boolean };
+  /** Compact layout for an iframe: no header or footer. */
+  embed?: boolean;
+  children: ComponentChildren;
+}
+
+/** The HTML shell of every visitor page: head, theme, optional island, light/dark, phone-ready. */
+export function Document(p: DocumentProps) {
+  const refresh = p.refresh && (
+    <meta http-equiv="refresh" content={`${p.refresh.seconds}; url=${p.refresh.url}`} />
+  );
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="robots" content="noindex" />
+        <link rel="icon" href="data:," />
+        <title>{p.title}</title>
+        {p.styleHref && <link rel="stylesheet" href={p.styleHref} />}
+        {p.themeCss && <style dangerouslySetInnerHTML={{ __html: p.themeCss }} />}
+        {
+          // With JS the island follows the timeslots itself; the refresh is for no-JS visitors.
+          refresh && (p.refresh!.always ? refresh : <noscript>{refresh}</noscript>)
+        }
+        {p.scriptSrc && <script type="module" src={p.scriptSrc} />}
+      </head>
+      <body class={p.embed ? "embed" : undefined}>
+        <main id="main">{p.children}</main>
+        {!p.embed && (
+          <footer>
+            Waiting room by Tollgate · <a href="/demo">How it works</a>
+          </footer>
+        )}
+        {p.propsJson && (
+          <script
+            type="application/json"
+            id="tg-props"
+            dangerouslySetInnerHTML={{ __html: p.propsJson }}
+          />
+        )}
+      </body>
+    </html>
+  );
+}

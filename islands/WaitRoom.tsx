@@ -1,0 +1,206 @@
+/// <reference lib="dom" />
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { VisitorView } from "../lib/queue/types.ts";
+import { countdown, percent, placeText, progressShare, waitWords } from "../client/format.ts";
+import { followTimeslots, notifyTurn } from "../client/timeslots.ts";
+
+/** Props of the waiting-room island: plain data, serialized into the page by the server. */
+export interface WaitRoomProps {
+  queue: string;
+  /** The visitor view from the engine, without the access token. */
+  view: VisitorView;
+  /** Server time of the render (unix ms), to correct the browser's clock. */
+  serverNow: number;
+  /** Position at first sight, for the progress bar (queue mode). */
+  start: number | null;
+  /** Where an admitted visitor goes (SPEC 3.3). */
+  destination: string;
+  /** The accepted `?return=` path ("" when none), posted back by the no-JS enter form. */
+  returnPath: string;
+  embed: boolean;
+  title: string;
+}
+
+/** Local outcomes the server view does not carry. */
+type Local = "expired" | "full" | "closed" | null;
+
+/** Sends the browser on: the whole window when embedded (a link remains if that is refused). */
+function navigate(url: string, embed: boolean): void {
+  if (embed && globalThis.top && globalThis.top !== globalThis.self) {
+    try {
+      globalThis.top.location.href = new URL(url, location.href).href;
+      return;
+    } catch { /* cross-origin without a click: the "Continue" link stays */ }
+    return;
+  }
+  location.assign(url);
+}
+
+/** The live part of /wait: follows the server's timeslots and moves on at admission. */
+export function WaitRoom(p: WaitRoomProps) {
+  const [view, setView] = useState(p.view);
+  const [start, setStart] = useState(p.start);
+  const [local, setLocal] = useState<Local>(null);
+  const [now, setNow] = useState(p.serverNow);
+  const [canNotify, setCanNotify] = useState<"no" | "ask" | "on">("no");
+  const offset = useRef(p.serverNow - Date.now());
+
+  useEffect(() => {
+    if (typeof Notification !== "undefined") {
+      setCanNotify(Notification.permission === "default" ? "ask" : "no");
+    }
+    return followTimeslots({
+      queue: p.queue,
+      view: p.view,
+      offset,
+      onView: (v, rejoined) => {
+        if (rejoined) setStart(v.position ?? null);
+        setLocal(null);
+        setView(v);
+      },
+      onGone: (why) => setLocal(why),
+    });
+  }, []);
+
+  const admitted = view.status === "admitted" && !local;
+  const holding = admitted && view.entered === false;
+  useEffect(() => {
+    if (!admitted) return;
+    document.title = `✅ It's your turn — ${p.title}`;
+    if (document.hidden) notifyTurn(p.title);
+    if (holding) {
+      // Only the countdown ticks each second; nothing is fetched on this timer.
+      const t = setInterval(() => setNow(Date.now() + offset.current), 1000);
+      return () => clearInterval(t);
+    }
+    // Entered: go on now, or as soon as the visitor looks at the tab again.
+    if (!document.hidden) return navigate(p.destination, p.embed);
+    const onVisible = () => !document.hidden && navigate(p.destination, p.embed);
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  }, [admitted, holding]);
+
+  const left = (view.enterBy ?? 0) - now;
+  useEffect(() => {
+    if (holding && view.enterBy && left <= 0) setLocal("expired");
+  }, [holding, left]);
+
+  async function enter(e: Event) {
+    e.preventDefault();
+    const res = await fetch("/enter", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ queue: p.queue, visitorId: view.visitorId }),
+    }).catch(() => null);
+    if (res?.ok) return navigate(p.destination, p.embed);
+    if (res?.status === 404) return setLocal("expired");
+    (e.target as HTMLFormElement).submit();
+  }
+
+  async function askNotify() {
+    const got = await Notification.requestPermission();
+    setCanNotify(got === "granted" ? "on" : "no");
+  }
+
+  const top = p.embed ? "_top" : undefined;
+  const again = `/wait?queue=${encodeURIComponent(p.queue)}${
+    p.returnPath ? `&return=${encodeURIComponent(p.returnPath)}` : ""
+  }${p.embed ? "&embed=1" : ""}`;
+
+  if (local === "expired") {
+    return (
+      <div class="panel">
+        <p class="live" role="status">
+          Your turn has passed: the place was held for you, but not entered in time.
+        </p>
+        <p>
+          <a class="button" href={again}>Join the line again</a>
+        </p>
+      </div>
+    );
+  }
+  if (local === "full" || local === "closed") {
+    return (
+      <div class="panel">
+        <p class="live" role="status">
+          {local === "full"
+            ? "The waiting room is full right now. This page tries again by itself in a moment."
+            : "This waiting room is not available."}
+        </p>
+      </div>
+    );
+  }
+  if (holding) {
+    return (
+      <div class="panel">
+        <p class="turn live" role="status">It's your turn!</p>
+        <form method="post" action="/wait/enter" target={top} onSubmit={enter}>
+          <input type="hidden" name="queue" value={p.queue} />
+          <input type="hidden" name="return" value={p.returnPath} />
+          <button type="submit" class="button">Enter now</button>
+        </form>
+        <p class="hint">
+          Your place is held for <span class="countdown">{countdown(left)}</span>.
+        </p>
+      </div>
+    );
+  }
+  if (admitted) {
+    return (
+      <div class="panel">
+        <p class="turn live" role="status">It's your turn! Taking you in…</p>
+        <p>
+          <a class="button" href={p.destination} target={top}>Continue</a>
+        </p>
+      </div>
+    );
+  }
+
+  const lottery = view.admissionMode === "lottery";
+  const position = view.position ?? 1;
+  const share = start ? Math.round(progressShare(start, position) * 100) : 0;
+  return (
+    <div class="panel">
+      {lottery
+        ? (
+          <>
+            <p class="label">How you get in</p>
+            <p class="lottery">
+              A random draw decides who goes in next. Everyone waiting has the same chance, whenever
+              they arrived.
+            </p>
+            {view.lotteryOdds !== undefined && (
+              <p class="odds">
+                {view.waiting} waiting · your chance at the next draw:{" "}
+                <strong>{percent(view.lotteryOdds)}</strong>
+              </p>
+            )}
+            <progress aria-label="Waiting for the draw" />
+          </>
+        )
+        : (
+          <>
+            <p class="label">Your place in line</p>
+            <p class="place">{placeText(position, view.waiting)}</p>
+            <progress max={100} value={share} aria-label="Progress through the line">
+              {share}%
+            </progress>
+          </>
+        )}
+      <p class="eta">
+        Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+      </p>
+      <p class="live" role="status" aria-live="polite">
+        {lottery
+          ? "You are in the draw. This page checks for you and moves on by itself."
+          : `You are number ${position}${
+            view.waiting !== undefined ? ` of ${view.waiting}` : ""
+          } in line. This page checks for you and moves on by itself.`}
+      </p>
+      {canNotify === "ask" && (
+        <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
+      )}
+      {canNotify === "on" && <p class="hint">We'll notify you when it's your turn.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { retryCommit } from "./store/commit.ts";
+import { keys } from "./store/keys.ts";
+import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
+
+/** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
+export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+/** A same-origin relative path: starts with `/`, not `//`, no backslash, no control characters. */
+export function isSameOriginPath(v: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return /^\/(?![/\\])/.test(v) && !/[\\\u0000-\u001f\u007f]/.test(v);
+}
+
+const httpsUrl = (v: string) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === "https:" && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+};
+const linkOrEmpty = (what: string) =>
+  z.string().max(2048).refine((v) => v === "" || isSameOriginPath(v) || httpsUrl(v), {
+    message: `${what} must be empty, a same-origin path (/...) or an https:// URL`,
+  });
+const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
+
+/** A branding write: every field optional, left-out fields keep their stored value. */
+export const BrandingInput = z.object({
+  title: z.string().trim().max(120),
+  message: z.string().trim().max(2000),
+  logoUrl: linkOrEmpty("logoUrl"),
+  primaryColor: color,
+  backgroundColor: color,
+  showWaitingCount: z.boolean(),
+  clickToEnter: z.boolean(),
+  admitHoldSeconds: z.number().int().min(10).max(3600),
+  redirectUrl: linkOrEmpty("redirectUrl"),
+}).partial().strict();
+
+/** The stored branding merged softly with the defaults (SPEC 9.4). */
+export async function readBranding(kv: Deno.Kv): Promise<Branding> {
+  return withDefaults(DEFAULT_BRANDING, (await kv.get<Partial<Branding>>(keys.branding())).value);
+}
+
+/** Applies a validated partial write with a checked commit; returns the saved record. */
+export function saveBranding(kv: Deno.Kv, patch: Partial<Branding>): Promise<Branding> {
+  return retryCommit(async () => {
+    const cur = await kv.get<Partial<Branding>>(keys.branding());
+    const next = { ...withDefaults(DEFAULT_BRANDING, cur.value), ...patch };
+    const ok = (await kv.atomic().check(cur).set(keys.branding(), next).commit()).ok;
+    return ok ? next : null;
+  }, "save branding");
+}

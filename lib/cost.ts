@@ -1,0 +1,328 @@
+/**
+ * The cost calculator (SPEC 4.1, 8): requests, KV reads and writes and the monthly Deno Deploy
+ * bill of one sale, for adaptive timeslots and for fixed polling side by side. Pure functions;
+ * every KV figure below is counted from what lib/queue/*.ts really does per operation.
+ */
+import { periodSeconds, STATUS_BUDGET_PER_SECOND } from "./queue/timeslot.ts";
+
+/** How waiting visitors learn of their admission. */
+export type PollingMode = "adaptive" | "fixed";
+/** The polling modes, for validation. */
+export const POLLING_MODES = ["adaptive", "fixed"] as const;
+
+/** The calculator's inputs, defaults filled in. */
+export interface CostInputs {
+  visitors: number;
+  averageWaitSeconds: number;
+  pollingMode: PollingMode;
+  pollIntervalSeconds: number;
+  heartbeatIntervalSeconds: number;
+}
+
+/** Sane bounds (inclusive) of each input; outside them the estimate means nothing. */
+export const COST_LIMITS = {
+  visitors: [1, 100_000_000],
+  averageWaitSeconds: [1, 604_800],
+  pollIntervalSeconds: [1, 1_000_000],
+  heartbeatIntervalSeconds: [0, 3_600],
+} as const;
+/** Longest fixed interval the service accepts (`WAITING_ROOM_POLL_INTERVAL_MS` is at most 1 h). */
+export const FIXED_MAX_POLL_SECONDS = 3_600;
+const FIXED_POLL_SECONDS = 15;
+const FIXED_HEARTBEAT_SECONDS = 30;
+
+/**
+ * Deno Deploy prices used for the monthly cost. ASSUMPTION: the classic Deno Deploy Pro plan as
+ * published on deno.com/deploy/pricing in 2024, written from memory (this code cannot browse);
+ * Deno has changed its plans since. Check deno.com/deploy/pricing and edit this one constant.
+ */
+export const DEPLOY_PRICING = {
+  plan: "Deno Deploy Pro",
+  asOf: "2024",
+  source: "https://deno.com/deploy/pricing",
+  assumption: true,
+  baseUsdPerMonth: 20,
+  requests: { includedPerMonth: 5_000_000, usdPerMillion: 2 },
+  /** A read unit is up to 4 KiB read from one key; every record here is far smaller. */
+  kvReadUnits: { includedPerMonth: 1_300_000, usdPerMillion: 1, bytesPerUnit: 4096 },
+  /** A write unit is up to 1 KiB written to one key (set, delete or sum). */
+  kvWriteUnits: { includedPerMonth: 900_000, usdPerMillion: 2.5, bytesPerUnit: 1024 },
+} as const;
+
+/** Joins per group commit assumed under sale load (a commit holds up to 250). */
+export const JOINS_PER_COMMIT = 10;
+/** Seconds ahead the check-in ledger is read (lib/queue/slots.ts HORIZON_SECONDS). */
+const LEDGER_HORIZON_SECONDS = 4 * 3600;
+
+/** What each KV term is, read off lib/queue/*.ts (one read unit per key read, one write unit per key set, deleted or summed). */
+const WHY = {
+  joins:
+    "POST /join, per visitor: its record, its arrival-order index entry and its liveness-deadline index entry, all in the group commit",
+  heartbeat:
+    "POST /heartbeat: read the visitor; write its record and move its liveness-deadline index entry (delete + set)",
+  admission:
+    "the admission tick, per admitted visitor: read its arrival-order entry and its record; delete both index entries, write the record and an expiry index entry",
+  entry:
+    "the status at which a visitor learns of its admission (its last check-in): read the visitor and the counts; write the record, the counts and move the expiry entry (delete + set)",
+  release:
+    "the tick frees the slot when the access token expires: read the expiry entry and the record; delete both",
+  background:
+    "each second while the line exists, per instance (one assumed): the cached queue view (settings, counts, head of line, departures, branding) and the admission tick (counts, settings; writes counts and traffic)",
+  adaptive: {
+    commit:
+      `per group commit (assumed ${JOINS_PER_COMMIT} joins each under sale load; up to 250 fit): read the counts and settings; write the counts, the traffic counter and the check-in ledger sum`,
+    checkIn:
+      "a due status while still waiting: read the visitor; write its record, move its liveness-deadline index entry (delete + set) and sum its next second into the check-in ledger. A status before its timeslot is answered from memory (0 reads, 0 writes); the built-in page never sends one",
+    ledger:
+      "each instance re-reads the check-in ledger once a second: one entry per booked second ahead, about ceil(waiting / 750) of them, half the peak on average as the line drains",
+  },
+  fixed: {
+    commit:
+      `per group commit (assumed ${JOINS_PER_COMMIT} joins each under sale load; up to 250 fit): read the counts and settings; write the counts and the traffic counter (fixed polling books no ledger seconds)`,
+    checkIn:
+      "a due status while still waiting: read the visitor; write its record and move its liveness-deadline index entry (delete + set). Every fixed poll is due: each one sets the next timeslot one interval ahead",
+    ledger: "the once-a-second ledger read finds nothing with fixed polling (one unit assumed)",
+  },
+};
+
+/** The SPEC 4.1 default of `pollIntervalSeconds`: adaptive max(5, ceil(visitors/750)), fixed 15. */
+export function defaultPollIntervalSeconds(mode: PollingMode, visitors: number): number {
+  return mode === "adaptive" ? periodSeconds(visitors) : FIXED_POLL_SECONDS;
+}
+
+/** The SPEC 4.1 default of `heartbeatIntervalSeconds`: adaptive 0 (unused), fixed 30. */
+export function defaultHeartbeatIntervalSeconds(mode: PollingMode): number {
+  return mode === "adaptive" ? 0 : FIXED_HEARTBEAT_SECONDS;
+}
+
+/** Fills in the SPEC 4.1 defaults. */
+export function withDefaults(q: Partial<CostInputs>): CostInputs {
+  const visitors = q.visitors ?? 5_000_000;
+  const pollingMode = q.pollingMode ?? "adaptive";
+  return {
+    visitors,
+    averageWaitSeconds: q.averageWaitSeconds ?? 900,
+    pollingMode,
+    pollIntervalSeconds: q.pollIntervalSeconds ?? defaultPollIntervalSeconds(pollingMode, visitors),
+    heartbeatIntervalSeconds: q.heartbeatIntervalSeconds ??
+      defaultHeartbeatIntervalSeconds(pollingMode),
+  };
+}
+
+/** Rules that span fields (each input alone is already in bounds); empty when all hold. */
+export function inputProblems(q: Partial<CostInputs>): { field: string; message: string }[] {
+  const out: { field: string; message: string }[] = [];
+  const p = q.pollIntervalSeconds;
+  if (typeof p !== "number") return out;
+  if ((q.pollingMode ?? "adaptive") === "fixed" && p > FIXED_MAX_POLL_SECONDS) {
+    out.push({
+      field: "pollIntervalSeconds",
+      message: `a fixed poll interval is at most ${FIXED_MAX_POLL_SECONDS} s, got ${p}`,
+    });
+  }
+  const visitors = q.visitors ?? 5_000_000;
+  if ((q.pollingMode ?? "adaptive") === "adaptive" && typeof visitors === "number") {
+    const min = periodSeconds(visitors);
+    if (p < min) {
+      out.push({
+        field: "pollIntervalSeconds",
+        message: `adaptive timeslots never check in more often than max(5, ceil(visitors / 750)) ` +
+          `= ${min} s for ${visitors} visitors (the 750/s budget), got ${p}`,
+      });
+    }
+  }
+  return out;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+const REPEAT = "visitors × (checkInsPerVisitor − 1)";
+
+const round = (n: number, digits = 0) => {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+};
+
+/** One KV cost term: how many operations, and the reads and writes each one costs. */
+function term(
+  name: string,
+  count: number,
+  readsEach: number,
+  writesEach: number,
+  formula: string,
+  explanation: string,
+) {
+  const c = round(count);
+  return {
+    name,
+    count: c,
+    readsEach,
+    writesEach,
+    reads: round(c * readsEach),
+    writes: round(c * writesEach),
+    formula,
+    explanation,
+  };
+}
+
+/** Usage above a quota, priced per million. */
+function overage(used: number, quota: { includedPerMonth: number; usdPerMillion: number }) {
+  return round((Math.max(0, used - quota.includedPerMonth) / 1e6) * quota.usdPerMillion, 2);
+}
+
+/** The monthly bill on the plan of `DEPLOY_PRICING` for these totals. */
+export function monthlyCost(requests: number, reads: number, writes: number) {
+  const p = DEPLOY_PRICING;
+  const requestsUsd = overage(requests, p.requests);
+  const kvReadsUsd = overage(reads, p.kvReadUnits);
+  const kvWritesUsd = overage(writes, p.kvWriteUnits);
+  return {
+    plan: p.plan,
+    baseUsd: p.baseUsdPerMonth,
+    requestsUsd,
+    kvReadsUsd,
+    kvWritesUsd,
+    totalUsd: round(p.baseUsdPerMonth + requestsUsd + kvReadsUsd + kvWritesUsd, 2),
+  };
+}
+
+/** Estimates one mode; the mode not chosen uses its own SPEC defaults. */
+export function estimateMode(inputs: CostInputs, mode: PollingMode) {
+  const chosen = inputs.pollingMode === mode;
+  const V = inputs.visitors, T = inputs.averageWaitSeconds;
+  const P = chosen ? inputs.pollIntervalSeconds : defaultPollIntervalSeconds(mode, V);
+  const given = chosen ? inputs.heartbeatIntervalSeconds : defaultHeartbeatIntervalSeconds(mode);
+  // Adaptive clients (the built-in page) never send heartbeats: their check-ins keep them alive.
+  const H = mode === "adaptive" ? 0 : given;
+  const adaptive = mode === "adaptive";
+  const checkIns = Math.max(1, T / P);
+  const beats = H > 0 ? T / H : 0;
+  const eventSeconds = 2 * T;
+  const join = V, status = round(V * checkIns), heartbeat = round(V * beats);
+  const ledgerEntries = adaptive
+    ? Math.max(1, Math.min(Math.ceil(V / STATUS_BUDGET_PER_SECOND), LEDGER_HORIZON_SECONDS) / 2)
+    : 1;
+  const ledger = adaptive
+    ? "eventSeconds × min(ceil(visitors / 750), 14400) / 2"
+    : "eventSeconds × 1";
+  // Per due check-in and per join commit, adaptive also sums a second into the check-in ledger.
+  const w = adaptive ? { commit: 3, checkIn: 4 } : { commit: 2, checkIn: 3 };
+  const perCommit = `visitors / ${JOINS_PER_COMMIT}`;
+  const terms = [
+    term("joins", V, 0, 3, "visitors", WHY.joins),
+    term("joinCommits", V / JOINS_PER_COMMIT, 2, w.commit, perCommit, WHY[mode].commit),
+    term("waitingCheckIns", V * (checkIns - 1), 1, w.checkIn, REPEAT, WHY[mode].checkIn),
+    term("heartbeats", V * beats, 1, 3, "visitors × heartbeatsPerVisitor", WHY.heartbeat),
+    term("admissions", V, 2, 4, "visitors", WHY.admission),
+    term("entries", V, 2, 4, "visitors", WHY.entry),
+    term("slotReleases", V, 2, 2, "visitors", WHY.release),
+    term("background", eventSeconds, 7, 2, "eventSeconds", WHY.background),
+    term("slotLedgerReads", eventSeconds, ledgerEntries, 0, ledger, WHY[mode].ledger),
+  ];
+  const reads = terms.reduce((s, t) => s + t.reads, 0);
+  const writes = terms.reduce((s, t) => s + t.writes, 0);
+  const lineCheckIns = V / P;
+  const admissions = V / eventSeconds;
+  const heartbeats = H > 0 ? V / H : 0;
+  const peakStatus = adaptive ? Math.max(lineCheckIns, admissions) : lineCheckIns;
+  const total = join + status + heartbeat;
+  return {
+    mode,
+    chosen,
+    pollIntervalSeconds: P,
+    heartbeatIntervalSeconds: H,
+    checkInsPerVisitor: round(checkIns, 4),
+    heartbeatsPerVisitor: round(beats, 4),
+    requests: { join, status, heartbeat, total },
+    kv: { reads, writes, terms },
+    perSecond: {
+      lineCheckIns: round(lineCheckIns, 2),
+      admissions: round(admissions, 2),
+      heartbeats: round(heartbeats, 2),
+      peakStatus: round(peakStatus, 2),
+      peakRequests: round(peakStatus + heartbeats, 2),
+    },
+    monthlyCost: monthlyCost(total, reads, writes),
+  };
+}
+
+/** The formulas behind every number, written out. */
+export const FORMULAS = {
+  periodSeconds:
+    "pollIntervalSeconds; default adaptive max(5, ceil(visitors / 750)), fixed 15 (SPEC 4.1, 8)",
+  checkInsPerVisitor:
+    "max(1, averageWaitSeconds / periodSeconds): one status per period of waiting, at least the one that learns of the admission",
+  heartbeatsPerVisitor:
+    "fixed: averageWaitSeconds / heartbeatIntervalSeconds (0 when the interval is 0); adaptive: 0",
+  joinRequests: "visitors",
+  statusRequests: "visitors × checkInsPerVisitor",
+  heartbeatRequests: "visitors × heartbeatsPerVisitor",
+  totalRequests: "joinRequests + statusRequests + heartbeatRequests",
+  eventSeconds: "2 × averageWaitSeconds: everyone is in line at once and admitted at an even pace",
+  admissionsPerSecond: "visitors / eventSeconds",
+  lineCheckInsPerSecond: "visitors / periodSeconds (adaptive: at most 750 by construction)",
+  peakStatusPerSecond:
+    "adaptive: max(lineCheckInsPerSecond, admissionsPerSecond); fixed: lineCheckInsPerSecond",
+  peakRequestsPerSecond: "peakStatusPerSecond + visitors / heartbeatIntervalSeconds",
+  kvReads: "Σ over kv.terms of count × readsEach",
+  kvWrites: "Σ over kv.terms of count × writesEach",
+  monthlyUsd:
+    "base + max(0, totalRequests − included) / 1e6 × usdPerMillion + the same for kvReads and kvWrites",
+  savings: "fixed − adaptive, number by number",
+} as const;
+
+/** Notes on the model and on these inputs. */
+function notes(inputs: CostInputs, a: ModeEstimate): string[] {
+  const out = [
+    "Model: all visitors are in line at once (the line at its longest, as SPEC's default period assumes) and are admitted at an even pace over 2 × averageWaitSeconds; each check-in period is held at its value for that longest line.",
+    `Prices: ${DEPLOY_PRICING.plan} as published in ${DEPLOY_PRICING.asOf} (written from memory, not re-checked; Deno has changed its plans since), an assumption: check ${DEPLOY_PRICING.source}. visitors are counted as one month's traffic.`,
+    "Not counted: loading the /wait page and its script, the protected site's own traffic, bandwidth, CPU time and KV storage. Queue mode with click-to-enter off is assumed.",
+  ];
+  if (a.perSecond.admissions > STATUS_BUDGET_PER_SECOND) {
+    out.push(
+      `Admitting ${fmt(inputs.visitors)} visitors within about ${
+        fmt(2 * inputs.averageWaitSeconds)
+      } s means ${
+        fmt(a.perSecond.admissions)
+      } admissions a second, more than the 750/s status budget: each admitted visitor checks in once to learn of it, and in queue mode the service moves that check-in to the predicted admission, so adaptive status traffic follows the admission rate, not the budget, while admissions outpace it.`,
+    );
+  }
+  if (inputs.pollingMode === "adaptive" && inputs.heartbeatIntervalSeconds > 0) {
+    out.push("heartbeatIntervalSeconds is unused in adaptive mode: check-ins keep waiters alive.");
+  }
+  return out;
+}
+
+/** The whole estimate: inputs, both modes side by side, savings, formulas, prices and notes. */
+export function estimateCost(inputs: CostInputs) {
+  const adaptive = estimateMode(inputs, "adaptive");
+  const fixed = estimateMode(inputs, "fixed");
+  const saved = round(fixed.monthlyCost.totalUsd - adaptive.monthlyCost.totalUsd, 2);
+  return {
+    inputs,
+    adaptive,
+    fixed,
+    savings: {
+      requests: fixed.requests.total - adaptive.requests.total,
+      kvReads: fixed.kv.reads - adaptive.kv.reads,
+      kvWrites: fixed.kv.writes - adaptive.kv.writes,
+      peakRequestsPerSecond: round(
+        fixed.perSecond.peakRequests - adaptive.perSecond.peakRequests,
+        2,
+      ),
+      monthlyUsd: saved,
+      percentOfFixedCost: fixed.monthlyCost.totalUsd > 0
+        ? round((saved / fixed.monthlyCost.totalUsd) * 100, 1)
+        : 0,
+    },
+    formula: FORMULAS,
+    pricing: DEPLOY_PRICING,
+    notes: notes(inputs, adaptive),
+  };
+}
+
+/** The estimate of one polling mode. */
+export type ModeEstimate = ReturnType<typeof estimateMode>;
+/** One KV cost term. */
+export type KvTerm = ReturnType<typeof term>;
+/** The result of `estimateCost`. */
+export type CostEstimate = ReturnType<typeof estimateCost>;

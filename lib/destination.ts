@@ -1,0 +1,62 @@
+/**
+ * Where an admitted visitor goes (SPEC 3.3): `?return=` (a same-origin relative path only), then
+ * branding `redirectUrl`, then `/` when the origin proxy is on, else `/demo`.
+ */
+import type { Config } from "./config.ts";
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const BASE = "http://tollgate.invalid";
+
+/**
+ * The path when `raw` is a safe same-origin relative path, else null: it starts with `/`, not
+ * `//`, holds no backslash, no control characters and no scheme, and does not lead back into
+ * the waiting room itself (an admitted visitor sent to `/wait` would bounce there forever).
+ *
+ * @example
+ * safeReturnPath("/shop?x=1"); // "/shop?x=1"
+ * safeReturnPath("//evil.example"); // null
+ */
+export function safeReturnPath(raw: string | null | undefined): string | null {
+  if (!raw || raw.length > 2048) return null;
+  if (!raw.startsWith("/") || raw.startsWith("//")) return null;
+  if (raw.includes("\\") || CONTROL.test(raw)) return null;
+  let url: URL;
+  try {
+    url = new URL(raw, BASE);
+  } catch {
+    return null;
+  }
+  // Belt and braces: whatever a URL parser makes of it must stay on our origin.
+  if (url.origin !== BASE) return null;
+  if (url.pathname === "/wait" || url.pathname.startsWith("/wait/")) return null;
+  return raw;
+}
+
+/** Branding `redirectUrl` when usable: a safe same-origin path or an `https://` URL. */
+export function safeRedirectUrl(raw: string | null | undefined): string | null {
+  if (!raw) return null;
+  if (raw.startsWith("/")) return safeReturnPath(raw);
+  if (!/^https:\/\//i.test(raw) || CONTROL.test(raw) || raw.includes("\\")) return null;
+  try {
+    const url = new URL(raw);
+    return url.protocol === "https:" && url.hostname ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when the origin proxy serves `/`. Issue 5 extends this (admin override). */
+export function originProxyOn(s: { config: Pick<Config, "ORIGIN_URL"> }): boolean {
+  return Boolean(s.config.ORIGIN_URL);
+}
+
+/** The destination after admission, in the order of SPEC 3.3. */
+export function destinationFor(
+  s: { config: Pick<Config, "ORIGIN_URL"> },
+  branding: { redirectUrl: string },
+  returnParam: string | null | undefined,
+): string {
+  return safeReturnPath(returnParam) ?? safeRedirectUrl(branding.redirectUrl) ??
+    (originProxyOn(s) ? "/" : "/demo");
+}

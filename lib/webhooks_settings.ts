@@ -1,0 +1,162 @@
+/**
+ * Webhook settings (SPEC 6): stored at `keys.webhooks()` with the signing secret sealed by
+ * `TOKEN_SECRET`; every read handed out is the public view, which never carries the secret.
+ */
+import { BadRequestError } from "./errors.ts";
+import { seal, unseal } from "./seal.ts";
+import { keys } from "./store/keys.ts";
+
+/** The events an operator can subscribe to. */
+export const WEBHOOK_EVENTS = ["pause", "health", "depth"] as const;
+/** One subscribable event. */
+export type WebhookEvent = typeof WEBHOOK_EVENTS[number];
+/** `purpose` of the sealed signing secret (its own HKDF key). */
+export const WEBHOOK_SECRET_PURPOSE = "webhook-signing-secret";
+/** Depth threshold when none is set (SPEC 8). */
+export const DEFAULT_DEPTH_THRESHOLD = 100;
+
+/** The stored record. */
+export interface WebhookSettings {
+  enabled: boolean;
+  url: string;
+  events: WebhookEvent[];
+  sealedSecret?: string;
+  depthThreshold: number;
+}
+
+/** What the API returns: the settings without the secret. */
+export interface WebhookSettingsView {
+  enabled: boolean;
+  url: string;
+  events: WebhookEvent[];
+  depthThreshold: number;
+  /** A signing secret is stored (and, when checked with TOKEN_SECRET, still readable). */
+  hasSecret: boolean;
+  /** A secret is stored but TOKEN_SECRET was rotated since: set it again. */
+  secretUnreadable?: boolean;
+}
+
+/** A settings write; `secret`: a string sets, null clears, undefined keeps. */
+export interface WebhookSettingsInput {
+  enabled: boolean;
+  url: string;
+  events: WebhookEvent[];
+  secret?: string | null;
+  depthThreshold?: number;
+}
+
+/** Settings before anything was saved. */
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  enabled: false,
+  url: "",
+  events: [...WEBHOOK_EVENTS],
+  depthThreshold: DEFAULT_DEPTH_THRESHOLD,
+};
+
+/** The stored settings merged softly with the defaults (additive changes keep old records valid). */
+export async function loadWebhookSettings(kv: Deno.Kv): Promise<WebhookSettings> {
+  return mergeWebhookSettings((await kv.get<Partial<WebhookSettings>>(keys.webhooks())).value);
+}
+
+/** A stored record (or null) completed with the defaults. */
+export function mergeWebhookSettings(raw: Partial<WebhookSettings> | null): WebhookSettings {
+  return { ...DEFAULT_WEBHOOK_SETTINGS, ...(raw ?? {}) };
+}
+
+/** The public view; with `tokenSecret`, `hasSecret` is true only while the secret unseals. */
+export async function readWebhookSettings(
+  kv: Deno.Kv,
+  tokenSecret?: string,
+): Promise<WebhookSettingsView> {
+  return await publicView(await loadWebhookSettings(kv), tokenSecret);
+}
+
+/** Strips the sealed secret from a record. */
+export async function publicView(
+  s: WebhookSettings,
+  tokenSecret?: string,
+): Promise<WebhookSettingsView> {
+  const view: WebhookSettingsView = {
+    enabled: s.enabled,
+    url: s.url,
+    events: s.events,
+    depthThreshold: s.depthThreshold,
+    hasSecret: s.sealedSecret !== undefined,
+  };
+  if (s.sealedSecret !== undefined && tokenSecret !== undefined) {
+    const ok = (await unseal(tokenSecret, s.sealedSecret, WEBHOOK_SECRET_PURPOSE)) !== null;
+    if (!ok) {
+      view.hasSecret = false;
+      view.secretUnreadable = true;
+    }
+  }
+  return view;
+}
+
+/** The (host name, port) pairs that reach this service; a webhook must not point at them. */
+export function ownEndpoints(urls: (string | undefined)[]): { host: string; port: number }[] {
+  const out: { host: string; port: number }[] = [];
+  for (const u of urls) {
+    if (!u) continue;
+    try {
+      const p = new URL(u);
+      out.push({ host: p.hostname.toLowerCase(), port: effectivePort(p) });
+    } catch { /* not a URL: nothing to guard */ }
+  }
+  return out;
+}
+
+function effectivePort(u: URL): number {
+  return u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
+}
+
+/**
+ * True when `url` targets one of `own`. Ports 80 and 443 count as one: a TLS proxy in front of
+ * the service usually maps https://host to http://host, so either would loop back to us.
+ */
+export function targetsSelf(url: string, own: { host: string; port: number }[]): boolean {
+  const u = new URL(url);
+  const host = u.hostname.toLowerCase();
+  const port = effectivePort(u);
+  const standard = (p: number) => p === 80 || p === 443;
+  return own.some((o) =>
+    o.host === host && (o.port === port || (standard(o.port) && standard(port)))
+  );
+}
+
+/**
+ * Validates and stores a settings write; returns the public view. Throws 400 `bad_request`
+ * (nothing stored) for an enabled hook without URL or a URL of the service itself.
+ */
+export async function saveWebhookSettings(
+  kv: Deno.Kv,
+  tokenSecret: string,
+  input: WebhookSettingsInput,
+  own: { host: string; port: number }[],
+): Promise<WebhookSettingsView> {
+  if (input.enabled && input.url === "") {
+    throw new BadRequestError("url: required when webhooks are enabled", {
+      fields: [{ path: "url", message: "required when enabled" }],
+    });
+  }
+  if (input.url !== "" && targetsSelf(input.url, own)) {
+    throw new BadRequestError(`url: ${new URL(input.url).host} is this service itself`, {
+      fields: [{ path: "url", message: "must not target the service itself" }],
+    });
+  }
+  const current = await loadWebhookSettings(kv);
+  const next: WebhookSettings = {
+    enabled: input.enabled,
+    url: input.url,
+    events: WEBHOOK_EVENTS.filter((e) => input.events.includes(e)),
+    depthThreshold: input.depthThreshold ?? DEFAULT_DEPTH_THRESHOLD,
+  };
+  if (typeof input.secret === "string") {
+    next.sealedSecret = await seal(tokenSecret, input.secret, WEBHOOK_SECRET_PURPOSE);
+  } else if (input.secret === undefined && current.sealedSecret !== undefined) {
+    next.sealedSecret = current.sealedSecret;
+  }
+  // Last write wins: settings are one record edited by a human; no merge to protect.
+  await kv.set(keys.webhooks(), next);
+  return await publicView(next, tokenSecret);
+}

@@ -1,0 +1,226 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import type { Services } from "../../app.ts";
+import {
+  acceptTos,
+  claimFirstAdmin,
+  login,
+  WrongCredentialsError,
+} from "../../lib/admin/accounts.ts";
+import { writeAudit } from "../../lib/admin/audit.ts";
+import { hitRateLimit, resetRateLimit } from "../../lib/admin/rate_limit.ts";
+import { deleteSession } from "../../lib/admin/sessions.ts";
+import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
+import { publicUser } from "../../lib/admin/users.ts";
+import { clientIp } from "../../lib/client_ip.ts";
+import { UnauthorizedError } from "../../lib/errors.ts";
+import { keys } from "../../lib/store/keys.ts";
+import { safeEqualString } from "../../lib/tokens.ts";
+import { VERSION } from "../../lib/version.ts";
+import { jsonBody, jsonOk } from "../schemas.ts";
+import {
+  AdminUserView,
+  ChallengeResponse,
+  errs,
+  GivenPassword,
+  GivenUsername,
+  NewAccountView,
+  NewPassword,
+  Ok,
+  sessionSecurity,
+  TosVersion,
+  Username,
+} from "./accounts_schemas.ts";
+import {
+  ADMIN_COOKIE,
+  type AdminEnv,
+  adminSession,
+  audit,
+  clearSessionCookie,
+  currentSession,
+  setSessionCookie,
+} from "./session.ts";
+
+const bootstrapRoute = createRoute({
+  method: "get",
+  path: "/api/admin/bootstrap",
+  summary: "Setup flags, version and terms-of-service state (public)",
+  responses: {
+    200: jsonOk(
+      z.object({
+        claimed: z.boolean().openapi({ description: "a first admin exists" }),
+        setupComplete: z.boolean().openapi({ description: "edge link and bot challenge are live" }),
+        signedIn: z.boolean(),
+        needsTos: z.boolean().openapi({
+          description: "the signed-in admin must accept `tosVersion` before anything else",
+        }),
+        challengeRequired: z.boolean().openapi({
+          description: "login, invite accept and recovery need a challenge response",
+        }),
+        version: z.string(),
+        tosVersion: z.string(),
+        tosSummary: z.string(),
+        acceptedTosVersion: z.string().nullable().openapi({
+          description: "of the signed-in admin; null when not signed in",
+        }),
+        me: AdminUserView.nullable(),
+      }).openapi("AdminBootstrap"),
+      "bootstrap flags",
+    ),
+  },
+});
+
+const claimRoute = createRoute({
+  method: "post",
+  path: "/api/admin/claim",
+  summary: "Create the first admin, once (bearer TOKEN_SECRET); returns the recovery phrase once",
+  description: "A wrong `acceptedTosVersion` is 403 `forbidden`; a second claim is 409 `conflict`.",
+  security: [{ operatorBearer: [] }],
+  request: {
+    body: jsonBody(z.object({
+      username: Username,
+      password: NewPassword,
+      acceptedTosVersion: TosVersion,
+    })),
+  },
+  responses: {
+    200: jsonOk(NewAccountView, "the admin, its recovery phrase; sets tg_admin"),
+    ...errs(400, 401, 403, 409),
+  },
+});
+
+const tosRoute = createRoute({
+  method: "post",
+  path: "/api/admin/tos/accept",
+  summary: "Accept the current terms of service (allowed with a stale acceptance)",
+  security: sessionSecurity,
+  request: { body: jsonBody(z.object({ acceptedTosVersion: TosVersion })) },
+  responses: { 200: jsonOk(z.object({ user: AdminUserView }), "accepted"), ...errs(400, 401, 403) },
+});
+
+const loginRoute = createRoute({
+  method: "post",
+  path: "/api/admin/login",
+  summary: "Sign in (5 tries per 15 min per IP and username)",
+  request: {
+    body: jsonBody(z.object({
+      username: GivenUsername,
+      password: GivenPassword,
+      challengeResponse: ChallengeResponse,
+    })),
+  },
+  responses: {
+    200: jsonOk(z.object({ user: AdminUserView }), "signed in; sets tg_admin"),
+    ...errs(400, 401, 429),
+  },
+});
+
+const logoutRoute = createRoute({
+  method: "post",
+  path: "/api/admin/logout",
+  summary: "Sign out: ends the session and clears tg_admin",
+  security: sessionSecurity,
+  responses: { 200: jsonOk(Ok, "signed out"), ...errs(401, 403) },
+});
+
+/** Accepts only `Authorization: Bearer <TOKEN_SECRET>` (constant-time). */
+function bearerOnly(s: Services): MiddlewareHandler {
+  return async (c, next) => {
+    const auth = c.req.header("authorization") ?? "";
+    const given = /^bearer /i.test(auth) ? auth.slice(7).trim() : "";
+    if (!safeEqualString(given, s.config.TOKEN_SECRET)) {
+      throw new UnauthorizedError("Authorization: Bearer <TOKEN_SECRET> required");
+    }
+    await next();
+  };
+}
+
+/** Bootstrap, claim, ToS, login and logout. */
+export function authRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  // Registered before the routes, so credentials are checked before the body is validated.
+  app.use("/api/admin/claim", bearerOnly(s));
+  app.use("/api/admin/tos/accept", adminSession(s, { allowStaleTos: true }));
+  app.use("/api/admin/logout", adminSession(s, { allowStaleTos: true }));
+
+  app.openapi(bootstrapRoute, async (c) => {
+    const [claimed, edge, challenge, cur, challengeRequired] = await Promise.all([
+      s.kv.get(keys.adminClaimed()),
+      s.kv.get(keys.edge()),
+      s.kv.get(keys.challenge()),
+      currentSession(s, c),
+      s.challenge.configured(),
+    ]);
+    return c.json({
+      claimed: claimed.value !== null,
+      setupComplete: edge.value !== null && challenge.value !== null,
+      signedIn: cur !== null,
+      needsTos: cur !== null && cur.user.acceptedTosVersion !== TOS_VERSION,
+      challengeRequired,
+      version: VERSION,
+      tosVersion: TOS_VERSION,
+      tosSummary: TOS_SUMMARY,
+      acceptedTosVersion: cur?.user.acceptedTosVersion ?? null,
+      me: cur ? publicUser(cur.user) : null,
+    }, 200);
+  });
+
+  app.openapi(claimRoute, async (c) => {
+    const body = c.req.valid("json");
+    const out = await claimFirstAdmin(s, {
+      ...body,
+      challengeAtIssue: await s.challenge.configured(),
+    });
+    setSessionCookie(s, c, out.sessionId);
+    await audit(s, c, "admin.claim", { username: out.user.username });
+    return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
+  });
+
+  app.openapi(tosRoute, async (c) => {
+    const user = await acceptTos(s, c.get("admin").id, c.req.valid("json").acceptedTosVersion);
+    await audit(s, c, "tos.accept", { tosVersion: user.acceptedTosVersion });
+    return c.json({ user }, 200);
+  });
+
+  app.openapi(loginRoute, async (c) => {
+    const { username, password, challengeResponse } = c.req.valid("json");
+    const ip = clientIp(c, s.config);
+    const subject = `${ip}|${username.toLowerCase()}`;
+    await hitRateLimit(s.kv, s.clock, "login", subject);
+    if (!(await s.challenge.verify(challengeResponse, ip))) {
+      throw new UnauthorizedError("bot challenge failed; solve it and try again");
+    }
+    try {
+      const out = await login(s, {
+        username,
+        password,
+        challengeAtIssue: await s.challenge.configured(),
+      });
+      await resetRateLimit(s.kv, s.clock, "login", subject);
+      setSessionCookie(s, c, out.sessionId);
+      c.set("admin", { id: out.user.id, username: out.user.username });
+      await audit(s, c, "session.login");
+      return c.json({ user: out.user }, 200);
+    } catch (e) {
+      // Failures against a real account are worth an entry; unknown names only feed the limiter.
+      if (e instanceof WrongCredentialsError && e.userId) {
+        await writeAudit(s.kv, s.clock, {
+          actor: "anonymous",
+          action: "session.login_failed",
+          ip,
+          detail: { username },
+        });
+      }
+      throw e;
+    }
+  });
+
+  app.openapi(logoutRoute, async (c) => {
+    await deleteSession(s, getCookie(c, ADMIN_COOKIE) ?? "");
+    clearSessionCookie(s, c);
+    await audit(s, c, "session.logout");
+    return c.json({ ok: true as const }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,132 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { getCookie } from "hono/cookie";
+import type { Services } from "../../app.ts";
+import { changePassword, recoverAccount, regenerateRecovery } from "../../lib/admin/credentials.ts";
+import { hitRateLimit, resetRateLimit } from "../../lib/admin/rate_limit.ts";
+import { sessionHash } from "../../lib/admin/sessions.ts";
+import { clientIp } from "../../lib/client_ip.ts";
+import { UnauthorizedError } from "../../lib/errors.ts";
+import { jsonBody, jsonOk } from "../schemas.ts";
+import {
+  ChallengeResponse,
+  errs,
+  GivenPassword,
+  GivenUsername,
+  NewAccountView,
+  NewPassword,
+  Ok,
+  sessionSecurity,
+} from "./accounts_schemas.ts";
+import { ADMIN_COOKIE, type AdminEnv, adminSession, audit, setSessionCookie } from "./session.ts";
+
+const Phrase = z.string().min(1).max(512).openapi({
+  description: "the 12 recovery words, separated by spaces",
+});
+
+const changeRoute = createRoute({
+  method: "put",
+  path: "/api/admin/password",
+  summary: "Change your password; signs out your other sessions",
+  description: "A wrong `currentPassword` is 403 `forbidden` (the session itself is fine); " +
+    "wrong tries count against the login limit of this IP and username.",
+  security: sessionSecurity,
+  request: {
+    body: jsonBody(
+      z.object({
+        currentPassword: GivenPassword,
+        newPassword: NewPassword,
+        confirmPassword: z.string().max(1024),
+      }).refine((b) => b.newPassword === b.confirmPassword, {
+        message: "must equal newPassword",
+        path: ["confirmPassword"],
+      }),
+    ),
+  },
+  responses: { 200: jsonOk(Ok, "changed"), ...errs(400, 401, 403, 429) },
+});
+
+const recoverRoute = createRoute({
+  method: "post",
+  path: "/api/admin/password/recover",
+  summary: "Reset a password with the recovery phrase (5 per hour per IP)",
+  description:
+    "The used phrase stops working: the answer carries a NEW phrase (shown once) and a " +
+    "new session; every other session of that admin ends.",
+  request: {
+    body: jsonBody(z.object({
+      username: GivenUsername,
+      recoveryPhrase: Phrase,
+      newPassword: NewPassword,
+      challengeResponse: ChallengeResponse,
+    })),
+  },
+  responses: {
+    200: jsonOk(NewAccountView, "password reset; new phrase; sets tg_admin"),
+    ...errs(400, 401, 429),
+  },
+});
+
+const regenerateRoute = createRoute({
+  method: "post",
+  path: "/api/admin/recovery/regenerate",
+  summary: "Replace your recovery phrase (needs your password); the new one is shown once",
+  security: sessionSecurity,
+  request: { body: jsonBody(z.object({ currentPassword: GivenPassword })) },
+  responses: {
+    200: jsonOk(z.object({ recoveryPhrase: z.string() }), "the new phrase"),
+    ...errs(400, 401, 403, 429),
+  },
+});
+
+/** Password change, recovery and recovery-phrase regeneration. */
+export function passwordRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const session = adminSession(s);
+  app.use("/api/admin/password", session);
+  app.use("/api/admin/recovery/regenerate", session);
+
+  /** Wrong current passwords share the login budget, so a stolen session cannot guess at will. */
+  const guarded = async <T>(c: Parameters<typeof audit>[1], run: () => Promise<T>) => {
+    const subject = `${clientIp(c, s.config)}|${c.get("admin").username.toLowerCase()}`;
+    await hitRateLimit(s.kv, s.clock, "login", subject);
+    const out = await run();
+    await resetRateLimit(s.kv, s.clock, "login", subject);
+    return out;
+  };
+
+  app.openapi(changeRoute, async (c) => {
+    const b = c.req.valid("json");
+    const keep = sessionHash(s.config.TOKEN_SECRET, getCookie(c, ADMIN_COOKIE) ?? "");
+    await guarded(c, () => changePassword(s, c.get("admin").id, keep, b));
+    await audit(s, c, "password.change");
+    return c.json({ ok: true as const }, 200);
+  });
+
+  app.openapi(recoverRoute, async (c) => {
+    const b = c.req.valid("json");
+    const ip = clientIp(c, s.config);
+    await hitRateLimit(s.kv, s.clock, "recover", ip);
+    if (!(await s.challenge.verify(b.challengeResponse, ip))) {
+      throw new UnauthorizedError("bot challenge failed; solve it and try again");
+    }
+    const out = await recoverAccount(s, {
+      username: b.username,
+      recoveryPhrase: b.recoveryPhrase,
+      newPassword: b.newPassword,
+      challengeAtIssue: await s.challenge.configured(),
+    });
+    setSessionCookie(s, c, out.sessionId);
+    c.set("admin", { id: out.user.id, username: out.user.username });
+    await audit(s, c, "password.recover");
+    return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
+  });
+
+  app.openapi(regenerateRoute, async (c) => {
+    const { currentPassword } = c.req.valid("json");
+    const admin = c.get("admin");
+    const phrase = await guarded(c, () => regenerateRecovery(s, admin.id, currentPassword));
+    await audit(s, c, "recovery.regenerate");
+    return c.json({ recoveryPhrase: phrase }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,87 @@
+import { z } from "@hono/zod-openapi";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../lib/admin/passwords.ts";
+import { USERNAME_RE } from "../../lib/admin/users.ts";
+import { ErrorEnvelope } from "../schemas.ts";
+
+/** Security requirement of routes behind `adminSession()`. */
+export const sessionSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
+
+export const Username = z.string().regex(USERNAME_RE, {
+  message:
+    "username must be 3 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit",
+}).openapi({ example: "alice" });
+
+/** A password being set: the rules of DECISIONS.md. */
+export const NewPassword = z.string()
+  .min(MIN_PASSWORD_LENGTH, { message: `must be at least ${MIN_PASSWORD_LENGTH} characters` })
+  .max(MAX_PASSWORD_LENGTH, { message: `must be at most ${MAX_PASSWORD_LENGTH} characters` })
+  .openapi({ example: "correct horse battery" });
+
+/** A password being checked: any length (the stored hash decides), but bounded. */
+export const GivenPassword = z.string().min(1).max(MAX_PASSWORD_LENGTH);
+
+/** Any username typed at sign-in (format not enforced: a wrong one simply fails). */
+export const GivenUsername = z.string().min(1).max(64);
+
+export const TosVersion = z.string().min(1).max(64).openapi({
+  description: "must equal the current `tosVersion` (see bootstrap)",
+  example: "2026-11-01",
+});
+
+export const ChallengeResponse = z.string().max(4096).optional().openapi({
+  description: "bot-challenge token; required once a challenge is configured",
+});
+
+export const AdminUserView = z.object({
+  id: z.string(),
+  username: z.string(),
+  createdAt: z.number().int().openapi({ description: "unix ms" }),
+  acceptedTosVersion: z.string(),
+}).openapi("AdminUser");
+
+export const InviteView = z.object({
+  id: z.string(),
+  createdAt: z.number().int().openapi({ description: "unix ms" }),
+  expiresAt: z.number().int().openapi({ description: "unix ms; 72 h after creation" }),
+  createdBy: z.string(),
+}).openapi("AdminInvite");
+
+export const AuditView = z.object({
+  id: z.string(),
+  at: z.number().int().openapi({ description: "unix ms" }),
+  actor: z.string().openapi({ description: 'admin username, "bearer" or "anonymous"' }),
+  action: z.string(),
+  ip: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+}).openapi("AuditEntry");
+
+export const NewAccountView = z.object({
+  user: AdminUserView,
+  recoveryPhrase: z.string().openapi({
+    description: "12 words; shown this once, store it offline",
+  }),
+}).openapi("NewAdminAccount");
+
+export const Ok = z.object({ ok: z.literal(true) }).openapi("Ok");
+
+const err = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorEnvelope } },
+});
+/** Error responses of the account routes. */
+export const accountErrors = {
+  400: err("malformed JSON or failed validation (`bad_request`)"),
+  401: err("no valid session or wrong credential (`unauthorized`)"),
+  403: err("stale ToS, foreign Origin on a write, or not allowed (`forbidden`)"),
+  404: err("no such record (`not_found`)"),
+  409: err("conflict (`conflict`)"),
+  429: err("too many attempts (`rate_limited`, with `Retry-After`)"),
+};
+
+/** Picks some of `accountErrors` by status. */
+export function errs<K extends keyof typeof accountErrors>(...codes: K[]) {
+  return Object.fromEntries(codes.map((k) => [k, accountErrors[k]])) as Pick<
+    typeof accountErrors,
+    K
+  >;
+}

@@ -1,0 +1,179 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { setCookie } from "hono/cookie";
+import type { Services } from "../../app.ts";
+import { resetService } from "../../lib/admin/reset.ts";
+import { listInvites } from "../../lib/admin/invites.ts";
+import { listUsers } from "../../lib/admin/users.ts";
+import { BrandingInput, readBranding, saveBranding } from "../../lib/branding.ts";
+import { UnauthorizedError } from "../../lib/errors.ts";
+import { safeEqualString } from "../../lib/tokens.ts";
+import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
+import { jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
+import { isSecureRequest } from "../status_fast.ts";
+import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { adminErrors, adminSecurity, pickQueue } from "./settings.ts";
+
+const BrandingView = BrandingInput.required().openapi("Branding");
+const loose = z.record(z.string(), z.unknown());
+
+const stateRoute = createRoute({
+  method: "get",
+  path: "/api/admin/state",
+  summary: "Everything the control room shows: branding, metrics, me, team, challenge, webhooks",
+  security: adminSecurity,
+  responses: {
+    200: jsonOk(
+      z.object({
+        branding: BrandingView,
+        metrics: z.object({ queues: z.array(Metrics) }),
+        me: loose,
+        team: z.object({ users: z.array(loose), invites: z.array(loose) }),
+        challenge: z.object({ configured: z.boolean() }),
+        webhooks: loose,
+      }),
+      "state",
+    ),
+    ...adminErrors,
+  },
+});
+const metricsRoute = createRoute({
+  method: "get",
+  path: "/api/admin/metrics",
+  summary: "Live metrics of every queue (polled every 5 s by the control room)",
+  security: adminSecurity,
+  responses: {
+    200: jsonOk(z.object({ at: z.number().int(), queues: z.array(Metrics) }), "metrics"),
+    ...adminErrors,
+  },
+});
+const brandingRoute = createRoute({
+  method: "put",
+  path: "/api/admin/branding",
+  summary: "Save branding (fields left out keep their value)",
+  security: adminSecurity,
+  request: { body: jsonBody(BrandingInput) },
+  responses: { 200: jsonOk(BrandingView, "the saved branding"), ...adminErrors },
+});
+const passRoute = createRoute({
+  method: "post",
+  path: "/api/admin/pass",
+  summary: "Admission cookie for this browser that takes no slot",
+  security: adminSecurity,
+  request: {
+    body: {
+      content: { "application/json": { schema: z.object({ queue: QueueName.optional() }) } },
+    },
+  },
+  responses: {
+    200: jsonOk(
+      z.object({ redirectTo: z.string(), queue: z.string(), exp: z.number().int() }),
+      "pass set as tg_access",
+    ),
+    ...adminErrors,
+  },
+});
+const resetRoute = createRoute({
+  method: "post",
+  path: "/api/admin/reset",
+  summary:
+    "Factory reset (Bearer TOKEN_SECRET only): clears admins, edge, challenge, origin, webhooks",
+  security: [{ operatorBearer: [] }],
+  responses: {
+    200: jsonOk(z.object({ reset: z.literal(true), cleared: z.array(z.string()) }), "done"),
+    401: adminErrors[401],
+  },
+});
+
+/** All queues' operator metrics. */
+async function allMetrics(s: Services) {
+  const queues = [];
+  for (const q of await s.engine.queueNames()) queues.push(await s.engine.metrics(q));
+  return queues;
+}
+
+/** Where an admin pass leads: branding `redirectUrl`, else `/` with an origin, else `/demo`. */
+function passDestination(s: Services, redirectUrl: string): string {
+  if (redirectUrl) return redirectUrl;
+  return s.config.ORIGIN_URL ? "/" : "/demo";
+}
+
+/** Control-room state, live metrics, branding, the admin pass and the factory reset. */
+export function stateRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const session = adminSession(s);
+  for (
+    const p of ["/api/admin/state", "/api/admin/metrics", "/api/admin/branding", "/api/admin/pass"]
+  ) {
+    app.use(p, session);
+  }
+
+  app.openapi(stateRoute, async (c) => {
+    const me = c.get("admin");
+    const now = s.clock.now();
+    const [branding, queues, users, invites, webhooks, challenge] = await Promise.all([
+      readBranding(s.kv),
+      allMetrics(s),
+      listUsers(s.kv),
+      listInvites(s.kv, now),
+      readWebhookSettings(s.kv, s.config.TOKEN_SECRET),
+      s.challenge.configured(),
+    ]);
+    const self = users.find((u) => u.id === me.id) ?? { id: me.id, username: me.username };
+    return c.json({
+      branding,
+      metrics: { queues },
+      me: self,
+      team: { users, invites },
+      challenge: { configured: challenge },
+      webhooks,
+    }, 200);
+  });
+  app.openapi(metricsRoute, async (c) => {
+    return c.json({ at: s.clock.now(), queues: await allMetrics(s) }, 200);
+  });
+  app.openapi(brandingRoute, async (c) => {
+    const patch = c.req.valid("json");
+    const saved = await saveBranding(s.kv, patch);
+    s.engine.ctx.invalidateBranding();
+    await audit(s, c, "branding.save", { fields: Object.keys(patch) });
+    return c.json(saved, 200);
+  });
+  app.openapi(passRoute, async (c) => {
+    let body: { queue?: string } = {};
+    try {
+      body = c.req.valid("json") ?? {};
+    } catch { /* no body: the default queue */ }
+    const q = await pickQueue(s, body.queue);
+    await s.engine.settings(q); // 404 for an unknown queue
+    const me = c.get("admin");
+    const now = s.clock.now();
+    const ttl = s.config.ACCESS_TOKEN_TTL_SECONDS;
+    // A token only: no visitor record, so no slot is taken and capacity is untouched.
+    const token = await s.signer.signAccessToken(`admin-${me.id}`, q, now, ttl);
+    setCookie(c, "tg_access", token, {
+      httpOnly: true,
+      path: "/",
+      sameSite: "Lax",
+      secure: isSecureRequest(c.req.url, c.req.header("x-forwarded-proto")),
+      maxAge: ttl,
+    });
+    await audit(s, c, "pass.mint", { queue: q });
+    const branding = await readBranding(s.kv);
+    return c.json({
+      redirectTo: passDestination(s, branding.redirectUrl),
+      queue: q,
+      exp: Math.floor(now / 1000) + ttl,
+    }, 200);
+  });
+  app.openapi(resetRoute, async (c) => {
+    const auth = c.req.header("authorization") ?? "";
+    const bearer = /^bearer /i.test(auth) ? auth.slice(7).trim() : "";
+    if (!bearer || !safeEqualString(bearer, s.config.TOKEN_SECRET)) {
+      throw new UnauthorizedError("factory reset needs Authorization: Bearer <TOKEN_SECRET>");
+    }
+    const cleared = await resetService(s.kv);
+    await audit(s, c, "service.reset", { cleared });
+    return c.json({ reset: true as const, cleared }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,195 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Services } from "../../app.ts";
+import { acceptInvite } from "../../lib/admin/accounts.ts";
+import { listAudit } from "../../lib/admin/audit.ts";
+import { createInvite, listInvites, revokeInvite } from "../../lib/admin/invites.ts";
+import { hitRateLimit } from "../../lib/admin/rate_limit.ts";
+import { revokeUserSessions } from "../../lib/admin/sessions.ts";
+import { listUsers, removeUser } from "../../lib/admin/users.ts";
+import { clientIp } from "../../lib/client_ip.ts";
+import { NotFoundError, UnauthorizedError } from "../../lib/errors.ts";
+import { jsonBody, jsonOk } from "../schemas.ts";
+import {
+  AdminUserView,
+  AuditView,
+  ChallengeResponse,
+  errs,
+  InviteView,
+  NewAccountView,
+  NewPassword,
+  Ok,
+  sessionSecurity,
+  TosVersion,
+  Username,
+} from "./accounts_schemas.ts";
+import { type AdminEnv, adminSession, audit, setSessionCookie } from "./session.ts";
+
+const IdParam = z.object({ id: z.string().min(1).max(64) });
+
+const usersRoute = createRoute({
+  method: "get",
+  path: "/api/admin/users",
+  summary: "The team: every admin",
+  security: sessionSecurity,
+  responses: {
+    200: jsonOk(z.object({ users: z.array(AdminUserView) }), "admins"),
+    ...errs(401, 403),
+  },
+});
+
+const removeUserRoute = createRoute({
+  method: "delete",
+  path: "/api/admin/users/{id}",
+  summary: "Remove another admin (not yourself: 403; not the last: 409); ends their sessions",
+  security: sessionSecurity,
+  request: { params: IdParam },
+  responses: { 200: jsonOk(Ok, "removed"), ...errs(401, 403, 404, 409) },
+});
+
+const invitesRoute = createRoute({
+  method: "get",
+  path: "/api/admin/invites",
+  summary: "Pending invites (no tokens)",
+  security: sessionSecurity,
+  responses: {
+    200: jsonOk(z.object({ invites: z.array(InviteView) }), "pending invites"),
+    ...errs(401, 403),
+  },
+});
+
+const createInviteRoute = createRoute({
+  method: "post",
+  path: "/api/admin/invites",
+  summary: "Create a 72-hour invite; the token and accept URL are returned this once",
+  security: sessionSecurity,
+  responses: {
+    200: jsonOk(
+      z.object({
+        invite: InviteView,
+        acceptUrl: z.string().openapi({ example: "/admin?invite=3q2-7wX..." }),
+        token: z.string(),
+      }),
+      "the new invite",
+    ),
+    ...errs(401, 403),
+  },
+});
+
+const revokeInviteRoute = createRoute({
+  method: "delete",
+  path: "/api/admin/invites/{id}",
+  summary: "Revoke a pending invite",
+  security: sessionSecurity,
+  request: { params: IdParam },
+  responses: { 200: jsonOk(Ok, "revoked"), ...errs(401, 403, 404) },
+});
+
+const acceptRoute = createRoute({
+  method: "post",
+  path: "/api/admin/invites/accept",
+  summary: "Accept an invite: creates the admin and a session (5 per hour per IP)",
+  description: "An unknown, used, revoked or expired invite is 401 `unauthorized`; a taken " +
+    "username (case-insensitive) is 409 `conflict`; a wrong ToS version is 403 `forbidden`.",
+  request: {
+    body: jsonBody(z.object({
+      token: z.string().min(1).max(256),
+      username: Username,
+      password: NewPassword,
+      acceptedTosVersion: TosVersion,
+      challengeResponse: ChallengeResponse,
+    })),
+  },
+  responses: {
+    200: jsonOk(NewAccountView, "the new admin and its recovery phrase; sets tg_admin"),
+    ...errs(400, 401, 403, 409, 429),
+  },
+});
+
+const auditRoute = createRoute({
+  method: "get",
+  path: "/api/admin/audit",
+  summary: "Recent admin activity, newest first",
+  security: sessionSecurity,
+  request: {
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(500).default(100).openapi({
+        description: "1 to 500 (default 100)",
+      }),
+    }),
+  },
+  responses: {
+    200: jsonOk(z.object({ entries: z.array(AuditView) }), "entries"),
+    ...errs(400, 401, 403),
+  },
+});
+
+/** Team, invites and the audit log. */
+export function teamRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const session = adminSession(s);
+  // The accept call is public; every other path here needs a session.
+  app.use("/api/admin/invites/:id", async (c, next) => {
+    if (c.req.param("id") === "accept") return await next();
+    return await session(c, next);
+  });
+  for (const p of ["/api/admin/users", "/api/admin/users/*", "/api/admin/invites"]) {
+    app.use(p, session);
+  }
+  app.use("/api/admin/audit", session);
+
+  app.openapi(usersRoute, async (c) => c.json({ users: await listUsers(s.kv) }, 200));
+
+  app.openapi(removeUserRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const removed = await removeUser(s.kv, c.get("admin").id, id);
+    await revokeUserSessions(s.kv, removed.id);
+    await audit(s, c, "user.remove", { userId: removed.id, username: removed.username });
+    return c.json({ ok: true as const }, 200);
+  });
+
+  app.openapi(
+    invitesRoute,
+    async (c) => c.json({ invites: await listInvites(s.kv, s.clock.now()) }, 200),
+  );
+
+  app.openapi(createInviteRoute, async (c) => {
+    const { invite, token } = await createInvite(s.kv, s.clock, c.get("admin").username);
+    await audit(s, c, "invite.create", { inviteId: invite.id, expiresAt: invite.expiresAt });
+    return c.json({ invite, acceptUrl: `/admin?invite=${token}`, token }, 200);
+  });
+
+  app.openapi(revokeInviteRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    if (!(await revokeInvite(s.kv, id))) {
+      throw new NotFoundError("not_found", `no pending invite with id "${id}"`);
+    }
+    await audit(s, c, "invite.revoke", { inviteId: id });
+    return c.json({ ok: true as const }, 200);
+  });
+
+  app.openapi(acceptRoute, async (c) => {
+    const b = c.req.valid("json");
+    const ip = clientIp(c, s.config);
+    await hitRateLimit(s.kv, s.clock, "invite", ip);
+    if (!(await s.challenge.verify(b.challengeResponse, ip))) {
+      throw new UnauthorizedError("bot challenge failed; solve it and try again");
+    }
+    const out = await acceptInvite(s, {
+      token: b.token,
+      username: b.username,
+      password: b.password,
+      acceptedTosVersion: b.acceptedTosVersion,
+      challengeAtIssue: await s.challenge.configured(),
+    });
+    setSessionCookie(s, c, out.sessionId);
+    c.set("admin", { id: out.user.id, username: out.user.username });
+    await audit(s, c, "invite.accept", { userId: out.user.id, username: out.user.username });
+    return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
+  });
+
+  app.openapi(auditRoute, async (c) => {
+    const { limit } = c.req.valid("query");
+    return c.json({ entries: await listAudit(s.kv, limit) }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,87 @@
+/** The visitor pages: /wait (+ /wait/enter), /demo and the built assets under /static/. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Services } from "../../app.ts";
+import { type Assets, loadAssets, staticRoutes } from "./assets.ts";
+import { demoRoutes } from "./demo.tsx";
+import { waitRoutes } from "./wait.tsx";
+
+const html = (description: string) => ({
+  description,
+  content: { "text/html": { schema: z.string() } },
+});
+const redirect = (description: string) => ({ description });
+
+/** Mounts the pages; the asset manifest is read on first use (nothing runs at import). */
+export function pageRoutes(s: Services) {
+  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  let assets: Assets = {};
+  let warned = false;
+  const getAssets = async () => {
+    if (Object.keys(assets).length > 0) return assets;
+    assets = await loadAssets();
+    if (Object.keys(assets).length === 0 && !warned) {
+      warned = true;
+      console.error(JSON.stringify({
+        level: "warn",
+        msg: "static/build/manifest.json not found: run `deno task build`; pages work without JS",
+      }));
+    }
+    return assets;
+  };
+  app.route("/", staticRoutes());
+  app.route("/", waitRoutes(s, getAssets));
+  app.route("/", demoRoutes(s, getAssets));
+
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/wait",
+    summary: "The built-in waiting room page (joins or resumes by tg_ticket)",
+    request: {
+      query: z.object({
+        queue: z.string().optional().openapi({ description: "queue name (default queue)" }),
+        return: z.string().optional().openapi({
+          description: "destination after admission: a same-origin relative path only",
+        }),
+        embed: z.enum(["1"]).optional().openapi({ description: "compact layout for an iframe" }),
+        start: z.string().optional().openapi({
+          description: "position at first sight (progress bar without JS)",
+        }),
+      }),
+    },
+    responses: {
+      200: html("waiting (or click-to-enter) page; sets tg_ticket"),
+      303: redirect("admitted and entered: to the destination; sets tg_access"),
+      400: html("malformed queue name"),
+      404: html("unknown queue"),
+      503: html("waiting-row cap reached (Retry-After)"),
+    },
+  });
+  app.openAPIRegistry.registerPath({
+    method: "post",
+    path: "/wait/enter",
+    summary: "Click-to-enter confirmation from the page's form (works without JS)",
+    request: {
+      body: {
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: z.object({ queue: z.string(), return: z.string().optional() }),
+          },
+        },
+      },
+    },
+    responses: {
+      303: redirect("to the destination when entered (sets tg_access), else back to /wait"),
+      400: html("malformed queue name"),
+    },
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/demo",
+    summary: "Demo page protected by requireAdmission(): shows the verified claims",
+    responses: {
+      200: html("admitted: the verified claims"),
+      302: redirect("not admitted: to /wait?return=/demo"),
+    },
+  });
+  return app;
+}

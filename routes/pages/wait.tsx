@@ -1,0 +1,190 @@
+/**
+ * `GET /wait`: the built-in waiting room. Every load joins the queue, or resumes the visitor by
+ * its `tg_ticket` (which is a status check: a due timeslot renews it), sets the cookies exactly
+ * like the API, and renders the page server-side; the island then follows the timeslots. Without
+ * JS the page refreshes itself at the next timeslot, and an admitted visitor is redirected.
+ * `POST /wait/enter` is the no-JS click-to-enter confirmation.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import type { Services } from "../../app.ts";
+import { Document } from "../../components/Document.tsx";
+import { Notice } from "../../components/Notice.tsx";
+import { WaitPage } from "../../components/WaitPage.tsx";
+import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
+import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
+import { AppError } from "../../lib/errors.ts";
+import type { JoinOutcome } from "../../lib/queue/join.ts";
+import { setVisitorCookies } from "../../lib/visitor_cookies.ts";
+import type { Assets } from "./assets.ts";
+import { htmlPage, scriptJson } from "./html.tsx";
+import { pageBranding, themeCss } from "./theme.ts";
+
+const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Largest accepted `?start=` (the waiting-row cap's upper bound). */
+const MAX_START = 50_000_000;
+
+/** The /wait URL that keeps a visitor's queue, return path, layout and progress baseline. */
+export function waitUrl(
+  queue: string,
+  returnPath: string,
+  embed = false,
+  start: number | null = null,
+): string {
+  const q = new URLSearchParams({ queue });
+  if (returnPath) q.set("return", returnPath);
+  if (embed) q.set("embed", "1");
+  if (start !== null) q.set("start", String(start));
+  return `/wait?${q}`;
+}
+
+/** `?queue=` when given; else `default`, or the only queue when there is exactly one. */
+async function resolveQueue(s: Services): Promise<string> {
+  try {
+    await s.engine.ctx.view("default");
+    return "default";
+  } catch {
+    const names = await s.engine.queueNames();
+    return names.length === 1 ? names[0] : "default";
+  }
+}
+
+/** The origin of an absolute destination, for the CSP's form-action. */
+function originOf(url: string): string[] {
+  return /^https:\/\//.test(url) ? [new URL(url).origin] : [];
+}
+
+/** The waiting-room page and its no-JS enter form. */
+export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
+  const app = new Hono();
+
+  const notice = async (c: Context, status: number, heading: string, text: string) => {
+    const a = await assets();
+    const b = pageBranding(await s.engine.ctx.branding());
+    // A relative URL: behind a proxy the request URL may name an internal host.
+    const url = new URL(c.req.url);
+    const retry = status === 503
+      ? { seconds: 30, url: url.pathname + url.search, always: true }
+      : undefined;
+    if (status === 503) c.header("Retry-After", "30");
+    const css = themeCss(b);
+    return htmlPage(
+      c,
+      <Document
+        title={`${heading} — ${b.title}`}
+        styleHref={a["style.css"]}
+        themeCss={css}
+        refresh={retry}
+        embed={c.req.query("embed") === "1"}
+      >
+        <Notice heading={heading}>
+          <p>{text}</p>
+        </Notice>
+      </Document>,
+      status,
+      { inlineStyle: css, embed: c.req.query("embed") === "1" },
+    );
+  };
+
+  app.get("/wait", async (c) => {
+    const q = c.req.query("queue");
+    if (q !== undefined && !QUEUE_RE.test(q)) {
+      return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
+    }
+    const queue = q ?? await resolveQueue(s);
+    const embed = c.req.query("embed") === "1";
+    const returnPath = safeReturnPath(c.req.query("return")) ?? "";
+    let out: JoinOutcome;
+    try {
+      out = await s.engine.join(queue, await s.signer.verifyTicket(getCookie(c, "tg_ticket")));
+    } catch (e) {
+      if (e instanceof AppError && e.code === "unknown_queue") {
+        return notice(c, 404, "Not found", "There is no waiting room here.");
+      }
+      if (e instanceof AppError && e.code === "queue_full") {
+        return notice(
+          c,
+          503,
+          "The waiting room is full",
+          "Too many people are waiting right now. This page tries again by itself in 30 seconds.",
+        );
+      }
+      throw e;
+    }
+    s.engine.maybeTick(queue);
+    setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, out.view, out.ticket);
+    const branding = await s.engine.ctx.branding();
+    const destination = destinationFor(s, branding, returnPath);
+    const { accessToken, ...view } = out.view;
+    // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
+    if (accessToken && !embed) return c.redirect(destination, 303);
+
+    const now = s.clock.now();
+    const a = await assets();
+    const b = pageBranding(branding);
+    const startRaw = c.req.query("start");
+    const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
+    const start = view.position === undefined ? null : Math.max(seen, view.position);
+    const island: WaitRoomProps = {
+      queue,
+      view,
+      serverNow: now,
+      start,
+      destination,
+      returnPath,
+      embed,
+      title: b.title,
+    };
+    const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
+      ? {
+        seconds: Math.max(1, Math.ceil((view.nextCheckAt - now) / 1000)),
+        url: waitUrl(queue, returnPath, embed, start),
+        // Without the built bundle nothing would follow the timeslots: refresh for everyone.
+        always: !a["wait.js"],
+      }
+      : undefined;
+    const css = themeCss(b);
+    return htmlPage(
+      c,
+      <Document
+        title={view.status === "admitted" ? `✅ It's your turn — ${b.title}` : b.title}
+        styleHref={a["style.css"]}
+        themeCss={css}
+        scriptSrc={a["wait.js"]}
+        propsJson={a["wait.js"] ? scriptJson(island) : undefined}
+        refresh={refresh}
+        embed={embed}
+      >
+        <WaitPage branding={b} island={island} />
+      </Document>,
+      200,
+      { inlineStyle: css, embed, formOrigins: originOf(destination) },
+    );
+  });
+
+  app.post("/wait/enter", async (c) => {
+    const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+    const queue = typeof form.queue === "string" ? form.queue : "";
+    if (!QUEUE_RE.test(queue)) {
+      return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
+    }
+    const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
+    const back = waitUrl(queue, returnPath);
+    const ticket = await s.signer.verifyTicket(getCookie(c, "tg_ticket"));
+    if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
+    try {
+      const out = await s.engine.enter(queue, ticket, ticket.sub);
+      s.engine.maybeTick(queue);
+      setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, out.view, out.ticket);
+    } catch (e) {
+      // Still waiting (409), hold expired or gone (404), bad ticket (401): back to the line,
+      // where the page tells the visitor where it stands.
+      if (e instanceof AppError && e.status < 500) return c.redirect(back, 303);
+      throw e;
+    }
+    return c.redirect(destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
+  });
+
+  return app;
+}

@@ -1,0 +1,215 @@
+import { Hono } from "hono";
+import { TOS_VERSION } from "../lib/admin/tos.ts";
+import { keys } from "../lib/store/keys.ts";
+import { sessionChecker } from "../routes/admin/session.ts";
+import { assert, assertEquals } from "./assert.ts";
+import {
+  AdminClient,
+  adminClient,
+  loginAs,
+  setAcceptedTos,
+  TEST_ORIGIN,
+  TEST_PASSWORD,
+} from "./admin_helpers.ts";
+import { makeApp } from "./helpers.ts";
+
+Deno.test("logout: ends the session and clears the cookie", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const cookie = client.cookies.get("tg_admin")!;
+  const res = await client.req("POST", "/api/admin/logout");
+  assertEquals(res.status, 200);
+  assert(/tg_admin=;.*Max-Age=0/i.test(res.headers.getSetCookie().join("\n")), "cookie cleared");
+  assertEquals(client.cookies.size, 0);
+  const stale = new AdminClient(t.app);
+  stale.cookies.set("tg_admin", cookie);
+  assertEquals((await stale.req("GET", "/api/admin/users")).status, 401);
+  assertEquals((await stale.req("POST", "/api/admin/logout")).status, 401);
+  t.close();
+});
+
+Deno.test("sessions: 12 h idle and 7 days absolute on the injected clock", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const users = () => client.req("GET", "/api/admin/users");
+  const h = 3_600_000;
+  t.clock.advance(12 * h - 1000);
+  assertEquals((await users()).status, 200, "just under 12 h idle");
+  t.clock.advance(12 * h);
+  assertEquals((await users()).status, 401, "12 h idle");
+  const left = await t.kv.list({ prefix: keys.adminSessions() }).next();
+  assertEquals(left.done, true, "the expired session was deleted");
+
+  const b = await loginAs(t, "admin", TEST_PASSWORD);
+  for (let i = 0; i < 13; i++) {
+    t.clock.advance(12 * h - 60_000);
+    assertEquals((await b.req("GET", "/api/admin/users")).status, 200, `use ${i}`);
+  }
+  t.clock.advance(12 * h - 60_000); // 7 days minus 14 minutes in total
+  assertEquals((await b.req("GET", "/api/admin/users")).status, 200);
+  t.clock.advance(15 * 60_000);
+  assertEquals((await b.req("GET", "/api/admin/users")).status, 401, "7 days absolute");
+  t.close();
+});
+
+Deno.test("sessions: lastSeenAt is written at most once a minute", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const record = async () => {
+    const all = [];
+    for await (const e of t.kv.list<{ lastSeenAt: number }>({ prefix: keys.adminSessions() })) {
+      all.push(e);
+    }
+    assertEquals(all.length, 1);
+    return all[0];
+  };
+  const first = await record();
+  t.clock.advance(30_000);
+  await client.req("GET", "/api/admin/users");
+  assertEquals((await record()).versionstamp, first.versionstamp, "no write within a minute");
+  t.clock.advance(31_000);
+  await client.req("GET", "/api/admin/users");
+  assertEquals((await record()).value.lastSeenAt, t.clock.now());
+  t.close();
+});
+
+Deno.test("sessions: rotating TOKEN_SECRET ends every session; the id is stored only keyed", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const id = client.cookies.get("tg_admin")!;
+  for await (const e of t.kv.list({ prefix: keys.adminSessions() })) {
+    assert(!JSON.stringify(e).includes(id), "raw id not stored");
+    const sha = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id));
+    const b64 = btoa(String.fromCharCode(...new Uint8Array(sha))).replace(/\+/g, "-")
+      .replace(/\//g, "_").replace(/=+$/, "");
+    assert(e.key[e.key.length - 1] !== b64, "not a plain SHA-256 either");
+  }
+  const same = await makeApp({}, { kv: t.kv, clock: t.clock });
+  const rotated = await makeApp({ TOKEN_SECRET: "another-secret-another-secret-0123456" }, {
+    kv: t.kv,
+    clock: t.clock,
+  });
+  for (const [app, want] of [[same, 200], [rotated, 401]] as const) {
+    const c = new AdminClient(app.app);
+    c.cookies.set("tg_admin", id);
+    assertEquals((await c.req("GET", "/api/admin/users")).status, want);
+  }
+  // Accounts survive a rotation: the admin signs in again.
+  assertEquals((await loginAs(rotated, "admin", TEST_PASSWORD)).cookies.has("tg_admin"), true);
+  t.close();
+});
+
+Deno.test("CSRF: admin writes need this service's Origin; reads do not", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const post = (headers: Record<string, string>) =>
+    client.req("POST", "/api/admin/invites", undefined, headers);
+  // AdminClient adds the Origin unless one is given, so pass the bad ones explicitly.
+  const noOrigin = await t.app.request("/api/admin/invites", {
+    method: "POST",
+    headers: { cookie: `tg_admin=${client.cookies.get("tg_admin")}` },
+  });
+  assertEquals(noOrigin.status, 403);
+  assertEquals((await noOrigin.json()).error.code, "forbidden");
+  assertEquals((await post({ origin: "https://evil.example" })).status, 403);
+  assertEquals((await post({ origin: "null" })).status, 403);
+  assertEquals((await post({ origin: TEST_ORIGIN })).status, 200);
+  assertEquals((await client.req("GET", "/api/admin/invites")).json.invites.length, 1);
+  const get = await t.app.request("/api/admin/invites", {
+    headers: { cookie: `tg_admin=${client.cookies.get("tg_admin")}` },
+  });
+  assertEquals(get.status, 200, "GET without Origin");
+
+  // With PUBLIC_URL set, its origin is the only one accepted.
+  const p = await makeApp({ PUBLIC_URL: "https://queue.example.com/" });
+  const a = await adminClient(p);
+  assertEquals((await a.client.req("POST", "/api/admin/invites")).status, 403);
+  const ok = await a.client.req("POST", "/api/admin/invites", undefined, {
+    origin: "https://queue.example.com",
+  });
+  assertEquals(ok.status, 200);
+  t.close();
+  p.close();
+});
+
+Deno.test("ToS: a stale acceptance allows only tos/accept (and logout) until accepted", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  await setAcceptedTos(t, "admin", "2020-01-01");
+  const users = await client.req("GET", "/api/admin/users");
+  assertEquals([users.status, users.json.error.code], [403, "forbidden"]);
+  assertEquals(users.json.error.details.tosVersion, TOS_VERSION);
+  assertEquals((await client.req("POST", "/api/admin/invites")).status, 403);
+  const boot = (await client.req("GET", "/api/admin/bootstrap")).json;
+  assertEquals([boot.needsTos, boot.acceptedTosVersion], [true, "2020-01-01"]);
+  const wrong = await client.req("POST", "/api/admin/tos/accept", {
+    acceptedTosVersion: "2020-01-01",
+  });
+  assertEquals(wrong.status, 403);
+  assertEquals((await client.req("POST", "/api/admin/tos/accept", {})).status, 400);
+  const ok = await client.req("POST", "/api/admin/tos/accept", { acceptedTosVersion: TOS_VERSION });
+  assertEquals([ok.status, ok.json.user.acceptedTosVersion], [200, TOS_VERSION]);
+  assertEquals((await client.req("GET", "/api/admin/users")).status, 200);
+  assertEquals((await client.req("GET", "/api/admin/bootstrap")).json.needsTos, false);
+  await setAcceptedTos(t, "admin", "2020-01-01");
+  assertEquals((await client.req("POST", "/api/admin/logout")).status, 200);
+  const anon = new AdminClient(t.app);
+  assertEquals(
+    (await anon.req("POST", "/api/admin/tos/accept", { acceptedTosVersion: TOS_VERSION })).status,
+    401,
+  );
+  t.close();
+});
+
+Deno.test("challenge gate: login calls s.challenge.verify and is refused when it fails", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  await adminClient(t);
+  const calls: [string | undefined, string][] = [];
+  t.services.challenge = {
+    configured: () => Promise.resolve(true),
+    verify: (r, ip) => {
+      calls.push([r, ip]);
+      return Promise.resolve(r === "good");
+    },
+  };
+  const c = new AdminClient(t.app);
+  const body = { username: "admin", password: TEST_PASSWORD };
+  const refused = await c.req("POST", "/api/admin/login", body, { "x-ip": "9.9.9.9" });
+  assertEquals([refused.status, refused.json.error.code], [401, "unauthorized"]);
+  assertEquals(c.cookies.size, 0);
+  const bad = await c.req("POST", "/api/admin/login", { ...body, challengeResponse: "bad" }, {
+    "x-ip": "9.9.9.9",
+  });
+  assertEquals(bad.status, 401);
+  const ok = await c.req("POST", "/api/admin/login", { ...body, challengeResponse: "good" }, {
+    "x-ip": "9.9.9.9",
+  });
+  assertEquals(ok.status, 200);
+  assertEquals(calls, [[undefined, "9.9.9.9"], ["bad", "9.9.9.9"], ["good", "9.9.9.9"]]);
+  const rec = [];
+  for await (
+    const e of t.kv.list<{ challengeAtIssue: boolean }>({ prefix: keys.adminSessions() })
+  ) {
+    rec.push(e.value.challengeAtIssue);
+  }
+  assertEquals(rec.sort(), [false, true], "claim before the challenge, login after");
+  t.close();
+});
+
+Deno.test("sessionChecker: true only for a valid, ToS-current session (Origin on writes)", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const check = sessionChecker(t.services);
+  const probe = new Hono().all("/x", async (c) => c.json(await check(c)));
+  const ask = async (method: string, headers: Record<string, string>) =>
+    await (await probe.request("/x", { method, headers })).json();
+  const cookie = `tg_admin=${client.cookies.get("tg_admin")}`;
+  assertEquals(await ask("GET", { cookie }), true);
+  assertEquals(await ask("GET", {}), false);
+  assertEquals(await ask("GET", { cookie: "tg_admin=forged" }), false);
+  assertEquals(await ask("POST", { cookie }), false);
+  assertEquals(await ask("POST", { cookie, origin: TEST_ORIGIN }), true);
+  await setAcceptedTos(t, "admin", "2020-01-01");
+  assertEquals(await ask("GET", { cookie }), false);
+  t.close();
+});
