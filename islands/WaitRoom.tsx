@@ -62,6 +62,14 @@ export function WaitRoom(p: WaitRoomProps) {
     });
   }, []);
 
+  useEffect(() => {
+    // Keep the progress baseline in the URL, so a reload does not restart the bar at zero.
+    const url = new URL(location.href);
+    if (start === null || url.searchParams.get("start") === String(start)) return;
+    url.searchParams.set("start", String(start));
+    history.replaceState(history.state, "", url);
+  }, [start]);
+
   const admitted = view.status === "admitted" && !local;
   const holding = admitted && view.entered === false;
   useEffect(() => {

@@ -7,7 +7,9 @@ import type { Config } from "./config.ts";
  */
 export function clientIp(c: Context, config: Pick<Config, "CLIENT_IP_HEADER">): string {
   if (config.CLIENT_IP_HEADER) {
-    const v = c.req.header(config.CLIENT_IP_HEADER)?.split(",")[0].trim();
+    // In a list (X-Forwarded-For style) the right-most entry is the one the trusted proxy
+    // appended; anything left of it came from the client and could be spoofed.
+    const v = c.req.header(config.CLIENT_IP_HEADER)?.split(",").pop()?.trim();
     return v || "unknown";
   }
   const info = c.env as Deno.ServeHandlerInfo | undefined;

@@ -1,8 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
 import type { Services } from "../app.ts";
 import { accessTokenOf } from "../lib/require_admission.ts";
+import { secureRequest, setVisitorCookies } from "../lib/visitor_cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
   errors,
@@ -14,27 +15,12 @@ import {
   VisitorId,
   VisitorView,
 } from "./schemas.ts";
-import { fastStatus, isSecureRequest } from "./status_fast.ts";
-
-const TICKET_MAX_AGE = 86400;
-
-function secure(c: Context): boolean {
-  // Behind a TLS-terminating proxy the request URL is http: its forwarded scheme is trusted,
-  // since a spoofed header can only make the cookie stricter.
-  return isSecureRequest(c.req.url, c.req.header("x-forwarded-proto"));
-}
+import { fastStatus } from "./status_fast.ts";
 
 /** Sets `tg_ticket` and, for an entered visitor, `tg_access`. */
-function setVisitorCookies(c: Context, s: Services, view: View, ticket?: string) {
+function setCookies(c: Context, s: Services, view: View, ticket?: string) {
   if (!ticket && !view.accessToken) return;
-  const base = { httpOnly: true, path: "/", sameSite: "Lax" as const, secure: secure(c) };
-  if (ticket) setCookie(c, "tg_ticket", ticket, { ...base, maxAge: TICKET_MAX_AGE });
-  if (view.accessToken) {
-    setCookie(c, "tg_access", view.accessToken, {
-      ...base,
-      maxAge: s.config.ACCESS_TOKEN_TTL_SECONDS,
-    });
-  }
+  setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, view, ticket);
 }
 
 const joinRoute = createRoute({
@@ -124,7 +110,7 @@ export function visitorRoutes(s: Services) {
   /** Sets the cookies of a visitor call, nudges the admission tick, returns the view. */
   const answer = (c: Context, queue: string, out: { view: View; ticket?: string }) => {
     s.engine.maybeTick(queue);
-    setVisitorCookies(c, s, out.view, out.ticket);
+    setCookies(c, s, out.view, out.ticket);
     return out.view;
   };
 
@@ -173,8 +159,8 @@ export function visitorRoutes(s: Services) {
     if (getCookie(c, "tg_ticket") !== undefined) {
       await s.engine.leave(queue, await ticketOf(c), visitorId);
     }
-    deleteCookie(c, "tg_ticket", { path: "/", secure: secure(c) });
-    deleteCookie(c, "tg_access", { path: "/", secure: secure(c) });
+    deleteCookie(c, "tg_ticket", { path: "/", secure: secureRequest(c) });
+    deleteCookie(c, "tg_access", { path: "/", secure: secureRequest(c) });
     return c.json({ status: "left" as const }, 200);
   });
 

@@ -1,5 +1,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
+import { keys } from "../lib/store/keys.ts";
+import { MAX_QUEUES } from "../routes/admin/settings.ts";
 import { Client, makeApp, operator, type TestApp } from "./helpers.ts";
 
 /** An app with a signed-in admin. */
@@ -289,6 +291,19 @@ Deno.test("admin reset: bearer only; clears admins and settings, keeps queue sta
   await t.engine.setPaused("default", true);
   const visitor = new Client(t.app);
   await visitor.join();
+  const invite = await admin.req("POST", "/api/admin/invites", {});
+  assertEquals(invite.status, 200);
+  const hook = await admin.req("PUT", "/api/admin/webhooks", {
+    enabled: true,
+    url: "https://hooks.example/tollgate",
+    events: ["pause"],
+    secret: "whsec-0123456789",
+  });
+  assertEquals(hook.status, 200);
+  // Edge, challenge, pending setup and origin records belong to later issues; plant them.
+  for (const k of [keys.edge(), keys.challenge(), keys.setupPending(), keys.origin()]) {
+    await t.kv.set(k, { planted: true });
+  }
   let r = await admin.req("POST", "/api/admin/reset");
   assertEquals(r.status, 401, "a session is not enough");
   r = await new Client(t.app).req("POST", "/api/admin/reset", undefined, {
@@ -298,6 +313,12 @@ Deno.test("admin reset: bearer only; clears admins and settings, keeps queue sta
   r = await new Client(t.app).req("POST", "/api/admin/reset", undefined, operator(t.config));
   assertEquals([r.status, r.json.reset], [200, true]);
   assertEquals((await admin.req("GET", "/api/admin/state")).status, 401, "session gone");
+  for (
+    const k of [keys.edge(), keys.challenge(), keys.setupPending(), keys.origin(), keys.webhooks()]
+  ) {
+    assertEquals((await t.kv.get(k)).value, null, `${k.join("/")} cleared`);
+  }
+  assertEquals((await Array.fromAsync(t.kv.list({ prefix: keys.adminPrefix() }))).length, 0);
   const boot = await new Client(t.app).req("GET", "/api/admin/bootstrap");
   assertEquals(boot.json.claimed, false);
   assertEquals((await visitor.status()).json.status, "waiting", "queue state kept");
@@ -315,5 +336,28 @@ Deno.test("admin actions land in the audit log", async () => {
   const r = await admin.req("GET", "/api/admin/audit");
   const text = JSON.stringify(r.json);
   assert(text.includes("queue.pause") && text.includes("queue.rate"), text);
+  t.close();
+});
+
+Deno.test("admin queues: creation is capped", async () => {
+  const { t, admin } = await setup();
+  for (let i = 1; i < MAX_QUEUES; i++) await t.engine.ensureQueues([`q${i}`]);
+  const r = await admin.req("POST", "/api/admin/queues", { name: "one-too-many" });
+  assertEquals([r.status, r.json.error.details.fields[0].path], [400, "name"]);
+  assertEquals((await admin.req("POST", "/api/admin/queues", { name: "q1" })).status, 200);
+  assertEquals((await t.engine.queueNames()).length, MAX_QUEUES);
+  t.close();
+});
+
+Deno.test("admin pause: the webhook fires only when the state changes", async () => {
+  const { t, admin } = await setup();
+  const events: unknown[] = [];
+  t.services.events = { emit: (e, q, d) => Promise.resolve(void events.push([e, q, d])) };
+  await admin.req("POST", "/api/admin/pause", { paused: true });
+  await admin.req("POST", "/api/admin/pause", { paused: true });
+  await admin.req("POST", "/api/admin/pause", { paused: false });
+  assertEquals(events, [["pause", "default", { paused: true }], ["pause", "default", {
+    paused: false,
+  }]]);
   t.close();
 });

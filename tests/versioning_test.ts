@@ -2,7 +2,7 @@ import { createApp } from "../app.ts";
 import { FakeClock, seededRandom } from "../lib/clock.ts";
 import { testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
-import { migrate, type Migration, SCHEMA_VERSION } from "../lib/store/migrate.ts";
+import { migrate, type Migration, MIGRATIONS, SCHEMA_VERSION } from "../lib/store/migrate.ts";
 import { VERSION } from "../lib/version.ts";
 import { assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
@@ -12,20 +12,24 @@ Deno.test("start writes the schema version; migrations run once each, in order",
   assertEquals(await migrate(kv), SCHEMA_VERSION);
   assertEquals((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
   const ran: number[] = [];
+  const next = SCHEMA_VERSION + 1;
   const later: Migration[] = [
-    { to: 1, description: "one", run: () => void ran.push(1) as unknown as Promise<void> },
+    ...MIGRATIONS.map((m) => ({
+      ...m,
+      run: () => void ran.push(m.to) as unknown as Promise<void>,
+    })),
     {
-      to: 2,
-      description: "two",
+      to: next,
+      description: "next",
       run: async (k) => {
-        ran.push(2);
+        ran.push(next);
         await k.set(["migrated"], true);
       },
     },
   ];
-  assertEquals(await migrate(kv, later), 2);
-  assertEquals(await migrate(kv, later), 2);
-  assertEquals(ran, [2], "only the new migration runs, and only once");
+  assertEquals(await migrate(kv, later), next);
+  assertEquals(await migrate(kv, later), next);
+  assertEquals(ran, [next], "only the new migration runs, and only once");
   assertEquals((await kv.get(["migrated"])).value, true);
   kv.close();
 });

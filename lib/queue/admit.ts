@@ -228,7 +228,11 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   }
   if (result.ran) {
     ctx.invalidate(q);
-    if (sec % 60 === 0) {
+    // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
+    // (a fixed second could be missed when ticks come only from requests).
+    const minute = Math.floor(sec / 60);
+    if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
+      ctx.upkeepMinute.set(q, minute);
       await compactGoneLog(ctx, q);
       // KV `sum` cannot carry an expiry, so old traffic buckets are pruned here, once a minute.
       await pruneTraffic(ctx.kv, q, ctx.now());

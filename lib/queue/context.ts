@@ -69,6 +69,8 @@ export class QueueContext {
   #loading = new Map<string, Promise<QueueView>>();
   #gone = new Map<string, GoneCache>();
   #branding: { value: Branding; at: number } | null = null;
+  /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
+  readonly upkeepMinute = new Map<string, number>();
 
   constructor(deps: QueueDeps) {
     this.kv = deps.kv;

@@ -148,6 +148,18 @@ export class Engine {
   setPaused(q: string, paused: boolean) {
     return this.updateSettings(q, (s) => void (s.paused = paused));
   }
+  /** Pause or resume, telling whether the state really changed (the webhook fires only then). */
+  async togglePause(
+    q: string,
+    paused: boolean,
+  ): Promise<{ settings: QueueSettings; changed: boolean }> {
+    let changed = false;
+    const settings = await this.updateSettings(q, (s) => {
+      changed = s.paused !== paused;
+      s.paused = paused;
+    });
+    return { settings, changed };
+  }
   setOpensAt(q: string, opensAt: number | null) {
     return this.updateSettings(q, (s) => void (s.opensAt = opensAt));
   }

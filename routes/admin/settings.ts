@@ -16,6 +16,9 @@ export async function pickQueue(s: Services, queue?: string): Promise<string> {
   });
 }
 
+/** Most queues one service holds (each costs a settings read per tick and per metrics poll). */
+export const MAX_QUEUES = 100;
+
 export const adminSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
 export const adminErrors = {
   400: errors[400],
@@ -196,10 +199,10 @@ export function settingsRoutes(s: Services) {
   app.openapi(pauseRoute, async (c) => {
     const b = c.req.valid("json");
     const q = await pickQueue(s, b.queue);
-    const out = await s.engine.setPaused(q, b.paused);
+    const { settings, changed } = await s.engine.togglePause(q, b.paused);
     await audit(s, c, "queue.pause", { queue: q, paused: b.paused });
-    await s.events.emit("pause", q, { paused: out.paused });
-    return c.json(settingsView(s, out), 200);
+    if (changed) await s.events.emit("pause", q, { paused: settings.paused });
+    return c.json(settingsView(s, settings), 200);
   });
   app.openapi(rateRoute, async (c) => {
     const b = c.req.valid("json");
@@ -246,6 +249,12 @@ export function settingsRoutes(s: Services) {
   });
   app.openapi(queuesPostRoute, async (c) => {
     const b = c.req.valid("json");
+    const names = await s.engine.queueNames();
+    if (!names.includes(b.name) && names.length >= MAX_QUEUES) {
+      throw new BadRequestError(`at most ${MAX_QUEUES} queues; remove one first`, {
+        fields: [{ path: "name", message: `at most ${MAX_QUEUES} queues` }],
+      });
+    }
     await s.engine.ensureQueues([b.name]);
     const out = b.mode ? await s.engine.setMode(b.name, b.mode) : await s.engine.settings(b.name);
     await audit(s, c, "queue.create", { queue: b.name, mode: out.mode });
