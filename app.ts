@@ -16,6 +16,7 @@ import { costRoutes } from "./routes/cost.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
+import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
 import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
@@ -122,7 +123,7 @@ export function onError(err: Error, c: Context): Response {
 
 /** Builds the service: migrates the store, creates configured queues, mounts the routes. */
 export async function createApp(deps: AppDeps) {
-  await migrate(deps.kv);
+  await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
   const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
@@ -152,7 +153,12 @@ export async function createApp(deps: AppDeps) {
     // Set on the response's headers directly: c.header() after next() copies the response.
     const h = c.res.headers;
     // A route may tailor a header (the embeddable waiting page allows framing); others get ours.
-    for (const [k, v] of SECURITY_HEADERS) if (!h.has(k)) h.set(k, v);
+    const csp = h.get("Content-Security-Policy") ?? "";
+    for (const [k, v] of SECURITY_HEADERS) {
+      // A page framable from anywhere (the embeddable /wait) must not send X-Frame-Options.
+      if (h.has(k) || (k === "X-Frame-Options" && csp.includes("frame-ancestors *"))) continue;
+      h.set(k, v);
+    }
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
     if (ADMIN_PATH.test(c.req.path)) h.set("Content-Security-Policy", ADMIN_CSP);
   });
@@ -183,11 +189,16 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
-  /** What `Deno.serve` runs: `/status` on its fast path, everything else through Hono. */
+  /** What `Deno.serve` runs: `/status` and `/join` on fast paths, everything else through Hono. */
   const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (req.method === "GET" && STATUS_PATH.test(req.url)) {
       const res = await fastStatus(services, req);
       if (res) return res;
+    } else if (req.method === "POST" && JOIN_URL.test(req.url)) {
+      // What the fast path declines comes back (with its body, if read) for Hono to answer.
+      const out = await fastJoin(services, req);
+      if (out instanceof Response) return out;
+      req = out;
     }
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);

@@ -26,11 +26,10 @@ export interface TicketClaims {
   nca: number;
 }
 
-/** Encodes bytes as base64url without padding. */
-export function b64url(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
-  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** Encodes bytes (the first `len` of them) as base64url without padding. */
+export function b64url(bytes: Uint8Array, len = bytes.length): string {
+  // Node's Buffer encodes natively, over a view without a copy: the fastest way in Deno.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, len).toString("base64url");
 }
 
 /** Decodes base64url; returns null on malformed input. */
@@ -61,7 +60,10 @@ export function safeEqualString(a: string, b: string): boolean {
 
 /** Signs and verifies tokens with one HMAC key derived from the service secret. */
 export class Signer {
+  // node:crypto's HMAC is synchronous and about twice as fast as crypto.subtle's here; a vetted
+  // implementation is worth the few microseconds a hand-written one would save.
   #secret: Uint8Array;
+  #json = new Uint8Array(1024);
   /** Tickets already verified, by their exact text: the same ticket comes back every poll. */
   #tickets = new Map<string, TicketClaims>();
 
@@ -69,16 +71,18 @@ export class Signer {
     this.#secret = enc.encode(secret);
   }
 
-  // node:crypto's HMAC is synchronous and about twice as fast as crypto.subtle's here.
   #mac(body: string): Uint8Array {
     return createHmac("sha256", this.#secret).update(body).digest();
   }
 
   /** Signs any JSON payload. */
   sign(payload: object): Promise<string> {
-    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
-    const sig = createHmac("sha256", this.#secret).update(body).digest("base64url");
-    return Promise.resolve(`${body}.${sig}`);
+    const json = JSON.stringify(payload);
+    let body: string;
+    if (json.length * 3 <= this.#json.length) {
+      body = b64url(this.#json, enc.encodeInto(json, this.#json).written);
+    } else body = b64url(enc.encode(json));
+    return Promise.resolve(`${body}.${b64url(this.#mac(body))}`);
   }
 
   /** Verifies a signature (timing-safe) and returns the decoded payload, or null. */

@@ -1,8 +1,11 @@
 import type { Services } from "../app.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
 
-const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const VISITOR_RE = /^[A-Za-z0-9_-]{8,64}$/;
+/** Same patterns as routes/schemas.ts `QueueName` and `VisitorId`. */
+export const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Same pattern as routes/schemas.ts `VisitorId`. */
+export const VISITOR_RE = /^[A-Za-z0-9_-]{8,64}$/;
+const PLAIN_QUERY = /^queue=([a-z0-9][a-z0-9_-]{0,63})$/;
 const TICKET_COOKIE = /(?:^|;\s*)tg_ticket=([^;]*)/;
 const TICKET_MAX_AGE = 86400;
 
@@ -18,10 +21,44 @@ export function isSecureRequest(url: string, forwardedProto: string | null | und
   return url.startsWith("https:") || forwardedProto === "https";
 }
 
+/** The `Set-Cookie` value Hono's `setCookie` makes for a visitor cookie (same attribute order). */
 function cookie(name: string, value: string, maxAge: number, secure: boolean): string {
-  return `${name}=${value}; Max-Age=${maxAge}; Path=/; HttpOnly; SameSite=Lax${
+  return `${name}=${encodeURIComponent(value)}; Max-Age=${maxAge | 0}; Path=/; HttpOnly${
     secure ? "; Secure" : ""
-  }`;
+  }; SameSite=Lax`;
+}
+
+/** A JSON response with the headers app.ts's middleware gives every Hono response. */
+export function jsonResponse(body: unknown, status: number): Response {
+  // Headers set on the made Response cost several times less in Deno than a headers init.
+  const res = new Response(JSON.stringify(body), { status });
+  const headers = res.headers;
+  headers.set("Content-Type", "application/json");
+  for (const [k, v] of SECURITY_HEADERS) headers.set(k, v);
+  headers.set("Cache-Control", "no-store");
+  return res;
+}
+
+/** A visitor call's answer: the view, plus `tg_ticket` / `tg_access` cookies as the Hono routes set. */
+export function visitorResponse(
+  s: Services,
+  req: Request,
+  status: number,
+  view: VisitorView,
+  ticket: string | undefined,
+): Response {
+  const res = jsonResponse(view, status);
+  if (!ticket && !view.accessToken) return res;
+  const headers = res.headers;
+  const secure = isSecureRequest(req.url, req.headers.get("x-forwarded-proto"));
+  if (ticket) headers.append("Set-Cookie", cookie("tg_ticket", ticket, TICKET_MAX_AGE, secure));
+  if (view.accessToken) {
+    headers.append(
+      "Set-Cookie",
+      cookie("tg_access", view.accessToken, s.config.ACCESS_TOKEN_TTL_SECONDS, secure),
+    );
+  }
+  return res;
 }
 
 /**
@@ -34,9 +71,15 @@ export async function fastStatus(s: Services, req: Request): Promise<Response | 
   const url = req.url;
   const q = url.indexOf("?");
   if (q < 0) return null;
-  const query = new URLSearchParams(url.slice(q + 1));
-  const queue = query.get("queue");
-  const visitorId = query.get("visitorId") ?? undefined;
+  let queue: string | null, visitorId: string | undefined;
+  // The usual query, `queue=<name>` alone, needs no decoding (the name has no % or +).
+  const plain = PLAIN_QUERY.exec(url.slice(q + 1));
+  if (plain) queue = plain[1];
+  else {
+    const query = new URLSearchParams(url.slice(q + 1));
+    queue = query.get("queue");
+    visitorId = query.get("visitorId") ?? undefined;
+  }
   if (!queue || !QUEUE_RE.test(queue) || (visitorId !== undefined && !VISITOR_RE.test(visitorId))) {
     return null;
   }
@@ -48,21 +91,5 @@ export async function fastStatus(s: Services, req: Request): Promise<Response | 
     return null;
   }
   s.engine.maybeTick(queue);
-  // Headers set on the made Response cost several times less in Deno than a headers init.
-  const res = new Response(JSON.stringify(out.view), { status: 200 });
-  const headers = res.headers;
-  headers.set("Content-Type", "application/json");
-  headers.set("Cache-Control", "no-store");
-  for (const [k, v] of SECURITY_HEADERS) headers.set(k, v);
-  const secure = isSecureRequest(url, req.headers.get("x-forwarded-proto"));
-  if (out.ticket) {
-    headers.append("Set-Cookie", cookie("tg_ticket", out.ticket, TICKET_MAX_AGE, secure));
-  }
-  if (out.view.accessToken) {
-    headers.append(
-      "Set-Cookie",
-      cookie("tg_access", out.view.accessToken, s.config.ACCESS_TOKEN_TTL_SECONDS, secure),
-    );
-  }
-  return res;
+  return visitorResponse(s, req, 200, out.view, out.ticket);
 }

@@ -14,7 +14,7 @@ import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
 import { leave, type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
-import type { Counts, Visitor } from "./types.ts";
+import type { Counts, QueueSettings, Visitor } from "./types.ts";
 
 /** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
 export interface JoinOutcome extends Outcome {
@@ -27,6 +27,14 @@ interface Pending {
   supplied: boolean;
   resolve: (v: Visitor) => void;
   reject: (e: unknown) => void;
+}
+
+/** What a join commit reads, as the last successful one of this instance left it. */
+interface JoinState {
+  counts: Counts;
+  entry: { key: Deno.KvKey; versionstamp: string | null };
+  settings: QueueSettings;
+  settingsEntry: { key: Deno.KvKey; versionstamp: string | null };
 }
 
 /** Largest group commit: three mutations a join (an op allows 1000). */
@@ -51,6 +59,7 @@ function takeBatch(list: Pending[]): Pending[] {
 export class JoinBatcher {
   #pending = new Map<string, Pending[]>();
   #busy = new Set<string>();
+  #state = new Map<string, JoinState>();
 
   constructor(private ctx: QueueContext) {}
 
@@ -91,8 +100,12 @@ export class JoinBatcher {
     const results = await ctx.serial(q, () =>
       retryCommit(async () => {
         const now = ctx.now();
+        // The state this instance's last join commit left, if any: its checks fail (and the
+        // retry reads afresh) when anything else wrote the counts or settings since.
+        const cached = this.#state.get(q);
+        this.#state.delete(q);
         const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
-          ctx.readState(q),
+          cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q),
           ctx.branding(),
         ]);
         if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
@@ -176,8 +189,15 @@ export class JoinBatcher {
         countTraffic(op, q, now, "in", joined);
         countTraffic(op, q, now, "out", admitted);
         op.set(keys.counts(q), counts);
-        if ((await op.commit()).ok) {
+        const res = await op.commit();
+        if (res.ok) {
           committed = counts;
+          this.#state.set(q, {
+            counts: { ...counts },
+            entry: { key: entry.key, versionstamp: res.versionstamp },
+            settings,
+            settingsEntry,
+          });
           return out;
         }
         const supplied = items.filter((p) => p.supplied);

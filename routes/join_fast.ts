@@ -1,0 +1,103 @@
+import { parse as parseCookies } from "hono/utils/cookie";
+import type { Services } from "../app.ts";
+import { AppError, errorBody, RateLimitedError } from "../lib/errors.ts";
+import { jsonResponse, QUEUE_RE, VISITOR_RE, visitorResponse } from "./status_fast.ts";
+
+/** Request URLs of `POST /join` (any query string; Hono routes on the path alone). */
+export const JOIN_URL = /^https?:\/\/[^/]+\/join(\?|$)/;
+/** Largest body answered here; larger (and anything unusual) goes to Hono's full pipeline. */
+const MAX_BODY = 64 * 1024;
+/** Content types both Hono's JSON gate and its validator accept (others go to Hono). */
+const JSON_TYPES = new Set([
+  "application/json",
+  "application/json;charset=utf-8",
+  "application/json; charset=utf-8",
+]);
+const dec = new TextDecoder();
+
+/** The request again, with the body already read, for Hono to answer (errors, odd input). */
+function replay(req: Request, body: Uint8Array<ArrayBuffer>): Request {
+  return new Request(req, { body });
+}
+
+/** Reads at most `MAX_BODY + 1` bytes: more only tells Hono's body limit to answer 413. */
+async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
+  const len = req.headers.get("content-length");
+  if (len !== null && !req.headers.has("transfer-encoding")) {
+    return new Uint8Array(await req.arrayBuffer());
+  }
+  const reader = req.body!.getReader();
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+    if (size > MAX_BODY) {
+      reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) out.set(p, at), at += p.length;
+  return out;
+}
+
+/**
+ * `POST /join` without Hono: the same body limit, JSON gate and validation, engine call, cookies
+ * and headers as the Hono route. Anything it does not fully check itself (another content type,
+ * a body over the limit, malformed JSON, a failed validation) is handed back, with the body read
+ * so far, for Hono to answer with its exact envelope; `Request` is then the one to pass on.
+ * Engine errors get the same envelope `onError` makes.
+ */
+export async function fastJoin(s: Services, req: Request): Promise<Response | Request> {
+  const ct = req.headers.get("content-type");
+  if (ct === null || !JSON_TYPES.has(ct.toLowerCase()) || req.body === null) return req;
+  const len = req.headers.get("content-length");
+  // Hono's body limit trusts a declared length: over it, Hono answers 413 without reading.
+  if (len !== null && !req.headers.has("transfer-encoding") && parseInt(len, 10) > MAX_BODY) {
+    return req;
+  }
+  const bytes = await readBody(req);
+  if (bytes.length > MAX_BODY) return replay(req, bytes);
+  // deno-lint-ignore no-explicit-any
+  let body: any;
+  try {
+    body = JSON.parse(dec.decode(bytes));
+  } catch {
+    return replay(req, bytes);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return replay(req, bytes);
+  const { queue, visitorId } = body;
+  if (
+    typeof queue !== "string" || !QUEUE_RE.test(queue) ||
+    (visitorId !== undefined && (typeof visitorId !== "string" || !VISITOR_RE.test(visitorId)))
+  ) return replay(req, bytes);
+  const cookie = req.headers.get("cookie");
+  try {
+    const ticket = cookie === null ? undefined : parseCookies(cookie, "tg_ticket")["tg_ticket"];
+    const out = await s.engine.join(queue, await s.signer.verifyTicket(ticket), visitorId);
+    s.engine.maybeTick(queue);
+    return visitorResponse(s, req, out.httpStatus, out.view, out.ticket);
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+/** The envelope app.ts's `onError` makes for an error thrown by a route. */
+function errorResponse(err: unknown): Response {
+  if (err instanceof AppError) {
+    const res = jsonResponse(errorBody(err.code, err.message, err.details), err.status);
+    if (err instanceof RateLimitedError) {
+      res.headers.set("Retry-After", String(err.retryAfterSeconds));
+    }
+    return res;
+  }
+  console.error(
+    JSON.stringify({ level: "error", msg: "unhandled", path: "/join", error: String(err) }),
+  );
+  return jsonResponse(errorBody("internal", "internal error"), 500);
+}
