@@ -36,7 +36,10 @@ export interface WebhookSettingsView {
   secretUnreadable?: boolean;
 }
 
-/** A settings write; `secret`: a string sets, null clears, undefined keeps. */
+/**
+ * A settings write; `secret`: a string sets, null clears, undefined keeps; an undefined
+ * `depthThreshold` keeps the stored one too.
+ */
 export interface WebhookSettingsInput {
   enabled: boolean;
   url: string;
@@ -149,7 +152,8 @@ export async function saveWebhookSettings(
     enabled: input.enabled,
     url: input.url,
     events: WEBHOOK_EVENTS.filter((e) => input.events.includes(e)),
-    depthThreshold: input.depthThreshold ?? DEFAULT_DEPTH_THRESHOLD,
+    // Omitted keeps the stored value, like the secret (a partial form must not reset it to 100).
+    depthThreshold: input.depthThreshold ?? current.depthThreshold,
   };
   if (typeof input.secret === "string") {
     next.sealedSecret = await seal(tokenSecret, input.secret, WEBHOOK_SECRET_PURPOSE);

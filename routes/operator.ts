@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Services } from "../app.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { safeEqualString } from "../lib/tokens.ts";
+import { audit } from "./admin/session.ts";
 import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
@@ -23,7 +24,7 @@ export function operatorAuth(s: Services): MiddlewareHandler {
 }
 
 const security: Record<string, string[]>[] = [{ operatorBearer: [] }, { operatorHeader: [] }];
-const authErrors = { 400: errors[400], 401: errors[401], 404: errors[404] };
+const authErrors = { 400: errors[400], 401: errors[401], 403: errors[403], 404: errors[404] };
 
 const admitRoute = createRoute({
   method: "post",
@@ -84,18 +85,21 @@ export function operatorRoutes(s: Services) {
   app.openapi(admitRoute, async (c) => {
     const { queue, count } = c.req.valid("json");
     const admitted = await s.engine.admit(queue, count);
+    await audit(s, c, "operator.admit", { queue, count, admitted });
     return c.json({ queue, admitted }, 200);
   });
   app.openapi(modeRoute, async (c) => {
     const { queue, mode } = c.req.valid("json");
     const out = await s.engine.setMode(queue, mode);
+    await audit(s, c, "operator.mode", { queue, mode });
     return c.json({ queue, mode: out.mode }, 200);
   });
   app.openapi(pauseRoute, async (c) => {
     const { queue, paused } = c.req.valid("json");
-    const out = await s.engine.setPaused(queue, paused);
-    await s.events.emit("pause", queue, { paused: out.paused });
-    return c.json({ queue, paused: out.paused }, 200);
+    const { settings, changed } = await s.engine.togglePause(queue, paused);
+    await audit(s, c, "operator.pause", { queue, paused });
+    if (changed) await s.events.emit("pause", queue, { paused: settings.paused });
+    return c.json({ queue, paused: settings.paused }, 200);
   });
   app.openapi(metricsRoute, async (c) => {
     const { queue } = c.req.valid("query");

@@ -71,6 +71,7 @@ const err = (description: string) => ({
 export const errors = {
   400: err("malformed JSON or failed validation (`bad_request`)"),
   401: err("missing or invalid ticket, token or credential (`unauthorized`)"),
+  403: err("not allowed: stale ToS or a foreign Origin on a session write (`forbidden`)"),
   404: err("unknown queue (`unknown_queue`) or visitor gone (`not_in_queue`)"),
   409: err("not admitted yet (`not_admitted`)"),
   503: err("waiting-row cap reached (`queue_full`)"),

@@ -1,3 +1,5 @@
+import { limitAddress } from "../lib/admin/rate_limit.ts";
+import { createSession } from "../lib/admin/sessions.ts";
 import { TOS_SUMMARY, TOS_VERSION } from "../lib/admin/tos.ts";
 import { WORDLIST } from "../lib/admin/wordlist.ts";
 import { keys } from "../lib/store/keys.ts";
@@ -168,5 +170,167 @@ Deno.test("login: 5 tries per 15 min per IP and username, then 429 with Retry-Af
   // A success forgets the failures: four more wrong tries are still allowed after it.
   for (let i = 0; i < 4; i++) assertEquals((await login("wrong password!")).status, 401);
   assertEquals((await login(TEST_PASSWORD)).status, 200);
+  t.close();
+});
+
+/** A login from `ip` that records whether the challenge (which runs right before hashing) ran. */
+function limiterApp(t: TestApp) {
+  let verified = 0;
+  t.services.challenge = {
+    configured: () => Promise.resolve(false),
+    verify: () => {
+      verified++;
+      return Promise.resolve(true);
+    },
+  };
+  const c = new AdminClient(t.app);
+  return {
+    verified: () => verified,
+    login: (username: string, password: string, ip: string) =>
+      c.req("POST", "/api/admin/login", { username, password }, { "x-ip": ip }),
+  };
+}
+
+Deno.test("login: 20 failures per 15 min per IP across usernames, refused before any hashing", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  await adminClient(t);
+  const l = limiterApp(t);
+  for (let i = 0; i < 20; i++) {
+    assertEquals((await l.login(`user${i}`, "wrong password!", "1.2.3.4")).status, 401, `try ${i}`);
+  }
+  assertEquals(l.verified(), 20);
+  const limited = await l.login("admin", TEST_PASSWORD, "1.2.3.4");
+  assertEquals([limited.status, limited.json.error?.code], [429, "rate_limited"]);
+  const retry = Number(limited.headers.get("retry-after"));
+  assert(retry > 0 && retry <= 900, `Retry-After ${retry}`);
+  assertEquals(l.verified(), 20, "refused before the challenge, so before the password check");
+  assertEquals((await l.login("admin", TEST_PASSWORD, "5.6.7.8")).status, 200, "another IP");
+  t.clock.advance(retry * 1000);
+  assertEquals((await l.login("admin", TEST_PASSWORD, "1.2.3.4")).status, 200, "window reset");
+  t.close();
+});
+
+Deno.test("login: 300 parallel tries from one IP: exactly 20 get a password check, no 500", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  await adminClient(t);
+  const l = limiterApp(t);
+  const all = await Promise.all(
+    Array.from({ length: 300 }, (_, i) => l.login(`u${i}`, "wrong password!", "1.1.1.1")),
+  );
+  const count = (s: number) => all.filter((r) => r.status === s).length;
+  assertEquals([count(401), count(429), l.verified()], [20, 280, 20]);
+  const log = await Array.fromAsync(t.kv.list<{ action: string }>({ prefix: keys.auditPrefix() }));
+  assertEquals(log.filter((e) => e.value.action === "login.rate_limited").length, 1);
+  t.close();
+});
+
+Deno.test("login: the per-IP limit counts failures (a success refunds) and IPv6 by /64", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  await adminClient(t);
+  const l = limiterApp(t);
+  for (let i = 0; i < 19; i++) await l.login(`user${i}`, "wrong password!", "9.9.9.9");
+  for (let i = 0; i < 3; i++) {
+    assertEquals((await l.login("admin", TEST_PASSWORD, "9.9.9.9")).status, 200, `ok ${i}`);
+  }
+  assertEquals((await l.login("nobody", "wrong password!", "9.9.9.9")).status, 401, "20th");
+  assertEquals((await l.login("admin", TEST_PASSWORD, "9.9.9.9")).status, 429, "21st");
+
+  // One host owns a /64: fresh addresses inside it share one budget.
+  for (let i = 0; i < 20; i++) {
+    await l.login(`user${i}`, "wrong password!", `2001:db8:0:1::${i.toString(16)}`);
+  }
+  assertEquals((await l.login("admin", TEST_PASSWORD, "2001:db8:0:1:ffff::1")).status, 429);
+  assertEquals((await l.login("admin", TEST_PASSWORD, "2001:db8:0:2::1")).status, 200);
+  t.close();
+});
+
+Deno.test("limitAddress: IPv4 as is, IPv6 by /64 in one spelling", () => {
+  assertEquals(limitAddress("203.0.113.7"), "203.0.113.7");
+  assertEquals(limitAddress("unknown"), "unknown");
+  assertEquals(limitAddress("::ffff:203.0.113.7"), "203.0.113.7");
+  for (
+    const a of ["2001:db8::1", "2001:0DB8:0:0:ffff::2", "[2001:db8::]", "2001:db8:0:0:1:2:3:4"]
+  ) {
+    assertEquals(limitAddress(a), "2001:db8:0:0::/64", a);
+  }
+  assertEquals(limitAddress("fe80::1%eth0"), "fe80:0:0:0::/64");
+  assertEquals(limitAddress("::1"), "0:0:0:0::/64");
+});
+
+Deno.test("audit: failed logins write nothing; each limit tripping writes one login.rate_limited", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const l = limiterApp(t);
+  const entries = async () =>
+    (await client.req("GET", "/api/admin/audit")).json.entries as {
+      action: string;
+      actor: string;
+      ip: string;
+      detail: Record<string, unknown>;
+    }[];
+  for (let i = 0; i < 5; i++) await l.login("admin", "wrong password!", "4.4.4.4");
+  assertEquals((await entries()).map((e) => e.action), ["admin.claim"], "no entry per failure");
+  for (let i = 0; i < 3; i++) {
+    assertEquals((await l.login("admin", "x".repeat(12), "4.4.4.4")).status, 429);
+  }
+  let log = await entries();
+  assertEquals(log.map((e) => e.action), ["login.rate_limited", "admin.claim"]);
+  assertEquals([log[0].actor, log[0].ip], ["anonymous", "4.4.4.4"]);
+  assertEquals(log[0].detail, { limit: "ip_username", username: "admin", max: 5 });
+
+  // 5 + 3 tries so far from this IP; 12 more names bring it to 20, the next one trips the IP limit.
+  for (let i = 0; i < 12; i++) await l.login(`name${i}`, "wrong password!", "4.4.4.4");
+  for (let i = 0; i < 4; i++) await l.login(`more${i}`, "wrong password!", "4.4.4.4");
+  log = await entries();
+  assertEquals(log.map((e) => e.action), [
+    "login.rate_limited",
+    "login.rate_limited",
+    "admin.claim",
+  ]);
+  assertEquals(log[0].detail, { limit: "ip", max: 20, windowMinutes: 15 });
+
+  // A new window: one more entry when it trips again; a success is still audited.
+  t.clock.advance(15 * 60_000);
+  const fresh = await loginAs(t, "admin", TEST_PASSWORD);
+  for (let i = 0; i < 7; i++) await l.login("admin", "wrong password!", "4.4.4.4");
+  log = (await fresh.req("GET", "/api/admin/audit")).json.entries;
+  assertEquals(log.map((e: { action: string }) => e.action).slice(0, 2), [
+    "login.rate_limited",
+    "session.login",
+  ]);
+  assertEquals(log.filter((e: { action: string }) => e.action === "login.rate_limited").length, 3);
+  t.close();
+});
+
+Deno.test("login and claim end the session whose cookie the request carried", async () => {
+  const t = await makeApp();
+  const sessions = async () =>
+    (await Array.fromAsync(t.kv.list({ prefix: keys.adminSessions() }))).length;
+  // Claim: a cookie planted beforehand (here a real session of some id) is deleted.
+  const planted = await createSession(t.services, "someone", false);
+  const c = new AdminClient(t.app);
+  c.cookies.set("tg_admin", planted);
+  const claim = await c.req("POST", "/api/admin/claim", claimBody, bearer(t));
+  assertEquals(claim.status, 200);
+  assert(c.cookies.get("tg_admin") !== planted);
+  assertEquals(await sessions(), 1, "the planted session is gone");
+
+  // Login: signing in again from a browser that holds a session replaces it.
+  const before = c.cookies.get("tg_admin")!;
+  const again = await c.req("POST", "/api/admin/login", {
+    username: "admin",
+    password: TEST_PASSWORD,
+  });
+  assertEquals(again.status, 200);
+  assert(c.cookies.get("tg_admin") !== before, "a new session id");
+  assertEquals(await sessions(), 1, "the old session was deleted, not orphaned");
+  const old = new AdminClient(t.app);
+  old.cookies.set("tg_admin", before);
+  assertEquals((await old.req("GET", "/api/admin/users")).status, 401);
+  assertEquals((await c.req("GET", "/api/admin/users")).status, 200);
+  // Another browser's session is untouched by this one's login.
+  const other = await loginAs(t, "admin", TEST_PASSWORD);
+  assertEquals(await sessions(), 2);
+  assertEquals((await other.req("GET", "/api/admin/users")).status, 200);
   t.close();
 });

@@ -6,6 +6,7 @@ import {
 } from "../lib/admin/passwords.ts";
 import { normalizePhrase } from "../lib/admin/recovery.ts";
 import { WORDLIST } from "../lib/admin/wordlist.ts";
+import { TOS_VERSION } from "../lib/admin/tos.ts";
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { AdminClient, adminClient, loginAs, TEST_PASSWORD } from "./admin_helpers.ts";
@@ -291,5 +292,70 @@ Deno.test("no response ever carries a password, phrase hash, token hash or sessi
       assert(!text.includes(s), `response leaks ${s.slice(0, 8)}...: ${text.slice(0, 120)}`);
     }
   }
+  t.close();
+});
+
+Deno.test("password change: this session gets a fresh id (new cookie); the old id is revoked", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const sessions = () =>
+    Array.fromAsync(
+      t.kv.list<{ createdAt: number; lastSeenAt: number }>({ prefix: keys.adminSessions() }),
+    );
+  const [before] = await sessions();
+  const oldId = client.cookies.get("tg_admin")!;
+  t.clock.advance(5 * 60_000);
+  const res = await client.req("PUT", "/api/admin/password", {
+    currentPassword: TEST_PASSWORD,
+    newPassword: NEW,
+    confirmPassword: NEW,
+  });
+  assertEquals(res.status, 200);
+  const set = res.headers.getSetCookie().find((c) => c.startsWith("tg_admin="));
+  assert(set && /HttpOnly/i.test(set) && /SameSite=Strict/i.test(set), `Set-Cookie ${set}`);
+  const newId = client.cookies.get("tg_admin")!;
+  assert(newId !== oldId, "a fresh session id");
+  assertEquals((await client.req("GET", "/api/admin/users")).status, 200, "the new id works");
+  const stale = new AdminClient(t.app);
+  stale.cookies.set("tg_admin", oldId);
+  assertEquals((await stale.req("GET", "/api/admin/users")).status, 401, "the old id is dead");
+  const after = await sessions();
+  assertEquals(after.length, 1, "one session: the renamed one");
+  assert(after[0].key.at(-1) !== before.key.at(-1), "stored under a new key");
+  // Same session, new name: its 7-day absolute limit still counts from the original sign-in.
+  assertEquals(after[0].value.createdAt, before.value.createdAt);
+  assertEquals(after[0].value.lastSeenAt, t.clock.now());
+  t.close();
+});
+
+Deno.test("recovery: ends the session the browser carried and the admin's pending invites", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client, phrase } = await adminClient(t);
+  // A second admin, so the first one's invites can be told apart from theirs.
+  const inv = (await client.req("POST", "/api/admin/invites")).json;
+  const bob = new AdminClient(t.app);
+  const acc = await bob.req("POST", "/api/admin/invites/accept", {
+    token: inv.token,
+    username: "bob",
+    password: "bobs password 1",
+    acceptedTosVersion: TOS_VERSION,
+  }, { "x-ip": "3.3.3.3" });
+  assertEquals(acc.status, 200);
+  const mine = (await client.req("POST", "/api/admin/invites")).json;
+  const bobs = (await bob.req("POST", "/api/admin/invites")).json;
+  // Bob's browser recovers admin's account: bob's session there is replaced, and deleted.
+  const bobCookie = bob.cookies.get("tg_admin")!;
+  const res = await bob.req("POST", "/api/admin/password/recover", {
+    username: "admin",
+    recoveryPhrase: phrase,
+    newPassword: NEW,
+  }, { "x-ip": "3.3.3.3" });
+  assertEquals(res.status, 200);
+  const stale = new AdminClient(t.app);
+  stale.cookies.set("tg_admin", bobCookie);
+  assertEquals((await stale.req("GET", "/api/admin/users")).status, 401, "bob's old session");
+  const left = (await bob.req("GET", "/api/admin/invites")).json.invites;
+  assertEquals(left.map((i: { id: string }) => i.id), [bobs.invite.id], "admin's invite is gone");
+  assert(mine.invite.id !== bobs.invite.id);
   t.close();
 });

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { onError } from "../app.ts";
 import { TOS_VERSION } from "../lib/admin/tos.ts";
 import { keys } from "../lib/store/keys.ts";
 import { sessionChecker } from "../routes/admin/session.ts";
@@ -196,20 +197,57 @@ Deno.test("challenge gate: login calls s.challenge.verify and is refused when it
   t.close();
 });
 
-Deno.test("sessionChecker: true only for a valid, ToS-current session (Origin on writes)", async () => {
+Deno.test("sessionChecker: true for a valid session, false for none, 403 when it may not act", async () => {
   const t = await makeApp();
   const { client } = await adminClient(t);
   const check = sessionChecker(t.services);
-  const probe = new Hono().all("/x", async (c) => c.json(await check(c)));
-  const ask = async (method: string, headers: Record<string, string>) =>
-    await (await probe.request("/x", { method, headers })).json();
+  const probe = new Hono();
+  probe.onError(onError);
+  probe.all("/x", async (c) => c.json({ ok: await check(c), admin: c.get("admin" as never) }));
+  const ask = async (method: string, headers: Record<string, string>) => {
+    const r = await probe.request("/x", { method, headers });
+    const body = await r.json();
+    return r.status === 200 ? body : `${r.status} ${body.error.code}`;
+  };
   const cookie = `tg_admin=${client.cookies.get("tg_admin")}`;
-  assertEquals(await ask("GET", { cookie }), true);
-  assertEquals(await ask("GET", {}), false);
-  assertEquals(await ask("GET", { cookie: "tg_admin=forged" }), false);
-  assertEquals(await ask("POST", { cookie }), false);
-  assertEquals(await ask("POST", { cookie, origin: TEST_ORIGIN }), true);
+  const me = (await client.req("GET", "/api/admin/bootstrap")).json.me;
+  assertEquals(await ask("GET", { cookie }), { ok: true, admin: { id: me.id, username: "admin" } });
+  assertEquals(await ask("GET", {}), { ok: false });
+  assertEquals(await ask("GET", { cookie: "tg_admin=forged" }), { ok: false });
+  assertEquals(await ask("POST", { cookie }), "403 forbidden", "a write without Origin");
+  assertEquals(await ask("POST", { cookie, origin: "https://evil.example" }), "403 forbidden");
+  assertEquals((await ask("POST", { cookie, origin: TEST_ORIGIN })).ok, true);
   await setAcceptedTos(t, "admin", "2020-01-01");
-  assertEquals(await ask("GET", { cookie }), false);
+  assertEquals(await ask("GET", { cookie }), "403 forbidden", "stale ToS");
+  t.close();
+});
+
+Deno.test("operator endpoints: a stale-ToS session is 403 forbidden (not 401) and changes nothing", async () => {
+  const t = await makeApp();
+  const { client } = await adminClient(t);
+  const calls: [string, string, unknown][] = [
+    ["POST", "/admit", { queue: "default", count: 1 }],
+    ["POST", "/mode", { queue: "default", mode: "lottery" }],
+    ["POST", "/pause", { queue: "default", paused: true }],
+    ["GET", "/metrics", undefined],
+    ["GET", "/metrics?queue=default", undefined],
+  ];
+  await setAcceptedTos(t, "admin", "2020-01-01");
+  for (const [m, p, body] of calls) {
+    const r = await client.req(m, p, body);
+    assertEquals([r.status, r.json.error.code], [403, "forbidden"], `${m} ${p}`);
+    assertEquals(r.json.error.details.needsTos, true);
+  }
+  const m = await t.engine.metrics("default");
+  assertEquals([m.paused, m.admissionMode], [false, "queue"], "nothing changed");
+  // No session at all is still 401; the bearer still works whatever the cookie says.
+  const anon = await new AdminClient(t.app).req("GET", "/metrics");
+  assertEquals(anon.status, 401);
+  const bearer = await client.req("GET", "/metrics", undefined, {
+    authorization: `Bearer ${t.config.TOKEN_SECRET}`,
+  });
+  assertEquals(bearer.status, 200);
+  await setAcceptedTos(t, "admin", TOS_VERSION);
+  for (const [m, p, body] of calls) assertEquals((await client.req(m, p, body)).status, 200, p);
   t.close();
 });

@@ -261,6 +261,9 @@ Deno.test("admin session also drives the operator endpoints", async () => {
   const m = await admin.req("GET", "/metrics?queue=default");
   assertEquals([m.status, m.json.holding + m.json.entered], [200, 1]);
   assertEquals((await new Client(t.app).req("GET", "/metrics")).status, 401);
+  const log = await admin.req("GET", "/api/admin/audit");
+  const entry = JSON.stringify(log.json).match(/\{[^{}]*"operator\.admit"[^{}]*/)?.[0] ?? "";
+  assert(entry.includes('"actor":"admin"'), `operator action audited with its admin: ${entry}`);
   t.close();
 });
 

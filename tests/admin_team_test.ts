@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { redactDetail } from "../lib/admin/audit.ts";
+import type { InviteRecord } from "../lib/admin/invites.ts";
 import { removeUser } from "../lib/admin/users.ts";
 import { TOS_VERSION } from "../lib/admin/tos.ts";
 import { keys } from "../lib/store/keys.ts";
@@ -144,11 +146,12 @@ Deno.test("team endpoints need a session", async () => {
       ["GET", "/api/admin/invites"],
       ["POST", "/api/admin/invites"],
       ["DELETE", "/api/admin/invites/x"],
+      ["DELETE", "/api/admin/invites/accept"], // only POST .../accept is public
       ["GET", "/api/admin/audit"],
     ]
   ) {
     const r = await anon.req(m, p);
-    assertEquals([r.status, r.json.error.code], [401, "unauthorized"], `${m} ${p}`);
+    assertEquals([r.status, r.json.error?.code], [401, "unauthorized"], `${m} ${p}`);
   }
   t.close();
 });
@@ -211,13 +214,9 @@ Deno.test("audit: newest first, ?limit bounded, actors and no secrets", async ()
   const actions = log.json.entries.map((e: { actor: string; action: string }) =>
     `${e.actor}:${e.action}`
   );
-  assertEquals(actions, [
-    "anonymous:session.login_failed",
-    "bob:invite.accept",
-    "admin:invite.create",
-    "bearer:admin.claim",
-  ]);
-  assertEquals(log.json.entries[0].ip, "7.7.7.7");
+  // A wrong password is not an entry of its own (see the login.rate_limited test).
+  assertEquals(actions, ["bob:invite.accept", "admin:invite.create", "bearer:admin.claim"]);
+  assertEquals(log.json.entries[0].ip, "1.1.1.1");
   assertEquals((await client.req("GET", "/api/admin/audit?limit=2")).json.entries.length, 2);
   for (const bad of ["0", "501", "x"]) {
     assertEquals((await client.req("GET", `/api/admin/audit?limit=${bad}`)).status, 400, bad);
@@ -255,4 +254,129 @@ Deno.test("audit: details are scrubbed of secret-looking fields at any depth", (
     }),
     { queue: "default", nested: { url: "https://x" }, hasSecret: true, tokenCount: 2 },
   );
+});
+
+/** Every invite record and token-index key in the store. */
+async function storedInvites(t: TestApp) {
+  return {
+    records: await Array.fromAsync(t.kv.list<InviteRecord>({ prefix: keys.adminInvites() })),
+    tokens: await Array.fromAsync(t.kv.list({ prefix: ["admin", "inviteToken"] })),
+  };
+}
+
+Deno.test("users: removing an admin deletes the invites they created, and only those", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client: alice } = await adminClient(t, { username: "alice" });
+  const bob = await accept(t, (await invite(alice)).token);
+  const bobs = await invite(bob.c);
+  const alices = await invite(alice);
+  // A record written before creator ids existed is matched by name (and must not break a read).
+  const legacy: InviteRecord = {
+    id: "legacy-1",
+    tokenHash: "legacy-hash",
+    createdAt: t.clock.now(),
+    expiresAt: t.clock.now() + 72 * H,
+    createdBy: "Bob",
+  };
+  await t.kv.set(keys.adminInvite(legacy.id), legacy);
+  await t.kv.set(keys.adminInviteToken(legacy.tokenHash), legacy.id);
+  assertEquals((await alice.req("GET", "/api/admin/invites")).json.invites.length, 3);
+
+  const [rec] = (await storedInvites(t)).records.filter((e) => e.value.id === bobs.invite.id);
+  const gone = await alice.req("DELETE", `/api/admin/users/${bob.json.user.id}`);
+  assertEquals(gone.status, 200);
+  const left = await storedInvites(t);
+  assertEquals(left.records.map((e) => e.value.id), [alices.invite.id]);
+  assertEquals(left.tokens.length, 1, "token index entries went with the records");
+  assertEquals((await alice.req("GET", "/api/admin/invites")).json.invites, [alices.invite]);
+  const late = await accept(t, bobs.token, { username: "mallory" }, "5.5.5.5");
+  assertEquals([late.status, late.json.error.code], [401, "unauthorized"], "bob's invite died");
+  assertEquals((await accept(t, alices.token, { username: "carol" }, "5.5.5.6")).status, 200);
+  const entry = (await alice.req("GET", "/api/admin/audit")).json.entries
+    .find((e: { action: string }) => e.action === "user.remove");
+  assertEquals(entry.detail.invitesDeleted, 2);
+  assertEquals([rec.value.createdBy, rec.value.createdById], ["bob", bob.json.user.id]);
+  t.close();
+});
+
+Deno.test("invites: an invite whose creator is gone cannot be accepted (a removal that raced)", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const bob = await accept(t, (await invite(client)).token);
+  const bobs = await invite(bob.c);
+  // As if bob's removal listed his invites just before he created this one: his account is
+  // gone, the invite is still stored.
+  await t.kv.atomic().delete(keys.adminUser(bob.json.user.id)).delete(keys.adminUsername("bob"))
+    .commit();
+  assertEquals((await storedInvites(t)).records.length, 1);
+  const r = await accept(t, bobs.token, { username: "mallory" }, "8.8.8.8");
+  assertEquals([r.status, r.json.error?.code], [401, "unauthorized"]);
+  assertEquals((await Array.fromAsync(t.kv.list({ prefix: keys.adminUsers() }))).length, 1);
+  assertEquals((await accept(t, (await invite(client)).token, {}, "8.8.8.9")).status, 200);
+  t.close();
+});
+
+Deno.test("invites: tokens are keyed by TOKEN_SECRET, so a rotation invalidates pending invites", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const a = await invite(client);
+  const b = await invite(client);
+  const rotated = await makeApp(
+    { CLIENT_IP_HEADER: "x-ip", TOKEN_SECRET: "another-secret-another-secret-0123456" },
+    { kv: t.kv, clock: t.clock },
+  );
+  const refused = await accept(rotated, a.token);
+  assertEquals([refused.status, refused.json.error?.code], [401, "unauthorized"]);
+  const same = await makeApp({ CLIENT_IP_HEADER: "x-ip" }, { kv: t.kv, clock: t.clock });
+  assertEquals((await accept(same, b.token, {}, "2.2.2.2")).status, 200, "same secret: fine");
+  const [idx] = (await storedInvites(t)).tokens.filter((e) => e.value === a.invite.id);
+  const plain = createHash("sha256").update(`tollgate-invite\n${a.token}`).digest("base64url");
+  assert(idx.key[idx.key.length - 1] !== plain, "not a plain SHA-256 of the token");
+  t.close();
+});
+
+Deno.test("challenge gate: invite accept calls s.challenge.verify and is refused when it fails", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const { token } = await invite(client);
+  const calls: [string | undefined, string][] = [];
+  t.services.challenge = {
+    configured: () => Promise.resolve(true),
+    verify: (r, ip) => {
+      calls.push([r, ip]);
+      return Promise.resolve(r === "good");
+    },
+  };
+  const none = await accept(t, token, {}, "6.6.6.6");
+  assertEquals([none.status, none.json.error.code], [401, "unauthorized"]);
+  const bad = await accept(t, token, { challengeResponse: "bad" }, "6.6.6.6");
+  assertEquals(bad.status, 401);
+  assertEquals(bad.c.cookies.size, 0);
+  assertEquals((await Array.fromAsync(t.kv.list({ prefix: keys.adminUsers() }))).length, 1);
+  assertEquals((await client.req("GET", "/api/admin/invites")).json.invites.length, 1, "unused");
+  const ok = await accept(t, token, { challengeResponse: "good" }, "6.6.6.6");
+  assertEquals(ok.status, 200);
+  assertEquals(calls, [[undefined, "6.6.6.6"], ["bad", "6.6.6.6"], ["good", "6.6.6.6"]]);
+  t.close();
+});
+
+Deno.test("invites: accepting with another admin's cookie in the browser ends that session", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client } = await adminClient(t);
+  const { token } = await invite(client);
+  const old = client.cookies.get("tg_admin")!;
+  // The admin opens their own invite link in the same browser to try it out.
+  const res = await client.req("POST", "/api/admin/invites/accept", {
+    token,
+    username: "bob",
+    password: "bobs password 1",
+    acceptedTosVersion: TOS_VERSION,
+  }, { "x-ip": "1.1.1.1" });
+  assertEquals(res.status, 200);
+  assert(client.cookies.get("tg_admin") !== old, "a new cookie");
+  const stale = new AdminClient(t.app);
+  stale.cookies.set("tg_admin", old);
+  assertEquals((await stale.req("GET", "/api/admin/users")).status, 401, "old session deleted");
+  assertEquals((await Array.fromAsync(t.kv.list({ prefix: keys.adminSessions() }))).length, 1);
+  t.close();
 });

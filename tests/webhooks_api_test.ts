@@ -1,6 +1,6 @@
 import { keys } from "../lib/store/keys.ts";
-import { createWebhooks } from "../lib/webhooks.ts";
-import { adminClient } from "./admin_helpers.ts";
+import { Webhooks } from "../lib/webhooks.ts";
+import { adminClient, loginAs, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startReceiver, verifySignature } from "./fixtures/https_receiver.ts";
 import { Client, makeApp } from "./helpers.ts";
@@ -69,6 +69,8 @@ Deno.test("webhooks API: save, read and test-send; the secret never comes back",
     );
     const audit = await client.req("GET", "/api/admin/audit");
     assert(!audit.text.includes(SECRET) && audit.text.includes("webhooks.save"), audit.text);
+    const saved = audit.json.entries.find((e: { action: string }) => e.action === "webhooks.save");
+    assertEquals(saved.detail.signingKeyChange, "set", "what happened to the secret is audited");
 
     // Keep (omitted), then clear (null).
     assertEquals(
@@ -136,8 +138,9 @@ Deno.test("webhooks API: invalid settings are 400 bad_request and change nothing
 Deno.test("webhooks API: an admin pause reaches the receiver through the wired sender", async () => {
   const rx = await startReceiver();
   const { t, client } = await adminApp(rx);
-  const hooks = createWebhooks(t.services);
-  t.services.events = hooks;
+  // The sender app.ts built and wired, not a new one: this is what production runs.
+  const hooks = t.services.events as Webhooks;
+  assert(hooks instanceof Webhooks);
   try {
     await client.req("PUT", "/api/admin/webhooks", {
       enabled: true,
@@ -153,3 +156,131 @@ Deno.test("webhooks API: an admin pause reaches the receiver through the wired s
     await rx.close();
   }
 });
+
+Deno.test("webhooks API: an omitted depthThreshold keeps the stored one (like the secret)", async () => {
+  const rx = await startReceiver();
+  const { t, client } = await adminApp(rx);
+  try {
+    const body = { enabled: true, url: rx.url, events: ["depth"] };
+    assertEquals((await client.req("PUT", "/api/admin/webhooks", body)).json.depthThreshold, 100);
+    const set = await client.req("PUT", "/api/admin/webhooks", { ...body, depthThreshold: 7 });
+    assertEquals(set.json.depthThreshold, 7);
+    const kept = await client.req("PUT", "/api/admin/webhooks", { ...body, enabled: false });
+    assertEquals([kept.status, kept.json.depthThreshold], [200, 7]);
+    assertEquals((await client.req("GET", "/api/admin/webhooks")).json.depthThreshold, 7);
+    const changed = await client.req("PUT", "/api/admin/webhooks", { ...body, depthThreshold: 9 });
+    assertEquals(changed.json.depthThreshold, 9);
+  } finally {
+    t.close();
+    await rx.close();
+  }
+});
+
+Deno.test("webhooks API: after a TOKEN_SECRET rotation GET shows hasSecret false", async () => {
+  const rx = await startReceiver();
+  const { t, client } = await adminApp(rx);
+  try {
+    const body = { enabled: true, url: rx.url, events: ["pause"], secret: SECRET };
+    assertEquals((await client.req("PUT", "/api/admin/webhooks", body)).json.hasSecret, true);
+    const rotated = await makeApp({ TOKEN_SECRET: "another-secret-another-secret-0123456" }, {
+      kv: t.kv,
+      clock: t.clock,
+    });
+    const admin = await loginAs(rotated, "admin", TEST_PASSWORD); // sessions died with the secret
+    const view = await admin.req("GET", "/api/admin/webhooks");
+    assertEquals(view.status, 200);
+    assertEquals([view.json.hasSecret, view.json.secretUnreadable], [false, true]);
+    assertEquals((await admin.req("GET", "/api/admin/state")).json.webhooks.hasSecret, false);
+    // The old app still reads it: the record is intact, only the key changed.
+    assertEquals((await client.req("GET", "/api/admin/webhooks")).json.hasSecret, true);
+  } finally {
+    t.close();
+    await rx.close();
+  }
+});
+
+Deno.test("webhooks API: depth end to end: joins, a tick, one event per crossing at the receiver", async () => {
+  const rx = await startReceiver();
+  const { t, client } = await adminApp(rx);
+  const hooks = t.services.events as Webhooks;
+  assert(hooks instanceof Webhooks);
+  // The tick reports the waiting count to the depth check after it returns (off the visitors'
+  // path); observe that call so the test knows when to wait for deliveries.
+  const check = hooks.checkDepth.bind(hooks);
+  const tickAndDeliver = async () => {
+    const checked = new Promise<number>((resolve) => {
+      hooks.checkDepth = async (q, waiting) => {
+        await check(q, waiting);
+        resolve(waiting);
+      };
+    });
+    t.clock.advance(1000); // one tick per second
+    assert((await t.engine.tick("default")).ran, "the tick ran");
+    const waiting = await within(5_000, checked, "depth check after the tick");
+    await hooks.idle();
+    return waiting;
+  };
+  const visitors: Client[] = [];
+  const join = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const v = new Client(t.app);
+      assertEquals((await v.join()).json.status, "waiting");
+      visitors.push(v);
+    }
+  };
+  const events = () => rx.received.map((r) => JSON.parse(r.body));
+  try {
+    const put = await client.req("PUT", "/api/admin/webhooks", {
+      enabled: true,
+      url: rx.url,
+      events: ["depth"],
+      depthThreshold: 3,
+    });
+    assertEquals(put.status, 200);
+    // Paused, nobody is admitted, so the line only grows.
+    assertEquals((await client.req("POST", "/api/admin/pause", { paused: true })).status, 200);
+
+    await join(2);
+    assertEquals(await tickAndDeliver(), 2);
+    assertEquals(events(), [], "below the threshold");
+    await join(1);
+    assertEquals(await tickAndDeliver(), 3);
+    assertEquals(events().length, 1);
+    const [first] = events();
+    assertEquals([first.event, first.queue, first.at], ["depth", "default", t.clock.now()]);
+    assertEquals(first.detail, { waiting: 3, threshold: 3 });
+    await join(1);
+    assertEquals(await tickAndDeliver(), 4);
+    assertEquals(events().length, 1, "still above: no second event");
+
+    for (const v of visitors.splice(0, 2)) {
+      const left = await v.req("POST", "/leave", { queue: "default", visitorId: v.visitorId });
+      assertEquals(left.status, 200);
+    }
+    assertEquals(await tickAndDeliver(), 2);
+    assertEquals(events().length, 1, "dropping below sends nothing, it re-arms");
+    await join(1);
+    assertEquals(await tickAndDeliver(), 3);
+    assertEquals(events().map((e) => e.detail), [
+      { waiting: 3, threshold: 3 },
+      { waiting: 3, threshold: 3 },
+    ]);
+  } finally {
+    await hooks.idle();
+    t.close();
+    await rx.close();
+  }
+});
+
+/** `p`, or a failure after `ms` of real time (so a missing call fails instead of hanging). */
+async function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} (over ${ms} ms)`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,6 +1,7 @@
 import { AppError, ConflictError, UnauthorizedError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
-import { consumeInviteOps, findInvite } from "./invites.ts";
+import { consumeInviteOps, findInvite, type InviteRecord } from "./invites.ts";
 import { hashPassword, verifyDummyPassword, verifyPassword } from "./passwords.ts";
 import { generatePhrase, hashPhrase } from "./recovery.ts";
 import { randomId } from "./secrets.ts";
@@ -10,6 +11,7 @@ import {
   addUserOps,
   type AdminUser,
   assertUsernameFree,
+  getUser,
   getUserByName,
   type PublicUser,
   publicUser,
@@ -97,28 +99,47 @@ export async function claimFirstAdmin(deps: SessionDeps, input: AccountInput): P
   return { user: publicUser(user), sessionId: session.id, phrase };
 }
 
+/** The admin who created `inv`, while they still exist (by name on records without an id). */
+async function inviteCreator(
+  kv: Deno.Kv,
+  inv: InviteRecord,
+): Promise<Deno.KvEntry<AdminUser> | null> {
+  if (inv.createdById === undefined) return await getUserByName(kv, inv.createdBy);
+  const u = await getUser(kv, inv.createdById);
+  return u.value ? u as Deno.KvEntry<AdminUser> : null;
+}
+
 /**
- * Turns an invite into an account and a session. Unknown, used, revoked and expired invites all
- * answer 401 alike; the invite is consumed in the same atomic op that creates the user.
+ * Turns an invite into an account and a session. Unknown, used, revoked and expired invites, and
+ * invites whose creator is no longer an admin, all answer 401 alike. The invite is consumed in
+ * the same atomic op that creates the user, and that op checks the creator is still there, so an
+ * invite cannot outlive a removal that races with it.
  */
 export async function acceptInvite(
   deps: SessionDeps,
   input: AccountInput & { token: string },
 ): Promise<NewAccount> {
   const invalid = () => new UnauthorizedError("invite is invalid, used, revoked or expired");
-  const inv = await findInvite(deps.kv, input.token, deps.clock.now());
-  if (!inv) throw invalid();
+  const pending = async () => {
+    const inv = await findInvite(deps, input.token);
+    const creator = inv ? await inviteCreator(deps.kv, inv.value) : null;
+    return inv && creator ? { inv, creator } : null;
+  };
+  if (!(await pending())) throw invalid();
   assertCurrentTos(input.acceptedTosVersion);
   await assertUsernameFree(deps.kv, input.username);
   const { user, phrase } = await buildUser(deps, input);
   const session = newSession(deps, user.id, input.challengeAtIssue);
-  const op = addUserOps(consumeInviteOps(deps.kv.atomic(), inv), user);
-  const res = await session.addTo(op).commit();
-  if (!res.ok) {
+  return await retryCommit(async () => {
+    // Read again: a concurrent accept, revoke or removal decides here, after the slow hashing.
+    const cur = await pending();
+    if (!cur) throw invalid();
+    const op = addUserOps(consumeInviteOps(deps.kv.atomic(), cur.inv), user).check(cur.creator);
+    const res = await session.addTo(op).commit();
+    if (res.ok) return { user: publicUser(user), sessionId: session.id, phrase };
     await assertUsernameFree(deps.kv, user.username);
-    throw invalid();
-  }
-  return { user: publicUser(user), sessionId: session.id, phrase };
+    return null;
+  }, "accept invite");
 }
 
 /**

@@ -4,7 +4,13 @@ import { keys } from "../store/keys.ts";
 import type { NewAccount } from "./accounts.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { generatePhrase, hashPhrase, verifyPhrase } from "./recovery.ts";
-import { newSession, revokeUserSessions, type SessionDeps } from "./sessions.ts";
+import { deleteInvites, invitesOf } from "./invites.ts";
+import {
+  newSession,
+  revokeUserSessions,
+  type SessionDeps,
+  type SessionRecord,
+} from "./sessions.ts";
 import { type AdminUser, getUser, getUserByName, publicUser } from "./users.ts";
 
 /** Reads a user and checks its password; 403 `forbidden` when it is wrong (the session is fine). */
@@ -22,34 +28,44 @@ async function checkedUser(
 }
 
 /**
- * Changes an admin's password after checking the current one, then signs out every other session
- * of that admin (the one under `keepSessionHash` stays).
+ * Changes an admin's password after checking the current one. The current session (stored under
+ * `sessionHash`) gets a new id in the same atomic op (the old id stops working, so an id that
+ * leaked before the change is worthless), then every other session of that admin ends. Returns
+ * the new raw session id for the cookie.
  */
 export async function changePassword(
   deps: SessionDeps,
   userId: string,
-  keepSessionHash: string,
+  sessionHash: string,
   input: { currentPassword: string; newPassword: string },
-): Promise<void> {
+): Promise<string> {
   if (input.currentPassword === input.newPassword) {
     throw new BadRequestError("the new password must differ from the current one", {
       fields: [{ path: "newPassword", message: "must differ from the current password" }],
     });
   }
   const passwordHash = await hashPassword(input.newPassword);
-  await retryCommit(async () => {
+  const fresh = await retryCommit(async () => {
     const entry = await checkedUser(deps, userId, input.currentPassword);
+    const oldKey = keys.adminSession(sessionHash);
+    const cur = await deps.kv.get<SessionRecord>(oldKey);
+    // Signed out (or revoked) while the password was being hashed.
+    if (!cur.value) throw new UnauthorizedError("admin session required (sign in again)");
     const next = { ...entry.value, passwordHash, passwordChangedAt: deps.clock.now() };
-    const res = await deps.kv.atomic().check(entry).set(keys.adminUser(userId), next).commit();
-    return res.ok ? true : null;
+    const session = newSession(deps, userId, cur.value.challengeAtIssue, cur.value.createdAt);
+    const op = deps.kv.atomic().check(entry).check(cur).set(keys.adminUser(userId), next)
+      .delete(oldKey);
+    const res = await session.addTo(op).commit();
+    return res.ok ? session : null;
   }, "change password");
-  await revokeUserSessions(deps.kv, userId, keepSessionHash);
+  await revokeUserSessions(deps.kv, userId, fresh.hash);
+  return fresh.id;
 }
 
 /**
  * Resets a password with the recovery phrase. The used phrase is replaced by a new one in the
- * same checked write, so it works once; all existing sessions of the admin end and a new one
- * starts. Unknown usernames and wrong phrases answer 401 alike.
+ * same checked write, so it works once; all existing sessions and pending invites of the admin
+ * end and a new session starts. Unknown usernames and wrong phrases answer 401 alike.
  */
 export async function recoverAccount(
   deps: SessionDeps,
@@ -59,7 +75,7 @@ export async function recoverAccount(
     newPassword: string;
     challengeAtIssue: boolean;
   },
-): Promise<NewAccount> {
+): Promise<NewAccount & { invitesDeleted: number }> {
   const wrong = () => new UnauthorizedError("wrong username or recovery phrase");
   const first = await getUserByName(deps.kv, input.username);
   if (!first || !verifyPhrase(first.value.id, input.recoveryPhrase, first.value.recoveryHash)) {
@@ -88,7 +104,15 @@ export async function recoverAccount(
     return res.ok ? { user: next, session } : null;
   }, "recover account");
   await revokeUserSessions(deps.kv, out.user.id, out.session.hash);
-  return { user: publicUser(out.user), sessionId: out.session.id, phrase };
+  // A recovery often follows a lost or stolen password: links handed out meanwhile go too.
+  const invites = await invitesOf(deps.kv, out.user);
+  await deleteInvites(deps.kv, invites.map((e) => e.value));
+  return {
+    user: publicUser(out.user),
+    sessionId: out.session.id,
+    phrase,
+    invitesDeleted: invites.length,
+  };
 }
 
 /** Replaces an admin's recovery phrase after checking the password; returns the new one once. */

@@ -1,11 +1,24 @@
 import type { Clock } from "../clock.ts";
 import { keys } from "../store/keys.ts";
-import { randomId, randomToken, sha256 } from "./secrets.ts";
+import { hmac, randomId, randomToken } from "./secrets.ts";
 
 /** Invites are valid for 72 hours (SPEC 8). */
 export const INVITE_TTL_MS = 72 * 3_600_000;
 
-/** A stored invite; the raw token is never stored, only its SHA-256. */
+/** What the invite functions need: the store, the clock and the secret that keys tokens. */
+export interface InviteDeps {
+  kv: Deno.Kv;
+  clock: Clock;
+  config: { TOKEN_SECRET: string };
+}
+
+/** The admin who creates an invite. */
+export interface InviteCreator {
+  id: string;
+  username: string;
+}
+
+/** A stored invite; the raw token is never stored, only its keyed hash. */
 export interface InviteRecord {
   id: string;
   tokenHash: string;
@@ -13,6 +26,11 @@ export interface InviteRecord {
   expiresAt: number;
   /** Username of the admin who created it. */
   createdBy: string;
+  /**
+   * Id of that admin: the invite dies with them. Absent on records written before it existed;
+   * those are matched by `createdBy` instead (usernames are unique while their admin exists).
+   */
+  createdById?: string;
 }
 
 /** What the API shows of an invite (no token, no hash). */
@@ -23,9 +41,12 @@ export interface PublicInvite {
   createdBy: string;
 }
 
-/** The store form of an invite token. */
-export function inviteTokenHash(token: string): string {
-  return sha256(`tollgate-invite\n${token}`);
+/**
+ * The store key of an invite token: HMAC(TOKEN_SECRET, token), like session ids, so rotating the
+ * secret leaves every pending invite unfindable (SPEC 5 rule 4 in spirit: all credentials die).
+ */
+export function inviteTokenHash(secret: string, token: string): string {
+  return hmac(secret, "tollgate-invite", token);
 }
 
 /** The fields of an invite the API may show. */
@@ -33,24 +54,31 @@ export function publicInvite(i: InviteRecord): PublicInvite {
   return { id: i.id, createdAt: i.createdAt, expiresAt: i.expiresAt, createdBy: i.createdBy };
 }
 
+/** True when `creator` made the invite (by id, or by name on records that carry no id). */
+export function createdByUser(i: InviteRecord, creator: InviteCreator): boolean {
+  return i.createdById !== undefined
+    ? i.createdById === creator.id
+    : i.createdBy.toLowerCase() === creator.username.toLowerCase();
+}
+
 /** Creates an invite; the raw token is returned here once and never again. */
 export async function createInvite(
-  kv: Deno.Kv,
-  clock: Clock,
-  createdBy: string,
+  deps: InviteDeps,
+  creator: InviteCreator,
 ): Promise<{ invite: PublicInvite; token: string }> {
   const token = randomToken(32);
-  const now = clock.now();
+  const now = deps.clock.now();
   const rec: InviteRecord = {
     id: randomId(),
-    tokenHash: inviteTokenHash(token),
+    tokenHash: inviteTokenHash(deps.config.TOKEN_SECRET, token),
     createdAt: now,
     expiresAt: now + INVITE_TTL_MS,
-    createdBy,
+    createdBy: creator.username,
+    createdById: creator.id,
   };
   // KV expiry is a cleanup backstop on the real clock; validity is decided by `expiresAt`.
   const expireIn = INVITE_TTL_MS + 60_000;
-  const res = await kv.atomic()
+  const res = await deps.kv.atomic()
     .check({ key: keys.adminInvite(rec.id), versionstamp: null })
     .set(keys.adminInvite(rec.id), rec, { expireIn })
     .set(keys.adminInviteToken(rec.tokenHash), rec.id, { expireIn })
@@ -68,25 +96,51 @@ export async function listInvites(kv: Deno.Kv, nowMs: number): Promise<PublicInv
   return out.sort((a, b) => a.createdAt - b.createdAt).map(publicInvite);
 }
 
+/** Every stored invite of `creator` (expired ones too: they are deleted alike). */
+export async function invitesOf(
+  kv: Deno.Kv,
+  creator: InviteCreator,
+): Promise<Deno.KvEntry<InviteRecord>[]> {
+  const out: Deno.KvEntry<InviteRecord>[] = [];
+  for await (const e of kv.list<InviteRecord>({ prefix: keys.adminInvites() })) {
+    if (createdByUser(e.value, creator)) out.push(e);
+  }
+  return out;
+}
+
+/** Adds the deletion of an invite (record and token index) to an atomic op. */
+export function deleteInviteOps(op: Deno.AtomicOperation, rec: InviteRecord): Deno.AtomicOperation {
+  return op.delete(keys.adminInvite(rec.id)).delete(keys.adminInviteToken(rec.tokenHash));
+}
+
+/** Deletes invites in batches that stay well under KV's 1000 mutations per atomic op. */
+export async function deleteInvites(kv: Deno.Kv, recs: InviteRecord[]): Promise<void> {
+  for (let i = 0; i < recs.length; i += 250) {
+    let op = kv.atomic();
+    for (const r of recs.slice(i, i + 250)) op = deleteInviteOps(op, r);
+    await op.commit();
+  }
+}
+
 /** Revokes an invite; false when there is none with that id. */
 export async function revokeInvite(kv: Deno.Kv, id: string): Promise<boolean> {
   const cur = await kv.get<InviteRecord>(keys.adminInvite(id));
   if (!cur.value) return false;
-  await kv.atomic().delete(keys.adminInvite(id)).delete(keys.adminInviteToken(cur.value.tokenHash))
-    .commit();
+  await deleteInviteOps(kv.atomic(), cur.value).commit();
   return true;
 }
 
 /** The pending invite behind a raw token, or null (unknown, used, revoked or expired). */
 export async function findInvite(
-  kv: Deno.Kv,
+  deps: InviteDeps,
   token: string,
-  nowMs: number,
 ): Promise<Deno.KvEntry<InviteRecord> | null> {
-  const idx = await kv.get<string>(keys.adminInviteToken(inviteTokenHash(token)));
+  const idx = await deps.kv.get<string>(
+    keys.adminInviteToken(inviteTokenHash(deps.config.TOKEN_SECRET, token)),
+  );
   if (!idx.value) return null;
-  const inv = await kv.get<InviteRecord>(keys.adminInvite(idx.value));
-  if (!inv.value || inv.value.expiresAt <= nowMs) return null;
+  const inv = await deps.kv.get<InviteRecord>(keys.adminInvite(idx.value));
+  if (!inv.value || inv.value.expiresAt <= deps.clock.now()) return null;
   return inv as Deno.KvEntry<InviteRecord>;
 }
 
@@ -95,5 +149,5 @@ export function consumeInviteOps(
   op: Deno.AtomicOperation,
   inv: Deno.KvEntry<InviteRecord>,
 ): Deno.AtomicOperation {
-  return op.check(inv).delete(inv.key).delete(keys.adminInviteToken(inv.value.tokenHash));
+  return deleteInviteOps(op.check(inv), inv.value);
 }

@@ -5,7 +5,13 @@ import { keys } from "../store/keys.ts";
 
 /** The public calls that are rate-limited (DECISIONS.md) and their budgets. */
 export const RATE_LIMITS = {
-  /** Per IP and username. */
+  /**
+   * Login per IP, across usernames. Checked before any password hashing, so one address cannot
+   * burn the CPU on PBKDF2 by trying a new name each time; a success refunds its try, so it
+   * counts failures.
+   */
+  loginIp: { max: 20, windowMs: 15 * 60_000 },
+  /** Login per IP and username (DECISIONS.md). */
   login: { max: 5, windowMs: 15 * 60_000 },
   /** Per IP. */
   recover: { max: 5, windowMs: 60 * 60_000 },
@@ -23,30 +29,56 @@ function windowOf(kind: RateLimitKind, nowMs: number) {
 }
 
 /**
+ * The address a limit counts: an IPv4 address as is, an IPv6 one by its /64 prefix, because a
+ * single host usually owns a whole /64 and could otherwise take a fresh address per try.
+ */
+export function limitAddress(ip: string): string {
+  let a = ip.trim().replace(/^\[|\]$/g, "");
+  if (!a.includes(":")) return a;
+  a = a.split("%")[0].toLowerCase(); // drop a zone id
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(a);
+  if (mapped) return mapped[1];
+  const [head, tail] = a.split("::", 2);
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  const groups = a.includes("::")
+    ? [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill("0"), ...t]
+    : h;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/**
  * Counts one attempt in the current fixed window and throws `RateLimitedError` (with the seconds
  * until the window ends) once it is over the budget. The counter is a `KvU64` written with a
  * check on its previous version (a plain `sum` cannot carry `expireIn`), so concurrent attempts
- * cannot all slip under the limit and every counter expires on its own.
+ * cannot all slip under the limit and every counter expires on its own. Once a window is over
+ * budget, further attempts are refused without writing, so a flood cannot contend on the key.
+ * `onTrip` runs once per window and subject: for the first refused attempt.
  */
 export async function hitRateLimit(
   kv: Deno.Kv,
   clock: Clock,
   kind: RateLimitKind,
   subject: string,
+  onTrip?: () => Promise<void>,
 ): Promise<void> {
   const now = clock.now();
+  const { max, windowMs } = RATE_LIMITS[kind];
   const { w, endsAt } = windowOf(kind, now);
   const key = keys.rateLimit(kind, subject, w);
-  const count = await retryCommit(async () => {
+  const out = await retryCommit(async () => {
     const cur = await kv.get<Deno.KvU64>(key);
-    const next = (cur.value?.value ?? 0n) + 1n;
+    const seen = Number(cur.value?.value ?? 0n);
+    if (seen > max) return { count: seen, wrote: false };
     // KV expiry runs on the real clock; it only cleans up, the window itself comes from `clock`.
-    const res = await kv.atomic().check(cur).set(key, new Deno.KvU64(next), {
-      expireIn: RATE_LIMITS[kind].windowMs,
+    const res = await kv.atomic().check(cur).set(key, new Deno.KvU64(BigInt(seen + 1)), {
+      expireIn: windowMs,
     }).commit();
-    return res.ok ? Number(next) : null;
+    return res.ok ? { count: seen + 1, wrote: true } : null;
   }, "rate limit");
-  if (count > RATE_LIMITS[kind].max) {
+  if (out.count > max) {
+    // Each count is written by exactly one attempt, so exactly one attempt sees `max + 1`.
+    if (out.wrote && out.count === max + 1) await onTrip?.();
     throw new RateLimitedError(Math.max(1, Math.ceil((endsAt - now) / 1000)));
   }
 }
@@ -59,4 +91,23 @@ export async function resetRateLimit(
   subject: string,
 ): Promise<void> {
   await kv.delete(keys.rateLimit(kind, subject, windowOf(kind, clock.now()).w));
+}
+
+/** Takes back one attempt of the current window (a success that should not count). */
+export async function refundRateLimit(
+  kv: Deno.Kv,
+  clock: Clock,
+  kind: RateLimitKind,
+  subject: string,
+): Promise<void> {
+  const key = keys.rateLimit(kind, subject, windowOf(kind, clock.now()).w);
+  await retryCommit(async () => {
+    const cur = await kv.get<Deno.KvU64>(key);
+    const seen = cur.value?.value ?? 0n;
+    if (seen === 0n) return true;
+    const res = await kv.atomic().check(cur).set(key, new Deno.KvU64(seen - 1n), {
+      expireIn: RATE_LIMITS[kind].windowMs,
+    }).commit();
+    return res.ok ? true : null;
+  }, "rate limit refund");
 }

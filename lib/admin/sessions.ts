@@ -41,12 +41,25 @@ function expireIn(r: SessionRecord): number {
   );
 }
 
-/** A new session for `userId`: the raw id for the cookie and the write to add to an atomic op. */
-export function newSession(deps: SessionDeps, userId: string, challengeAtIssue: boolean) {
+/**
+ * A new session for `userId`: the raw id for the cookie and the write to add to an atomic op.
+ * `createdAt` is given when an existing session only gets a new id (its absolute lifetime stays).
+ */
+export function newSession(
+  deps: SessionDeps,
+  userId: string,
+  challengeAtIssue: boolean,
+  createdAt?: number,
+) {
   const id = randomToken(32);
   const now = deps.clock.now();
   const hash = sessionHash(deps.config.TOKEN_SECRET, id);
-  const record: SessionRecord = { userId, createdAt: now, lastSeenAt: now, challengeAtIssue };
+  const record: SessionRecord = {
+    userId,
+    createdAt: createdAt ?? now,
+    lastSeenAt: now,
+    challengeAtIssue,
+  };
   return {
     id,
     hash,

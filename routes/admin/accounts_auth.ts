@@ -2,14 +2,15 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
-import {
-  acceptTos,
-  claimFirstAdmin,
-  login,
-  WrongCredentialsError,
-} from "../../lib/admin/accounts.ts";
+import { acceptTos, claimFirstAdmin, login } from "../../lib/admin/accounts.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
-import { hitRateLimit, resetRateLimit } from "../../lib/admin/rate_limit.ts";
+import {
+  hitRateLimit,
+  limitAddress,
+  RATE_LIMITS,
+  refundRateLimit,
+  resetRateLimit,
+} from "../../lib/admin/rate_limit.ts";
 import { deleteSession } from "../../lib/admin/sessions.ts";
 import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
 import { publicUser } from "../../lib/admin/users.ts";
@@ -39,6 +40,7 @@ import {
   audit,
   clearSessionCookie,
   currentSession,
+  dropPresentedSession,
   setSessionCookie,
 } from "./session.ts";
 
@@ -102,7 +104,9 @@ const tosRoute = createRoute({
 const loginRoute = createRoute({
   method: "post",
   path: "/api/admin/login",
-  summary: "Sign in (5 tries per 15 min per IP and username)",
+  summary: "Sign in (5 tries per 15 min per IP and username, 20 failures per 15 min per IP)",
+  description: "Over either limit: 429 `rate_limited` with `Retry-After`, before any password " +
+    "check. A session cookie the request carried is ended (a new one is set).",
   request: {
     body: jsonBody(z.object({
       username: GivenUsername,
@@ -172,6 +176,7 @@ export function authRoutes(s: Services) {
       ...body,
       challengeAtIssue: await s.challenge.configured(),
     });
+    await dropPresentedSession(s, c);
     setSessionCookie(s, c, out.sessionId);
     await audit(s, c, "admin.claim", { username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
@@ -186,34 +191,49 @@ export function authRoutes(s: Services) {
   app.openapi(loginRoute, async (c) => {
     const { username, password, challengeResponse } = c.req.valid("json");
     const ip = clientIp(c, s.config);
-    const subject = `${ip}|${username.toLowerCase()}`;
-    await hitRateLimit(s.kv, s.clock, "login", subject);
+    const addr = limitAddress(ip);
+    const subject = `${addr}|${username.toLowerCase()}`;
+    // Failed logins are not audited one by one (a flood would push real actions out of the
+    // log); a limit tripping is, once per window and subject.
+    const tripped = (detail: Record<string, unknown>) => async () => {
+      await writeAudit(s.kv, s.clock, {
+        actor: "anonymous",
+        action: "login.rate_limited",
+        ip,
+        detail,
+      });
+    };
+    // Both limits run before the challenge and before any password hashing.
+    const { max, windowMs } = RATE_LIMITS.loginIp;
+    await hitRateLimit(
+      s.kv,
+      s.clock,
+      "loginIp",
+      addr,
+      tripped({ limit: "ip", max, windowMinutes: windowMs / 60_000 }),
+    );
+    await hitRateLimit(
+      s.kv,
+      s.clock,
+      "login",
+      subject,
+      tripped({ limit: "ip_username", username, max: RATE_LIMITS.login.max }),
+    );
     if (!(await s.challenge.verify(challengeResponse, ip))) {
       throw new UnauthorizedError("bot challenge failed; solve it and try again");
     }
-    try {
-      const out = await login(s, {
-        username,
-        password,
-        challengeAtIssue: await s.challenge.configured(),
-      });
-      await resetRateLimit(s.kv, s.clock, "login", subject);
-      setSessionCookie(s, c, out.sessionId);
-      c.set("admin", { id: out.user.id, username: out.user.username });
-      await audit(s, c, "session.login");
-      return c.json({ user: out.user }, 200);
-    } catch (e) {
-      // Failures against a real account are worth an entry; unknown names only feed the limiter.
-      if (e instanceof WrongCredentialsError && e.userId) {
-        await writeAudit(s.kv, s.clock, {
-          actor: "anonymous",
-          action: "session.login_failed",
-          ip,
-          detail: { username },
-        });
-      }
-      throw e;
-    }
+    const out = await login(s, {
+      username,
+      password,
+      challengeAtIssue: await s.challenge.configured(),
+    });
+    await resetRateLimit(s.kv, s.clock, "login", subject);
+    await refundRateLimit(s.kv, s.clock, "loginIp", addr);
+    await dropPresentedSession(s, c);
+    setSessionCookie(s, c, out.sessionId);
+    c.set("admin", { id: out.user.id, username: out.user.username });
+    await audit(s, c, "session.login");
+    return c.json({ user: out.user }, 200);
   });
 
   app.openapi(logoutRoute, async (c) => {

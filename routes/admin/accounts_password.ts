@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
 import { changePassword, recoverAccount, regenerateRecovery } from "../../lib/admin/credentials.ts";
-import { hitRateLimit, resetRateLimit } from "../../lib/admin/rate_limit.ts";
+import { hitRateLimit, limitAddress, resetRateLimit } from "../../lib/admin/rate_limit.ts";
 import { sessionHash } from "../../lib/admin/sessions.ts";
 import { clientIp } from "../../lib/client_ip.ts";
 import { UnauthorizedError } from "../../lib/errors.ts";
@@ -17,7 +17,14 @@ import {
   Ok,
   sessionSecurity,
 } from "./accounts_schemas.ts";
-import { ADMIN_COOKIE, type AdminEnv, adminSession, audit, setSessionCookie } from "./session.ts";
+import {
+  ADMIN_COOKIE,
+  type AdminEnv,
+  adminSession,
+  audit,
+  dropPresentedSession,
+  setSessionCookie,
+} from "./session.ts";
 
 const Phrase = z.string().min(1).max(512).openapi({
   description: "the 12 recovery words, separated by spaces",
@@ -26,7 +33,7 @@ const Phrase = z.string().min(1).max(512).openapi({
 const changeRoute = createRoute({
   method: "put",
   path: "/api/admin/password",
-  summary: "Change your password; signs out your other sessions",
+  summary: "Change your password; this session gets a new id (new cookie), the others end",
   description: "A wrong `currentPassword` is 403 `forbidden` (the session itself is fine); " +
     "wrong tries count against the login limit of this IP and username.",
   security: sessionSecurity,
@@ -51,7 +58,7 @@ const recoverRoute = createRoute({
   summary: "Reset a password with the recovery phrase (5 per hour per IP)",
   description:
     "The used phrase stops working: the answer carries a NEW phrase (shown once) and a " +
-    "new session; every other session of that admin ends.",
+    "new session; every other session and every pending invite of that admin ends.",
   request: {
     body: jsonBody(z.object({
       username: GivenUsername,
@@ -87,7 +94,8 @@ export function passwordRoutes(s: Services) {
 
   /** Wrong current passwords share the login budget, so a stolen session cannot guess at will. */
   const guarded = async <T>(c: Parameters<typeof audit>[1], run: () => Promise<T>) => {
-    const subject = `${clientIp(c, s.config)}|${c.get("admin").username.toLowerCase()}`;
+    const addr = limitAddress(clientIp(c, s.config));
+    const subject = `${addr}|${c.get("admin").username.toLowerCase()}`;
     await hitRateLimit(s.kv, s.clock, "login", subject);
     const out = await run();
     await resetRateLimit(s.kv, s.clock, "login", subject);
@@ -96,8 +104,9 @@ export function passwordRoutes(s: Services) {
 
   app.openapi(changeRoute, async (c) => {
     const b = c.req.valid("json");
-    const keep = sessionHash(s.config.TOKEN_SECRET, getCookie(c, ADMIN_COOKIE) ?? "");
-    await guarded(c, () => changePassword(s, c.get("admin").id, keep, b));
+    const current = sessionHash(s.config.TOKEN_SECRET, getCookie(c, ADMIN_COOKIE) ?? "");
+    const fresh = await guarded(c, () => changePassword(s, c.get("admin").id, current, b));
+    setSessionCookie(s, c, fresh);
     await audit(s, c, "password.change");
     return c.json({ ok: true as const }, 200);
   });
@@ -105,7 +114,7 @@ export function passwordRoutes(s: Services) {
   app.openapi(recoverRoute, async (c) => {
     const b = c.req.valid("json");
     const ip = clientIp(c, s.config);
-    await hitRateLimit(s.kv, s.clock, "recover", ip);
+    await hitRateLimit(s.kv, s.clock, "recover", limitAddress(ip));
     if (!(await s.challenge.verify(b.challengeResponse, ip))) {
       throw new UnauthorizedError("bot challenge failed; solve it and try again");
     }
@@ -115,9 +124,10 @@ export function passwordRoutes(s: Services) {
       newPassword: b.newPassword,
       challengeAtIssue: await s.challenge.configured(),
     });
+    await dropPresentedSession(s, c);
     setSessionCookie(s, c, out.sessionId);
     c.set("admin", { id: out.user.id, username: out.user.username });
-    await audit(s, c, "password.recover");
+    await audit(s, c, "password.recover", { invitesDeleted: out.invitesDeleted });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
 

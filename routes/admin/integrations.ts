@@ -43,7 +43,7 @@ const WebhookSettingsInput = z.object({
     description: "a string sets the signing secret, null clears it, omitted keeps it",
   }),
   depthThreshold: z.number().int().min(1).max(50_000_000).optional().openapi({
-    description: "waiting count that fires `depth` (default 100)",
+    description: "waiting count that fires `depth`; omitted keeps the stored value (100 at first)",
   }),
 }).openapi("WebhookSettingsInput");
 
@@ -183,7 +183,8 @@ export function integrationRoutes(s: Services) {
       host: view.url ? new URL(view.url).host : "",
       events: view.events,
       depthThreshold: view.depthThreshold,
-      secret: b.secret === undefined ? "kept" : b.secret === null ? "cleared" : "set",
+      // Not named `secret…`: the audit scrubber drops such fields, and this one says no secret.
+      signingKeyChange: b.secret === undefined ? "kept" : b.secret === null ? "cleared" : "set",
     });
     return c.json(view, 200);
   });

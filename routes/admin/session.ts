@@ -2,7 +2,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
-import { readSession, SESSION_ABSOLUTE_MS, type SessionRecord } from "../../lib/admin/sessions.ts";
+import {
+  deleteSession,
+  readSession,
+  SESSION_ABSOLUTE_MS,
+  type SessionRecord,
+} from "../../lib/admin/sessions.ts";
 import { TOS_VERSION } from "../../lib/admin/tos.ts";
 import { type AdminUser, getUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
@@ -69,6 +74,23 @@ export function clearSessionCookie(s: Services, c: Context): void {
   deleteCookie(c, ADMIN_COOKIE, { path: "/", secure: secure(s, c), sameSite: "Strict" });
 }
 
+/** 403 `forbidden` for a valid session whose admin has not accepted the current ToS. */
+function staleTosError(): AppError {
+  return new AppError(
+    403,
+    "forbidden",
+    `accept the current terms of service (${TOS_VERSION}) first`,
+    { tosVersion: TOS_VERSION, needsTos: true },
+  );
+}
+
+/** 403 `forbidden` for a write whose Origin is missing or foreign. */
+function foreignOriginError(s: Services, c: Context): ForbiddenError {
+  return new ForbiddenError(
+    `admin writes must come from ${expectedOrigin(s, c)} (Origin header missing or foreign)`,
+  );
+}
+
 /**
  * Requires a valid `tg_admin` session (401 `unauthorized`), an accepted current ToS unless
  * `allowStaleTos` (403 `forbidden`), and on writes an Origin of this service (403 `forbidden`).
@@ -80,34 +102,39 @@ export function adminSession(
   return async (c, next) => {
     const cur = await currentSession(s, c);
     if (!cur) throw new UnauthorizedError("admin session required (sign in again)");
-    if (!originOk(s, c)) {
-      throw new ForbiddenError(
-        `admin writes must come from ${expectedOrigin(s, c)} (Origin header missing or foreign)`,
-      );
-    }
-    if (!opts.allowStaleTos && cur.user.acceptedTosVersion !== TOS_VERSION) {
-      throw new AppError(
-        403,
-        "forbidden",
-        `accept the current terms of service (${TOS_VERSION}) first`,
-        { tosVersion: TOS_VERSION, needsTos: true },
-      );
-    }
+    if (!originOk(s, c)) throw foreignOriginError(s, c);
+    if (!opts.allowStaleTos && cur.user.acceptedTosVersion !== TOS_VERSION) throw staleTosError();
     c.set("admin", { id: cur.user.id, username: cur.user.username });
     await next();
   };
 }
 
 /**
- * True when the request carries a valid admin session (for the operator endpoints): the same
- * checks as `adminSession()` (ToS current, own Origin on writes), answered as a boolean.
+ * For the operator endpoints: true when the request carries a valid admin session, false when it
+ * carries none (no cookie, unknown or expired: the caller answers 401). A valid session that may
+ * not act throws 403 `forbidden`, as `adminSession()` does: a stale ToS acceptance, or a write
+ * without this service's Origin. On success the admin is set as `c.get("admin")` (for audit).
  */
 export function sessionChecker(s: Services): (c: Context) => Promise<boolean> {
   return async (c) => {
     if (!getCookie(c, ADMIN_COOKIE)) return false;
     const cur = await currentSession(s, c);
-    return !!cur && cur.user.acceptedTosVersion === TOS_VERSION && originOk(s, c);
+    if (!cur) return false;
+    if (!originOk(s, c)) throw foreignOriginError(s, c);
+    if (cur.user.acceptedTosVersion !== TOS_VERSION) throw staleTosError();
+    c.set("admin", { id: cur.user.id, username: cur.user.username });
+    return true;
   };
+}
+
+/**
+ * Deletes the session behind the `tg_admin` cookie the request carried, if any. Called when a
+ * sign-in (login, claim, invite accept, recovery) replaces it: the browser gets a new cookie, so
+ * the old session would otherwise live on unreachable, or reachable to whoever planted it.
+ */
+export async function dropPresentedSession(s: Services, c: Context): Promise<void> {
+  const presented = getCookie(c, ADMIN_COOKIE);
+  if (presented) await deleteSession(s, presented);
 }
 
 /** Writes an audit entry: who (the session's admin or "bearer"), what, when, from where. */

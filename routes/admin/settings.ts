@@ -23,10 +23,7 @@ export const adminSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
 export const adminErrors = {
   400: errors[400],
   401: errors[401],
-  403: {
-    description: "stale ToS, or a write from a foreign Origin (`forbidden`)",
-    content: errors[401].content,
-  },
+  403: errors[403],
   404: errors[404],
 };
 

@@ -3,7 +3,7 @@ import type { Services } from "../../app.ts";
 import { acceptInvite } from "../../lib/admin/accounts.ts";
 import { listAudit } from "../../lib/admin/audit.ts";
 import { createInvite, listInvites, revokeInvite } from "../../lib/admin/invites.ts";
-import { hitRateLimit } from "../../lib/admin/rate_limit.ts";
+import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { revokeUserSessions } from "../../lib/admin/sessions.ts";
 import { listUsers, removeUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
@@ -22,7 +22,13 @@ import {
   TosVersion,
   Username,
 } from "./accounts_schemas.ts";
-import { type AdminEnv, adminSession, audit, setSessionCookie } from "./session.ts";
+import {
+  type AdminEnv,
+  adminSession,
+  audit,
+  dropPresentedSession,
+  setSessionCookie,
+} from "./session.ts";
 
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 
@@ -40,7 +46,8 @@ const usersRoute = createRoute({
 const removeUserRoute = createRoute({
   method: "delete",
   path: "/api/admin/users/{id}",
-  summary: "Remove another admin (not yourself: 403; not the last: 409); ends their sessions",
+  summary: "Remove another admin (not yourself: 403; not the last: 409); ends their sessions " +
+    "and deletes the invites they created",
   security: sessionSecurity,
   request: { params: IdParam },
   responses: { 200: jsonOk(Ok, "removed"), ...errs(401, 403, 404, 409) },
@@ -88,7 +95,8 @@ const acceptRoute = createRoute({
   method: "post",
   path: "/api/admin/invites/accept",
   summary: "Accept an invite: creates the admin and a session (5 per hour per IP)",
-  description: "An unknown, used, revoked or expired invite is 401 `unauthorized`; a taken " +
+  description: "An unknown, used, revoked or expired invite, or one whose creator is no longer " +
+    "an admin, is 401 `unauthorized`; a taken " +
     "username (case-insensitive) is 409 `conflict`; a wrong ToS version is 403 `forbidden`.",
   request: {
     body: jsonBody(z.object({
@@ -129,7 +137,7 @@ export function teamRoutes(s: Services) {
   const session = adminSession(s);
   // The accept call is public; every other path here needs a session.
   app.use("/api/admin/invites/:id", async (c, next) => {
-    if (c.req.param("id") === "accept") return await next();
+    if (c.req.param("id") === "accept" && c.req.method === "POST") return await next();
     return await session(c, next);
   });
   for (const p of ["/api/admin/users", "/api/admin/users/*", "/api/admin/invites"]) {
@@ -141,9 +149,9 @@ export function teamRoutes(s: Services) {
 
   app.openapi(removeUserRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const removed = await removeUser(s.kv, c.get("admin").id, id);
-    await revokeUserSessions(s.kv, removed.id);
-    await audit(s, c, "user.remove", { userId: removed.id, username: removed.username });
+    const { user, invitesDeleted } = await removeUser(s.kv, c.get("admin").id, id);
+    await revokeUserSessions(s.kv, user.id);
+    await audit(s, c, "user.remove", { userId: user.id, username: user.username, invitesDeleted });
     return c.json({ ok: true as const }, 200);
   });
 
@@ -153,7 +161,7 @@ export function teamRoutes(s: Services) {
   );
 
   app.openapi(createInviteRoute, async (c) => {
-    const { invite, token } = await createInvite(s.kv, s.clock, c.get("admin").username);
+    const { invite, token } = await createInvite(s, c.get("admin"));
     await audit(s, c, "invite.create", { inviteId: invite.id, expiresAt: invite.expiresAt });
     return c.json({ invite, acceptUrl: `/admin?invite=${token}`, token }, 200);
   });
@@ -170,7 +178,7 @@ export function teamRoutes(s: Services) {
   app.openapi(acceptRoute, async (c) => {
     const b = c.req.valid("json");
     const ip = clientIp(c, s.config);
-    await hitRateLimit(s.kv, s.clock, "invite", ip);
+    await hitRateLimit(s.kv, s.clock, "invite", limitAddress(ip));
     if (!(await s.challenge.verify(b.challengeResponse, ip))) {
       throw new UnauthorizedError("bot challenge failed; solve it and try again");
     }
@@ -181,6 +189,7 @@ export function teamRoutes(s: Services) {
       acceptedTosVersion: b.acceptedTosVersion,
       challengeAtIssue: await s.challenge.configured(),
     });
+    await dropPresentedSession(s, c);
     setSessionCookie(s, c, out.sessionId);
     c.set("admin", { id: out.user.id, username: out.user.username });
     await audit(s, c, "invite.accept", { userId: out.user.id, username: out.user.username });
