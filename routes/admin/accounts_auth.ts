@@ -40,8 +40,8 @@ import {
   audit,
   clearSessionCookie,
   currentSession,
-  dropPresentedSession,
-  setSessionCookie,
+  requireChallenge,
+  signIn,
 } from "./session.ts";
 
 const bootstrapRoute = createRoute({
@@ -176,8 +176,7 @@ export function authRoutes(s: Services) {
       ...body,
       challengeAtIssue: await s.challenge.configured(),
     });
-    await dropPresentedSession(s, c);
-    setSessionCookie(s, c, out.sessionId);
+    await signIn(s, c, out);
     await audit(s, c, "admin.claim", { username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
@@ -219,9 +218,7 @@ export function authRoutes(s: Services) {
       subject,
       tripped({ limit: "ip_username", username, max: RATE_LIMITS.login.max }),
     );
-    if (!(await s.challenge.verify(challengeResponse, ip))) {
-      throw new UnauthorizedError("bot challenge failed; solve it and try again");
-    }
+    await requireChallenge(s, challengeResponse, ip);
     const out = await login(s, {
       username,
       password,
@@ -229,9 +226,7 @@ export function authRoutes(s: Services) {
     });
     await resetRateLimit(s.kv, s.clock, "login", subject);
     await refundRateLimit(s.kv, s.clock, "loginIp", addr);
-    await dropPresentedSession(s, c);
-    setSessionCookie(s, c, out.sessionId);
-    c.set("admin", { id: out.user.id, username: out.user.username });
+    await signIn(s, c, out);
     await audit(s, c, "session.login");
     return c.json({ user: out.user }, 200);
   });

@@ -5,7 +5,6 @@ import { changePassword, recoverAccount, regenerateRecovery } from "../../lib/ad
 import { hitRateLimit, limitAddress, resetRateLimit } from "../../lib/admin/rate_limit.ts";
 import { sessionHash } from "../../lib/admin/sessions.ts";
 import { clientIp } from "../../lib/client_ip.ts";
-import { UnauthorizedError } from "../../lib/errors.ts";
 import { jsonBody, jsonOk } from "../schemas.ts";
 import {
   ChallengeResponse,
@@ -22,8 +21,9 @@ import {
   type AdminEnv,
   adminSession,
   audit,
-  dropPresentedSession,
+  publicGate,
   setSessionCookie,
+  signIn,
 } from "./session.ts";
 
 const Phrase = z.string().min(1).max(512).openapi({
@@ -113,20 +113,14 @@ export function passwordRoutes(s: Services) {
 
   app.openapi(recoverRoute, async (c) => {
     const b = c.req.valid("json");
-    const ip = clientIp(c, s.config);
-    await hitRateLimit(s.kv, s.clock, "recover", limitAddress(ip));
-    if (!(await s.challenge.verify(b.challengeResponse, ip))) {
-      throw new UnauthorizedError("bot challenge failed; solve it and try again");
-    }
+    await publicGate(s, c, "recover", b.challengeResponse);
     const out = await recoverAccount(s, {
       username: b.username,
       recoveryPhrase: b.recoveryPhrase,
       newPassword: b.newPassword,
       challengeAtIssue: await s.challenge.configured(),
     });
-    await dropPresentedSession(s, c);
-    setSessionCookie(s, c, out.sessionId);
-    c.set("admin", { id: out.user.id, username: out.user.username });
+    await signIn(s, c, out);
     await audit(s, c, "password.recover", { invitesDeleted: out.invitesDeleted });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });

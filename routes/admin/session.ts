@@ -9,6 +9,7 @@ import {
   type SessionRecord,
 } from "../../lib/admin/sessions.ts";
 import { TOS_VERSION } from "../../lib/admin/tos.ts";
+import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { type AdminUser, getUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
@@ -135,6 +136,40 @@ export function sessionChecker(s: Services): (c: Context) => Promise<boolean> {
 export async function dropPresentedSession(s: Services, c: Context): Promise<void> {
   const presented = getCookie(c, ADMIN_COOKIE);
   if (presented) await deleteSession(s, presented);
+}
+
+/** The gate of a public, rate-limited call: counts the try for this address, then the challenge. */
+export async function publicGate(
+  s: Services,
+  c: Context,
+  kind: "invite" | "recover",
+  challengeResponse: string | undefined,
+): Promise<void> {
+  const ip = clientIp(c, s.config);
+  await hitRateLimit(s.kv, s.clock, kind, limitAddress(ip));
+  await requireChallenge(s, challengeResponse, ip);
+}
+
+/** Refuses with 401 unless the bot challenge passes (it always does while none is configured). */
+export async function requireChallenge(
+  s: Services,
+  challengeResponse: string | undefined,
+  ip: string,
+): Promise<void> {
+  if (!(await s.challenge.verify(challengeResponse, ip))) {
+    throw new UnauthorizedError("bot challenge failed; solve it and try again");
+  }
+}
+
+/** Completes a sign-in: replaces a presented session, sets the new cookie, acts as that admin. */
+export async function signIn(
+  s: Services,
+  c: Context,
+  out: { sessionId: string; user: { id: string; username: string } },
+): Promise<void> {
+  await dropPresentedSession(s, c);
+  setSessionCookie(s, c, out.sessionId);
+  c.set("admin", { id: out.user.id, username: out.user.username });
 }
 
 /** Writes an audit entry: who (the session's admin or "bearer"), what, when, from where. */

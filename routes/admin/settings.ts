@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Services } from "../../app.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
@@ -179,47 +180,59 @@ export function settingsRoutes(s: Services) {
     ]
   ) app.use(p, session);
 
-  app.openapi(modeRoute, async (c) => {
-    const b = c.req.valid("json");
-    const q = await pickQueue(s, b.queue);
-    const out = await s.engine.setMode(q, b.mode);
-    await audit(s, c, "queue.mode", { queue: q, mode: b.mode });
+  /** One per-queue write: resolve the queue, apply, audit, answer with the settings. */
+  const change = async (
+    c: Context<AdminEnv>,
+    queue: string | undefined,
+    action: string,
+    detail: Record<string, unknown>,
+    apply: (q: string) => Promise<QueueSettings>,
+  ) => {
+    const q = await pickQueue(s, queue);
+    const out = await apply(q);
+    await audit(s, c, action, { queue: q, ...detail });
     return c.json(settingsView(s, out), 200);
+  };
+
+  app.openapi(modeRoute, (c) => {
+    const { queue, mode } = c.req.valid("json");
+    return change(c, queue, "queue.mode", { mode }, (q) => s.engine.setMode(q, mode));
   });
-  app.openapi(scheduleRoute, async (c) => {
-    const b = c.req.valid("json");
-    const q = await pickQueue(s, b.queue);
-    const out = await s.engine.setOpensAt(q, b.opensAt);
-    await audit(s, c, "queue.schedule", { queue: q, opensAt: b.opensAt });
-    return c.json(settingsView(s, out), 200);
+  app.openapi(scheduleRoute, (c) => {
+    const { queue, opensAt } = c.req.valid("json");
+    return change(c, queue, "queue.schedule", { opensAt }, (q) => s.engine.setOpensAt(q, opensAt));
   });
-  app.openapi(pauseRoute, async (c) => {
-    const b = c.req.valid("json");
-    const q = await pickQueue(s, b.queue);
-    const { settings, changed } = await s.engine.togglePause(q, b.paused);
-    await audit(s, c, "queue.pause", { queue: q, paused: b.paused });
-    if (changed) await s.events.emit("pause", q, { paused: settings.paused });
-    return c.json(settingsView(s, settings), 200);
+  app.openapi(pauseRoute, (c) => {
+    const { queue, paused } = c.req.valid("json");
+    return change(c, queue, "queue.pause", { paused }, async (q) => {
+      const { settings, changed } = await s.engine.togglePause(q, paused);
+      if (changed) await s.events.emit("pause", q, { paused: settings.paused });
+      return settings;
+    });
   });
-  app.openapi(rateRoute, async (c) => {
-    const b = c.req.valid("json");
-    const q = await pickQueue(s, b.queue);
-    const out = await s.engine.setRate(q, b.admitPerSecond);
-    await audit(s, c, "queue.rate", { queue: q, admitPerSecond: b.admitPerSecond });
-    return c.json(settingsView(s, out), 200);
+  app.openapi(rateRoute, (c) => {
+    const { queue, admitPerSecond } = c.req.valid("json");
+    return change(
+      c,
+      queue,
+      "queue.rate",
+      { admitPerSecond },
+      (q) => s.engine.setRate(q, admitPerSecond),
+    );
   });
-  app.openapi(rateClearRoute, async (c) => {
-    const q = await pickQueue(s, c.req.valid("query").queue);
-    const out = await s.engine.setRate(q, null);
-    await audit(s, c, "queue.rate.clear", { queue: q });
-    return c.json(settingsView(s, out), 200);
+  app.openapi(rateClearRoute, (c) => {
+    const { queue } = c.req.valid("query");
+    return change(c, queue, "queue.rate.clear", {}, (q) => s.engine.setRate(q, null));
   });
-  app.openapi(capacityRoute, async (c) => {
-    const b = c.req.valid("json");
-    const q = await pickQueue(s, b.queue);
-    const out = await s.engine.setCapacity(q, b.capacity);
-    await audit(s, c, "queue.capacity", { queue: q, capacity: b.capacity });
-    return c.json(settingsView(s, out), 200);
+  app.openapi(capacityRoute, (c) => {
+    const { queue, capacity } = c.req.valid("json");
+    return change(
+      c,
+      queue,
+      "queue.capacity",
+      { capacity },
+      (q) => s.engine.setCapacity(q, capacity),
+    );
   });
   app.openapi(limitsGetRoute, async (c) => {
     const q = await pickQueue(s, c.req.valid("query").queue);

@@ -3,11 +3,9 @@ import type { Services } from "../../app.ts";
 import { acceptInvite } from "../../lib/admin/accounts.ts";
 import { listAudit } from "../../lib/admin/audit.ts";
 import { createInvite, listInvites, revokeInvite } from "../../lib/admin/invites.ts";
-import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { revokeUserSessions } from "../../lib/admin/sessions.ts";
 import { listUsers, removeUser } from "../../lib/admin/users.ts";
-import { clientIp } from "../../lib/client_ip.ts";
-import { NotFoundError, UnauthorizedError } from "../../lib/errors.ts";
+import { NotFoundError } from "../../lib/errors.ts";
 import { jsonBody, jsonOk } from "../schemas.ts";
 import {
   AdminUserView,
@@ -22,13 +20,7 @@ import {
   TosVersion,
   Username,
 } from "./accounts_schemas.ts";
-import {
-  type AdminEnv,
-  adminSession,
-  audit,
-  dropPresentedSession,
-  setSessionCookie,
-} from "./session.ts";
+import { type AdminEnv, adminSession, audit, publicGate, signIn } from "./session.ts";
 
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 
@@ -177,11 +169,7 @@ export function teamRoutes(s: Services) {
 
   app.openapi(acceptRoute, async (c) => {
     const b = c.req.valid("json");
-    const ip = clientIp(c, s.config);
-    await hitRateLimit(s.kv, s.clock, "invite", limitAddress(ip));
-    if (!(await s.challenge.verify(b.challengeResponse, ip))) {
-      throw new UnauthorizedError("bot challenge failed; solve it and try again");
-    }
+    await publicGate(s, c, "invite", b.challengeResponse);
     const out = await acceptInvite(s, {
       token: b.token,
       username: b.username,
@@ -189,9 +177,7 @@ export function teamRoutes(s: Services) {
       acceptedTosVersion: b.acceptedTosVersion,
       challengeAtIssue: await s.challenge.configured(),
     });
-    await dropPresentedSession(s, c);
-    setSessionCookie(s, c, out.sessionId);
-    c.set("admin", { id: out.user.id, username: out.user.username });
+    await signIn(s, c, out);
     await audit(s, c, "invite.accept", { userId: out.user.id, username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
