@@ -108,13 +108,23 @@ export async function startBaseline(e: PhaseEnv): Promise<Server> {
   return { proc, url, secret: "" };
 }
 
-/** The baseline's load: `GET /` with the throughput settings. */
-export function baselineSpec(e: PhaseEnv, b: Server, name: string): LoadSpec {
+/**
+ * The baseline's load: `GET /` with the throughput settings. With `tickets`, it is driven exactly
+ * like the run it is compared with (wrk's per-request Lua rotation over the same cookies, which
+ * alone costs wrk about a third of its throughput), so the ratio measures the server, not the tool.
+ */
+export function baselineSpec(
+  e: PhaseEnv,
+  b: Server,
+  name: string,
+  tickets?: string[],
+): LoadSpec {
   return {
     name,
     url: b.url,
     method: "GET",
     path: "/",
+    ...(tickets ? { tickets } : {}),
     connections: e.cfg.connections,
     threads: e.cfg.threads,
     durationSec: e.cfg.durationSec,
@@ -216,12 +226,13 @@ export async function joinsAndStatus(
       const tickets = got.tickets.length
         ? got.tickets
         : await joinVisitors(s.url, e.cfg.statusTickets);
-      const [base, status] = await interleave(e, [baselineSpec(e, b, "baseline-s"), {
+      const ticketTexts = tickets.map((t) => t.ticket);
+      const [base, status] = await interleave(e, [baselineSpec(e, b, "baseline-s", ticketTexts), {
         name: "status",
         url: s.url,
         method: "GET",
         path: "/status?queue=default",
-        tickets: tickets.map((t) => t.ticket),
+        tickets: ticketTexts,
         connections: e.cfg.connections,
         threads: e.cfg.threads,
         durationSec: e.cfg.durationSec,
