@@ -1035,3 +1035,19 @@ Deno.test("click-to-enter: leaving while admitted but unconfirmed frees the held
   );
   t.close();
 });
+
+Deno.test("lottery odds of a short line are the share admitted per period, not a certainty", async () => {
+  const t = await makeApp({ ADMISSION_MODE: "lottery", ADMIT_PER_SECOND: 1 });
+  await t.setBranding({ showWaitingCount: true });
+  await t.engine.setPaused(Q, true);
+  const clients = [];
+  for (let i = 0; i < 50; i++) {
+    const c = new Client(t.app);
+    await c.join(Q);
+    clients.push(c);
+  }
+  const r = await clients[0].status();
+  // 50 waiting, one admission a second, a check-in every 5 s: 5 of 50 per period.
+  assertEquals([r.json.waiting, r.json.lotteryOdds], [50, 0.1]);
+  t.close();
+});

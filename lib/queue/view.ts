@@ -17,10 +17,14 @@ export function lotteryDrawsAtTick(ctx: QueueContext, v: QueueState): boolean {
   return w <= 1000 || w <= ctx.lineRate(v) * periodSeconds(w);
 }
 
-/** Probability that a due check-in wins the lottery draw (also shown as `lotteryOdds`). */
+/**
+ * A waiter's chance to be drawn within one check-in period: the draw probability of a due
+ * check-in for long lines, and the same share (admissions per period over waiters) when the tick
+ * draws directly, so a short line does not show a certainty it does not have. Shown as
+ * `lotteryOdds`.
+ */
 export function lotteryOdds(ctx: QueueContext, v: QueueState): number {
   const w = Math.max(1, v.counts.waiting);
-  if (lotteryDrawsAtTick(ctx, v)) return 1;
   const checkinsPerSecond = w / (ctx.periodMs(w) / 1000);
   return Math.min(1, ctx.lineRate(v) / checkinsPerSecond);
 }
