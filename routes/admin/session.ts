@@ -54,7 +54,8 @@ function originOk(s: Services, c: Context): boolean {
   return c.req.header("origin") === expectedOrigin(s, c);
 }
 
-function secure(s: Services, c: Context): boolean {
+/** True when cookies must be `Secure`: an HTTPS request, or a service published over HTTPS. */
+export function secureCookies(s: Services, c: Context): boolean {
   return isSecureRequest(c.req.url, c.req.header("x-forwarded-proto")) ||
     (s.config.PUBLIC_URL?.startsWith("https:") ?? false);
 }
@@ -65,14 +66,14 @@ export function setSessionCookie(s: Services, c: Context, sessionId: string): vo
     httpOnly: true,
     path: "/",
     sameSite: "Strict",
-    secure: secure(s, c),
+    secure: secureCookies(s, c),
     maxAge: Math.floor(SESSION_ABSOLUTE_MS / 1000),
   });
 }
 
 /** Clears `tg_admin`. */
 export function clearSessionCookie(s: Services, c: Context): void {
-  deleteCookie(c, ADMIN_COOKIE, { path: "/", secure: secure(s, c), sameSite: "Strict" });
+  deleteCookie(c, ADMIN_COOKIE, { path: "/", secure: secureCookies(s, c), sameSite: "Strict" });
 }
 
 /** 403 `forbidden` for a valid session whose admin has not accepted the current ToS. */

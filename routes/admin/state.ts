@@ -9,8 +9,7 @@ import { UnauthorizedError } from "../../lib/errors.ts";
 import { safeEqualString } from "../../lib/tokens.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
 import { jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
-import { isSecureRequest } from "../status_fast.ts";
-import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { adminErrors, adminSecurity, pickQueue } from "./settings.ts";
 
 const BrandingView = BrandingInput.required().openapi("Branding");
@@ -154,7 +153,7 @@ export function stateRoutes(s: Services) {
       httpOnly: true,
       path: "/",
       sameSite: "Lax",
-      secure: isSecureRequest(c.req.url, c.req.header("x-forwarded-proto")),
+      secure: secureCookies(s, c),
       maxAge: ttl,
     });
     await audit(s, c, "pass.mint", { queue: q });
