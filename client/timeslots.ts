@@ -2,9 +2,33 @@
 /**
  * The island's check-in loop: one `GET /status` at each server-assigned `nextCheckAt` (a timer
  * to that absolute time, corrected for the browser's clock), never a fixed fast loop. A visitor
- * that is gone (404 `not_in_queue`, or a lost ticket) joins again with `POST /join`.
+ * that is gone (404 `not_in_queue`, or a lost ticket) joins again with `POST /join`, but only
+ * once in a row: when the ticket from that join is missing again at the next check, the browser
+ * is not keeping our cookie (a cross-site iframe, blocked cookies) and every further join would
+ * only add a new row at the back, so the loop stops and the page offers its own window. Errors
+ * back off exponentially, and a 503 is retried after its `Retry-After`.
  */
 import type { VisitorView } from "../lib/queue/types.ts";
+
+/** Why the loop cannot show a place: full room, no such queue, or no cookie kept. */
+export type Gone = "full" | "closed" | "cookies";
+
+/** What the loop uses from the browser; tests pass a fake clock, timers and fetch. */
+export interface TimeslotDeps {
+  fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  /** The browser's clock, unix ms (may be skewed; the loop corrects it). */
+  now: () => number;
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (id: unknown) => void;
+  /** 0..1, spreads retries so many visitors do not come back at the same instant. */
+  random: () => number;
+  /** The page's visibility (the `document` in a browser). */
+  visibility: {
+    readonly hidden: boolean;
+    addEventListener(type: "visibilitychange", fn: () => void): void;
+    removeEventListener(type: "visibilitychange", fn: () => void): void;
+  };
+}
 
 /** What the loop needs from the island. */
 export interface TimeslotOptions {
@@ -13,13 +37,20 @@ export interface TimeslotOptions {
   /** Server time minus browser time, in ms; refined by every answer. */
   offset: { current: number };
   onView: (view: VisitorView, rejoined: boolean) => void;
-  onGone: (why: "full" | "closed") => void;
+  onGone: (why: Gone) => void;
+  /** Defaults to the browser's own. */
+  deps?: Partial<TimeslotDeps>;
 }
 
 /** Lands just after the second the server gave, so the check-in counts as due. */
-const SLACK_MS = 100;
+export const SLACK_MS = 100;
 /** Never sooner than this after the last request, whatever the clocks say. */
-const MIN_DELAY_MS = 1000;
+export const MIN_DELAY_MS = 1000;
+/** Error backoff: 2 s, 4 s, 8 s … up to a minute (before jitter). */
+export const BACKOFF_BASE_MS = 2000;
+export const BACKOFF_MAX_MS = 60_000;
+/** The longest `Retry-After` honoured, so a bad header cannot park a visitor for hours. */
+export const RETRY_AFTER_MAX_MS = 600_000;
 
 async function errorCode(res: Response): Promise<string> {
   try {
@@ -29,37 +60,83 @@ async function errorCode(res: Response): Promise<string> {
   }
 }
 
+/** `Retry-After` in ms (seconds or an HTTP date), or null when absent or unreadable. */
+export function retryAfterMs(res: Response, now: number): number | null {
+  const h = res.headers.get("retry-after")?.trim();
+  if (!h) return null;
+  const ms = /^\d+$/.test(h) ? Number(h) * 1000 : Date.parse(h) - now;
+  return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms)) : null;
+}
+
 /** Starts following the timeslots; returns the function that stops it. */
 export function followTimeslots(o: TimeslotOptions): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const d: TimeslotDeps = {
+    fetch: (input, init) => fetch(input, init),
+    now: () => Date.now(),
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (id) => clearTimeout(id as number),
+    random: Math.random,
+    ...o.deps,
+    // `document` only exists in a browser: touch it only when no stand-in was given.
+    visibility: o.deps?.visibility ?? document,
+  };
+  let timer: unknown;
   let dueAt = Infinity;
   let failures = 0;
   let stopped = false;
-  const serverNow = () => Date.now() + o.offset.current;
+  /** The last answer was a successful join after a lost ticket. */
+  let afterRejoin = false;
+  const serverNow = () => d.now() + o.offset.current;
 
   const later = (ms: number) => {
-    clearTimeout(timer);
-    if (!stopped) timer = setTimeout(check, Math.max(MIN_DELAY_MS, ms));
+    d.clearTimeout(timer);
+    if (!stopped) timer = d.setTimeout(check, Math.max(MIN_DELAY_MS, ms));
   };
   const plan = (v: VisitorView) => {
     if (v.status !== "waiting") return (dueAt = Infinity);
     dueAt = v.nextCheckAt ?? serverNow() + (v.nextPollAfterMs ?? 5000);
     later(dueAt - serverNow() + SLACK_MS);
   };
-  const retry = () => later(Math.min(60_000, 5000 * 2 ** failures++));
+  /** Exponential backoff with jitter (half to all of the step), or the server's Retry-After. */
+  const retry = (serverAsked: number | null = null) => {
+    const step = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** failures++);
+    later(serverAsked ?? step * (0.5 + d.random() / 2));
+  };
+  const stop = () => {
+    stopped = true;
+    d.clearTimeout(timer);
+    d.visibility.removeEventListener("visibilitychange", onVisible);
+  };
+
+  /** The server clock from an answer: its own "now" in the view, else the Date header. */
+  const learnClock = (res: Response, v?: VisitorView) => {
+    if (v?.nextCheckAt !== undefined && v.nextPollAfterMs !== undefined) {
+      o.offset.current = v.nextCheckAt - v.nextPollAfterMs - d.now();
+      return;
+    }
+    const date = Date.parse(res.headers.get("date") ?? "");
+    // The header has whole seconds: its middle is the best guess.
+    if (Number.isFinite(date)) o.offset.current = date + 500 - d.now();
+  };
 
   async function call(path: string, init?: RequestInit): Promise<Response> {
-    return await fetch(path, { cache: "no-store", ...init });
+    return await d.fetch(path, { cache: "no-store", ...init });
   }
 
   async function check() {
-    clearTimeout(timer);
+    d.clearTimeout(timer);
     dueAt = Infinity;
+    if (stopped) return;
     try {
       let res = await call(`/status?queue=${encodeURIComponent(o.queue)}`);
       let rejoined = false;
       if (res.status === 404 || res.status === 401) {
         if (await errorCode(res) === "unknown_queue") return o.onGone("closed");
+        if (res.status === 401 && afterRejoin) {
+          // The ticket the last join set did not come back: joining again cannot help.
+          stop();
+          return o.onGone("cookies");
+        }
         res = await call("/join", {
           method: "POST",
           headers: { "content-type": "application/json" },
@@ -67,18 +144,20 @@ export function followTimeslots(o: TimeslotOptions): () => void {
         });
         rejoined = true;
       }
+      afterRejoin = rejoined && res.ok;
       if (res.status === 503) {
-        o.onGone("full");
-        return later(30_000);
+        learnClock(res);
+        if (await errorCode(res) === "queue_full") o.onGone("full");
+        return retry(retryAfterMs(res, serverNow()));
       }
       if (res.status === 404) return o.onGone("closed");
-      if (!res.ok) return retry();
+      if (!res.ok) {
+        await res.body?.cancel();
+        return retry(res.status === 429 ? retryAfterMs(res, serverNow()) : null);
+      }
       const v: VisitorView = await res.json();
       failures = 0;
-      if (v.nextCheckAt !== undefined && v.nextPollAfterMs !== undefined) {
-        // The server's "now" for this answer: its slot minus the delay it gave.
-        o.offset.current = v.nextCheckAt - v.nextPollAfterMs - Date.now();
-      }
+      learnClock(res, v);
       if (stopped) return;
       o.onView(v, rejoined);
       plan(v);
@@ -88,16 +167,12 @@ export function followTimeslots(o: TimeslotOptions): () => void {
   }
 
   // A background tab's timers may fire late: check as soon as it is looked at again.
-  const onVisible = () => {
-    if (!document.hidden && serverNow() >= dueAt) void check();
-  };
-  document.addEventListener("visibilitychange", onVisible);
+  function onVisible() {
+    if (!d.visibility.hidden && serverNow() >= dueAt) void check();
+  }
+  d.visibility.addEventListener("visibilitychange", onVisible);
   plan(o.view);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-    document.removeEventListener("visibilitychange", onVisible);
-  };
+  return stop;
 }
 
 /** Shows a browser notification that it is the visitor's turn, when allowed. */

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
 import { countdown, percent, placeText, progressShare, waitWords } from "../client/format.ts";
-import { followTimeslots, notifyTurn } from "../client/timeslots.ts";
+import { followTimeslots, type Gone, notifyTurn } from "../client/timeslots.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
@@ -22,7 +22,16 @@ export interface WaitRoomProps {
 }
 
 /** Local outcomes the server view does not carry. */
-type Local = "expired" | "full" | "closed" | null;
+type Local = "expired" | Gone | null;
+
+/** What the live region says for each local outcome. */
+const LOCAL_WORDS: Record<Exclude<Local, null>, string> = {
+  expired: "Your turn has passed: the place was held for you, but not entered in time.",
+  full: "The waiting room is full right now. This page tries again by itself in a moment.",
+  closed: "This waiting room is not available.",
+  cookies: "This page cannot keep your place here, because the browser does not keep the " +
+    "waiting room's cookie in this frame. Open the waiting room in its own window to wait.",
+};
 
 /** Sends the browser on: the whole window when embedded (a link remains if that is refused). */
 function navigate(url: string, embed: boolean): void {
@@ -55,6 +64,8 @@ export function WaitRoom(p: WaitRoomProps) {
       offset,
       onView: (v, rejoined) => {
         if (rejoined) setStart(v.position ?? null);
+        // The same render as the new view: a hold countdown starts right, not from page load.
+        setNow(Date.now() + offset.current);
         setLocal(null);
         setView(v);
       },
@@ -111,65 +122,84 @@ export function WaitRoom(p: WaitRoomProps) {
   }
 
   const top = p.embed ? "_top" : undefined;
-  const again = `/wait?queue=${encodeURIComponent(p.queue)}${
+  const back = `/wait?queue=${encodeURIComponent(p.queue)}${
     p.returnPath ? `&return=${encodeURIComponent(p.returnPath)}` : ""
-  }${p.embed ? "&embed=1" : ""}`;
+  }`;
+  const again = p.embed ? `${back}&embed=1` : back;
+  const lottery = view.admissionMode === "lottery";
+  const position = view.position ?? 1;
+  const waiting = !local && !admitted;
+  const said = local
+    ? LOCAL_WORDS[local]
+    : holding
+    ? "It's your turn!"
+    : admitted
+    ? "It's your turn! Taking you in…"
+    : lottery
+    ? "You are in the draw. This page checks for you and moves on by itself."
+    : `You are number ${position}${
+      view.waiting !== undefined ? ` of ${view.waiting}` : ""
+    } in line. This page checks for you and moves on by itself.`;
 
-  if (local === "expired") {
-    return (
-      <div class="panel">
-        <p class="live" role="status">
-          Your turn has passed: the place was held for you, but not entered in time.
-        </p>
+  // ONE live region, always first and always the same element: only its words change, so
+  // screen readers announce "It's your turn" (a region that appears with its text is missed).
+  return (
+    <div class="panel">
+      <p
+        class={admitted ? "live turn" : waiting ? "live hint" : "live"}
+        role="status"
+        aria-live="polite"
+        aria-atomic="true"
+      >
+        {said}
+      </p>
+      {local === "expired" && (
         <p>
           <a class="button" href={again}>Join the line again</a>
         </p>
-      </div>
-    );
-  }
-  if (local === "full" || local === "closed") {
-    return (
-      <div class="panel">
-        <p class="live" role="status">
-          {local === "full"
-            ? "The waiting room is full right now. This page tries again by itself in a moment."
-            : "This waiting room is not available."}
+      )}
+      {local === "cookies" && (
+        <p>
+          <a class="button" href={back} target="_blank" rel="noopener">
+            Open the waiting room in its own window
+          </a>
         </p>
-      </div>
-    );
-  }
-  if (holding) {
-    return (
-      <div class="panel">
-        <p class="turn live" role="status">It's your turn!</p>
-        <form method="post" action="/wait/enter" target={top} onSubmit={enter}>
-          <input type="hidden" name="queue" value={p.queue} />
-          <input type="hidden" name="return" value={p.returnPath} />
-          <button type="submit" class="button">Enter now</button>
-        </form>
-        <p class="hint">
-          Your place is held for <span class="countdown">{countdown(left)}</span>.
-        </p>
-      </div>
-    );
-  }
-  if (admitted) {
-    return (
-      <div class="panel">
-        <p class="turn live" role="status">It's your turn! Taking you in…</p>
+      )}
+      {holding && (
+        <>
+          <form method="post" action="/wait/enter" target={top} onSubmit={enter}>
+            <input type="hidden" name="queue" value={p.queue} />
+            <input type="hidden" name="return" value={p.returnPath} />
+            <button type="submit" class="button">Enter now</button>
+          </form>
+          <p class="hint">
+            Your place is held for <span class="countdown">{countdown(left)}</span>.
+          </p>
+        </>
+      )}
+      {admitted && !holding && (
         <p>
           <a class="button" href={p.destination} target={top}>Continue</a>
         </p>
-      </div>
-    );
-  }
+      )}
+      {waiting && <Waiting view={view} lottery={lottery} position={position} start={start} />}
+      {waiting && canNotify === "ask" && (
+        <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
+      )}
+      {waiting && canNotify === "on" && <p class="hint">We'll notify you when it's your turn.</p>}
+    </div>
+  );
+}
 
-  const lottery = view.admissionMode === "lottery";
-  const position = view.position ?? 1;
+/** The place in line (or the draw), progress and estimate of a waiting visitor. */
+function Waiting(
+  p: { view: VisitorView; lottery: boolean; position: number; start: number | null },
+) {
+  const { view, position, start } = p;
   const share = start ? Math.round(progressShare(start, position) * 100) : 0;
   return (
-    <div class="panel">
-      {lottery
+    <>
+      {p.lottery
         ? (
           <>
             <p class="label">How you get in</p>
@@ -198,17 +228,6 @@ export function WaitRoom(p: WaitRoomProps) {
       <p class="eta">
         Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
       </p>
-      <p class="live" role="status" aria-live="polite">
-        {lottery
-          ? "You are in the draw. This page checks for you and moves on by itself."
-          : `You are number ${position}${
-            view.waiting !== undefined ? ` of ${view.waiting}` : ""
-          } in line. This page checks for you and moves on by itself.`}
-      </p>
-      {canNotify === "ask" && (
-        <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
-      )}
-      {canNotify === "on" && <p class="hint">We'll notify you when it's your turn.</p>}
-    </div>
+    </>
   );
 }

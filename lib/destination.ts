@@ -13,8 +13,11 @@ const BASE = "http://tollgate.invalid";
  * `//`, holds no backslash, no control characters and no scheme, and does not lead back into
  * the waiting room itself (an admitted visitor sent to `/wait` would bounce there forever).
  *
+ * Characters outside printable ASCII come back percent-encoded as UTF-8.
+ *
  * @example
  * safeReturnPath("/shop?x=1"); // "/shop?x=1"
+ * safeReturnPath("/café"); // "/caf%C3%A9"
  * safeReturnPath("//evil.example"); // null
  */
 export function safeReturnPath(raw: string | null | undefined): string | null {
@@ -22,15 +25,20 @@ export function safeReturnPath(raw: string | null | undefined): string | null {
   if (!raw.startsWith("/") || raw.startsWith("//")) return null;
   if (raw.includes("\\") || CONTROL.test(raw)) return null;
   let url: URL;
+  let path: string;
   try {
-    url = new URL(raw, BASE);
+    // Percent-encode (UTF-8) whatever is not printable ASCII, leaving existing `%XX` alone: a raw
+    // `é` in a Location header would be read as Latin-1 (`/caf%E9`). Not `url.pathname`, which
+    // would turn `/.//x` into the protocol-relative `//x`.
+    path = raw.replace(/[^\x21-\x7e]+/g, encodeURIComponent);
+    url = new URL(path, BASE);
   } catch {
-    return null;
+    return null; // a lone surrogate cannot be encoded
   }
   // Belt and braces: whatever a URL parser makes of it must stay on our origin.
   if (url.origin !== BASE) return null;
   if (url.pathname === "/wait" || url.pathname.startsWith("/wait/")) return null;
-  return raw;
+  return path;
 }
 
 /** Branding `redirectUrl` when usable: a safe same-origin path or an `https://` URL. */

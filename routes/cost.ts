@@ -48,8 +48,11 @@ function whole(name: keyof typeof COST_LIMITS, description: string, example: str
     .openapi({ description: `${description} (${min} to ${max})`, example });
 }
 
-/** The SPEC 4.1 query: every parameter optional, unknown ones rejected. */
-export const CostQuery = z.looseObject({
+/**
+ * The SPEC 4.1 query: every parameter optional; a bad value of a known one is a 400, unknown ones
+ * (a `?_=1` cache-buster, tracking tags) are ignored.
+ */
+export const CostQuery = z.object({
   visitors: whole("visitors", "unique waiting-room visitors; default 5000000", "5000000"),
   averageWaitSeconds: whole(
     "averageWaitSeconds",
@@ -70,18 +73,12 @@ export const CostQuery = z.looseObject({
     "30",
   ),
 }).superRefine((q, ctx) => {
-  for (const k of Object.keys(q)) {
-    if (!KNOWN.includes(k)) {
-      ctx.addIssue({
-        code: "custom",
-        path: [k],
-        message: `unknown parameter; expected one of ${KNOWN.join(", ")}`,
-      });
-    }
-  }
   // Cross-field rules only once the fields they read parsed.
+  const read = q as Record<string, unknown>;
   if (
-    ["visitors", "pollIntervalSeconds"].some((k) => q[k] !== undefined && typeof q[k] !== "number")
+    ["visitors", "pollIntervalSeconds"].some((k) =>
+      read[k] !== undefined && typeof read[k] !== "number"
+    )
   ) {
     return;
   }
@@ -188,7 +185,10 @@ export function costRoutes(s: Services) {
     c.header("Content-Security-Policy", COST_CSP);
     const query = pageQuery(c);
     const raw: Record<string, string> = {};
-    for (const [k, v] of Object.entries(query)) if (KNOWN.includes(k)) raw[k] = String(v);
+    for (const [k, v] of Object.entries(query)) {
+      if (KNOWN.includes(k)) raw[k] = String(v);
+      else delete query[k];
+    }
     const parsed = CostQuery.safeParse(query);
     const defaults = {
       visitors: 5_000_000,

@@ -24,11 +24,14 @@ const SAFE_PATH = /^(?:[A-Za-z0-9_-]+\/)?[A-Za-z0-9_-][A-Za-z0-9._-]*\.[a-z0-9]+
 /** Entry name -> public URL of its built file (e.g. `wait.js` -> `/static/build/wait-….js`). */
 export type Assets = Record<string, string>;
 
-/** Reads static/build/manifest.json; an empty map (pages without scripts) when not built. */
-export async function loadAssets(): Promise<Assets> {
+/**
+ * Reads `build/manifest.json` under `dir`; an empty map (pages without scripts) and one warning
+ * when it is not built.
+ */
+export async function loadAssets(dir: URL = STATIC_DIR): Promise<Assets> {
   try {
     const manifest: Record<string, string> = JSON.parse(
-      await Deno.readTextFile(new URL("build/manifest.json", STATIC_DIR)),
+      await Deno.readTextFile(new URL("build/manifest.json", dir)),
     );
     const out: Assets = {};
     for (const [k, v] of Object.entries(manifest)) out[k] = `/static/build/${v}`;
@@ -42,6 +45,16 @@ export async function loadAssets(): Promise<Assets> {
     );
     return {};
   }
+}
+
+/**
+ * The manifest read once, on first use (nothing runs at import), and kept: a missing build means
+ * one warning, not a file read and a log line on every page view. A build made while the service
+ * runs is picked up at the next start.
+ */
+export function assetsOnce(load: () => Promise<Assets> = loadAssets): () => Promise<Assets> {
+  let got: Promise<Assets> | undefined;
+  return () => (got ??= load());
 }
 
 /** `GET /static/*`: files under static/ with their content type and cache lifetime. */

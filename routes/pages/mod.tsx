@@ -1,7 +1,7 @@
 /** The visitor pages: /wait (+ /wait/enter), /demo and the built assets under /static/. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
-import { type Assets, loadAssets, staticRoutes } from "./assets.ts";
+import { assetsOnce, staticRoutes } from "./assets.ts";
 import { demoRoutes } from "./demo.tsx";
 import { waitRoutes } from "./wait.tsx";
 
@@ -11,23 +11,10 @@ const html = (description: string) => ({
 });
 const redirect = (description: string) => ({ description });
 
-/** Mounts the pages; the asset manifest is read on first use (nothing runs at import). */
+/** Mounts the pages; the asset manifest is read once, on first use. */
 export function pageRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
-  let assets: Assets = {};
-  let warned = false;
-  const getAssets = async () => {
-    if (Object.keys(assets).length > 0) return assets;
-    assets = await loadAssets();
-    if (Object.keys(assets).length === 0 && !warned) {
-      warned = true;
-      console.error(JSON.stringify({
-        level: "warn",
-        msg: "static/build/manifest.json not found: run `deno task build`; pages work without JS",
-      }));
-    }
-    return assets;
-  };
+  const getAssets = assetsOnce();
   app.route("/", staticRoutes());
   app.route("/", waitRoutes(s, getAssets));
   app.route("/", demoRoutes(s, getAssets));
@@ -35,7 +22,7 @@ export function pageRoutes(s: Services) {
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/wait",
-    summary: "The built-in waiting room page (joins or resumes by tg_ticket)",
+    summary: "The built-in waiting room page (joins or resumes by tg_ticket; HEAD never joins)",
     request: {
       query: z.object({
         queue: z.string().optional().openapi({ description: "queue name (default queue)" }),
@@ -52,8 +39,13 @@ export function pageRoutes(s: Services) {
       200: html("waiting (or click-to-enter) page; sets tg_ticket"),
       303: redirect("admitted and entered: to the destination; sets tg_access"),
       400: html("malformed queue name"),
+      403: html("refused (e.g. geo_blocked): a plain page"),
       404: html("unknown queue"),
-      503: html("waiting-row cap reached (Retry-After)"),
+      429: html("rate limited: a page that retries after Retry-After"),
+      503: html(
+        "waiting-row cap reached, or the service could not answer: a page that retries by " +
+          "itself (Retry-After, meta refresh)",
+      ),
     },
   });
   app.openAPIRegistry.registerPath({

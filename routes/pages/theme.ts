@@ -39,11 +39,32 @@ export function luminance(hex: string): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** Dark or light text, whichever reads better on `hex`. */
+/** WCAG contrast ratio of two `#rgb`/`#rrggbb` colours (1 to 21). */
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** The text colours of the stylesheet (client/style.css): dark text, light text. */
+export const DARK_TEXT = "#0f172a";
+export const LIGHT_TEXT = "#ffffff";
+/** Softer text (hints, footer) when it still reads at WCAG AA (4.5:1), else full text. */
+const MUTED = { [DARK_TEXT]: "#475569", [LIGHT_TEXT]: "#cbd5e1" } as Record<string, string>;
+
+/**
+ * Dark or light text, whichever has more contrast on `hex`; pure black for the few mid tones
+ * where neither reaches WCAG AA (4.5:1) and black does (it always does there).
+ */
 export function textOn(hex: string): string {
-  // Contrast against black vs. white: (L + 0.05) / 0.05 vs. 1.05 / (L + 0.05).
-  const l = luminance(hex);
-  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#0f172a" : "#ffffff";
+  const text = contrast(DARK_TEXT, hex) >= contrast(LIGHT_TEXT, hex) ? DARK_TEXT : LIGHT_TEXT;
+  return contrast(text, hex) >= 4.5 ? text : "#000000";
+}
+
+/** Muted text on `hex`: the softer shade of `textOn(hex)` when it keeps 4.5:1, else that text. */
+export function mutedOn(hex: string): string {
+  const text = textOn(hex);
+  const soft = MUTED[text];
+  return soft && contrast(soft, hex) >= 4.5 ? soft : text;
 }
 
 /** The branding fields a page shows, validated. */
@@ -67,12 +88,16 @@ export function pageBranding(b: Branding): PageBranding {
 }
 
 /**
- * The inline theme: branding colours as custom properties. The background applies to the light
- * theme only; the dark theme (prefers-color-scheme) keeps its own surfaces and the primary colour.
+ * The inline theme: branding colours as custom properties. The page background takes the branding
+ * colour in the light theme, and in the dark theme too when that colour is itself dark (a light
+ * one would glare). Text on the page (`--tg-page-fg`, `--tg-page-muted`: footer, anything outside
+ * the card) is picked for that background by WCAG contrast; the card keeps its own surface and
+ * text colours, so it stays readable whatever the branding.
  */
 export function themeCss(b: PageBranding): string {
+  const bg = b.backgroundColor;
+  const page = `--tg-bg:${bg};--tg-page-fg:${textOn(bg)};--tg-page-muted:${mutedOn(bg)}`;
   return `:root{--tg-primary:${b.primaryColor};--tg-on-primary:${textOn(b.primaryColor)}}` +
-    `@media (prefers-color-scheme: light){:root{--tg-bg:${b.backgroundColor};--tg-fg:${
-      textOn(b.backgroundColor)
-    }}}`;
+    `@media (prefers-color-scheme: light){:root{${page}}}` +
+    (textOn(bg) === LIGHT_TEXT ? `@media (prefers-color-scheme: dark){:root{${page}}}` : "");
 }

@@ -14,8 +14,9 @@ import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
-import { AppError } from "../../lib/errors.ts";
+import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
+import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 import { setVisitorCookies } from "../../lib/visitor_cookies.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
@@ -24,6 +25,8 @@ import { pageBranding, themeCss } from "./theme.ts";
 const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
+/** Seconds before a page that hit a server error tries again by itself. */
+const ERROR_RETRY = 10;
 
 /** The /wait URL that keeps a visitor's queue, return path, layout and progress baseline. */
 export function waitUrl(
@@ -59,15 +62,22 @@ function originOf(url: string): string[] {
 export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   const app = new Hono();
 
-  const notice = async (c: Context, status: number, heading: string, text: string) => {
+  const notice = async (
+    c: Context,
+    status: number,
+    heading: string,
+    text: string,
+    retrySeconds?: number,
+  ) => {
     const a = await assets();
-    const b = pageBranding(await s.engine.ctx.branding());
+    // The page that says the store is down must not need the store: default branding then.
+    const b = pageBranding(await s.engine.ctx.branding().catch(() => DEFAULT_BRANDING));
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
-    const retry = status === 503
-      ? { seconds: 30, url: url.pathname + url.search, always: true }
+    const retry = retrySeconds
+      ? { seconds: retrySeconds, url: url.pathname + url.search, always: true }
       : undefined;
-    if (status === 503) c.header("Retry-After", "30");
+    if (retrySeconds) c.header("Retry-After", String(retrySeconds));
     const css = themeCss(b);
     return htmlPage(
       c,
@@ -87,12 +97,51 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     );
   };
 
+  /**
+   * Any other failure as a plain page, never the JSON envelope: a refusal (403, e.g. a geo
+   * block) says so; a server error or overload retries by itself, also without JS.
+   */
+  const failure = (c: Context, e: unknown) => {
+    if (e instanceof AppError && e.status < 500 && e.status !== 429) {
+      const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
+      return notice(c, e.status, heading, e.message);
+    }
+    if (!(e instanceof AppError)) {
+      console.error(JSON.stringify({
+        level: "error",
+        msg: "unhandled",
+        path: c.req.path,
+        error: String(e),
+      }));
+    }
+    const wait = e instanceof RateLimitedError ? Math.max(1, e.retryAfterSeconds) : ERROR_RETRY;
+    return notice(
+      c,
+      e instanceof AppError ? e.status : 503,
+      "Please wait a moment",
+      `The waiting room could not answer just now. This page tries again by itself in ${wait} ` +
+        `second${wait === 1 ? "" : "s"}.`,
+      wait,
+    );
+  };
+
+  // Whatever else escapes a handler here: a page too (Hono uses a sub-app's own error handler).
+  app.onError((e, c) => failure(c, e));
+
   app.get("/wait", async (c) => {
     const q = c.req.query("queue");
     if (q !== undefined && !QUEUE_RE.test(q)) {
       return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
     }
-    const queue = q ?? await resolveQueue(s);
+    // HEAD (link checkers, monitors): Hono runs this GET handler for it, but a HEAD must not
+    // join the queue or set a ticket. The page exists; that is all it learns.
+    if (c.req.method === "HEAD") {
+      return c.body(null, 200, {
+        "Content-Type": "text/html; charset=UTF-8",
+        "Cache-Control": "no-store",
+      });
+    }
+    const queue = q ?? await resolveQueue(s).catch(() => "default");
     const embed = c.req.query("embed") === "1";
     const returnPath = safeReturnPath(c.req.query("return")) ?? "";
     let out: JoinOutcome;
@@ -108,9 +157,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
           503,
           "The waiting room is full",
           "Too many people are waiting right now. This page tries again by itself in 30 seconds.",
+          30,
         );
       }
-      throw e;
+      return failure(c, e);
     }
     s.engine.maybeTick(queue);
     setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, out.view, out.ticket);
@@ -181,7 +231,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       // Still waiting (409), hold expired or gone (404), bad ticket (401): back to the line,
       // where the page tells the visitor where it stands.
       if (e instanceof AppError && e.status < 500) return c.redirect(back, 303);
-      throw e;
+      return failure(c, e);
     }
     return c.redirect(destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
   });

@@ -90,15 +90,21 @@ export async function startServer(
   };
 }
 
-/** A tiny page on another origin (another port) that embeds `src` in an iframe. */
-export function startHostPage(src: string): { base: string; close: () => Promise<void> } {
+/**
+ * A tiny page on another origin (another port) that embeds `src` in an iframe. Its `base` names
+ * `host`: `localhost` makes it another SITE than the service on 127.0.0.1 (cookies then differ).
+ */
+export function startHostPage(
+  src: string,
+  host = "127.0.0.1",
+): { base: string; close: () => Promise<void> } {
   const html = `<!doctype html><title>Shop</title><h1>Our shop</h1>
 <iframe src="${src}" title="Waiting room" width="420" height="360" style="border:1px solid #ccc"></iframe>`;
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     () => new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } }),
   );
-  return { base: `http://127.0.0.1:${server.addr.port}`, close: () => server.shutdown() };
+  return { base: `http://${host}:${server.addr.port}`, close: () => server.shutdown() };
 }
 
 /** Path of a screenshot the test run writes for reviewers. */

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, startHostPage, startServer } from "./helper.ts";
 
 const TURN_MS = 20_000;
-const QUEUES = ["default", "click", "hidden", "embed", "lottery", "nojs"];
+const QUEUES = ["default", "click", "hidden", "embed", "xsite", "theme", "lottery", "nojs"];
 
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.locator(selector).first().textContent({ timeout: 10_000 })) ?? "";
@@ -46,6 +46,18 @@ Deno.test({
         for (let i = 1; i < checks.length; i++) assert(checks[i] - checks[i - 1] >= 900);
         assertEquals(await text(page, "[data-claim=queue]"), "default");
         assert((await text(page, "[data-claim=sub]")).length >= 8);
+        // The screenshot shows sample claims: the real ones (a random id, today's times) would
+        // change the committed image on every run.
+        await page.evaluate(() => {
+          const sample: Record<string, string> = {
+            sub: "3kQ9xV2mLr8TfWb1Yc7NpZ0aHs4Ue6Jd",
+            iat: "2026-01-01T12:00:00Z",
+            exp: "2026-01-01T12:15:00Z (in about 15 minutes)",
+          };
+          for (const el of document.querySelectorAll<HTMLElement>("[data-claim]")) {
+            el.textContent = sample[el.dataset.claim!] ?? el.textContent;
+          }
+        });
         await page.screenshot({ path: screenshotPath("demo.png"), fullPage: true });
         await ctx.close();
       });
@@ -53,13 +65,30 @@ Deno.test({
       await t.step("click-to-enter: an Enter now button with the countdown", async () => {
         await srv.setBranding({ clickToEnter: true, admitHoldSeconds: 60, title: "Big sale" });
         const ctx = await b.newContext({ viewport: { width: 420, height: 760 } });
+        // Records the countdown's first text: it must be right from its first render.
+        await ctx.addInitScript(() => {
+          const w = globalThis as unknown as { __first?: string };
+          new MutationObserver(() => {
+            const el = document.querySelector(".countdown");
+            if (el && w.__first === undefined) w.__first = el.textContent ?? "";
+          }).observe(document, { subtree: true, childList: true, characterData: true });
+        });
         const page = await ctx.newPage();
         await page.goto(`${srv.base}/wait?queue=click&return=/demo`);
         await page.locator(".place").waitFor();
+        // A few check-ins pass first, so the page's render time is seconds old at admission.
+        for (let i = 0; i < 3; i++) {
+          await page.waitForResponse((r) => r.url().includes("/status?"), { timeout: TURN_MS });
+        }
         await srv.admit("click");
         const button = page.getByRole("button", { name: "Enter now" });
         await button.waitFor({ timeout: TURN_MS });
         assert(/^[01]:\d\d$/.test(await text(page, ".countdown")), "a m:ss countdown");
+        // Held 60 s from the check-in that told the visitor (seconds after the page loaded):
+        // counted from the page load instead, it would first show 1:03 or more.
+        const first = await page.evaluate(() => (globalThis as { __first?: string }).__first);
+        const [m, sec] = (first ?? "9:99").split(":").map(Number);
+        assert(m * 60 + sec <= 62, `the countdown started at ${first}`);
         assert((await page.title()).startsWith("✅ It's your turn — Big sale"));
         await page.screenshot({ path: screenshotPath("wait-admitted.png"), fullPage: true });
         await button.click();
@@ -137,6 +166,77 @@ Deno.test({
           }
         },
       );
+
+      await t.step(
+        "embed on another SITE (no cookie kept): at most one rejoin, then its own window",
+        async () => {
+          const src = `${srv.base}/wait?queue=xsite&embed=1&return=/demo`;
+          const host = startHostPage(src, "localhost");
+          try {
+            const ctx = await b.newContext();
+            const page = await ctx.newPage();
+            const joins: string[] = [];
+            page.on("request", (r) => {
+              const u = new URL(r.url());
+              if (u.pathname === "/join" || (u.pathname === "/wait" && r.method() === "GET")) {
+                joins.push(`${r.method()} ${u.pathname}`);
+              }
+            });
+            await page.goto(host.base);
+            const frame = page.frameLocator("iframe");
+            await frame.locator(".place").waitFor({ timeout: 10_000 });
+            const link = frame.getByRole("link", {
+              name: "Open the waiting room in its own window",
+            });
+            await link.waitFor({ timeout: 30_000 });
+            assertEquals(joins, ["GET /wait", "POST /join"], "the page load and one rejoin");
+            assertEquals(await link.getAttribute("target"), "_blank");
+            assertEquals(await link.getAttribute("href"), "/wait?queue=xsite&return=%2Fdemo");
+            const said = await frame.locator("[aria-live=polite]").textContent();
+            assert(said?.includes("cookie"), `${said}`);
+            // The loop has stopped: no timer is left to join again (checked on the server too).
+            const m = await fetch(`${srv.base}/metrics?queue=xsite`, {
+              headers: { authorization: `Bearer ${srv.config.TOKEN_SECRET}` },
+            });
+            const rows = (await m.json()).waiting;
+            assert(rows <= 2, `${rows} waiting rows: the page load and one rejoin at most`);
+            await ctx.close();
+          } finally {
+            await host.close();
+          }
+        },
+      );
+
+      await t.step("a dark branding background keeps page and card readable", async () => {
+        await srv.setBranding({ backgroundColor: "#111111" });
+        for (const colorScheme of ["light", "dark"] as const) {
+          const ctx = await b.newContext({ colorScheme });
+          const page = await ctx.newPage();
+          await page.goto(`${srv.base}/wait?queue=theme`);
+          const colours = await page.evaluate(() => {
+            const c = (sel: string, prop: "color" | "backgroundColor") =>
+              getComputedStyle(document.querySelector(sel)!)[prop];
+            return {
+              body: c("body", "backgroundColor"),
+              footer: c("footer", "color"),
+              card: c(".card", "backgroundColor"),
+              h1: c("h1", "color"),
+              eta: c(".eta", "color"),
+            };
+          });
+          assertEquals(colours.body, "rgb(17, 17, 17)", colorScheme);
+          assert(colours.footer !== colours.body, `footer on the page: ${JSON.stringify(colours)}`);
+          assert(colours.h1 !== colours.card && colours.eta !== colours.card, colorScheme);
+          assertEquals(
+            [colours.card, colours.h1],
+            colorScheme === "light"
+              ? ["rgb(255, 255, 255)", "rgb(15, 23, 42)"]
+              : ["rgb(17, 24, 39)", "rgb(229, 231, 235)"],
+          );
+          await ctx.close();
+        }
+        await srv.setBranding({});
+      });
 
       await t.step("lottery: no position, a draw decides, odds with showWaitingCount", async () => {
         await srv.setBranding({ showWaitingCount: true });
