@@ -32,6 +32,11 @@ export function b64url(bytes: Uint8Array, len = bytes.length): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, len).toString("base64url");
 }
 
+/** HMAC-SHA256 of `text` keyed with `secret`, base64url (session ids, webhook signatures). */
+export function hmacB64url(secret: string | Uint8Array, text: string): string {
+  return createHmac("sha256", secret).update(text).digest("base64url");
+}
+
 /** Decodes base64url; returns null on malformed input. */
 export function fromB64url(s: string): Uint8Array<ArrayBuffer> | null {
   if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;

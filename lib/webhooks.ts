@@ -13,7 +13,7 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { unseal } from "./seal.ts";
 import { keys } from "./store/keys.ts";
-import { b64url } from "./tokens.ts";
+import { hmacB64url } from "./tokens.ts";
 import { VERSION } from "./version.ts";
 import {
   loadWebhookSettings,
@@ -53,16 +53,8 @@ export interface DeliveryResult {
 }
 
 /** `base64url(HMAC-SHA256(secret, body))`, the value of `X-Service-Signature`. */
-export async function signWebhookBody(secret: string, body: string): Promise<string> {
-  const enc = new TextEncoder();
-  const key = await crypto.subtle.importKey(
-    "raw",
-    enc.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return b64url(new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(body))));
+export function signWebhookBody(secret: string, body: string): string {
+  return hmacB64url(secret, body);
 }
 
 /** The webhook sender: an `EventSink` plus the depth trigger and an explicit test delivery. */
@@ -164,7 +156,7 @@ export class Webhooks implements EventSink {
           event: payload.event,
           host,
         }));
-      } else headers["x-service-signature"] = await signWebhookBody(secret, body);
+      } else headers["x-service-signature"] = signWebhookBody(secret, body);
     }
     let result: DeliveryResult;
     try {

@@ -307,7 +307,7 @@ Deno.test("login and claim end the session whose cookie the request carried", as
   const sessions = async () =>
     (await Array.fromAsync(t.kv.list({ prefix: keys.adminSessions() }))).length;
   // Claim: a cookie planted beforehand (here a real session of some id) is deleted.
-  const planted = await createSession(t.services, "someone", false);
+  const planted = await createSession(t.services, "someone");
   const c = new AdminClient(t.app);
   c.cookies.set("tg_admin", planted);
   const claim = await c.req("POST", "/api/admin/claim", claimBody, bearer(t));

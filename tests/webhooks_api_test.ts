@@ -2,7 +2,7 @@ import { keys } from "../lib/store/keys.ts";
 import { Webhooks } from "../lib/webhooks.ts";
 import { adminClient, loginAs, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { startReceiver, verifySignature } from "./fixtures/https_receiver.ts";
+import { startReceiver, verifySignature, within } from "./fixtures/https_receiver.ts";
 import { Client, makeApp } from "./helpers.ts";
 
 // The HTTP side of webhooks (SPEC 4.3, 6); the sender itself is tested in webhooks_test.ts.
@@ -271,16 +271,3 @@ Deno.test("webhooks API: depth end to end: joins, a tick, one event per crossing
     await rx.close();
   }
 });
-
-/** `p`, or a failure after `ms` of real time (so a missing call fails instead of hanging). */
-async function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} (over ${ms} ms)`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

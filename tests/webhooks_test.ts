@@ -10,7 +10,12 @@ import {
   type WebhookSettingsInput,
 } from "../lib/webhooks_settings.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
-import { type Received, startReceiver, verifySignature } from "./fixtures/https_receiver.ts";
+import {
+  type Received,
+  startReceiver,
+  verifySignature,
+  within,
+} from "./fixtures/https_receiver.ts";
 
 const SECRET = "whsec-receiver-shared-secret-42";
 const config = testConfig();
@@ -53,19 +58,6 @@ async function setup(
       kv.close();
     },
   };
-}
-
-/** `p`, or a failure after `ms` of real time (so a blocking emit fails instead of hanging). */
-async function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} (over ${ms} ms)`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 Deno.test("webhooks: emit returns before delivery; signed payload reaches a real HTTPS receiver", async () => {

@@ -52,7 +52,6 @@ interface AccountInput {
   username: string;
   password: string;
   acceptedTosVersion: string;
-  challengeAtIssue: boolean;
 }
 
 async function buildUser(
@@ -87,7 +86,7 @@ export async function claimFirstAdmin(deps: SessionDeps, input: AccountInput): P
   const already = () => new ConflictError("conflict", "this service has already been claimed");
   if ((await deps.kv.get(claimed)).value !== null) throw already();
   const { user, phrase } = await buildUser(deps, input);
-  const session = newSession(deps, user.id, input.challengeAtIssue);
+  const session = newSession(deps, user.id);
   const op = addUserOps(deps.kv.atomic().check({ key: claimed, versionstamp: null }), user)
     .set(claimed, { at: user.createdAt, userId: user.id });
   const res = await session.addTo(op).commit();
@@ -129,7 +128,7 @@ export async function acceptInvite(
   assertCurrentTos(input.acceptedTosVersion);
   await assertUsernameFree(deps.kv, input.username);
   const { user, phrase } = await buildUser(deps, input);
-  const session = newSession(deps, user.id, input.challengeAtIssue);
+  const session = newSession(deps, user.id);
   return await retryCommit(async () => {
     // Read again: a concurrent accept, revoke or removal decides here, after the slow hashing.
     const cur = await pending();
@@ -148,7 +147,7 @@ export async function acceptInvite(
  */
 export async function login(
   deps: SessionDeps,
-  input: { username: string; password: string; challengeAtIssue: boolean },
+  input: { username: string; password: string },
 ): Promise<SignedIn> {
   const entry = await getUserByName(deps.kv, input.username);
   if (!entry) {
@@ -158,7 +157,7 @@ export async function login(
   if (!(await verifyPassword(input.password, entry.value.passwordHash))) {
     throw new WrongCredentialsError(entry.value.id);
   }
-  const sessionId = await createSession(deps, entry.value.id, input.challengeAtIssue);
+  const sessionId = await createSession(deps, entry.value.id);
   return { user: publicUser(entry.value), sessionId };
 }
 

@@ -52,7 +52,7 @@ export async function changePassword(
     // Signed out (or revoked) while the password was being hashed.
     if (!cur.value) throw new UnauthorizedError("admin session required (sign in again)");
     const next = { ...entry.value, passwordHash, passwordChangedAt: deps.clock.now() };
-    const session = newSession(deps, userId, cur.value.challengeAtIssue, cur.value.createdAt);
+    const session = newSession(deps, userId, cur.value.createdAt);
     const op = deps.kv.atomic().check(entry).check(cur).set(keys.adminUser(userId), next)
       .delete(oldKey);
     const res = await session.addTo(op).commit();
@@ -73,7 +73,6 @@ export async function recoverAccount(
     username: string;
     recoveryPhrase: string;
     newPassword: string;
-    challengeAtIssue: boolean;
   },
 ): Promise<NewAccount & { invitesDeleted: number }> {
   const wrong = () => new UnauthorizedError("wrong username or recovery phrase");
@@ -98,7 +97,7 @@ export async function recoverAccount(
       passwordChangedAt: now,
       recoveryHash: hashPhrase(entry.value.id, phrase),
     };
-    const session = newSession(deps, next.id, input.challengeAtIssue);
+    const session = newSession(deps, next.id);
     const op = deps.kv.atomic().check(entry).set(keys.adminUser(next.id), next);
     const res = await session.addTo(op).commit();
     return res.ok ? { user: next, session } : null;

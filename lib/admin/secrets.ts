@@ -1,5 +1,5 @@
-import { createHash, createHmac } from "node:crypto";
-import { b64url } from "../tokens.ts";
+import { createHash } from "node:crypto";
+import { b64url, hmacB64url } from "../tokens.ts";
 
 /**
  * Randomness and hashing for admin secrets. Secrets always come from the CSPRNG, never from the
@@ -23,5 +23,5 @@ export function sha256(text: string): string {
 
 /** HMAC-SHA256 keyed by `secret` over a labelled message, base64url. */
 export function hmac(secret: string, label: string, text: string): string {
-  return createHmac("sha256", secret).update(`${label}\n${text}`).digest("base64url");
+  return hmacB64url(secret, `${label}\n${text}`);
 }

@@ -14,8 +14,6 @@ export interface SessionRecord {
   userId: string;
   createdAt: number;
   lastSeenAt: number;
-  /** Whether a bot challenge was configured when the session was issued (SPEC 5 rule 3). */
-  challengeAtIssue: boolean;
 }
 
 /** A session ends after 12 h without use... */
@@ -48,7 +46,6 @@ function expireIn(r: SessionRecord): number {
 export function newSession(
   deps: SessionDeps,
   userId: string,
-  challengeAtIssue: boolean,
   createdAt?: number,
 ) {
   const id = randomToken(32);
@@ -58,7 +55,6 @@ export function newSession(
     userId,
     createdAt: createdAt ?? now,
     lastSeenAt: now,
-    challengeAtIssue,
   };
   return {
     id,
@@ -74,9 +70,8 @@ export function newSession(
 export async function createSession(
   deps: SessionDeps,
   userId: string,
-  challengeAtIssue: boolean,
 ): Promise<string> {
-  const s = newSession(deps, userId, challengeAtIssue);
+  const s = newSession(deps, userId);
   await s.addTo(deps.kv.atomic()).commit();
   return s.id;
 }

@@ -172,10 +172,7 @@ export function authRoutes(s: Services) {
 
   app.openapi(claimRoute, async (c) => {
     const body = c.req.valid("json");
-    const out = await claimFirstAdmin(s, {
-      ...body,
-      challengeAtIssue: await s.challenge.configured(),
-    });
+    const out = await claimFirstAdmin(s, body);
     await signIn(s, c, out);
     await audit(s, c, "admin.claim", { username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
@@ -222,7 +219,6 @@ export function authRoutes(s: Services) {
     const out = await login(s, {
       username,
       password,
-      challengeAtIssue: await s.challenge.configured(),
     });
     await resetRateLimit(s.kv, s.clock, "login", subject);
     await refundRateLimit(s.kv, s.clock, "loginIp", addr);

@@ -118,7 +118,6 @@ export function passwordRoutes(s: Services) {
       username: b.username,
       recoveryPhrase: b.recoveryPhrase,
       newPassword: b.newPassword,
-      challengeAtIssue: await s.challenge.configured(),
     });
     await signIn(s, c, out);
     await audit(s, c, "password.recover", { invitesDeleted: out.invitesDeleted });

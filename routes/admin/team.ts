@@ -175,7 +175,6 @@ export function teamRoutes(s: Services) {
       username: b.username,
       password: b.password,
       acceptedTosVersion: b.acceptedTosVersion,
-      challengeAtIssue: await s.challenge.configured(),
     });
     await signIn(s, c, out);
     await audit(s, c, "invite.accept", { userId: out.user.id, username: out.user.username });
