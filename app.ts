@@ -6,8 +6,9 @@ import type { Clock, Random } from "./lib/clock.ts";
 import type { Config } from "./lib/config.ts";
 import { AppError, errorBody, RateLimitedError } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
+import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { migrate } from "./lib/store/migrate.ts";
-import { createWebhooks } from "./lib/webhooks.ts";
+import { createWebhooks, type Webhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
@@ -53,6 +54,8 @@ export interface Services extends AppDeps {
   engine: Engine;
   signer: Signer;
   events: EventSink;
+  /** The webhook sender behind `events` (the admin test delivery uses it directly). */
+  webhooks: Webhooks;
   /** True when the request carries a valid admin session (operator endpoints accept it). */
   isAdminSession(c: Context): Promise<boolean>;
   challenge: ChallengeGate;
@@ -76,8 +79,7 @@ export const ADMIN_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Largest request body accepted, in bytes (larger gets 413). */
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
 
 /** Turns a failed zod validation into the 400 envelope with the failing fields. */
 // deno-lint-ignore no-explicit-any
@@ -131,11 +133,14 @@ export async function createApp(deps: AppDeps) {
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
   // The depth event is checked after each tick this instance ran, off the visitor's path.
   engine.onTicked = (q, waiting) => void webhooks.checkDepth(q, waiting).catch(() => {});
+  // Every pause or resume that changes a queue, from any route, emits the `pause` webhook.
+  engine.onPauseChanged = (q, paused) => void services.events.emit("pause", q, { paused });
   const services: Services = {
     ...deps,
     engine,
     signer,
     events: webhooks,
+    webhooks,
     isAdminSession: () => Promise.resolve(false),
     challenge: { configured: () => Promise.resolve(false), verify: () => Promise.resolve(true) },
     validationHook,

@@ -1,4 +1,7 @@
-/** Words for the waiting room, shared by the server render and the island (plain functions). */
+/**
+ * Words and links for the waiting room, shared by the server render and the island (plain
+ * functions).
+ */
 
 /** An estimated wait in words, coarse enough that it does not flicker between check-ins. */
 export function waitWords(seconds: number | undefined): string {
@@ -37,4 +40,18 @@ export function countdown(ms: number): string {
 export function progressShare(start: number, position: number): number {
   if (start <= 0) return 0;
   return Math.max(0, Math.min(1, (start - position) / start));
+}
+
+/** The /wait URL that keeps a visitor's queue, return path, layout and progress baseline. */
+export function waitUrl(
+  queue: string,
+  returnPath: string,
+  embed = false,
+  start: number | null = null,
+): string {
+  const q = new URLSearchParams({ queue });
+  if (returnPath) q.set("return", returnPath);
+  if (embed) q.set("embed", "1");
+  if (start !== null) q.set("start", String(start));
+  return `/wait?${q}`;
 }

@@ -11,7 +11,7 @@ export interface DocumentProps {
   scriptSrc?: string;
   /** Island props as JSON, already escaped for a <script> data block. */
   propsJson?: string;
-  /** No-JS refresh: seconds and URL; `refreshAlways` also refreshes with JS on. */
+  /** No-JS refresh: seconds and URL; `always` also refreshes with JS on. */
   refresh?: { seconds: number; url: string; always?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;

@@ -1,5 +1,5 @@
 import { WaitRoom, type WaitRoomProps } from "../islands/WaitRoom.tsx";
-import type { PageBranding } from "../routes/pages/theme.ts";
+import type { PageBranding } from "../lib/theme.ts";
 
 /** The body of /wait: branding (escaped by Preact, validated before) and the live island. */
 export function WaitPage(p: { branding: PageBranding; island: WaitRoomProps }) {

@@ -1,7 +1,14 @@
 /// <reference lib="dom" />
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
-import { countdown, percent, placeText, progressShare, waitWords } from "../client/format.ts";
+import {
+  countdown,
+  percent,
+  placeText,
+  progressShare,
+  waitUrl,
+  waitWords,
+} from "../client/format.ts";
 import { followTimeslots, type Gone, notifyTurn } from "../client/timeslots.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
@@ -122,10 +129,8 @@ export function WaitRoom(p: WaitRoomProps) {
   }
 
   const top = p.embed ? "_top" : undefined;
-  const back = `/wait?queue=${encodeURIComponent(p.queue)}${
-    p.returnPath ? `&return=${encodeURIComponent(p.returnPath)}` : ""
-  }`;
-  const again = p.embed ? `${back}&embed=1` : back;
+  const back = waitUrl(p.queue, p.returnPath);
+  const again = waitUrl(p.queue, p.returnPath, p.embed);
   const lottery = view.admissionMode === "lottery";
   const position = view.position ?? 1;
   const waiting = !local && !admitted;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts";
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
 import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
@@ -6,22 +7,8 @@ import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts"
 /** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
 export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
-/** A same-origin relative path: starts with `/`, not `//`, no backslash, no control characters. */
-export function isSameOriginPath(v: string): boolean {
-  // deno-lint-ignore no-control-regex
-  return /^\/(?![/\\])/.test(v) && !/[\\\u0000-\u001f\u007f]/.test(v);
-}
-
-const httpsUrl = (v: string) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === "https:" && !u.username && !u.password;
-  } catch {
-    return false;
-  }
-};
 const linkOrEmpty = (what: string) =>
-  z.string().max(2048).refine((v) => v === "" || isSameOriginPath(v) || httpsUrl(v), {
+  z.string().max(2048).refine((v) => v === "" || isSameOriginPath(v) || isHttpsUrl(v), {
     message: `${what} must be empty, a same-origin path (/...) or an https:// URL`,
   });
 const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
@@ -36,7 +23,10 @@ export const BrandingInput = z.object({
   showWaitingCount: z.boolean(),
   clickToEnter: z.boolean(),
   admitHoldSeconds: z.number().int().min(10).max(3600),
-  redirectUrl: linkOrEmpty("redirectUrl"),
+  // Checked by the rule visitors are sent by, so a saved redirect is never silently ignored.
+  redirectUrl: z.string().max(2048).refine((v) => v === "" || safeRedirectUrl(v) !== null, {
+    message: "redirectUrl must be empty, a same-origin path (/..., not /wait) or an https:// URL",
+  }),
 }).partial().strict();
 
 /** The stored branding merged softly with the defaults (SPEC 9.4). */

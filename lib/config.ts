@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { QUEUE_NAME_RE } from "./names.ts";
 
 const positiveInt = (min: number, max: number) =>
   z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
     z.number().int().min(min).max(max),
   );
-const queueName = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
@@ -19,7 +19,7 @@ const EnvSchema = z.object({
   QUEUES: z.string().default("default").transform((s) =>
     s.split(",").map((q) => q.trim()).filter(Boolean)
   ).pipe(
-    z.array(z.string().regex(queueName, "each name must match ^[a-z0-9][a-z0-9_-]{0,63}$")).min(
+    z.array(z.string().regex(QUEUE_NAME_RE, "each name must match ^[a-z0-9][a-z0-9_-]{0,63}$")).min(
       1,
       "must name at least one queue",
     ),

@@ -3,6 +3,7 @@
  * bill of one sale, for adaptive timeslots and for fixed polling side by side. Pure functions;
  * every KV figure below is counted from what lib/queue/*.ts really does per operation.
  */
+import { FORMULAS, kvWhy, notes } from "./cost_text.ts";
 import { periodSeconds, STATUS_BUDGET_PER_SECOND } from "./queue/timeslot.ts";
 
 /** How waiting visitors learn of their admission. */
@@ -19,6 +20,9 @@ export interface CostInputs {
   heartbeatIntervalSeconds: number;
 }
 
+/** The SPEC 4.1 defaults of the inputs that do not depend on the others. */
+export const COST_DEFAULTS = { visitors: 5_000_000, averageWaitSeconds: 900 } as const;
+
 /** Sane bounds (inclusive) of each input; outside them the estimate means nothing. */
 export const COST_LIMITS = {
   visitors: [1, 100_000_000],
@@ -27,7 +31,7 @@ export const COST_LIMITS = {
   heartbeatIntervalSeconds: [0, 3_600],
 } as const;
 /** Longest fixed interval the service accepts (`WAITING_ROOM_POLL_INTERVAL_MS` is at most 1 h). */
-export const FIXED_MAX_POLL_SECONDS = 3_600;
+const FIXED_MAX_POLL_SECONDS = 3_600;
 const FIXED_POLL_SECONDS = 15;
 const FIXED_HEARTBEAT_SECONDS = 30;
 
@@ -50,40 +54,10 @@ export const DEPLOY_PRICING = {
 } as const;
 
 /** Joins per group commit assumed under sale load (a commit holds up to 250). */
-export const JOINS_PER_COMMIT = 10;
+const JOINS_PER_COMMIT = 10;
 /** Seconds ahead the check-in ledger is read (lib/queue/slots.ts HORIZON_SECONDS). */
 const LEDGER_HORIZON_SECONDS = 4 * 3600;
-
-/** What each KV term is, read off lib/queue/*.ts (one read unit per key read, one write unit per key set, deleted or summed). */
-const WHY = {
-  joins:
-    "POST /join, per visitor: its record, its arrival-order index entry and its liveness-deadline index entry, all in the group commit",
-  heartbeat:
-    "POST /heartbeat: read the visitor; write its record and move its liveness-deadline index entry (delete + set)",
-  admission:
-    "the admission tick, per admitted visitor: read its arrival-order entry and its record; delete both index entries, write the record and an expiry index entry",
-  entry:
-    "the status at which a visitor learns of its admission (its last check-in): read the visitor and the counts; write the record, the counts and move the expiry entry (delete + set)",
-  release:
-    "the tick frees the slot when the access token expires: read the expiry entry and the record; delete both",
-  background:
-    "each second while the line exists, per instance (one assumed): the cached queue view (settings, counts, head of line, departures, branding) and the admission tick (counts, settings; writes counts and traffic)",
-  adaptive: {
-    commit:
-      `per group commit (assumed ${JOINS_PER_COMMIT} joins each under sale load; up to 250 fit): read the counts and settings; write the counts, the traffic counter and the check-in ledger sum`,
-    checkIn:
-      "a due status while still waiting: read the visitor; write its record, move its liveness-deadline index entry (delete + set) and sum its next second into the check-in ledger. A status before its timeslot is answered from memory (0 reads, 0 writes); the built-in page never sends one",
-    ledger:
-      "each instance re-reads the check-in ledger once a second: one entry per booked second ahead, about ceil(waiting / 750) of them, half the peak on average as the line drains",
-  },
-  fixed: {
-    commit:
-      `per group commit (assumed ${JOINS_PER_COMMIT} joins each under sale load; up to 250 fit): read the counts and settings; write the counts and the traffic counter (fixed polling books no ledger seconds)`,
-    checkIn:
-      "a due status while still waiting: read the visitor; write its record and move its liveness-deadline index entry (delete + set). Every fixed poll is due: each one sets the next timeslot one interval ahead",
-    ledger: "the once-a-second ledger read finds nothing with fixed polling (one unit assumed)",
-  },
-};
+const WHY = kvWhy(JOINS_PER_COMMIT);
 
 /** The SPEC 4.1 default of `pollIntervalSeconds`: adaptive max(5, ceil(visitors/750)), fixed 15. */
 export function defaultPollIntervalSeconds(mode: PollingMode, visitors: number): number {
@@ -91,17 +65,17 @@ export function defaultPollIntervalSeconds(mode: PollingMode, visitors: number):
 }
 
 /** The SPEC 4.1 default of `heartbeatIntervalSeconds`: adaptive 0 (unused), fixed 30. */
-export function defaultHeartbeatIntervalSeconds(mode: PollingMode): number {
+function defaultHeartbeatIntervalSeconds(mode: PollingMode): number {
   return mode === "adaptive" ? 0 : FIXED_HEARTBEAT_SECONDS;
 }
 
-/** Fills in the SPEC 4.1 defaults. */
-export function withDefaults(q: Partial<CostInputs>): CostInputs {
-  const visitors = q.visitors ?? 5_000_000;
+/** The calculator's inputs: the given ones, the SPEC 4.1 defaults for the rest. */
+export function costInputs(q: Partial<CostInputs>): CostInputs {
+  const visitors = q.visitors ?? COST_DEFAULTS.visitors;
   const pollingMode = q.pollingMode ?? "adaptive";
   return {
     visitors,
-    averageWaitSeconds: q.averageWaitSeconds ?? 900,
+    averageWaitSeconds: q.averageWaitSeconds ?? COST_DEFAULTS.averageWaitSeconds,
     pollingMode,
     pollIntervalSeconds: q.pollIntervalSeconds ?? defaultPollIntervalSeconds(pollingMode, visitors),
     heartbeatIntervalSeconds: q.heartbeatIntervalSeconds ??
@@ -109,19 +83,22 @@ export function withDefaults(q: Partial<CostInputs>): CostInputs {
   };
 }
 
-/** Rules that span fields (each input alone is already in bounds); empty when all hold. */
+/**
+ * Rules that span fields (each input alone is already in bounds); empty when all hold. Checked
+ * only once the fields they read are numbers: a field that failed to parse has its own message.
+ */
 export function inputProblems(q: Partial<CostInputs>): { field: string; message: string }[] {
   const out: { field: string; message: string }[] = [];
   const p = q.pollIntervalSeconds;
-  if (typeof p !== "number") return out;
+  const visitors = q.visitors ?? COST_DEFAULTS.visitors;
+  if (typeof p !== "number" || typeof visitors !== "number") return out;
   if ((q.pollingMode ?? "adaptive") === "fixed" && p > FIXED_MAX_POLL_SECONDS) {
     out.push({
       field: "pollIntervalSeconds",
       message: `a fixed poll interval is at most ${FIXED_MAX_POLL_SECONDS} s, got ${p}`,
     });
   }
-  const visitors = q.visitors ?? 5_000_000;
-  if ((q.pollingMode ?? "adaptive") === "adaptive" && typeof visitors === "number") {
+  if ((q.pollingMode ?? "adaptive") === "adaptive") {
     const min = periodSeconds(visitors);
     if (p < min) {
       out.push({
@@ -134,7 +111,6 @@ export function inputProblems(q: Partial<CostInputs>): { field: string; message:
   return out;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const REPEAT = "visitors × (checkInsPerVisitor − 1)";
 
 const round = (n: number, digits = 0) => {
@@ -170,7 +146,7 @@ function overage(used: number, quota: { includedPerMonth: number; usdPerMillion:
 }
 
 /** The monthly bill on the plan of `DEPLOY_PRICING` for these totals. */
-export function monthlyCost(requests: number, reads: number, writes: number) {
+function monthlyCost(requests: number, reads: number, writes: number) {
   const p = DEPLOY_PRICING;
   const requestsUsd = overage(requests, p.requests);
   const kvReadsUsd = overage(reads, p.kvReadUnits);
@@ -186,7 +162,7 @@ export function monthlyCost(requests: number, reads: number, writes: number) {
 }
 
 /** Estimates one mode; the mode not chosen uses its own SPEC defaults. */
-export function estimateMode(inputs: CostInputs, mode: PollingMode) {
+function estimateMode(inputs: CostInputs, mode: PollingMode) {
   const chosen = inputs.pollingMode === mode;
   const V = inputs.visitors, T = inputs.averageWaitSeconds;
   const P = chosen ? inputs.pollIntervalSeconds : defaultPollIntervalSeconds(mode, V);
@@ -245,53 +221,6 @@ export function estimateMode(inputs: CostInputs, mode: PollingMode) {
   };
 }
 
-/** The formulas behind every number, written out. */
-export const FORMULAS = {
-  periodSeconds:
-    "pollIntervalSeconds; default adaptive max(5, ceil(visitors / 750)), fixed 15 (SPEC 4.1, 8)",
-  checkInsPerVisitor:
-    "max(1, averageWaitSeconds / periodSeconds): one status per period of waiting, at least the one that learns of the admission",
-  heartbeatsPerVisitor:
-    "fixed: averageWaitSeconds / heartbeatIntervalSeconds (0 when the interval is 0); adaptive: 0",
-  joinRequests: "visitors",
-  statusRequests: "visitors × checkInsPerVisitor",
-  heartbeatRequests: "visitors × heartbeatsPerVisitor",
-  totalRequests: "joinRequests + statusRequests + heartbeatRequests",
-  eventSeconds: "2 × averageWaitSeconds: everyone is in line at once and admitted at an even pace",
-  admissionsPerSecond: "visitors / eventSeconds",
-  lineCheckInsPerSecond: "visitors / periodSeconds (adaptive: at most 750 by construction)",
-  peakStatusPerSecond:
-    "adaptive: max(lineCheckInsPerSecond, admissionsPerSecond); fixed: lineCheckInsPerSecond",
-  peakRequestsPerSecond: "peakStatusPerSecond + visitors / heartbeatIntervalSeconds",
-  kvReads: "Σ over kv.terms of count × readsEach",
-  kvWrites: "Σ over kv.terms of count × writesEach",
-  monthlyUsd:
-    "base + max(0, totalRequests − included) / 1e6 × usdPerMillion + the same for kvReads and kvWrites",
-  savings: "fixed − adaptive, number by number",
-} as const;
-
-/** Notes on the model and on these inputs. */
-function notes(inputs: CostInputs, a: ModeEstimate): string[] {
-  const out = [
-    "Model: all visitors are in line at once (the line at its longest, as SPEC's default period assumes) and are admitted at an even pace over 2 × averageWaitSeconds; each check-in period is held at its value for that longest line.",
-    `Prices: ${DEPLOY_PRICING.plan} as published in ${DEPLOY_PRICING.asOf} (written from memory, not re-checked; Deno has changed its plans since), an assumption: check ${DEPLOY_PRICING.source}. visitors are counted as one month's traffic.`,
-    "Not counted: loading the /wait page and its script, the protected site's own traffic, bandwidth, CPU time and KV storage. Queue mode with click-to-enter off is assumed.",
-  ];
-  if (a.perSecond.admissions > STATUS_BUDGET_PER_SECOND) {
-    out.push(
-      `Admitting ${fmt(inputs.visitors)} visitors within about ${
-        fmt(2 * inputs.averageWaitSeconds)
-      } s means ${
-        fmt(a.perSecond.admissions)
-      } admissions a second, more than the 750/s status budget: each admitted visitor checks in once to learn of it, and in queue mode the service moves that check-in to the predicted admission, so adaptive status traffic follows the admission rate, not the budget, while admissions outpace it.`,
-    );
-  }
-  if (inputs.pollingMode === "adaptive" && inputs.heartbeatIntervalSeconds > 0) {
-    out.push("heartbeatIntervalSeconds is unused in adaptive mode: check-ins keep waiters alive.");
-  }
-  return out;
-}
-
 /** The whole estimate: inputs, both modes side by side, savings, formulas, prices and notes. */
 export function estimateCost(inputs: CostInputs) {
   const adaptive = estimateMode(inputs, "adaptive");
@@ -316,7 +245,7 @@ export function estimateCost(inputs: CostInputs) {
     },
     formula: FORMULAS,
     pricing: DEPLOY_PRICING,
-    notes: notes(inputs, adaptive),
+    notes: notes(inputs, adaptive, DEPLOY_PRICING),
   };
 }
 

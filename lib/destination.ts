@@ -4,9 +4,23 @@
  */
 import type { Config } from "./config.ts";
 
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
 const BASE = "http://tollgate.invalid";
+
+/** A same-origin relative path: starts with `/`, not `//`, no backslash, no control characters. */
+export function isSameOriginPath(v: string): boolean {
+  // deno-lint-ignore no-control-regex
+  return /^\/(?![/\\])/.test(v) && !/[\\\u0000-\u001f\u007f]/.test(v);
+}
+
+/** An absolute `https://` URL without credentials (`https://user:pass@…` is refused). */
+export function isHttpsUrl(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return u.protocol === "https:" && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The path when `raw` is a safe same-origin relative path, else null: it starts with `/`, not
@@ -21,9 +35,7 @@ const BASE = "http://tollgate.invalid";
  * safeReturnPath("//evil.example"); // null
  */
 export function safeReturnPath(raw: string | null | undefined): string | null {
-  if (!raw || raw.length > 2048) return null;
-  if (!raw.startsWith("/") || raw.startsWith("//")) return null;
-  if (raw.includes("\\") || CONTROL.test(raw)) return null;
+  if (!raw || raw.length > 2048 || !isSameOriginPath(raw)) return null;
   let url: URL;
   let path: string;
   try {
@@ -45,13 +57,7 @@ export function safeReturnPath(raw: string | null | undefined): string | null {
 export function safeRedirectUrl(raw: string | null | undefined): string | null {
   if (!raw) return null;
   if (raw.startsWith("/")) return safeReturnPath(raw);
-  if (!/^https:\/\//i.test(raw) || CONTROL.test(raw) || raw.includes("\\")) return null;
-  try {
-    const url = new URL(raw);
-    return url.protocol === "https:" && url.hostname ? url.href : null;
-  } catch {
-    return null;
-  }
+  return isHttpsUrl(raw) ? new URL(raw).href : null;
 }
 
 /** True when the origin proxy serves `/`. Issue 5 extends this (admin override). */

@@ -8,6 +8,7 @@
  * const csv = trafficCsv(rows); // "at,iso,inflow,outflow\n1767225600000,2026-01-01T00:00:00.000Z,3,1\n..."
  */
 import { TRAFFIC_BUCKET_MS } from "./queue/records.ts";
+import { deleteListed } from "./store/delete.ts";
 import { keys } from "./store/keys.ts";
 
 /** Default and largest window of the history. */
@@ -64,17 +65,5 @@ export function trafficCsv(rows: TrafficRow[]): string {
 export async function pruneTraffic(kv: Deno.Kv, queue: string, nowMs: number): Promise<number> {
   const prefix = keys.trafficPrefix(queue);
   const cutoff = Math.floor((nowMs - TRAFFIC_RETENTION_MS) / TRAFFIC_BUCKET_MS);
-  let deleted = 0;
-  // Batches stay far below the 1000-mutation limit of one atomic operation.
-  for (;;) {
-    const op = kv.atomic();
-    let n = 0;
-    for await (const e of kv.list({ start: prefix, end: [...prefix, cutoff] }, { limit: 500 })) {
-      op.delete(e.key);
-      n++;
-    }
-    if (n === 0) return deleted;
-    await op.commit();
-    deleted += n;
-  }
+  return await deleteListed(kv, { start: prefix, end: [...prefix, cutoff] });
 }

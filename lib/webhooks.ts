@@ -84,7 +84,13 @@ export class Webhooks implements EventSink {
    * Emits `depth` once when `waiting` reaches the threshold, and again only after it has dropped
    * below. The fired state lives in KV behind a checked write, so one instance fires, not all.
    */
-  async checkDepth(queue: string, waiting: number): Promise<void> {
+  checkDepth(queue: string, waiting: number): Promise<void> {
+    const p = this.#checkDepth(queue, waiting);
+    this.#track(p);
+    return p;
+  }
+
+  async #checkDepth(queue: string, waiting: number): Promise<void> {
     try {
       const [settingsEntry, firedEntry] = await this.deps.kv.getMany([
         keys.webhooks(),

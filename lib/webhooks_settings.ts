@@ -66,18 +66,18 @@ export function mergeWebhookSettings(raw: Partial<WebhookSettings> | null): Webh
   return { ...DEFAULT_WEBHOOK_SETTINGS, ...(raw ?? {}) };
 }
 
-/** The public view; with `tokenSecret`, `hasSecret` is true only while the secret unseals. */
+/** The public view; `hasSecret` is true only while the stored secret unseals with `tokenSecret`. */
 export async function readWebhookSettings(
   kv: Deno.Kv,
-  tokenSecret?: string,
+  tokenSecret: string,
 ): Promise<WebhookSettingsView> {
   return await publicView(await loadWebhookSettings(kv), tokenSecret);
 }
 
-/** Strips the sealed secret from a record. */
+/** Strips the sealed secret from a record, flagging one `tokenSecret` can no longer unseal. */
 export async function publicView(
   s: WebhookSettings,
-  tokenSecret?: string,
+  tokenSecret: string,
 ): Promise<WebhookSettingsView> {
   const view: WebhookSettingsView = {
     enabled: s.enabled,
@@ -86,12 +86,12 @@ export async function publicView(
     depthThreshold: s.depthThreshold,
     hasSecret: s.sealedSecret !== undefined,
   };
-  if (s.sealedSecret !== undefined && tokenSecret !== undefined) {
-    const ok = (await unseal(tokenSecret, s.sealedSecret, WEBHOOK_SECRET_PURPOSE)) !== null;
-    if (!ok) {
-      view.hasSecret = false;
-      view.secretUnreadable = true;
-    }
+  if (
+    s.sealedSecret !== undefined &&
+    (await unseal(tokenSecret, s.sealedSecret, WEBHOOK_SECRET_PURPOSE)) === null
+  ) {
+    view.hasSecret = false;
+    view.secretUnreadable = true;
   }
   return view;
 }

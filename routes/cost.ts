@@ -2,36 +2,19 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../app.ts";
 import {
+  COST_DEFAULTS,
   COST_LIMITS,
+  type CostEstimate as CostEstimateT,
   type CostInputs,
+  costInputs,
   defaultPollIntervalSeconds,
   estimateCost,
   inputProblems,
   POLLING_MODES,
-  withDefaults,
 } from "../lib/cost.ts";
-import { renderCostPage } from "./cost_page.tsx";
+import { COST_CSS, CostPage } from "./cost_page.tsx";
+import { htmlPage } from "./pages/html.tsx";
 import { errors, jsonOk } from "./schemas.ts";
-
-/** CSP of the calculator: no scripts at all, the page's own inline style, no foreign framing. */
-export const COST_CSP = [
-  "default-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "script-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'self'",
-].join("; ");
-
-const KNOWN = [
-  "visitors",
-  "averageWaitSeconds",
-  "pollingMode",
-  "pollIntervalSeconds",
-  "heartbeatIntervalSeconds",
-];
 
 /** A whole number in a query string: digits only (no signs, exponents, spaces), within bounds. */
 function whole(name: keyof typeof COST_LIMITS, description: string, example: string) {
@@ -52,12 +35,16 @@ function whole(name: keyof typeof COST_LIMITS, description: string, example: str
  * The SPEC 4.1 query: every parameter optional; a bad value of a known one is a 400, unknown ones
  * (a `?_=1` cache-buster, tracking tags) are ignored.
  */
-export const CostQuery = z.object({
-  visitors: whole("visitors", "unique waiting-room visitors; default 5000000", "5000000"),
+const CostQuery = z.object({
+  visitors: whole(
+    "visitors",
+    `unique waiting-room visitors; default ${COST_DEFAULTS.visitors}`,
+    String(COST_DEFAULTS.visitors),
+  ),
   averageWaitSeconds: whole(
     "averageWaitSeconds",
-    "typical wait before admission, seconds; default 900",
-    "900",
+    `typical wait before admission, seconds; default ${COST_DEFAULTS.averageWaitSeconds}`,
+    String(COST_DEFAULTS.averageWaitSeconds),
   ),
   pollingMode: z.enum(POLLING_MODES, { message: "pollingMode must be adaptive or fixed" })
     .optional().openapi({ description: "adaptive (timeslots, default) or fixed (advanced)" }),
@@ -73,15 +60,7 @@ export const CostQuery = z.object({
     "30",
   ),
 }).superRefine((q, ctx) => {
-  // Cross-field rules only once the fields they read parsed.
-  const read = q as Record<string, unknown>;
-  if (
-    ["visitors", "pollIntervalSeconds"].some((k) =>
-      read[k] !== undefined && typeof read[k] !== "number"
-    )
-  ) {
-    return;
-  }
+  // zod runs this even when a field failed: inputProblems skips fields that are not numbers.
   for (const p of inputProblems(q as Partial<CostInputs>)) {
     ctx.addIssue({ code: "custom", path: [p.field], message: p.message });
   }
@@ -153,6 +132,22 @@ const CostEstimate = z.object({
   notes: z.array(z.string()),
 }).openapi("CostEstimate");
 
+// Compile-time drift guard, both ways: `deno check` fails when the lib's result or this schema
+// gains a field the other lacks. `formula` and `pricing` are open records here, so their exact
+// key lists are not compared back; the lib's `as const` literals compare as their base types.
+type Widen<T> = T extends string ? string
+  : T extends number ? number
+  : T extends boolean ? boolean
+  : T extends readonly (infer U)[] ? Widen<U>[]
+  : { -readonly [K in keyof T]: Widen<T[K]> };
+type CostDoc = z.infer<typeof CostEstimate>;
+const _libFitsSchema: CostDoc = null as unknown as CostEstimateT;
+const _schemaFitsLib: Widen<Omit<CostEstimateT, "formula" | "pricing">> =
+  null as unknown as CostDoc;
+
+/** The known query keys, read off the schema. */
+const KNOWN = Object.keys(CostQuery.shape);
+
 const estimateRoute = createRoute({
   method: "get",
   path: "/api/cost-estimate",
@@ -177,36 +172,31 @@ function pageQuery(c: Context): Record<string, string | string[]> {
 /** The cost calculator: `GET /api/cost-estimate` and the `/cost` page (SPEC 4.1). */
 export function costRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
-  app.openapi(estimateRoute, (c) => {
-    c.header("Content-Security-Policy", COST_CSP);
-    return c.json(estimateCost(withDefaults(c.req.valid("query"))), 200);
-  });
+  app.openapi(
+    estimateRoute,
+    (c) => c.json(estimateCost(costInputs(c.req.valid("query"))), 200),
+  );
   app.get("/cost", (c) => {
-    c.header("Content-Security-Policy", COST_CSP);
     const query = pageQuery(c);
-    const raw: Record<string, string> = {};
-    for (const [k, v] of Object.entries(query)) {
-      if (KNOWN.includes(k)) raw[k] = String(v);
-      else delete query[k];
-    }
+    // Only known keys are echoed into the form; unknown ones are dropped by the schema too.
+    const raw = Object.fromEntries(
+      KNOWN.filter((k) => k in query).map((k) => [k, String(query[k])]),
+    );
     const parsed = CostQuery.safeParse(query);
+    const inputs = costInputs(parsed.success ? parsed.data : {});
     const defaults = {
-      visitors: 5_000_000,
-      averageWaitSeconds: 900,
-      adaptivePoll: defaultPollIntervalSeconds(
-        "adaptive",
-        parsed.success ? withDefaults(parsed.data).visitors : 5_000_000,
-      ),
+      ...COST_DEFAULTS,
+      adaptivePoll: defaultPollIntervalSeconds("adaptive", inputs.visitors),
     };
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => ({
         path: i.path.join("."),
         message: i.message,
       }));
-      return c.html(renderCostPage({ raw, defaults, problems }), 400);
+      return htmlPage(c, CostPage({ raw, defaults, problems }), 400, { inlineStyle: COST_CSS });
     }
-    const estimate = estimateCost(withDefaults(parsed.data));
-    return c.html(renderCostPage({ raw, defaults, estimate }), 200);
+    const page = CostPage({ raw, defaults, estimate: estimateCost(inputs) });
+    return htmlPage(c, page, 200, { inlineStyle: COST_CSS });
   });
   return app;
 }

@@ -1,6 +1,5 @@
 /** The `/cost` page: the calculator form, adaptive vs fixed side by side, an SVG chart. */
-import { renderToString } from "preact-render-to-string";
-import type { CostEstimate, ModeEstimate } from "../lib/cost.ts";
+import { type CostEstimate, type ModeEstimate, POLLING_MODES } from "../lib/cost.ts";
 import { CostChart, num, usd } from "./cost_chart.tsx";
 
 /** What the page shows: an estimate, or the problems with the query (then a 400). */
@@ -13,8 +12,8 @@ export interface CostPageProps {
   problems?: { path: string; message: string }[];
 }
 
-// A constant (no user data), so it is safe to inline; the CSP of this page allows inline styles.
-const CSS = `
+/** The page's stylesheet: a constant (no user data), inlined and allowed by its hash in the CSP. */
+export const COST_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;
 --adaptive:#1f6feb;--fixed:#cf222e;--card:#f6f8fa}
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;
@@ -40,8 +39,6 @@ code{font-size:.85rem;overflow-wrap:anywhere}li{margin:.25rem 0}.muted{color:var
 td:not(:first-child){white-space:nowrap}
 @media (max-width:40rem){table{font-size:.85rem}th,td{padding:.3rem}main{padding:.6rem}}
 `;
-
-const MODES = ["adaptive", "fixed"] as const;
 
 type FieldProps = { name: string; label: string; placeholder: string; hint: string };
 
@@ -100,7 +97,7 @@ function CostForm(p: Pick<CostPageProps, "raw" | "defaults" | "problems">) {
       <label>
         Polling mode
         <select name="pollingMode" aria-invalid={bad.has("pollingMode") ? "true" : undefined}>
-          {MODES.map((m) => <option key={m} value={m} selected={m === mode}>{m}</option>)}
+          {POLLING_MODES.map((m) => <option key={m} value={m} selected={m === mode}>{m}</option>)}
         </select>
         <span class="hint">adaptive timeslots (default) or fixed polling</span>
       </label>
@@ -216,7 +213,8 @@ function KvTerms({ e }: { e: CostEstimate }) {
   );
 }
 
-function Page(p: CostPageProps) {
+/** The whole `/cost` document; render it with `htmlPage` and `inlineStyle: COST_CSS`. */
+export function CostPage(p: CostPageProps) {
   const e = p.estimate;
   const api = new URLSearchParams(p.raw).toString();
   return (
@@ -225,7 +223,7 @@ function Page(p: CostPageProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>Cost calculator · Tollgate</title>
-        <style dangerouslySetInnerHTML={{ __html: CSS }} />
+        <style dangerouslySetInnerHTML={{ __html: COST_CSS }} />
       </head>
       <body>
         <main>
@@ -278,9 +276,4 @@ function Page(p: CostPageProps) {
       </body>
     </html>
   );
-}
-
-/** The page as an HTML document. */
-export function renderCostPage(p: CostPageProps): string {
-  return "<!DOCTYPE html>" + renderToString(<Page {...p} />);
 }

@@ -1,12 +1,10 @@
 import { parse as parseCookies } from "hono/utils/cookie";
 import type { Services } from "../app.ts";
-import { AppError, errorBody, RateLimitedError } from "../lib/errors.ts";
-import { jsonResponse, QUEUE_RE, VISITOR_RE, visitorResponse } from "./status_fast.ts";
+import { MAX_BODY_BYTES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
+import { errorResponse, visitorResponse } from "./status_fast.ts";
 
 /** Request URLs of `POST /join` (any query string; Hono routes on the path alone). */
 export const JOIN_URL = /^https?:\/\/[^/]+\/join(\?|$)/;
-/** Largest body answered here; larger (and anything unusual) goes to Hono's full pipeline. */
-const MAX_BODY = 64 * 1024;
 /** Content types both Hono's JSON gate and its validator accept (others go to Hono). */
 const JSON_TYPES = new Set([
   "application/json",
@@ -20,7 +18,7 @@ function replay(req: Request, body: Uint8Array<ArrayBuffer>): Request {
   return new Request(req, { body });
 }
 
-/** Reads at most `MAX_BODY + 1` bytes: more only tells Hono's body limit to answer 413. */
+/** Reads at most `MAX_BODY_BYTES + 1` bytes: more only tells Hono's body limit to answer 413. */
 async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
   const len = req.headers.get("content-length");
   if (len !== null && !req.headers.has("transfer-encoding")) {
@@ -34,7 +32,7 @@ async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
     if (done) break;
     parts.push(value);
     size += value.length;
-    if (size > MAX_BODY) {
+    if (size > MAX_BODY_BYTES) {
       reader.cancel().catch(() => {});
       break;
     }
@@ -58,11 +56,11 @@ export async function fastJoin(s: Services, req: Request): Promise<Response | Re
   if (ct === null || !JSON_TYPES.has(ct.toLowerCase()) || req.body === null) return req;
   const len = req.headers.get("content-length");
   // Hono's body limit trusts a declared length: over it, Hono answers 413 without reading.
-  if (len !== null && !req.headers.has("transfer-encoding") && parseInt(len, 10) > MAX_BODY) {
+  if (len !== null && !req.headers.has("transfer-encoding") && parseInt(len, 10) > MAX_BODY_BYTES) {
     return req;
   }
   const bytes = await readBody(req);
-  if (bytes.length > MAX_BODY) return replay(req, bytes);
+  if (bytes.length > MAX_BODY_BYTES) return replay(req, bytes);
   // deno-lint-ignore no-explicit-any
   let body: any;
   try {
@@ -73,8 +71,8 @@ export async function fastJoin(s: Services, req: Request): Promise<Response | Re
   if (typeof body !== "object" || body === null || Array.isArray(body)) return replay(req, bytes);
   const { queue, visitorId } = body;
   if (
-    typeof queue !== "string" || !QUEUE_RE.test(queue) ||
-    (visitorId !== undefined && (typeof visitorId !== "string" || !VISITOR_RE.test(visitorId)))
+    typeof queue !== "string" || !QUEUE_NAME_RE.test(queue) ||
+    (visitorId !== undefined && (typeof visitorId !== "string" || !VISITOR_ID_RE.test(visitorId)))
   ) return replay(req, bytes);
   const cookie = req.headers.get("cookie");
   try {
@@ -83,21 +81,6 @@ export async function fastJoin(s: Services, req: Request): Promise<Response | Re
     s.engine.maybeTick(queue);
     return visitorResponse(s, req, out.httpStatus, out.view, out.ticket);
   } catch (err) {
-    return errorResponse(err);
+    return errorResponse(err, "/join");
   }
-}
-
-/** The envelope app.ts's `onError` makes for an error thrown by a route. */
-function errorResponse(err: unknown): Response {
-  if (err instanceof AppError) {
-    const res = jsonResponse(errorBody(err.code, err.message, err.details), err.status);
-    if (err instanceof RateLimitedError) {
-      res.headers.set("Retry-After", String(err.retryAfterSeconds));
-    }
-    return res;
-  }
-  console.error(
-    JSON.stringify({ level: "error", msg: "unhandled", path: "/join", error: String(err) }),
-  );
-  return jsonResponse(errorBody("internal", "internal error"), 500);
 }

@@ -4,13 +4,13 @@ import type { Services } from "../app.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
+import { bearerOf } from "./bearer.ts";
 import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
 export function operatorAuth(s: Services): MiddlewareHandler {
   return async (c, next) => {
-    const auth = c.req.header("authorization");
-    const bearer = auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : undefined;
+    const bearer = bearerOf(c);
     const header = c.req.header("x-service-operator");
     // Either credential may carry the secret; both are compared in constant time.
     const ok = [bearer, header].some((g) =>
@@ -96,17 +96,14 @@ export function operatorRoutes(s: Services) {
   });
   app.openapi(pauseRoute, async (c) => {
     const { queue, paused } = c.req.valid("json");
-    const { settings, changed } = await s.engine.togglePause(queue, paused);
+    const out = await s.engine.setPaused(queue, paused);
     await audit(s, c, "operator.pause", { queue, paused });
-    if (changed) await s.events.emit("pause", queue, { paused: settings.paused });
-    return c.json({ queue, paused: settings.paused }, 200);
+    return c.json({ queue, paused: out.paused }, 200);
   });
   app.openapi(metricsRoute, async (c) => {
     const { queue } = c.req.valid("query");
     if (queue) return c.json(await s.engine.metrics(queue), 200);
-    const queues = [];
-    for (const q of await s.engine.queueNames()) queues.push(await s.engine.metrics(q));
-    return c.json({ queues }, 200);
+    return c.json({ queues: await s.engine.allMetrics() }, 200);
   });
   return app;
 }

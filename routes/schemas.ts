@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 
-export const QueueName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, {
+export const QueueName = z.string().regex(QUEUE_NAME_RE, {
   message: "queue must match ^[a-z0-9][a-z0-9_-]{0,63}$",
 }).openapi({ example: "default" });
-export const VisitorId = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, {
+export const VisitorId = z.string().regex(VISITOR_ID_RE, {
   message: "visitorId must match ^[A-Za-z0-9_-]{8,64}$",
 }).openapi({ example: "k3J9x_2mQ8aZ" });
 
@@ -68,14 +69,28 @@ const err = (description: string) => ({
   description,
   content: { "application/json": { schema: ErrorEnvelope } },
 });
+/** The error responses of every route, by status; `errs(...)` picks some. */
 export const errors = {
   400: err("malformed JSON or failed validation (`bad_request`)"),
-  401: err("missing or invalid ticket, token or credential (`unauthorized`)"),
-  403: err("not allowed: stale ToS or a foreign Origin on a session write (`forbidden`)"),
-  404: err("unknown queue (`unknown_queue`) or visitor gone (`not_in_queue`)"),
-  409: err("not admitted yet (`not_admitted`)"),
+  401: err("missing or invalid session, ticket, token or credential (`unauthorized`)"),
+  403: err(
+    "not allowed: stale ToS, a foreign Origin on a session write, or a refused action (`forbidden`)",
+  ),
+  404: err(
+    "unknown queue (`unknown_queue`), visitor gone (`not_in_queue`) or no such record (`not_found`)",
+  ),
+  409: err("not admitted yet (`not_admitted`) or a conflicting write (`conflict`)"),
+  429: err("too many attempts (`rate_limited`, with `Retry-After`)"),
   503: err("waiting-row cap reached (`queue_full`)"),
 };
+
+/** Picks some of `errors` by status, for a route's `responses`. */
+export function errs<K extends keyof typeof errors>(...codes: K[]): Pick<typeof errors, K> {
+  return Object.fromEntries(codes.map((k) => [k, errors[k]])) as Pick<typeof errors, K>;
+}
+
+/** Security requirement of routes behind `adminSession()`. */
+export const adminSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
 
 /** A JSON request body that must be present. */
 export function jsonBody<T extends z.ZodType>(schema: T) {

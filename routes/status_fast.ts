@@ -1,13 +1,11 @@
 import type { Services } from "../app.ts";
+import { AppError, errorBody } from "../lib/errors.ts";
+import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
+import { isSecureRequest, TICKET_MAX_AGE } from "../lib/visitor_cookies.ts";
 
-/** Same patterns as routes/schemas.ts `QueueName` and `VisitorId`. */
-export const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-/** Same pattern as routes/schemas.ts `VisitorId`. */
-export const VISITOR_RE = /^[A-Za-z0-9_-]{8,64}$/;
-const PLAIN_QUERY = /^queue=([a-z0-9][a-z0-9_-]{0,63})$/;
+const PLAIN_QUERY = new RegExp(`^queue=(${QUEUE_NAME_RE.source.slice(1, -1)})$`);
 const TICKET_COOKIE = /(?:^|;\s*)tg_ticket=([^;]*)/;
-const TICKET_MAX_AGE = 86400;
 
 /** The security headers every response carries (app.ts sets the same on Hono's responses). */
 export const SECURITY_HEADERS: [string, string][] = [
@@ -15,11 +13,6 @@ export const SECURITY_HEADERS: [string, string][] = [
   ["Referrer-Policy", "strict-origin-when-cross-origin"],
   ["X-Frame-Options", "SAMEORIGIN"],
 ];
-
-/** True when cookies must be `Secure`: HTTPS, directly or behind a TLS-terminating proxy. */
-export function isSecureRequest(url: string, forwardedProto: string | null | undefined): boolean {
-  return url.startsWith("https:") || forwardedProto === "https";
-}
 
 /** The `Set-Cookie` value Hono's `setCookie` makes for a visitor cookie (same attribute order). */
 function cookie(name: string, value: string, maxAge: number, secure: boolean): string {
@@ -37,6 +30,15 @@ export function jsonResponse(body: unknown, status: number): Response {
   for (const [k, v] of SECURITY_HEADERS) headers.set(k, v);
   headers.set("Cache-Control", "no-store");
   return res;
+}
+
+/** The envelope app.ts's `onError` makes, for an error a fast path's engine call threw. */
+export function errorResponse(err: unknown, path: string): Response {
+  if (err instanceof AppError) {
+    return jsonResponse(errorBody(err.code, err.message, err.details), err.status);
+  }
+  console.error(JSON.stringify({ level: "error", msg: "unhandled", path, error: String(err) }));
+  return jsonResponse(errorBody("internal", "internal error"), 500);
 }
 
 /** A visitor call's answer: the view, plus `tg_ticket` / `tg_access` cookies as the Hono routes set. */
@@ -63,9 +65,8 @@ export function visitorResponse(
 
 /**
  * `GET /status` without Hono: the call every waiter makes at every timeslot, answered by plain
- * `Deno.serve` code. Returns null for anything it does not answer itself (bad query, any error),
- * which then goes through the Hono app for the full envelope; the engine call that threw had
- * written nothing.
+ * `Deno.serve` code. Returns null for a query it does not validate itself, which then goes
+ * through the Hono app for the full `bad_request` envelope; engine errors are answered here.
  */
 export async function fastStatus(s: Services, req: Request): Promise<Response | null> {
   const url = req.url;
@@ -80,15 +81,18 @@ export async function fastStatus(s: Services, req: Request): Promise<Response | 
     queue = query.get("queue");
     visitorId = query.get("visitorId") ?? undefined;
   }
-  if (!queue || !QUEUE_RE.test(queue) || (visitorId !== undefined && !VISITOR_RE.test(visitorId))) {
+  if (
+    !queue || !QUEUE_NAME_RE.test(queue) ||
+    (visitorId !== undefined && !VISITOR_ID_RE.test(visitorId))
+  ) {
     return null;
   }
   const m = TICKET_COOKIE.exec(req.headers.get("cookie") ?? "");
   let out: { view: VisitorView; ticket?: string };
   try {
     out = await s.engine.status(queue, await s.signer.verifyTicket(m?.[1]), visitorId);
-  } catch {
-    return null;
+  } catch (err) {
+    return errorResponse(err, "/status");
   }
   s.engine.maybeTick(queue);
   return visitorResponse(s, req, 200, out.view, out.ticket);

@@ -1,7 +1,34 @@
 import { openApiDocument } from "../app.ts";
-import { adminClient } from "./admin_helpers.ts";
+import { AdminClient, adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
+
+/** Every session-protected operation of the contract, as [METHOD, path with ids filled]. */
+function sessionOperations(t: { app: unknown }, writesOnly: boolean): [string, string][] {
+  // deno-lint-ignore no-explicit-any
+  const doc = openApiDocument(t.app as any) as { paths: Record<string, Record<string, any>> };
+  const out: [string, string][] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const session = (op.security ?? []).some((s: Record<string, unknown>) => "adminSession" in s);
+      if (session && !(writesOnly && method === "get")) {
+        out.push([method.toUpperCase(), path.replace(/\{(\w+)\}/g, "x")]);
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("every admin-session operation answers 401 to a caller without a session", async () => {
+  const t = await makeApp();
+  const ops = sessionOperations(t, false);
+  assert(ops.length >= 29, `found ${ops.length} session operations`);
+  for (const [method, url] of ops) {
+    const r = await new AdminClient(t.app).req(method, url, method === "GET" ? undefined : {});
+    assertEquals([r.status, r.json?.error?.code], [401, "unauthorized"], `${method} ${url}`);
+  }
+  t.close();
+});
 
 // Every session-protected write in the contract, whatever route module mounts it, refuses a
 // foreign or missing Origin before doing anything, so a route added later without the
@@ -9,19 +36,10 @@ import { makeApp } from "./helpers.ts";
 Deno.test("CSRF: every admin-session write refuses a foreign or missing Origin", async () => {
   const t = await makeApp();
   const { client } = await adminClient(t);
-  // deno-lint-ignore no-explicit-any
-  const doc = openApiDocument(t.app as any) as { paths: Record<string, Record<string, any>> };
-  const writes: [string, string][] = [];
-  for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops)) {
-      const session = (op.security ?? []).some((s: Record<string, unknown>) => "adminSession" in s);
-      if (session && method !== "get") writes.push([method.toUpperCase(), path]);
-    }
-  }
+  const writes = sessionOperations(t, true);
   assert(writes.length >= 19, `found ${writes.length} session writes`);
   const before = JSON.stringify(await Array.fromAsync(t.kv.list({ prefix: [] })));
-  for (const [method, path] of writes) {
-    const url = path.replace(/\{(\w+)\}/g, "x");
+  for (const [method, url] of writes) {
     for (const origin of ["https://evil.example", "null"]) {
       const r = await client.req(method, url, {}, { origin });
       assertEquals(

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { redactDetail } from "../lib/admin/audit.ts";
-import type { InviteRecord } from "../lib/admin/invites.ts";
+import { createInvite, type InviteRecord } from "../lib/admin/invites.ts";
 import { removeUser } from "../lib/admin/users.ts";
 import { TOS_VERSION } from "../lib/admin/tos.ts";
 import { keys } from "../lib/store/keys.ts";
@@ -270,16 +270,7 @@ Deno.test("users: removing an admin deletes the invites they created, and only t
   const bob = await accept(t, (await invite(alice)).token);
   const bobs = await invite(bob.c);
   const alices = await invite(alice);
-  // A record written before creator ids existed is matched by name (and must not break a read).
-  const legacy: InviteRecord = {
-    id: "legacy-1",
-    tokenHash: "legacy-hash",
-    createdAt: t.clock.now(),
-    expiresAt: t.clock.now() + 72 * H,
-    createdBy: "Bob",
-  };
-  await t.kv.set(keys.adminInvite(legacy.id), legacy);
-  await t.kv.set(keys.adminInviteToken(legacy.tokenHash), legacy.id);
+  await invite(bob.c);
   assertEquals((await alice.req("GET", "/api/admin/invites")).json.invites.length, 3);
 
   const [rec] = (await storedInvites(t)).records.filter((e) => e.value.id === bobs.invite.id);
@@ -299,13 +290,30 @@ Deno.test("users: removing an admin deletes the invites they created, and only t
   t.close();
 });
 
+Deno.test("users: removing an admin with more invites than one KV op holds deletes them all", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  const { client: alice } = await adminClient(t, { username: "alice" });
+  const bob = await accept(t, (await invite(alice)).token);
+  // 2 mutations each: 600 invites are 1200 deletes, more than one atomic op may carry.
+  const creator = { id: bob.json.user.id, username: "bob" };
+  for (let i = 0; i < 600; i++) await createInvite(t.services, creator);
+  const gone = await alice.req("DELETE", `/api/admin/users/${bob.json.user.id}`);
+  assertEquals(gone.status, 200);
+  const left = await storedInvites(t);
+  assertEquals([left.records.length, left.tokens.length], [0, 0]);
+  const entry = (await alice.req("GET", "/api/admin/audit")).json.entries
+    .find((e: { action: string }) => e.action === "user.remove");
+  assertEquals(entry.detail.invitesDeleted, 600);
+  t.close();
+});
+
 Deno.test("invites: an invite whose creator is gone cannot be accepted (a removal that raced)", async () => {
   const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
   const { client } = await adminClient(t);
   const bob = await accept(t, (await invite(client)).token);
   const bobs = await invite(bob.c);
-  // As if bob's removal listed his invites just before he created this one: his account is
-  // gone, the invite is still stored.
+  // As if bob's removal committed and its invite cleanup has not run yet: his account is gone,
+  // the invite is still stored.
   await t.kv.atomic().delete(keys.adminUser(bob.json.user.id)).delete(keys.adminUsername("bob"))
     .commit();
   assertEquals((await storedInvites(t)).records.length, 1);

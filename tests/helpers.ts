@@ -28,12 +28,19 @@ export async function makeApp(
     clock,
     config,
     /** Writes branding fields straight to the store (the admin API comes later). */
-    async setBranding(b: Partial<Branding>) {
-      await kv.set(keys.branding(), { ...DEFAULT_BRANDING, ...b });
-      services.engine.ctx.invalidateBranding();
-    },
+    setBranding: (b: Partial<Branding>) => writeBranding(kv, services.engine, b),
     close: () => kv.close(),
   };
+}
+
+/** Writes branding fields over the defaults straight to the store; the next page sees them. */
+export async function writeBranding(
+  kv: Deno.Kv,
+  engine: { ctx: { invalidateBranding(): void } },
+  b: Partial<Branding>,
+): Promise<void> {
+  await kv.set(keys.branding(), { ...DEFAULT_BRANDING, ...b });
+  engine.ctx.invalidateBranding();
 }
 
 /** A browser-like client: keeps cookies between `app.request()` calls. */
@@ -45,7 +52,8 @@ export class Client {
 
   async req(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const h: Record<string, string> = { ...headers };
-    if (body !== undefined) h["content-type"] = "application/json";
+    // A caller's own content type (a form post) wins; any other body is JSON.
+    if (body !== undefined) h["content-type"] ??= "application/json";
     if (this.cookies.size) h["cookie"] = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     const res = await this.app.request(path, {
       method,
@@ -73,11 +81,15 @@ export class Client {
   status(queue = "default") {
     return this.req("GET", `/status?queue=${queue}`);
   }
-  get visitorId(): string {
+  /** The claims of the held `tg_ticket` (read, not verified). */
+  get ticketClaims(): { sub: string; queue: string } {
     const t = this.cookies.get("tg_ticket");
     if (!t) throw new Error("no ticket");
     const body = t.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
-    return JSON.parse(atob(body + "===".slice((body.length + 3) % 4))).sub;
+    return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
+  }
+  get visitorId(): string {
+    return this.ticketClaims.sub;
   }
 }
 

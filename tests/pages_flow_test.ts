@@ -83,7 +83,7 @@ Deno.test("no JS click-to-enter: a form posts to /wait/enter, which enters and r
   await t.setBranding({ clickToEnter: true, admitHoldSeconds: 45 });
   const v = new Client(t.app);
   await v.req("GET", "/wait?return=%2Fshop");
-  const early = await postEnter(t, v, { queue: Q, return: "/shop" });
+  const early = await postEnter(v, { queue: Q, return: "/shop" });
   assertEquals(early.status, 303, "still waiting: back to the line");
   assertEquals(early.headers.get("location"), "/wait?queue=default&return=%2Fshop");
   assertEquals(v.cookies.has("tg_access"), false);
@@ -98,7 +98,7 @@ Deno.test("no JS click-to-enter: a form posts to /wait/enter, which enters and r
   assert(page.text.includes(`<span class="countdown">${countdown(held)}</span>`), "the countdown");
   assertEquals(v.cookies.has("tg_access"), false, "not entered yet");
   assertEquals(props(page.text).view.accessToken, undefined);
-  const res = await postEnter(t, v, { queue: Q, return: "//evil.example" });
+  const res = await postEnter(v, { queue: Q, return: "//evil.example" });
   assertEquals(res.status, 303);
   assertEquals(res.headers.get("location"), "/demo", "a bad return= is ignored here too");
   assert(v.cookies.has("tg_access"));
@@ -109,9 +109,9 @@ Deno.test("no JS click-to-enter: a form posts to /wait/enter, which enters and r
 Deno.test("/wait/enter without a ticket or with a bad queue does nothing", async () => {
   const t = await waitingApp();
   const stranger = new Client(t.app);
-  const r = await postEnter(t, stranger, { queue: Q });
+  const r = await postEnter(stranger, { queue: Q });
   assertEquals([r.status, r.headers.get("location")], [303, "/wait?queue=default"]);
-  const bad = await postEnter(t, stranger, { queue: "../x" });
+  const bad = await postEnter(stranger, { queue: "../x" });
   assertEquals(bad.status, 400);
   assertEquals(stranger.cookies.size, 0);
   t.close();
@@ -205,5 +205,3 @@ Deno.test("the bundle is built, under 40 KB, served hashed with a year of cache"
   }
   t.close();
 });
-
-// ------------------------------------------------------------------ /demo

@@ -26,20 +26,10 @@ export function cookieAttrs(h: Headers, name: string): string[] | null {
 }
 
 /** Posts the no-JS enter form with the client's cookies. */
-export async function postEnter(t: TestApp, c: Client, form: Record<string, string>) {
-  const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  const res = await t.app.request("/wait/enter", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-    body: new URLSearchParams(form).toString(),
+export function postEnter(c: Client, form: Record<string, string>) {
+  return c.req("POST", "/wait/enter", new URLSearchParams(form).toString(), {
+    "content-type": "application/x-www-form-urlencoded",
   });
-  for (const sc of res.headers.getSetCookie()) {
-    const [pair] = sc.split(";");
-    const i = pair.indexOf("=");
-    c.cookies.set(pair.slice(0, i), pair.slice(i + 1));
-  }
-  await res.body?.cancel();
-  return res;
 }
 
 export async function admit(t: TestApp, count = 1, queue = Q) {

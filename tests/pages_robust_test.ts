@@ -1,6 +1,6 @@
 /** HTTP-level tests of /demo and of /wait under odd requests and failures. */
 import { safeReturnPath } from "../lib/destination.ts";
-import { contrast, mutedOn, textOn, themeCss } from "../routes/pages/theme.ts";
+import { contrast, mutedOn, textOn, themeCss } from "../lib/theme.ts";
 import { assetsOnce, loadAssets } from "../routes/pages/assets.ts";
 import { ForbiddenError, RateLimitedError } from "../lib/errors.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -57,7 +57,7 @@ Deno.test("/wait: a server error is a plain page that retries itself, never JSON
   assert(r.text.includes(`<meta http-equiv="refresh" content="10; url=/wait?return=%2Fshop"/>`));
   assert(!r.text.includes(`"error"`), "no envelope in the page");
   assert(r.text.includes("tries again by itself"));
-  const enter = await postEnter(t, v, { queue: Q });
+  const enter = await postEnter(v, { queue: Q });
   assertEquals(enter.status, 503, "/wait/enter too");
   assert(enter.headers.get("content-type")!.startsWith("text/html"));
 });
@@ -96,7 +96,7 @@ Deno.test("one live region, first in the panel, in every state the page renders"
   const pages = [(await v.req("GET", "/wait?embed=1")).text];
   await admit(t);
   pages.push((await v.req("GET", "/wait?embed=1")).text); // holding: Enter now
-  await postEnter(t, v, { queue: Q });
+  await postEnter(v, { queue: Q });
   pages.push((await v.req("GET", "/wait?embed=1")).text); // entered, in an iframe: Continue
   for (const html of pages) {
     assertEquals(html.match(/aria-live="polite"/g)?.length, 1, html);

@@ -128,3 +128,24 @@ Deno.test("traffic route: JSON and CSV behind the admin session", async () => {
     t.close();
   }
 });
+
+Deno.test("traffic: the tick prunes old buckets once a minute, without a direct call", async () => {
+  const t = await makeApp();
+  const bucket = (msAgo: number) => Math.floor((t.clock.now() - msAgo) / TRAFFIC_BUCKET_MS);
+  const old = bucket(26 * 3600_000), recent = bucket(3600_000);
+  await t.kv.set(keys.traffic("default", old, "in"), new Deno.KvU64(5n));
+  await t.kv.set(keys.traffic("default", recent, "in"), new Deno.KvU64(6n));
+  assert((await t.engine.tick("default")).ran, "the tick ran");
+  assertEquals((await t.kv.get(keys.traffic("default", old, "in"))).value, null);
+  assert((await t.kv.get(keys.traffic("default", recent, "in"))).value !== null, "recent kept");
+  // Within the same minute the upkeep does not run again: a planted old bucket stays...
+  await t.kv.set(keys.traffic("default", old, "in"), new Deno.KvU64(5n));
+  t.clock.advance(1000);
+  assert((await t.engine.tick("default")).ran);
+  assert((await t.kv.get(keys.traffic("default", old, "in"))).value !== null, "once a minute");
+  // ...and the next minute's first tick sweeps it.
+  t.clock.advance(60_000);
+  assert((await t.engine.tick("default")).ran);
+  assertEquals((await t.kv.get(keys.traffic("default", old, "in"))).value, null);
+  t.close();
+});

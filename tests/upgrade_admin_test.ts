@@ -9,10 +9,11 @@ import { Client, makeApp } from "./helpers.ts";
 
 const HOUR = 3_600_000;
 
-Deno.test("upgrade from schema 1: migrated, queue kept, login works, no setup wizard again", async () => {
+// The next upgrade after this one: a store with admins, sessions and a line, a schema version
+// behind (simulated by lowering it; the real 0.1.0 store is tests/upgrade_fixture_test.ts).
+Deno.test("a store one schema behind: migrated, line kept, sessions and login work, claimed stays", async () => {
   const kv = await Deno.openKv(":memory:");
   const clock = new FakeClock();
-  // The store as the previous release left it: an admin, a line, traffic history, schema 1.
   const before = await makeApp({}, { kv, clock });
   const { client: oldSession, username, password } = await adminClient(before);
   await before.engine.setPaused("default", true);

@@ -98,12 +98,11 @@ export async function claimFirstAdmin(deps: SessionDeps, input: AccountInput): P
   return { user: publicUser(user), sessionId: session.id, phrase };
 }
 
-/** The admin who created `inv`, while they still exist (by name on records without an id). */
+/** The admin who created `inv`, while they still exist. */
 async function inviteCreator(
   kv: Deno.Kv,
   inv: InviteRecord,
 ): Promise<Deno.KvEntry<AdminUser> | null> {
-  if (inv.createdById === undefined) return await getUserByName(kv, inv.createdBy);
   const u = await getUser(kv, inv.createdById);
   return u.value ? u as Deno.KvEntry<AdminUser> : null;
 }

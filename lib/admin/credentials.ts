@@ -4,7 +4,7 @@ import { keys } from "../store/keys.ts";
 import type { NewAccount } from "./accounts.ts";
 import { hashPassword, verifyPassword } from "./passwords.ts";
 import { generatePhrase, hashPhrase, verifyPhrase } from "./recovery.ts";
-import { deleteInvites, invitesOf } from "./invites.ts";
+import { deleteInvitesOf } from "./invites.ts";
 import {
   newSession,
   revokeUserSessions,
@@ -104,13 +104,12 @@ export async function recoverAccount(
   }, "recover account");
   await revokeUserSessions(deps.kv, out.user.id, out.session.hash);
   // A recovery often follows a lost or stolen password: links handed out meanwhile go too.
-  const invites = await invitesOf(deps.kv, out.user);
-  await deleteInvites(deps.kv, invites.map((e) => e.value));
+  const invitesDeleted = await deleteInvitesOf(deps.kv, out.user.id);
   return {
     user: publicUser(out.user),
     sessionId: out.session.id,
     phrase,
-    invitesDeleted: invites.length,
+    invitesDeleted,
   };
 }
 

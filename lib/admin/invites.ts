@@ -24,13 +24,10 @@ export interface InviteRecord {
   tokenHash: string;
   createdAt: number;
   expiresAt: number;
-  /** Username of the admin who created it. */
+  /** Username of the admin who created it (for display). */
   createdBy: string;
-  /**
-   * Id of that admin: the invite dies with them. Absent on records written before it existed;
-   * those are matched by `createdBy` instead (usernames are unique while their admin exists).
-   */
-  createdById?: string;
+  /** Id of that admin: the invite dies with them. */
+  createdById: string;
 }
 
 /** What the API shows of an invite (no token, no hash). */
@@ -52,13 +49,6 @@ export function inviteTokenHash(secret: string, token: string): string {
 /** The fields of an invite the API may show. */
 export function publicInvite(i: InviteRecord): PublicInvite {
   return { id: i.id, createdAt: i.createdAt, expiresAt: i.expiresAt, createdBy: i.createdBy };
-}
-
-/** True when `creator` made the invite (by id, or by name on records that carry no id). */
-export function createdByUser(i: InviteRecord, creator: InviteCreator): boolean {
-  return i.createdById !== undefined
-    ? i.createdById === creator.id
-    : i.createdBy.toLowerCase() === creator.username.toLowerCase();
 }
 
 /** Creates an invite; the raw token is returned here once and never again. */
@@ -96,30 +86,26 @@ export async function listInvites(kv: Deno.Kv, nowMs: number): Promise<PublicInv
   return out.sort((a, b) => a.createdAt - b.createdAt).map(publicInvite);
 }
 
-/** Every stored invite of `creator` (expired ones too: they are deleted alike). */
-export async function invitesOf(
-  kv: Deno.Kv,
-  creator: InviteCreator,
-): Promise<Deno.KvEntry<InviteRecord>[]> {
-  const out: Deno.KvEntry<InviteRecord>[] = [];
-  for await (const e of kv.list<InviteRecord>({ prefix: keys.adminInvites() })) {
-    if (createdByUser(e.value, creator)) out.push(e);
-  }
-  return out;
-}
-
 /** Adds the deletion of an invite (record and token index) to an atomic op. */
-export function deleteInviteOps(op: Deno.AtomicOperation, rec: InviteRecord): Deno.AtomicOperation {
+function deleteInviteOps(op: Deno.AtomicOperation, rec: InviteRecord): Deno.AtomicOperation {
   return op.delete(keys.adminInvite(rec.id)).delete(keys.adminInviteToken(rec.tokenHash));
 }
 
-/** Deletes invites in batches that stay well under KV's 1000 mutations per atomic op. */
-export async function deleteInvites(kv: Deno.Kv, recs: InviteRecord[]): Promise<void> {
+/**
+ * Deletes every stored invite of the admin `creatorId` (expired ones too), in batches that stay
+ * well under KV's 1000 mutations per atomic op; returns how many there were.
+ */
+export async function deleteInvitesOf(kv: Deno.Kv, creatorId: string): Promise<number> {
+  const recs: InviteRecord[] = [];
+  for await (const e of kv.list<InviteRecord>({ prefix: keys.adminInvites() })) {
+    if (e.value.createdById === creatorId) recs.push(e.value);
+  }
   for (let i = 0; i < recs.length; i += 250) {
     let op = kv.atomic();
     for (const r of recs.slice(i, i + 250)) op = deleteInviteOps(op, r);
     await op.commit();
   }
+  return recs.length;
 }
 
 /** Revokes an invite; false when there is none with that id. */

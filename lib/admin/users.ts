@@ -1,7 +1,7 @@
 import { ConflictError, ForbiddenError, NotFoundError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
-import { deleteInviteOps, deleteInvites, invitesOf } from "./invites.ts";
+import { deleteInvitesOf } from "./invites.ts";
 
 /** A stored admin account. Hashes never leave the store (see `publicUser`). */
 export interface AdminUser {
@@ -102,15 +102,12 @@ export interface RemovedUser {
   invitesDeleted: number;
 }
 
-/** Invites deleted inside the removal op; 2 mutations each keeps it far under KV's 1000. */
-const INVITES_PER_REMOVAL_OP = 400;
-
 /**
  * Removes admin `targetId` on behalf of `actorId`: never oneself (403), never the last admin
  * (409). Every user's version is checked, so two admins removing each other at once cannot
- * leave the service with none. The invites the target created are deleted in the same op: a
- * removed (perhaps compromised) admin must not come back through a link they handed out. The
- * caller revokes the removed user's sessions.
+ * leave the service with none. The invites the target created die with the commit: accepting
+ * one checks, in its own commit, that its creator still exists; they are deleted afterwards for
+ * tidiness. The caller revokes the removed user's sessions.
  */
 export async function removeUser(
   kv: Deno.Kv,
@@ -118,23 +115,18 @@ export async function removeUser(
   targetId: string,
 ): Promise<RemovedUser> {
   if (actorId === targetId) throw new ForbiddenError("you cannot remove yourself");
-  const out = await retryCommit(async () => {
+  const user = await retryCommit(async () => {
     const all: Deno.KvEntry<AdminUser>[] = [];
     for await (const e of kv.list<AdminUser>({ prefix: keys.adminUsers() })) all.push(e);
     const target = all.find((e) => e.value.id === targetId);
     if (!target) throw new NotFoundError("not_found", `no admin with id "${targetId}"`);
     if (all.length <= 1) throw new ConflictError("conflict", "the last admin cannot be removed");
-    const invites = (await invitesOf(kv, target.value)).map((e) => e.value);
     let op = kv.atomic();
     // KV allows 100 checks per op; a team that large is far beyond what this service expects.
     for (const e of all.slice(0, 99)) op = op.check(e);
-    for (const inv of invites.slice(0, INVITES_PER_REMOVAL_OP)) op = deleteInviteOps(op, inv);
     const res = await op.delete(keys.adminUser(targetId))
       .delete(keys.adminUsername(target.value.username.toLowerCase())).commit();
-    return res.ok ? { user: target.value, invites } : null;
+    return res.ok ? target.value : null;
   }, "remove admin");
-  // Only a pathological backlog lands here; accepting checks that the creator still exists, so
-  // these are dead already and go for tidiness.
-  await deleteInvites(kv, out.invites.slice(INVITES_PER_REMOVAL_OP));
-  return { user: out.user, invitesDeleted: out.invites.length };
+  return { user, invitesDeleted: await deleteInvitesOf(kv, targetId) };
 }

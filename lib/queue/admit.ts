@@ -1,4 +1,5 @@
 import { retryCommit } from "../store/commit.ts";
+import { deleteListed } from "../store/delete.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
@@ -180,6 +181,8 @@ export interface TickResult {
   ran: boolean;
   admitted: number;
   expired: number;
+  /** Waiting count as the tick's last commit left it (when it ran). */
+  waiting: number;
 }
 
 /**
@@ -188,7 +191,7 @@ export interface TickResult {
  */
 export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const sec = Math.floor(ctx.now() / 1000);
-  const result: TickResult = { ran: false, admitted: 0, expired: 0 };
+  const result: TickResult = { ran: false, admitted: 0, expired: 0, waiting: 0 };
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   for (let round = 0; round === 0 || Date.now() - started < 900; round++) {
@@ -222,6 +225,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         result.ran = true;
         result.admitted += n;
         result.expired += handled.size;
+        result.waiting = counts.waiting;
         return expired + n >= CHUNK / 2;
       }, "tick"));
     if (!more) break;
@@ -282,27 +286,12 @@ async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
     head = e.key[2] as number;
   }
-  let op = ctx.kv.atomic();
-  let n = 0;
   const old = Math.floor(ctx.now() / 1000) - 120;
-  for await (
-    const e of ctx.kv.list({ start: keys.checkinsPrefix(q), end: keys.checkins(q, old) }, {
-      limit: 5000,
-    })
-  ) {
-    op.delete(e.key);
-    if (++n % 500 === 0) {
-      await op.commit();
-      op = ctx.kv.atomic();
-    }
-  }
-  for await (const e of ctx.kv.list({ prefix: keys.gonePrefix(q) }, { limit: 5000 })) {
-    if (head !== null && (e.key[3] as number) >= head) continue;
-    op.delete(e.key);
-    if (++n % 500 === 0) {
-      await op.commit();
-      op = ctx.kv.atomic();
-    }
-  }
-  await op.commit();
+  const end = keys.checkins(q, old);
+  await deleteListed(ctx.kv, { start: keys.checkinsPrefix(q), end }, { limit: 5000 });
+  // Gone-log entries still inside the line are needed for exact positions.
+  await deleteListed(ctx.kv, { prefix: keys.gonePrefix(q) }, {
+    limit: 5000,
+    keep: (k) => head !== null && (k[3] as number) >= head,
+  });
 }

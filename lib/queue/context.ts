@@ -56,6 +56,14 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
 }
 
 /** Shared state and cached reads of the admission engine. */
+/** What a join commit left: counts and settings with the versionstamps to check against. */
+export interface JoinState {
+  counts: Counts;
+  entry: { key: Deno.KvKey; versionstamp: string | null };
+  settings: QueueSettings;
+  settingsEntry: { key: Deno.KvKey; versionstamp: string | null };
+}
+
 export class QueueContext {
   readonly kv: Deno.Kv;
   readonly clock: Clock;
@@ -147,9 +155,16 @@ export class QueueContext {
     return await p;
   }
 
-  /** Drops the cached view after a local write so this instance reads its own writes. */
+  /**
+   * The state this instance's last join commit left, reused by the next group commit (whose
+   * checks still catch any other writer); `invalidate` drops it with the view.
+   */
+  readonly joinState = new Map<string, JoinState>();
+
+  /** Drops the cached view (and join state) after a local write: this instance reads its writes. */
   invalidate(q: string): void {
     this.#views.delete(q);
+    this.joinState.delete(q);
   }
 
   /**
@@ -158,7 +173,7 @@ export class QueueContext {
    */
   noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null): void {
     const v = this.#views.get(q);
-    if (!v || this.#loading.has(q)) return this.invalidate(q);
+    if (!v || this.#loading.has(q)) return void this.#views.delete(q);
     const head = v.head ?? firstWaitingSeq;
     this.#views.set(q, { ...v, counts, head });
   }

@@ -37,6 +37,7 @@ export class Engine {
   #batcher: JoinBatcher;
   #lastTick = new Map<string, number>();
   #ticking = new Set<string>();
+  #names: { value: string[]; at: number } | null = null;
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
@@ -54,13 +55,26 @@ export class Engine {
         return true;
       }, "create queue");
     }
+    this.#names = null;
   }
 
-  /** Names of all queues, sorted. */
+  /** Names of all queues, sorted; listed at most once a second (queues made here show at once). */
   async queueNames(): Promise<string[]> {
+    const now = this.ctx.now();
+    if (this.#names && now >= this.#names.at && now - this.#names.at < 1000) {
+      return this.#names.value;
+    }
     const out: string[] = [];
     for await (const e of this.ctx.kv.list({ prefix: keys.queues() })) out.push(e.key[1] as string);
-    return out.sort();
+    this.#names = { value: out.sort(), at: now };
+    return this.#names.value;
+  }
+
+  /** The queue meant when none is named: `default`, else the only queue; null when ambiguous. */
+  async defaultQueue(): Promise<string | null> {
+    const names = await this.queueNames();
+    if (names.includes("default")) return "default";
+    return names.length === 1 ? names[0] : null;
   }
 
   join(q: string, ticket: TicketClaims | null, visitorId?: string): Promise<JoinOutcome> {
@@ -87,10 +101,8 @@ export class Engine {
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
     const out = await tick(this.ctx, q);
-    if (out.ran && this.onTicked) {
-      // Observers (the depth webhook) run after the tick, never inside it.
-      this.ctx.readCounts(q).then((r) => this.onTicked?.(q, r.counts.waiting)).catch(() => {});
-    }
+    // Observers (the depth webhook) run after the tick, never inside it.
+    if (out.ran) this.onTicked?.(q, out.waiting);
     return out;
   }
 
@@ -145,21 +157,19 @@ export class Engine {
   setMode(q: string, mode: Mode) {
     return this.updateSettings(q, (s) => void (s.mode = mode));
   }
-  setPaused(q: string, paused: boolean) {
-    return this.updateSettings(q, (s) => void (s.paused = paused));
-  }
-  /** Pause or resume, telling whether the state really changed (the webhook fires only then). */
-  async togglePause(
-    q: string,
-    paused: boolean,
-  ): Promise<{ settings: QueueSettings; changed: boolean }> {
+  /** Silent pause or resume; `onPauseChanged` hears of a real change (not of a repeat). */
+  async setPaused(q: string, paused: boolean): Promise<QueueSettings> {
     let changed = false;
-    const settings = await this.updateSettings(q, (s) => {
+    const out = await this.updateSettings(q, (s) => {
       changed = s.paused !== paused;
       s.paused = paused;
     });
-    return { settings, changed };
+    if (changed) this.onPauseChanged?.(q, paused);
+    return out;
   }
+
+  /** Called after a pause or resume that changed the queue's state (the `pause` webhook). */
+  onPauseChanged?: (q: string, paused: boolean) => void;
   setOpensAt(q: string, opensAt: number | null) {
     return this.updateSettings(q, (s) => void (s.opensAt = opensAt));
   }
@@ -184,6 +194,11 @@ export class Engine {
       if (max < 1 || max > 50_000_000) throw new BadRequestError("maxWaitingVisitors out of range");
       s.maxWaitingVisitors = max;
     });
+  }
+
+  /** Operator metrics of every queue, read side by side. */
+  async allMetrics(): Promise<QueueMetrics[]> {
+    return await Promise.all((await this.queueNames()).map((q) => this.metrics(q)));
   }
 
   /** Operator metrics of one queue. */

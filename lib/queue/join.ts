@@ -14,7 +14,7 @@ import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
 import { leave, type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
-import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import type { Counts, Visitor } from "./types.ts";
 
 /** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
 export interface JoinOutcome extends Outcome {
@@ -30,13 +30,6 @@ interface Pending {
 }
 
 /** What a join commit reads, as the last successful one of this instance left it. */
-interface JoinState {
-  counts: Counts;
-  entry: { key: Deno.KvKey; versionstamp: string | null };
-  settings: QueueSettings;
-  settingsEntry: { key: Deno.KvKey; versionstamp: string | null };
-}
-
 /** Largest group commit: three mutations a join (an op allows 1000). */
 const MAX_BATCH = 250;
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
@@ -59,7 +52,6 @@ function takeBatch(list: Pending[]): Pending[] {
 export class JoinBatcher {
   #pending = new Map<string, Pending[]>();
   #busy = new Set<string>();
-  #state = new Map<string, JoinState>();
 
   constructor(private ctx: QueueContext) {}
 
@@ -102,8 +94,8 @@ export class JoinBatcher {
         const now = ctx.now();
         // The state this instance's last join commit left, if any: its checks fail (and the
         // retry reads afresh) when anything else wrote the counts or settings since.
-        const cached = this.#state.get(q);
-        this.#state.delete(q);
+        const cached = ctx.joinState.get(q);
+        ctx.joinState.delete(q);
         const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
           cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q),
           ctx.branding(),
@@ -192,7 +184,7 @@ export class JoinBatcher {
         const res = await op.commit();
         if (res.ok) {
           committed = counts;
-          this.#state.set(q, {
+          ctx.joinState.set(q, {
             counts: { ...counts },
             entry: { key: entry.key, versionstamp: res.versionstamp },
             settings,

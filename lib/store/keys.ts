@@ -43,15 +43,13 @@ export const keys = {
   adminUsers: () => ["admin", "user"] as const,
   /** Unique index: lower-cased username -> user id. */
   adminUsername: (name: string) => ["admin", "username", name] as const,
-  /** A session by the SHA-256 hash of its id (the raw id lives only in the cookie). */
+  /** A session by HMAC(TOKEN_SECRET, id) (the raw id lives only in the cookie). */
   adminSession: (hash: string) => ["admin", "session", hash] as const,
   adminSessions: () => ["admin", "session"] as const,
   /** A pending invite by id; `adminInviteToken` maps a token hash to that id. */
   adminInvite: (id: string) => ["admin", "invite", id] as const,
   adminInvites: () => ["admin", "invite"] as const,
   adminInviteToken: (hash: string) => ["admin", "inviteToken", hash] as const,
-  /** Recovery phrase hash -> user id. */
-  adminRecovery: (hash: string) => ["admin", "recovery", hash] as const,
   /** Set once the first admin has been claimed. */
   adminClaimed: () => ["admin", "claimed"] as const,
   /** Attempt counters for rate-limited public calls. */

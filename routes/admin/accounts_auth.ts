@@ -1,6 +1,4 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
 import { acceptTos, claimFirstAdmin, login } from "../../lib/admin/accounts.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
@@ -11,35 +9,31 @@ import {
   refundRateLimit,
   resetRateLimit,
 } from "../../lib/admin/rate_limit.ts";
-import { deleteSession } from "../../lib/admin/sessions.ts";
 import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
 import { publicUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
-import { UnauthorizedError } from "../../lib/errors.ts";
 import { keys } from "../../lib/store/keys.ts";
-import { safeEqualString } from "../../lib/tokens.ts";
 import { VERSION } from "../../lib/version.ts";
-import { jsonBody, jsonOk } from "../schemas.ts";
+import { bearerOnly } from "../bearer.ts";
+import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import {
   AdminUserView,
   ChallengeResponse,
-  errs,
   GivenPassword,
   GivenUsername,
   NewAccountView,
   NewPassword,
   Ok,
-  sessionSecurity,
   TosVersion,
   Username,
 } from "./accounts_schemas.ts";
 import {
-  ADMIN_COOKIE,
   type AdminEnv,
   adminSession,
   audit,
   clearSessionCookie,
   currentSession,
+  dropPresentedSession,
   requireChallenge,
   signIn,
 } from "./session.ts";
@@ -96,7 +90,7 @@ const tosRoute = createRoute({
   method: "post",
   path: "/api/admin/tos/accept",
   summary: "Accept the current terms of service (allowed with a stale acceptance)",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: { body: jsonBody(z.object({ acceptedTosVersion: TosVersion })) },
   responses: { 200: jsonOk(z.object({ user: AdminUserView }), "accepted"), ...errs(400, 401, 403) },
 });
@@ -124,21 +118,9 @@ const logoutRoute = createRoute({
   method: "post",
   path: "/api/admin/logout",
   summary: "Sign out: ends the session and clears tg_admin",
-  security: sessionSecurity,
+  security: adminSecurity,
   responses: { 200: jsonOk(Ok, "signed out"), ...errs(401, 403) },
 });
-
-/** Accepts only `Authorization: Bearer <TOKEN_SECRET>` (constant-time). */
-function bearerOnly(s: Services): MiddlewareHandler {
-  return async (c, next) => {
-    const auth = c.req.header("authorization") ?? "";
-    const given = /^bearer /i.test(auth) ? auth.slice(7).trim() : "";
-    if (!safeEqualString(given, s.config.TOKEN_SECRET)) {
-      throw new UnauthorizedError("Authorization: Bearer <TOKEN_SECRET> required");
-    }
-    await next();
-  };
-}
 
 /** Bootstrap, claim, ToS, login and logout. */
 export function authRoutes(s: Services) {
@@ -173,8 +155,7 @@ export function authRoutes(s: Services) {
   app.openapi(claimRoute, async (c) => {
     const body = c.req.valid("json");
     const out = await claimFirstAdmin(s, body);
-    await signIn(s, c, out);
-    await audit(s, c, "admin.claim", { username: out.user.username });
+    await signIn(s, c, out, "admin.claim", { username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
 
@@ -222,13 +203,12 @@ export function authRoutes(s: Services) {
     });
     await resetRateLimit(s.kv, s.clock, "login", subject);
     await refundRateLimit(s.kv, s.clock, "loginIp", addr);
-    await signIn(s, c, out);
-    await audit(s, c, "session.login");
+    await signIn(s, c, out, "session.login");
     return c.json({ user: out.user }, 200);
   });
 
   app.openapi(logoutRoute, async (c) => {
-    await deleteSession(s, getCookie(c, ADMIN_COOKIE) ?? "");
+    await dropPresentedSession(s, c);
     clearSessionCookie(s, c);
     await audit(s, c, "session.logout");
     return c.json({ ok: true as const }, 200);

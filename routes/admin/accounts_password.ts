@@ -5,16 +5,14 @@ import { changePassword, recoverAccount, regenerateRecovery } from "../../lib/ad
 import { hitRateLimit, limitAddress, resetRateLimit } from "../../lib/admin/rate_limit.ts";
 import { sessionHash } from "../../lib/admin/sessions.ts";
 import { clientIp } from "../../lib/client_ip.ts";
-import { jsonBody, jsonOk } from "../schemas.ts";
+import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import {
   ChallengeResponse,
-  errs,
   GivenPassword,
   GivenUsername,
   NewAccountView,
   NewPassword,
   Ok,
-  sessionSecurity,
 } from "./accounts_schemas.ts";
 import {
   ADMIN_COOKIE,
@@ -36,7 +34,7 @@ const changeRoute = createRoute({
   summary: "Change your password; this session gets a new id (new cookie), the others end",
   description: "A wrong `currentPassword` is 403 `forbidden` (the session itself is fine); " +
     "wrong tries count against the login limit of this IP and username.",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: {
     body: jsonBody(
       z.object({
@@ -77,7 +75,7 @@ const regenerateRoute = createRoute({
   method: "post",
   path: "/api/admin/recovery/regenerate",
   summary: "Replace your recovery phrase (needs your password); the new one is shown once",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: { body: jsonBody(z.object({ currentPassword: GivenPassword })) },
   responses: {
     200: jsonOk(z.object({ recoveryPhrase: z.string() }), "the new phrase"),
@@ -119,8 +117,7 @@ export function passwordRoutes(s: Services) {
       recoveryPhrase: b.recoveryPhrase,
       newPassword: b.newPassword,
     });
-    await signIn(s, c, out);
-    await audit(s, c, "password.recover", { invitesDeleted: out.invitesDeleted });
+    await signIn(s, c, out, "password.recover", { invitesDeleted: out.invitesDeleted });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
 

@@ -1,10 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../lib/admin/passwords.ts";
 import { USERNAME_RE } from "../../lib/admin/users.ts";
-import { ErrorEnvelope } from "../schemas.ts";
-
-/** Security requirement of routes behind `adminSession()`. */
-export const sessionSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
 
 export const Username = z.string().regex(USERNAME_RE, {
   message:
@@ -63,25 +59,3 @@ export const NewAccountView = z.object({
 }).openapi("NewAdminAccount");
 
 export const Ok = z.object({ ok: z.literal(true) }).openapi("Ok");
-
-const err = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ErrorEnvelope } },
-});
-/** Error responses of the account routes. */
-export const accountErrors = {
-  400: err("malformed JSON or failed validation (`bad_request`)"),
-  401: err("no valid session or wrong credential (`unauthorized`)"),
-  403: err("stale ToS, foreign Origin on a write, or not allowed (`forbidden`)"),
-  404: err("no such record (`not_found`)"),
-  409: err("conflict (`conflict`)"),
-  429: err("too many attempts (`rate_limited`, with `Retry-After`)"),
-};
-
-/** Picks some of `accountErrors` by status. */
-export function errs<K extends keyof typeof accountErrors>(...codes: K[]) {
-  return Object.fromEntries(codes.map((k) => [k, accountErrors[k]])) as Pick<
-    typeof accountErrors,
-    K
-  >;
-}

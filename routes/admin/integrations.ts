@@ -3,26 +3,20 @@ import type { Services } from "../../app.ts";
 import { TRAFFIC_BUCKET_MS } from "../../lib/queue/records.ts";
 import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
-import { createWebhooks, Webhooks } from "../../lib/webhooks.ts";
+import { isHttpsUrl } from "../../lib/destination.ts";
 import {
   ownEndpoints,
   readWebhookSettings,
   saveWebhookSettings,
   WEBHOOK_EVENTS,
 } from "../../lib/webhooks_settings.ts";
-import { jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
-import { adminErrors, adminSecurity, pickQueue } from "./settings.ts";
+import { pickQueue } from "./settings.ts";
 
-const WebhookUrl = z.string().max(2048).refine((u) => {
-  if (u === "") return true;
-  try {
-    const p = new URL(u);
-    return p.protocol === "https:" && p.hostname !== "" && !p.username && !p.password;
-  } catch {
-    return false;
-  }
-}, { message: "must be an https:// URL (or empty while disabled)" });
+const WebhookUrl = z.string().max(2048).refine((u) => u === "" || isHttpsUrl(u), {
+  message: "must be an https:// URL (or empty while disabled)",
+});
 
 const WebhookSettingsView = z.object({
   enabled: z.boolean(),
@@ -52,7 +46,7 @@ const getWebhooksRoute = createRoute({
   path: "/api/admin/webhooks",
   summary: "Webhook settings (never the secret; `hasSecret` says whether one is set)",
   security: adminSecurity,
-  responses: { 200: jsonOk(WebhookSettingsView, "the settings"), ...adminErrors },
+  responses: { 200: jsonOk(WebhookSettingsView, "the settings"), ...errs(400, 401, 403, 404) },
 });
 
 const putWebhooksRoute = createRoute({
@@ -61,7 +55,10 @@ const putWebhooksRoute = createRoute({
   summary: "Save webhook settings (https URL, events, optional signing secret, depth threshold)",
   security: adminSecurity,
   request: { body: jsonBody(WebhookSettingsInput) },
-  responses: { 200: jsonOk(WebhookSettingsView, "the saved settings"), ...adminErrors },
+  responses: {
+    200: jsonOk(WebhookSettingsView, "the saved settings"),
+    ...errs(400, 401, 403, 404),
+  },
 });
 
 const testWebhookRoute = createRoute({
@@ -86,7 +83,7 @@ const testWebhookRoute = createRoute({
       }).openapi("WebhookTestResult"),
       "the outcome of the delivery (a failed delivery is still a 200)",
     ),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 
@@ -115,7 +112,7 @@ const updatesRoute = createRoute({
       }).openapi("UpdateCheck"),
       "the comparison",
     ),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 
@@ -151,14 +148,9 @@ const trafficRoute = createRoute({
         "text/csv": { schema: z.string().openapi({ example: "at,iso,inflow,outflow\n" }) },
       },
     },
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
-
-/** The webhook sender behind `s.events`, or a one-off one while app.ts wires none. */
-function sender(s: Services): Webhooks {
-  return s.events instanceof Webhooks ? s.events : createWebhooks(s);
-}
 
 /** Webhooks, update check and traffic under /api/admin. */
 export function integrationRoutes(s: Services) {
@@ -190,11 +182,9 @@ export function integrationRoutes(s: Services) {
   });
 
   app.openapi(testWebhookRoute, async (c) => {
-    // The body is optional: without one, the validator is skipped and nothing is there.
-    const body: { queue?: string } = c.req.valid("json") ?? {};
-    const q = await pickQueue(s, body.queue);
+    const q = await pickQueue(s, c.req.valid("json").queue);
     const { paused } = await s.engine.settings(q);
-    const result = await sender(s).deliverTest(q, { paused, test: true });
+    const result = await s.webhooks.deliverTest(q, { paused, test: true });
     await audit(s, c, "webhooks.test", {
       queue: q,
       delivered: result.delivered,

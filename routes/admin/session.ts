@@ -13,7 +13,7 @@ import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { type AdminUser, getUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
-import { isSecureRequest } from "../status_fast.ts";
+import { isSecureRequest } from "../../lib/visitor_cookies.ts";
 
 /** The signed-in admin, set as `c.get("admin")` by `adminSession()`. */
 export interface AdminIdentity {
@@ -94,6 +94,21 @@ function foreignOriginError(s: Services, c: Context): ForbiddenError {
 }
 
 /**
+ * The session gate of every admin route: false when the request carries no valid session (no
+ * cookie, unknown or expired, admin removed); 403 `forbidden` for a valid one that may not act (a
+ * write without this service's Origin, or a stale ToS acceptance unless `allowStaleTos`). On
+ * success the admin is set as `c.get("admin")` (routes and audit read it).
+ */
+async function authorize(s: Services, c: Context, allowStaleTos: boolean): Promise<boolean> {
+  const cur = await currentSession(s, c);
+  if (!cur) return false;
+  if (!originOk(s, c)) throw foreignOriginError(s, c);
+  if (!allowStaleTos && cur.user.acceptedTosVersion !== TOS_VERSION) throw staleTosError();
+  c.set("admin", { id: cur.user.id, username: cur.user.username });
+  return true;
+}
+
+/**
  * Requires a valid `tg_admin` session (401 `unauthorized`), an accepted current ToS unless
  * `allowStaleTos` (403 `forbidden`), and on writes an Origin of this service (403 `forbidden`).
  */
@@ -102,31 +117,19 @@ export function adminSession(
   opts: { allowStaleTos?: boolean } = {},
 ): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
-    const cur = await currentSession(s, c);
-    if (!cur) throw new UnauthorizedError("admin session required (sign in again)");
-    if (!originOk(s, c)) throw foreignOriginError(s, c);
-    if (!opts.allowStaleTos && cur.user.acceptedTosVersion !== TOS_VERSION) throw staleTosError();
-    c.set("admin", { id: cur.user.id, username: cur.user.username });
+    if (!(await authorize(s, c, opts.allowStaleTos ?? false))) {
+      throw new UnauthorizedError("admin session required (sign in again)");
+    }
     await next();
   };
 }
 
 /**
- * For the operator endpoints: true when the request carries a valid admin session, false when it
- * carries none (no cookie, unknown or expired: the caller answers 401). A valid session that may
- * not act throws 403 `forbidden`, as `adminSession()` does: a stale ToS acceptance, or a write
- * without this service's Origin. On success the admin is set as `c.get("admin")` (for audit).
+ * For the operator endpoints: true with a valid admin session, false without one (the caller
+ * answers 401); 403 as `adminSession()` for a session that may not act.
  */
 export function sessionChecker(s: Services): (c: Context) => Promise<boolean> {
-  return async (c) => {
-    if (!getCookie(c, ADMIN_COOKIE)) return false;
-    const cur = await currentSession(s, c);
-    if (!cur) return false;
-    if (!originOk(s, c)) throw foreignOriginError(s, c);
-    if (cur.user.acceptedTosVersion !== TOS_VERSION) throw staleTosError();
-    c.set("admin", { id: cur.user.id, username: cur.user.username });
-    return true;
-  };
+  return (c) => authorize(s, c, false);
 }
 
 /**
@@ -162,15 +165,21 @@ export async function requireChallenge(
   }
 }
 
-/** Completes a sign-in: replaces a presented session, sets the new cookie, acts as that admin. */
+/**
+ * Completes a sign-in: replaces a presented session, sets the new cookie, acts as that admin and
+ * audits `action` under that admin's name.
+ */
 export async function signIn(
   s: Services,
   c: Context,
   out: { sessionId: string; user: { id: string; username: string } },
+  action: string,
+  detail: Record<string, unknown> = {},
 ): Promise<void> {
   await dropPresentedSession(s, c);
   setSessionCookie(s, c, out.sessionId);
   c.set("admin", { id: out.user.id, username: out.user.username });
+  await audit(s, c, action, detail);
 }
 
 /** Writes an audit entry: who (the session's admin or "bearer"), what, when, from where. */

@@ -3,15 +3,13 @@ import type { Context } from "hono";
 import type { Services } from "../../app.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
-import { errors, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 
-/** The queue an admin write means: the named one, else `default`, else the only queue. */
+/** The queue an admin write means: the named one, else the engine's default queue. */
 export async function pickQueue(s: Services, queue?: string): Promise<string> {
-  if (queue) return queue;
-  const names = await s.engine.queueNames();
-  if (names.includes("default")) return "default";
-  if (names.length === 1) return names[0];
+  const q = queue ?? await s.engine.defaultQueue();
+  if (q) return q;
   throw new BadRequestError("queue: name the queue (there is no default queue)", {
     fields: [{ path: "queue", message: "required when there is no default queue" }],
   });
@@ -19,14 +17,6 @@ export async function pickQueue(s: Services, queue?: string): Promise<string> {
 
 /** Most queues one service holds (each costs a settings read per tick and per metrics poll). */
 export const MAX_QUEUES = 100;
-
-export const adminSecurity: Record<string, string[]>[] = [{ adminSession: [] }];
-export const adminErrors = {
-  400: errors[400],
-  401: errors[401],
-  403: errors[403],
-  404: errors[404],
-};
 
 const QueueSettingsView = z.object({
   queue: z.string(),
@@ -67,7 +57,10 @@ function write<T extends z.ZodType>(
     summary,
     security: adminSecurity,
     request: { body: jsonBody(body) },
-    responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+    responses: {
+      200: jsonOk(QueueSettingsView, "the queue's settings"),
+      ...errs(400, 401, 403, 404),
+    },
   });
 }
 
@@ -110,7 +103,10 @@ const rateClearRoute = createRoute({
   summary: "Clear the rate override (falls back to ADMIT_PER_SECOND)",
   security: adminSecurity,
   request: { query: z.object({ queue: OptQueue }) },
-  responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+  responses: {
+    200: jsonOk(QueueSettingsView, "the queue's settings"),
+    ...errs(400, 401, 403, 404),
+  },
 });
 
 const LimitsView = z.object({ queue: z.string(), maxWaitingVisitors: z.number().int() })
@@ -121,7 +117,7 @@ const limitsGetRoute = createRoute({
   summary: "Read the waiting-row cap",
   security: adminSecurity,
   request: { query: z.object({ queue: OptQueue }) },
-  responses: { 200: jsonOk(LimitsView, "the cap"), ...adminErrors },
+  responses: { 200: jsonOk(LimitsView, "the cap"), ...errs(400, 401, 403, 404) },
 });
 const limitsPutRoute = createRoute({
   method: "put",
@@ -138,7 +134,7 @@ const limitsPutRoute = createRoute({
   },
   responses: {
     200: jsonOk(LimitsView, "the new cap"),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
     409: { description: "stale previous value (`conflict`)", content: errors[409].content },
   },
 });
@@ -150,7 +146,7 @@ const queuesGetRoute = createRoute({
   security: adminSecurity,
   responses: {
     200: jsonOk(z.object({ queues: z.array(QueueSettingsView) }), "queues"),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 const queuesPostRoute = createRoute({
@@ -161,7 +157,10 @@ const queuesPostRoute = createRoute({
   request: {
     body: jsonBody(z.object({ name: QueueName, mode: z.enum(["queue", "lottery"]).optional() })),
   },
-  responses: { 200: jsonOk(QueueSettingsView, "the queue's settings"), ...adminErrors },
+  responses: {
+    200: jsonOk(QueueSettingsView, "the queue's settings"),
+    ...errs(400, 401, 403, 404),
+  },
 });
 
 /** Per-queue admission settings of SPEC 4.3 behind the admin session. */
@@ -204,11 +203,7 @@ export function settingsRoutes(s: Services) {
   });
   app.openapi(pauseRoute, (c) => {
     const { queue, paused } = c.req.valid("json");
-    return change(c, queue, "queue.pause", { paused }, async (q) => {
-      const { settings, changed } = await s.engine.togglePause(q, paused);
-      if (changed) await s.events.emit("pause", q, { paused: settings.paused });
-      return settings;
-    });
+    return change(c, queue, "queue.pause", { paused }, (q) => s.engine.setPaused(q, paused));
   });
   app.openapi(rateRoute, (c) => {
     const { queue, admitPerSecond } = c.req.valid("json");

@@ -5,12 +5,12 @@ import { resetService } from "../../lib/admin/reset.ts";
 import { listInvites } from "../../lib/admin/invites.ts";
 import { listUsers } from "../../lib/admin/users.ts";
 import { BrandingInput, readBranding, saveBranding } from "../../lib/branding.ts";
-import { UnauthorizedError } from "../../lib/errors.ts";
-import { safeEqualString } from "../../lib/tokens.ts";
+import { destinationFor } from "../../lib/destination.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
-import { jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
+import { bearerOnly } from "../bearer.ts";
+import { adminSecurity, errs, jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
-import { adminErrors, adminSecurity, pickQueue } from "./settings.ts";
+import { pickQueue } from "./settings.ts";
 
 const BrandingView = BrandingInput.required().openapi("Branding");
 const loose = z.record(z.string(), z.unknown());
@@ -32,7 +32,7 @@ const stateRoute = createRoute({
       }),
       "state",
     ),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 const metricsRoute = createRoute({
@@ -42,7 +42,7 @@ const metricsRoute = createRoute({
   security: adminSecurity,
   responses: {
     200: jsonOk(z.object({ at: z.number().int(), queues: z.array(Metrics) }), "metrics"),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 const brandingRoute = createRoute({
@@ -51,7 +51,7 @@ const brandingRoute = createRoute({
   summary: "Save branding (fields left out keep their value)",
   security: adminSecurity,
   request: { body: jsonBody(BrandingInput) },
-  responses: { 200: jsonOk(BrandingView, "the saved branding"), ...adminErrors },
+  responses: { 200: jsonOk(BrandingView, "the saved branding"), ...errs(400, 401, 403, 404) },
 });
 const passRoute = createRoute({
   method: "post",
@@ -68,7 +68,7 @@ const passRoute = createRoute({
       z.object({ redirectTo: z.string(), queue: z.string(), exp: z.number().int() }),
       "pass set as tg_access",
     ),
-    ...adminErrors,
+    ...errs(400, 401, 403, 404),
   },
 });
 const resetRoute = createRoute({
@@ -79,22 +79,9 @@ const resetRoute = createRoute({
   security: [{ operatorBearer: [] }],
   responses: {
     200: jsonOk(z.object({ reset: z.literal(true), cleared: z.array(z.string()) }), "done"),
-    401: adminErrors[401],
+    ...errs(401),
   },
 });
-
-/** All queues' operator metrics. */
-async function allMetrics(s: Services) {
-  const queues = [];
-  for (const q of await s.engine.queueNames()) queues.push(await s.engine.metrics(q));
-  return queues;
-}
-
-/** Where an admin pass leads: branding `redirectUrl`, else `/` with an origin, else `/demo`. */
-function passDestination(s: Services, redirectUrl: string): string {
-  if (redirectUrl) return redirectUrl;
-  return s.config.ORIGIN_URL ? "/" : "/demo";
-}
 
 /** Control-room state, live metrics, branding, the admin pass and the factory reset. */
 export function stateRoutes(s: Services) {
@@ -105,13 +92,14 @@ export function stateRoutes(s: Services) {
   ) {
     app.use(p, session);
   }
+  app.use("/api/admin/reset", bearerOnly(s));
 
   app.openapi(stateRoute, async (c) => {
     const me = c.get("admin");
     const now = s.clock.now();
     const [branding, queues, users, invites, webhooks, challenge] = await Promise.all([
       readBranding(s.kv),
-      allMetrics(s),
+      s.engine.allMetrics(),
       listUsers(s.kv),
       listInvites(s.kv, now),
       readWebhookSettings(s.kv, s.config.TOKEN_SECRET),
@@ -128,7 +116,7 @@ export function stateRoutes(s: Services) {
     }, 200);
   });
   app.openapi(metricsRoute, async (c) => {
-    return c.json({ at: s.clock.now(), queues: await allMetrics(s) }, 200);
+    return c.json({ at: s.clock.now(), queues: await s.engine.allMetrics() }, 200);
   });
   app.openapi(brandingRoute, async (c) => {
     const patch = c.req.valid("json");
@@ -138,11 +126,7 @@ export function stateRoutes(s: Services) {
     return c.json(saved, 200);
   });
   app.openapi(passRoute, async (c) => {
-    let body: { queue?: string } = {};
-    try {
-      body = c.req.valid("json") ?? {};
-    } catch { /* no body: the default queue */ }
-    const q = await pickQueue(s, body.queue);
+    const q = await pickQueue(s, c.req.valid("json").queue);
     await s.engine.settings(q); // 404 for an unknown queue
     const me = c.get("admin");
     const now = s.clock.now();
@@ -159,17 +143,12 @@ export function stateRoutes(s: Services) {
     await audit(s, c, "pass.mint", { queue: q });
     const branding = await readBranding(s.kv);
     return c.json({
-      redirectTo: passDestination(s, branding.redirectUrl),
+      redirectTo: destinationFor(s, branding, null),
       queue: q,
       exp: Math.floor(now / 1000) + ttl,
     }, 200);
   });
   app.openapi(resetRoute, async (c) => {
-    const auth = c.req.header("authorization") ?? "";
-    const bearer = /^bearer /i.test(auth) ? auth.slice(7).trim() : "";
-    if (!bearer || !safeEqualString(bearer, s.config.TOKEN_SECRET)) {
-      throw new UnauthorizedError("factory reset needs Authorization: Bearer <TOKEN_SECRET>");
-    }
     const cleared = await resetService(s.kv);
     await audit(s, c, "service.reset", { cleared });
     return c.json({ reset: true as const, cleared }, 200);

@@ -6,17 +6,15 @@ import { createInvite, listInvites, revokeInvite } from "../../lib/admin/invites
 import { revokeUserSessions } from "../../lib/admin/sessions.ts";
 import { listUsers, removeUser } from "../../lib/admin/users.ts";
 import { NotFoundError } from "../../lib/errors.ts";
-import { jsonBody, jsonOk } from "../schemas.ts";
+import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import {
   AdminUserView,
   AuditView,
   ChallengeResponse,
-  errs,
   InviteView,
   NewAccountView,
   NewPassword,
   Ok,
-  sessionSecurity,
   TosVersion,
   Username,
 } from "./accounts_schemas.ts";
@@ -28,7 +26,7 @@ const usersRoute = createRoute({
   method: "get",
   path: "/api/admin/users",
   summary: "The team: every admin",
-  security: sessionSecurity,
+  security: adminSecurity,
   responses: {
     200: jsonOk(z.object({ users: z.array(AdminUserView) }), "admins"),
     ...errs(401, 403),
@@ -40,7 +38,7 @@ const removeUserRoute = createRoute({
   path: "/api/admin/users/{id}",
   summary: "Remove another admin (not yourself: 403; not the last: 409); ends their sessions " +
     "and deletes the invites they created",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: { params: IdParam },
   responses: { 200: jsonOk(Ok, "removed"), ...errs(401, 403, 404, 409) },
 });
@@ -49,7 +47,7 @@ const invitesRoute = createRoute({
   method: "get",
   path: "/api/admin/invites",
   summary: "Pending invites (no tokens)",
-  security: sessionSecurity,
+  security: adminSecurity,
   responses: {
     200: jsonOk(z.object({ invites: z.array(InviteView) }), "pending invites"),
     ...errs(401, 403),
@@ -60,7 +58,7 @@ const createInviteRoute = createRoute({
   method: "post",
   path: "/api/admin/invites",
   summary: "Create a 72-hour invite; the token and accept URL are returned this once",
-  security: sessionSecurity,
+  security: adminSecurity,
   responses: {
     200: jsonOk(
       z.object({
@@ -78,7 +76,7 @@ const revokeInviteRoute = createRoute({
   method: "delete",
   path: "/api/admin/invites/{id}",
   summary: "Revoke a pending invite",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: { params: IdParam },
   responses: { 200: jsonOk(Ok, "revoked"), ...errs(401, 403, 404) },
 });
@@ -109,7 +107,7 @@ const auditRoute = createRoute({
   method: "get",
   path: "/api/admin/audit",
   summary: "Recent admin activity, newest first",
-  security: sessionSecurity,
+  security: adminSecurity,
   request: {
     query: z.object({
       limit: z.coerce.number().int().min(1).max(500).default(100).openapi({
@@ -176,8 +174,7 @@ export function teamRoutes(s: Services) {
       password: b.password,
       acceptedTosVersion: b.acceptedTosVersion,
     });
-    await signIn(s, c, out);
-    await audit(s, c, "invite.accept", { userId: out.user.id, username: out.user.username });
+    await signIn(s, c, out, "invite.accept", { userId: out.user.id, username: out.user.username });
     return c.json({ user: out.user, recoveryPhrase: out.phrase }, 200);
   });
 

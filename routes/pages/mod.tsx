@@ -1,6 +1,7 @@
 /** The visitor pages: /wait (+ /wait/enter), /demo and the built assets under /static/. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
+import { QueueName } from "../schemas.ts";
 import { assetsOnce, staticRoutes } from "./assets.ts";
 import { demoRoutes } from "./demo.tsx";
 import { waitRoutes } from "./wait.tsx";
@@ -25,7 +26,7 @@ export function pageRoutes(s: Services) {
     summary: "The built-in waiting room page (joins or resumes by tg_ticket; HEAD never joins)",
     request: {
       query: z.object({
-        queue: z.string().optional().openapi({ description: "queue name (default queue)" }),
+        queue: QueueName.optional().openapi({ description: "queue name (default queue)" }),
         return: z.string().optional().openapi({
           description: "destination after admission: a same-origin relative path only",
         }),
@@ -56,7 +57,7 @@ export function pageRoutes(s: Services) {
       body: {
         content: {
           "application/x-www-form-urlencoded": {
-            schema: z.object({ queue: z.string(), return: z.string().optional() }),
+            schema: z.object({ queue: QueueName, return: z.string().optional() }),
           },
         },
       },

@@ -7,8 +7,8 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
+import { waitUrl } from "../../client/format.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
@@ -17,41 +17,16 @@ import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
-import { setVisitorCookies } from "../../lib/visitor_cookies.ts";
+import { answerVisitor, ticketOf } from "../../lib/visitor_cookies.ts";
+import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
-import { pageBranding, themeCss } from "./theme.ts";
+import { pageBranding, themeCss } from "../../lib/theme.ts";
 
-const QUEUE_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
 /** Seconds before a page that hit a server error tries again by itself. */
 const ERROR_RETRY = 10;
-
-/** The /wait URL that keeps a visitor's queue, return path, layout and progress baseline. */
-export function waitUrl(
-  queue: string,
-  returnPath: string,
-  embed = false,
-  start: number | null = null,
-): string {
-  const q = new URLSearchParams({ queue });
-  if (returnPath) q.set("return", returnPath);
-  if (embed) q.set("embed", "1");
-  if (start !== null) q.set("start", String(start));
-  return `/wait?${q}`;
-}
-
-/** `?queue=` when given; else `default`, or the only queue when there is exactly one. */
-async function resolveQueue(s: Services): Promise<string> {
-  try {
-    await s.engine.ctx.view("default");
-    return "default";
-  } catch {
-    const names = await s.engine.queueNames();
-    return names.length === 1 ? names[0] : "default";
-  }
-}
 
 /** The origin of an absolute destination, for the CSP's form-action. */
 function originOf(url: string): string[] {
@@ -130,7 +105,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
 
   app.get("/wait", async (c) => {
     const q = c.req.query("queue");
-    if (q !== undefined && !QUEUE_RE.test(q)) {
+    if (q !== undefined && !QueueName.safeParse(q).success) {
       return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
     }
     // HEAD (link checkers, monitors): Hono runs this GET handler for it, but a HEAD must not
@@ -141,12 +116,13 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         "Cache-Control": "no-store",
       });
     }
-    const queue = q ?? await resolveQueue(s).catch(() => "default");
+    // Without ?queue=: the default queue; none at all gives the unknown-queue page below.
+    const queue = q ?? (await s.engine.defaultQueue()) ?? "default";
     const embed = c.req.query("embed") === "1";
     const returnPath = safeReturnPath(c.req.query("return")) ?? "";
     let out: JoinOutcome;
     try {
-      out = await s.engine.join(queue, await s.signer.verifyTicket(getCookie(c, "tg_ticket")));
+      out = await s.engine.join(queue, await ticketOf(c, s.signer));
     } catch (e) {
       if (e instanceof AppError && e.code === "unknown_queue") {
         return notice(c, 404, "Not found", "There is no waiting room here.");
@@ -162,8 +138,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       }
       return failure(c, e);
     }
-    s.engine.maybeTick(queue);
-    setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, out.view, out.ticket);
+    answerVisitor(c, s, queue, out);
     const branding = await s.engine.ctx.branding();
     const destination = destinationFor(s, branding, returnPath);
     const { accessToken, ...view } = out.view;
@@ -216,17 +191,16 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
-    if (!QUEUE_RE.test(queue)) {
+    if (!QueueName.safeParse(queue).success) {
       return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     const back = waitUrl(queue, returnPath);
-    const ticket = await s.signer.verifyTicket(getCookie(c, "tg_ticket"));
+    const ticket = await ticketOf(c, s.signer);
     if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
     try {
       const out = await s.engine.enter(queue, ticket, ticket.sub);
-      s.engine.maybeTick(queue);
-      setVisitorCookies(c, s.config.ACCESS_TOKEN_TTL_SECONDS, out.view, out.ticket);
+      answerVisitor(c, s, queue, out);
     } catch (e) {
       // Still waiting (409), hold expired or gone (404), bad ticket (401): back to the line,
       // where the page tells the visitor where it stands.

@@ -6,8 +6,8 @@ import { type Browser, chromium } from "playwright-core";
 import { createApp } from "../../app.ts";
 import { cryptoRandom, systemClock } from "../../lib/clock.ts";
 import { type Config, testConfig } from "../../lib/config.ts";
-import { type Branding, DEFAULT_BRANDING } from "../../lib/queue/types.ts";
-import { keys } from "../../lib/store/keys.ts";
+import type { Branding } from "../../lib/queue/types.ts";
+import { writeBranding } from "../helpers.ts";
 
 /** Where Debian installs Chromium (`.ci/run` installs it when missing). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -68,10 +68,7 @@ export async function startServer(
   return {
     base,
     config,
-    async setBranding(b) {
-      await kv.set(keys.branding(), { ...DEFAULT_BRANDING, ...b });
-      services.engine.ctx.invalidateBranding();
-    },
+    setBranding: (b) => writeBranding(kv, services.engine, b),
     async admit(queue, count = 1) {
       const res = await fetch(`${base}/admit`, {
         method: "POST",

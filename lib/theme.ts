@@ -3,26 +3,21 @@
  * the default), a logo only from an `https://` URL or a same-origin path. Text fields need no
  * treatment here: Preact escapes them when rendering.
  */
-import { safeReturnPath } from "../../lib/destination.ts";
-import { type Branding, DEFAULT_BRANDING } from "../../lib/queue/types.ts";
-
-const COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+import { COLOR } from "./branding.ts";
+import { isHttpsUrl, isSameOriginPath } from "./destination.ts";
+import { type Branding, DEFAULT_BRANDING } from "./queue/types.ts";
 
 /** The colour when it is `#rgb` or `#rrggbb`, else `fallback`. */
 export function safeColour(value: unknown, fallback: string): string {
-  return typeof value === "string" && COLOUR.test(value) ? value.toLowerCase() : fallback;
+  return typeof value === "string" && COLOR.test(value) ? value.toLowerCase() : fallback;
 }
 
-/** The logo URL when it is `https://` or a same-origin path, else "" (no logo). */
+/**
+ * The logo URL when it is `https://` (no credentials) or a same-origin path, else "" (no logo).
+ * Quotes or spaces need no filter: Preact escapes attribute values.
+ */
 export function safeLogoUrl(value: unknown): string {
-  if (typeof value !== "string" || value === "") return "";
-  if (value.startsWith("/")) return safeReturnPath(value) ?? "";
-  if (!/^https:\/\//i.test(value) || /[\s"'\\<>]/.test(value)) return "";
-  try {
-    return new URL(value).protocol === "https:" ? value : "";
-  } catch {
-    return "";
-  }
+  return typeof value === "string" && (isSameOriginPath(value) || isHttpsUrl(value)) ? value : "";
 }
 
 function rgb(hex: string): [number, number, number] {
@@ -31,7 +26,7 @@ function rgb(hex: string): [number, number, number] {
 }
 
 /** WCAG relative luminance of a `#rgb`/`#rrggbb` colour. */
-export function luminance(hex: string): number {
+function luminance(hex: string): number {
   const [r, g, b] = rgb(hex).map((v) => {
     const c = v / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
@@ -46,8 +41,8 @@ export function contrast(a: string, b: string): number {
 }
 
 /** The text colours of the stylesheet (client/style.css): dark text, light text. */
-export const DARK_TEXT = "#0f172a";
-export const LIGHT_TEXT = "#ffffff";
+const DARK_TEXT = "#0f172a";
+const LIGHT_TEXT = "#ffffff";
 /** Softer text (hints, footer) when it still reads at WCAG AA (4.5:1), else full text. */
 const MUTED = { [DARK_TEXT]: "#475569", [LIGHT_TEXT]: "#cbd5e1" } as Record<string, string>;
 
