@@ -37,6 +37,16 @@ const EnvSchema = z.object({
   UPDATE_FEED_URL: z.url({ protocol: /^https?$/ }).default(
     "https://api.github.com/repos/tollgate-dev/tollgate/releases/latest",
   ),
+  /** Cloudflare API v4 base (edge setup, edge controls, Turnstile widgets); tests point it at a fake. */
+  CLOUDFLARE_API_BASE: z.url({ protocol: /^https?$/ }).default(
+    "https://api.cloudflare.com/client/v4",
+  ),
+  /** Turnstile siteverify endpoint; tests point it at a fake. */
+  TURNSTILE_SITEVERIFY_URL: z.url({ protocol: /^https?$/ }).default(
+    "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+  ),
+  /** Timeout of each call to the edge or challenge provider. */
+  PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 

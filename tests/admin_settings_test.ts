@@ -273,7 +273,8 @@ Deno.test("admin reset: bearer only; clears admins and settings, keeps queue sta
   });
   assertEquals(hook.status, 200);
   // Edge, challenge, pending setup and origin records belong to later issues; plant them.
-  for (const k of [keys.edge(), keys.challenge(), keys.setupPending(), keys.origin()]) {
+  const planted = [keys.edge(), keys.challenge(), keys.setupPendingEdge(), keys.origin()];
+  for (const k of [...planted, keys.setupPendingChallenge()]) {
     await t.kv.set(k, { planted: true });
   }
   await t.kv.set(keys.depthArmed("default"), { firedAt: 1, waiting: 100 });
@@ -291,7 +292,8 @@ Deno.test("admin reset: bearer only; clears admins and settings, keeps queue sta
     const k of [
       keys.edge(),
       keys.challenge(),
-      keys.setupPending(),
+      keys.setupPendingEdge(),
+      keys.setupPendingChallenge(),
       keys.origin(),
       keys.webhooks(),
       keys.depthArmed("default"),

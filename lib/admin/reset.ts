@@ -10,8 +10,9 @@ import { keys } from "../store/keys.ts";
 export async function resetService(kv: Deno.Kv): Promise<string[]> {
   await deleteListed(kv, { prefix: keys.adminSessions() });
   await deleteListed(kv, { prefix: keys.adminPrefix() }, { keep: (k) => k[1] === "claimed" });
-  const settings = [keys.edge(), keys.challenge(), keys.setupPending(), keys.origin()];
+  const settings = [keys.edge(), keys.challenge(), keys.origin()];
   for (const k of [...settings, keys.webhooks(), keys.updatesCache()]) await kv.delete(k);
+  await deleteListed(kv, { prefix: keys.setupPendingPrefix() });
   await deleteListed(kv, { prefix: keys.depthArmedPrefix() });
   await kv.delete(keys.adminClaimed());
   return ["admins", "sessions", "invites", "edge", "challenge", "setup", "origin", "webhooks"];

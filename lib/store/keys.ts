@@ -67,10 +67,15 @@ export const keys = {
   depthArmedPrefix: () => ["webhookDepth"] as const,
   /** Origin proxy override (issue 5). */
   origin: () => ["settings", "origin"] as const,
+  /** Country block config (issue 5); deleting it clears the block (edge IP geolocation off). */
+  geoBlock: () => ["settings", "geoBlock"] as const,
   /** Edge link, bot challenge and pending setup (issue 6). */
   edge: () => ["settings", "edge"] as const,
   challenge: () => ["settings", "challenge"] as const,
-  setupPending: () => ["settings", "setup"] as const,
+  /** Pending setup parts (wizard): the edge part and the challenge part, promoted by POST /setup. */
+  setupPendingPrefix: () => ["settings", "setup"] as const,
+  setupPendingEdge: () => ["settings", "setup", "edge"] as const,
+  setupPendingChallenge: () => ["settings", "setup", "challenge"] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
 };
