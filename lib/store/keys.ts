@@ -14,6 +14,7 @@ export const keys = {
   counts: (q: string) => ["counts", q] as const,
   /** A visitor's record. */
   visitor: (q: string, id: string) => ["v", q, id] as const,
+  visitorPrefix: (q: string) => ["v", q] as const,
   /** FIFO index of waiting visitors by arrival number. */
   fifo: (q: string, seq: number) => ["w", q, seq] as const,
   fifoPrefix: (q: string) => ["w", q] as const,
