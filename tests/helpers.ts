@@ -12,7 +12,7 @@ export async function makeApp(
   const kv = opts.kv ?? await Deno.openKv(":memory:");
   const clock = opts.clock ?? new FakeClock();
   const config = testConfig(overrides);
-  const { app, services } = await createApp({
+  const { app, services, fetch } = await createApp({
     kv,
     clock,
     config,
@@ -23,6 +23,8 @@ export async function makeApp(
   return {
     app,
     services,
+    /** The served handler (`/status` and `/join` fast paths, then Hono), as `Deno.serve` runs it. */
+    fetch,
     engine: services.engine,
     kv,
     clock,
