@@ -10,7 +10,6 @@
  */
 import { seededRandom } from "../lib/clock.ts";
 import { MAX_BODY_BYTES } from "../lib/names.ts";
-import { keys } from "../lib/store/keys.ts";
 import { openApiDocument } from "../app.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
