@@ -2,11 +2,14 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { type Access, createAccess } from "./lib/access/mod.ts";
 import type { Clock, Random } from "./lib/clock.ts";
 import type { Config } from "./lib/config.ts";
-import { AppError, errorBody, RateLimitedError } from "./lib/errors.ts";
+import { createChallengeGate } from "./lib/challenge/gate.ts";
+import { AppError, errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
+import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks, type Webhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
@@ -14,7 +17,9 @@ import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
+import { forwardAuthRoutes } from "./routes/forward_auth.ts";
 import { operatorRoutes } from "./routes/operator.ts";
+import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
@@ -59,6 +64,10 @@ export interface Services extends AppDeps {
   /** True when the request carries a valid admin session (operator endpoints accept it). */
   isAdminSession(c: Context): Promise<boolean>;
   challenge: ChallengeGate;
+  /** IP allowlist, country block and origin health throttle (issue 5). */
+  access: Access;
+  /** The origin proxy setting: ORIGIN_URL and the admin override, cached about a second. */
+  origin: OriginSettings;
   // deno-lint-ignore no-explicit-any
   validationHook: (result: any, c: Context) => Response | void;
 }
@@ -99,7 +108,9 @@ function validationHook(result: any, c: Context): Response | void {
 /** Maps any thrown error to the envelope; never a stack trace on the wire. */
 export function onError(err: Error, c: Context): Response {
   if (err instanceof AppError) {
-    if (err instanceof RateLimitedError) c.header("Retry-After", String(err.retryAfterSeconds));
+    // Any error that says when to come back (login limits, a provider's rate limit) says so.
+    const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retry === "number" && retry > 0) c.header("Retry-After", String(Math.ceil(retry)));
     return c.json(errorBody(err.code, err.message, err.details), err.status);
   }
   if (err instanceof HTTPException) {
@@ -132,7 +143,18 @@ export async function createApp(deps: AppDeps) {
   // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
   // The depth event is checked after each tick this instance ran, off the visitor's path.
-  engine.onTicked = (q, waiting) => void webhooks.checkDepth(q, waiting).catch(() => {});
+  engine.onTicked = (q, waiting) => {
+    void webhooks.checkDepth(q, waiting).catch(() => {});
+    // The origin health probe rides on the per-second tick; a KV claim picks one instance.
+    void access.health.maybeProbe().catch(() => {});
+  };
+  const access = createAccess({
+    ...deps,
+    engine,
+    fetch: (i, init) => services.fetch(i, init),
+    events: { emit: (e, q, d) => services.events.emit(e, q, d) },
+  });
+  engine.healthSnapshot = () => access.health.snapshot();
   // Every pause or resume that changes a queue, from any route, emits the `pause` webhook.
   engine.onPauseChanged = (q, paused) => void services.events.emit("pause", q, { paused });
   const services: Services = {
@@ -142,8 +164,10 @@ export async function createApp(deps: AppDeps) {
     events: webhooks,
     webhooks,
     isAdminSession: () => Promise.resolve(false),
-    challenge: { configured: () => Promise.resolve(false), verify: () => Promise.resolve(true) },
+    challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     validationHook,
+    access,
+    origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
   };
 
   services.isAdminSession = sessionChecker(services);
@@ -153,6 +177,9 @@ export async function createApp(deps: AppDeps) {
   app.notFound((c) =>
     c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
   );
+  // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
+  const origin = originGate(services);
+  app.use("*", originMiddleware(origin));
   app.use("*", async (c, next) => {
     await next();
     // Set on the response's headers directly: c.header() after next() copies the response.
@@ -174,6 +201,7 @@ export async function createApp(deps: AppDeps) {
   );
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
+  app.route("/", forwardAuthRoutes(services));
   app.route("/", operatorRoutes(services));
   app.route("/", adminRoutes(services));
   app.route("/", pageRoutes(services));
@@ -201,9 +229,13 @@ export async function createApp(deps: AppDeps) {
       if (res) return res;
     } else if (req.method === "POST" && JOIN_URL.test(req.url)) {
       // What the fast path declines comes back (with its body, if read) for Hono to answer.
-      const out = await fastJoin(services, req);
+      const out = await fastJoin(services, req, info);
       if (out instanceof Response) return out;
       req = out;
+    } else {
+      // Not ours (or proxy off: null): the origin's, answered without Hono.
+      const proxied = await origin(req, info);
+      if (proxied) return proxied;
     }
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);

@@ -50,6 +50,9 @@ const EnvSchema = z.object({
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
+/** Every configuration variable the service reads. */
+export const CONFIG_KEYS = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+
 /** The validated service configuration. */
 export type Config = Omit<z.output<typeof EnvSchema>, "TOKEN_SECRET"> & { TOKEN_SECRET: string };
 

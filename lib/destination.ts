@@ -60,17 +60,26 @@ export function safeRedirectUrl(raw: string | null | undefined): string | null {
   return isHttpsUrl(raw) ? new URL(raw).href : null;
 }
 
-/** True when the origin proxy serves `/`. Issue 5 extends this (admin override). */
-export function originProxyOn(s: { config: Pick<Config, "ORIGIN_URL"> }): boolean {
-  return Boolean(s.config.ORIGIN_URL);
+/**
+ * Where the proxy setting is read: the services' origin setting (ORIGIN_URL plus the admin
+ * override, cached per instance), or ORIGIN_URL alone where no services exist (plain tests).
+ */
+export interface OriginAware {
+  config: Pick<Config, "ORIGIN_URL">;
+  origin?: { effective(): Promise<{ enabled: boolean }> };
+}
+
+/** True when the origin proxy serves `/`: ORIGIN_URL, unless the admin override says otherwise. */
+export async function originProxyOn(s: OriginAware): Promise<boolean> {
+  return s.origin ? (await s.origin.effective()).enabled : Boolean(s.config.ORIGIN_URL);
 }
 
 /** The destination after admission, in the order of SPEC 3.3. */
-export function destinationFor(
-  s: { config: Pick<Config, "ORIGIN_URL"> },
+export async function destinationFor(
+  s: OriginAware,
   branding: { redirectUrl: string },
   returnParam: string | null | undefined,
-): string {
+): Promise<string> {
   return safeReturnPath(returnParam) ?? safeRedirectUrl(branding.redirectUrl) ??
-    (originProxyOn(s) ? "/" : "/demo");
+    ((await originProxyOn(s)) ? "/" : "/demo");
 }

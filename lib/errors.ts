@@ -1,7 +1,7 @@
 /** Domain errors: one class per envelope code family, mapped to HTTP by `app.ts`. */
 export class AppError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503 | 504,
     readonly code: string,
     message: string,
     readonly details: Record<string, unknown> = {},
@@ -62,6 +62,22 @@ export class QueueFullError extends AppError {
       queue,
       maxWaitingVisitors: max,
     });
+  }
+}
+
+/**
+ * `edge_error`: the edge provider (Cloudflare) refused or failed a call. 400 when the operator must
+ * fix something (token, permission, name), 429 rate limited (`Retry-After`), 502 unreachable or
+ * failing, 504 timed out; `details` carry the provider's own errors, never the token.
+ */
+export class EdgeError extends AppError {
+  constructor(
+    status: 400 | 429 | 502 | 504,
+    message: string,
+    details: Record<string, unknown>,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(status, "edge_error", message, details);
   }
 }
 

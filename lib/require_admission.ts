@@ -14,16 +14,41 @@ export interface AdmissionOptions {
   redirectTo?: string | ((req: Request) => string);
 }
 
-/** Finds the access token: `Authorization: Bearer`, `?accessToken=`, or the `tg_access` cookie. */
-export function accessTokenOf(req: Request): string | null {
+/**
+ * Every access token the request carries, in order: `Authorization: Bearer`, `?accessToken=`,
+ * then the `tg_access` cookie. A site's own bearer token must not hide a valid cookie, so a
+ * check tries each in turn.
+ */
+export function accessTokensOf(req: Request): string[] {
+  const out: string[] = [];
   const auth = req.headers.get("authorization");
-  if (auth?.toLowerCase().startsWith("bearer ")) return auth.slice(7).trim();
+  if (auth?.toLowerCase().startsWith("bearer ")) out.push(auth.slice(7).trim());
   const q = new URL(req.url).searchParams.get("accessToken");
-  if (q) return q;
+  if (q) out.push(q);
   const cookie = req.headers.get("cookie") ?? "";
   const m = cookie.match(/(?:^|;\s*)tg_access=([^;]+)/);
   // Tokens are base64url: nothing to decode (and a malformed %-escape must not throw).
-  return m ? m[1] : null;
+  if (m) out.push(m[1]);
+  return out;
+}
+
+/** The first access token the request carries (see `accessTokensOf`), or null. */
+export function accessTokenOf(req: Request): string | null {
+  return accessTokensOf(req)[0] ?? null;
+}
+
+/** Claims of the first valid access token among those `req` carries, or null. */
+export async function verifyAnyToken(
+  signer: Signer,
+  req: Request,
+  nowMs: number,
+  queue?: string,
+): Promise<AccessClaims | null> {
+  for (const token of accessTokensOf(req)) {
+    const claims = await signer.verifyAccessToken(token, nowMs, queue);
+    if (claims) return claims;
+  }
+  return null;
 }
 
 /**
@@ -38,7 +63,7 @@ export function admissionChecker(
 ): (req: Request) => Promise<AccessClaims | null> {
   const signer = typeof opts.secret === "string" ? new Signer(opts.secret) : opts.secret;
   const now = opts.now ?? (() => Date.now());
-  return (req) => signer.verifyAccessToken(accessTokenOf(req), now(), opts.queue);
+  return (req) => verifyAnyToken(signer, req, now(), opts.queue);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { parse as parseCookies } from "hono/utils/cookie";
 import type { Services } from "../app.ts";
+import { joinWithAccess, requesterOfRequest } from "../lib/access/join.ts";
 import { MAX_BODY_BYTES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 import { errorResponse, visitorResponse } from "./status_fast.ts";
 
@@ -49,9 +50,14 @@ async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
  * and headers as the Hono route. Anything it does not fully check itself (another content type,
  * a body over the limit, malformed JSON, a failed validation) is handed back, with the body read
  * so far, for Hono to answer with its exact envelope; `Request` is then the one to pass on.
- * Engine errors get the same envelope `onError` makes.
+ * Engine errors get the same envelope `onError` makes. `info` (the socket address) feeds the
+ * IP allowlist exactly as `clientIp()` reads it on the Hono route.
  */
-export async function fastJoin(s: Services, req: Request): Promise<Response | Request> {
+export async function fastJoin(
+  s: Services,
+  req: Request,
+  info?: Deno.ServeHandlerInfo,
+): Promise<Response | Request> {
   const ct = req.headers.get("content-type");
   if (ct === null || !JSON_TYPES.has(ct.toLowerCase()) || req.body === null) return req;
   const len = req.headers.get("content-length");
@@ -77,7 +83,13 @@ export async function fastJoin(s: Services, req: Request): Promise<Response | Re
   const cookie = req.headers.get("cookie");
   try {
     const ticket = cookie === null ? undefined : parseCookies(cookie, "tg_ticket")["tg_ticket"];
-    const out = await s.engine.join(queue, await s.signer.verifyTicket(ticket), visitorId);
+    const out = await joinWithAccess(
+      s,
+      queue,
+      await s.signer.verifyTicket(ticket),
+      visitorId,
+      requesterOfRequest(req, info, s.config),
+    );
     s.engine.maybeTick(queue);
     return visitorResponse(s, req, out.httpStatus, out.view, out.ticket);
   } catch (err) {

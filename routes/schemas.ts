@@ -45,6 +45,27 @@ export const JoinBody = z.object({ queue: QueueName, visitorId: VisitorId.option
   "JoinRequest",
 );
 
+/** The origin health snapshot (operator `/metrics` per queue, and the admin metrics). */
+export const HealthSnapshotView = z.object({
+  state: z.enum(["unmonitored", "healthy", "unhealthy"]).openapi({
+    description: "what admissions follow: the override when set, else the probed state",
+  }),
+  probed: z.enum(["unmonitored", "healthy", "unhealthy"]),
+  override: z.enum(["healthy", "unhealthy"]).nullable(),
+  consecutiveFailures: z.number().int(),
+  consecutiveSuccesses: z.number().int(),
+  lastCheckedAt: z.number().int().nullable(),
+  lastError: z.string().nullable().openapi({ description: "names the host only" }),
+  config: z.object({
+    enabled: z.boolean(),
+    host: z.string().nullable(),
+    intervalSeconds: z.number().int(),
+    timeoutMs: z.number().int(),
+    failures: z.number().int(),
+    recoveries: z.number().int(),
+  }),
+}).openapi("HealthSnapshot");
+
 export const Metrics = z.object({
   queue: z.string(),
   waiting: z.number().int(),
@@ -62,7 +83,7 @@ export const Metrics = z.object({
   oldestWaitSeconds: z.number(),
   abandoned: z.number().int(),
   admittedTotal: z.number().int(),
-  health: z.object({ state: z.enum(["unmonitored", "healthy", "unhealthy"]) }),
+  health: HealthSnapshotView,
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

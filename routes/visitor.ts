@@ -2,7 +2,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import type { Services } from "../app.ts";
-import { accessTokenOf } from "../lib/require_admission.ts";
+import { joinWithAccess, requesterOf } from "../lib/access/join.ts";
+import { verifyAnyToken } from "../lib/require_admission.ts";
 import { answerVisitor, secureRequest, ticketOf as readTicket } from "../lib/visitor_cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
@@ -22,10 +23,17 @@ const joinRoute = createRoute({
   summary: "Join a queue (or resume by tg_ticket)",
   request: { body: jsonBody(JoinBody) },
   responses: {
-    200: jsonOk(VisitorView, "admitted at once; sets tg_access and tg_ticket"),
+    200: jsonOk(
+      VisitorView,
+      "admitted at once (an allowlisted IP always is, taking no slot); sets tg_access and tg_ticket",
+    ),
     202: jsonOk(VisitorView, "waiting; sets tg_ticket"),
     400: errors[400],
     401: errors[401],
+    403: {
+      description: "the visitor's country is blocked (`geo_blocked`)",
+      content: errors[403].content,
+    },
     404: errors[404],
     503: errors[503],
   },
@@ -108,7 +116,13 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(joinRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    const out = await s.engine.join(queue, await ticketOf(c), visitorId);
+    const out = await joinWithAccess(
+      s,
+      queue,
+      await ticketOf(c),
+      visitorId,
+      requesterOf(c, s.config),
+    );
     return c.json(answer(c, queue, out), out.httpStatus);
   });
 
@@ -156,7 +170,7 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(verifyRoute, async (c) => {
     const { queue } = c.req.valid("query");
-    const claims = await s.signer.verifyAccessToken(accessTokenOf(c.req.raw), s.clock.now(), queue);
+    const claims = await verifyAnyToken(s.signer, c.req.raw, s.clock.now(), queue);
     if (!claims) {
       return c.json(
         { error: { code: "unauthorized", message: "no valid access token", details: {} } },

@@ -13,6 +13,9 @@ import { MAX_BODY_BYTES } from "../lib/names.ts";
 import { openApiDocument } from "../app.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
+import { fakeCloudflare } from "./fakes/cloudflare.ts";
+import { serveFakes } from "./fakes/serve.ts";
+import { fakeTurnstile } from "./fakes/turnstile.ts";
 import { Client, makeApp, type TestApp } from "./helpers.ts";
 
 const SEED = Number(Deno.env.get("FUZZ_SEED") ?? 20261123);
@@ -261,7 +264,12 @@ async function send(t: TestApp, op: Op, init: {
 }
 
 Deno.test("fuzz: 10,000+ hostile requests over every operation; no 5xx, envelope, no state change", async () => {
-  const t = await makeApp();
+  // Provider calls that valid-by-chance input reaches go to fakes on loopback, never outside.
+  const providers = serveFakes(fakeCloudflare().handler, fakeTurnstile().handler);
+  const t = await makeApp({
+    CLOUDFLARE_API_BASE: `${providers.url}/client/v4`,
+    TURNSTILE_SITEVERIFY_URL: `${providers.url}/turnstile/v0/siteverify`,
+  });
   const { client } = await adminClient(t);
   await new Client(t.app).join("default", "fuzz-resident-1");
   assertEquals(
@@ -354,4 +362,5 @@ Deno.test("fuzz: 10,000+ hostile requests over every operation; no 5xx, envelope
   );
   assert((statuses.get(413) ?? 0) > 100, "oversized bodies were sent and refused");
   t.close();
+  await providers.close();
 });

@@ -272,22 +272,22 @@ Deno.test("safeReturnPath accepts same-origin paths only", () => {
   ) assertEquals(safeReturnPath(bad), null, JSON.stringify(bad));
 });
 
-Deno.test("destination order: return=, then redirectUrl, then / with the proxy, else /demo", () => {
+Deno.test("destination order: return=, then redirectUrl, then / with the proxy, else /demo", async () => {
   const off = { config: { ORIGIN_URL: undefined } };
   const on = { config: { ORIGIN_URL: "https://origin.example" } };
-  assertEquals(originProxyOn(off), false);
-  assertEquals(originProxyOn(on), true);
-  assertEquals(destinationFor(off, { redirectUrl: "" }, null), "/demo");
-  assertEquals(destinationFor(on, { redirectUrl: "" }, null), "/");
-  assertEquals(destinationFor(on, { redirectUrl: "/shop" }, null), "/shop");
+  assertEquals(await originProxyOn(off), false);
+  assertEquals(await originProxyOn(on), true);
+  assertEquals(await destinationFor(off, { redirectUrl: "" }, null), "/demo");
+  assertEquals(await destinationFor(on, { redirectUrl: "" }, null), "/");
+  assertEquals(await destinationFor(on, { redirectUrl: "/shop" }, null), "/shop");
   assertEquals(
-    destinationFor(on, { redirectUrl: "https://s.example/go" }, null),
+    await destinationFor(on, { redirectUrl: "https://s.example/go" }, null),
     "https://s.example/go",
   );
-  assertEquals(destinationFor(on, { redirectUrl: "https://s.example/go" }, "/cart"), "/cart");
-  assertEquals(destinationFor(off, { redirectUrl: "http://s.example/go" }, "//x"), "/demo");
-  assertEquals(destinationFor(off, { redirectUrl: "javascript:alert(1)" }, null), "/demo");
-  assertEquals(destinationFor(off, { redirectUrl: "//evil.example" }, null), "/demo");
-  assertEquals(destinationFor(off, { redirectUrl: "https://u:p@s.example/" }, null), "/demo");
-  assertEquals(destinationFor(off, { redirectUrl: "/wait" }, null), "/demo", "no loop");
+  assertEquals(await destinationFor(on, { redirectUrl: "https://s.example/go" }, "/cart"), "/cart");
+  assertEquals(await destinationFor(off, { redirectUrl: "http://s.example/go" }, "//x"), "/demo");
+  assertEquals(await destinationFor(off, { redirectUrl: "javascript:alert(1)" }, null), "/demo");
+  assertEquals(await destinationFor(off, { redirectUrl: "//evil.example" }, null), "/demo");
+  assertEquals(await destinationFor(off, { redirectUrl: "https://u:p@s.example/" }, null), "/demo");
+  assertEquals(await destinationFor(off, { redirectUrl: "/wait" }, null), "/demo", "no loop");
 });

@@ -348,6 +348,11 @@ Deno.test("admissionChecker returns claims or null; accessTokenOf reads header, 
     null,
   );
   assertEquals(accessTokenOf(new Request("http://x/")), null);
+  // A site's own bearer token does not hide a valid token in the query or cookie.
+  const behindSiteAuth = new Request("http://x/", {
+    headers: { authorization: "Bearer the-sites-own-api-token", cookie: `tg_access=${token}` },
+  });
+  assertEquals((await check(behindSiteAuth))?.sub, "visitor-c-1");
 });
 
 // ---------------------------------------------------------------- parseEnv

@@ -72,7 +72,7 @@ interface Envelope<T> {
   errors?: ProviderMessage[];
   messages?: ProviderMessage[];
   result: T;
-  result_info?: Record<string, unknown>;
+  result_info?: { page?: number; total_pages?: number };
 }
 
 const HINTS: Record<ProviderErrorKind, string> = {
@@ -95,19 +95,42 @@ function kindOf(status: number): ProviderErrorKind {
 }
 
 /**
- * One Cloudflare API v4 call: `result` on success, else a `ProviderError` whose message is the
- * hint for its kind followed by Cloudflare's own error text.
- *
- * @example
- * const zone = await cfRequest<{ id: string }>(opts, token, "GET", "/zones/abc");
+ * Cloudflare's own error codes say more than its HTTP status, which is not always the one the
+ * kind suggests (a revoked token on a zone call is a 403, an unknown object id a 400). Sources:
+ * developers.cloudflare.com/api (token verify answers 1000 "Invalid API Token"), reports of
+ * 6003/6111 "Invalid format for Authorization header" (400), 9109 "Invalid access token" /
+ * "Unauthorized to access requested resource", 10000 "Authentication error" (403, missing
+ * permission), 7003 "Could not route to …, perhaps your object identifier is invalid?" with 7000
+ * "No route for that URI" (400), 1003 "Invalid or missing zone id.", 81044 "Record does not exist.", and
+ * 971 "Please wait and consider throttling your request speed" (429).
  */
-export async function cfRequest<T>(
+function kindOfCodes(errors: ProviderMessage[]): ProviderErrorKind | null {
+  for (const e of errors) {
+    if ([1000, 6003, 6100, 6101, 6102, 6103, 6111, 9103, 10001].includes(e.code)) {
+      return "bad_token";
+    }
+    if (e.code === 9109) return /invalid access token/i.test(e.message) ? "bad_token" : "forbidden";
+    if (e.code === 10000) return "forbidden";
+    if ([7003, 7000, 1003, 81044].includes(e.code)) return "not_found";
+    if (e.code === 971 || e.code === 10429) return "rate_limited";
+  }
+  return null;
+}
+
+/** Seconds from `Retry-After`, which Cloudflare sends as whole seconds (its rate-limit docs). */
+function retryAfterOf(h: string | null): number | undefined {
+  const n = Number(h);
+  return h && Number.isFinite(n) && n > 0 ? Math.ceil(n) : undefined;
+}
+
+/** One call, the whole envelope back on success (lists need `result_info`). */
+async function cfCall<T>(
   opts: ProviderOptions,
   token: string,
   method: string,
   path: string,
   body?: unknown,
-): Promise<T> {
+): Promise<Envelope<T>> {
   const res = await providerFetch("cloudflare", opts, opts.baseUrl.replace(/\/$/, "") + path, {
     method,
     headers: {
@@ -122,19 +145,70 @@ export async function cfRequest<T>(
   } catch {
     env = null;
   }
-  if (res.ok && env?.success) return env.result;
-  const kind = res.ok ? "rejected" : kindOf(res.status);
+  if (res.ok && env?.success) return env;
   const errors = Array.isArray(env?.errors)
     ? env.errors.map((e) => ({ code: Number(e.code), message: String(e.message).slice(0, 300) }))
     : [];
+  let kind: ProviderErrorKind = kindOfCodes(errors) ??
+    (res.ok ? (env === null ? "unavailable" : "rejected") : kindOf(res.status));
+  // A 429 is rate limiting whatever the body says; a 5xx is Cloudflare's trouble.
+  if (res.status === 429) kind = "rate_limited";
+  else if (res.status >= 500) kind = "unavailable";
   const own = errors.map((e) => `${e.message} (${e.code})`).join("; ");
-  const retry = Number(res.headers.get("retry-after"));
+  const retry = retryAfterOf(res.headers.get("retry-after"));
   throw new ProviderError(
     "cloudflare",
-    env === null && res.ok ? "unavailable" : kind,
+    kind,
     own ? `${HINTS[kind]}: ${own}` : `${HINTS[kind]} (HTTP ${res.status})`,
     res.status,
     errors,
-    Number.isFinite(retry) && retry > 0 ? retry : undefined,
+    kind === "rate_limited" ? retry ?? 60 : retry,
   );
+}
+
+/**
+ * One Cloudflare API v4 call: `result` on success, else a `ProviderError` whose message is the
+ * hint for its kind followed by Cloudflare's own error text.
+ *
+ * @example
+ * const zone = await cfRequest<{ id: string }>(opts, token, "GET", "/zones/abc");
+ */
+export async function cfRequest<T>(
+  opts: ProviderOptions,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  return (await cfCall<T>(opts, token, method, path, body)).result;
+}
+
+/**
+ * A paginated GET (`page`/`per_page`, `result_info.total_pages`): every page's results, up to
+ * `maxPages` pages (a guard against an endless listing, not a limit anyone should reach).
+ * `perPage` must respect the endpoint's maximum (zones: 50; DNS records: far more).
+ *
+ * @example
+ * const records = await cfRequestAll<Rec>(opts, token, "/zones/abc/dns_records?name=a.example.com");
+ */
+export async function cfRequestAll<T>(
+  opts: ProviderOptions,
+  token: string,
+  path: string,
+  perPage = 50,
+  maxPages = 20,
+): Promise<T[]> {
+  const out: T[] = [];
+  const sep = path.includes("?") ? "&" : "?";
+  for (let page = 1; page <= maxPages; page++) {
+    const env = await cfCall<T[]>(
+      opts,
+      token,
+      "GET",
+      `${path}${sep}page=${page}&per_page=${perPage}`,
+    );
+    out.push(...(Array.isArray(env.result) ? env.result : []));
+    if (page >= Number(env.result_info?.total_pages ?? 1)) break;
+  }
+  return out;
 }

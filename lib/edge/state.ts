@@ -13,6 +13,8 @@ export interface PendingEdge {
   /** Set by `setup/edge/verify`. */
   zoneId?: string;
   zoneName?: string;
+  /** The zone's account (`account.id`): the Turnstile widget is created in it. */
+  accountId?: string;
   hostname?: string;
   zoneVerifiedAt?: number;
   /** Set by `setup/edge/fix` (proxied DNS and IP geolocation on). */
@@ -28,6 +30,8 @@ export interface EdgeLink {
   sealedToken: string;
   zoneId: string;
   zoneName: string;
+  /** The zone's account (`account.id`). */
+  accountId: string;
   hostname: string;
   ssl: "strict" | "skipped";
   domains: string[];
@@ -38,7 +42,7 @@ export interface EdgeLink {
 export function pendingEdgeMissing(p: PendingEdge | null): string[] {
   if (!p) return ["edge token", "edge zone", "edge fix", "edge ssl"];
   const missing: string[] = [];
-  if (!p.zoneId || !p.zoneName || !p.hostname) missing.push("edge zone");
+  if (!p.zoneId || !p.zoneName || !p.accountId || !p.hostname) missing.push("edge zone");
   if (!p.fixedAt) missing.push("edge fix");
   if (!p.ssl) missing.push("edge ssl");
   return missing;
@@ -51,6 +55,7 @@ export function liveEdgeFrom(p: PendingEdge, now: number): EdgeLink {
     sealedToken: p.sealedToken,
     zoneId: p.zoneId!,
     zoneName: p.zoneName!,
+    accountId: p.accountId!,
     hostname: p.hostname!,
     ssl: p.ssl!,
     domains: p.domains ?? [],

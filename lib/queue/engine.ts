@@ -1,3 +1,4 @@
+import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -28,7 +29,8 @@ export interface QueueMetrics {
   oldestWaitSeconds: number;
   abandoned: number;
   admittedTotal: number;
-  health: { state: "unmonitored" | "healthy" | "unhealthy" };
+  /** The service-wide origin health snapshot (the same in every queue's metrics). */
+  health: HealthSnapshot;
 }
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
@@ -108,6 +110,9 @@ export class Engine {
 
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
+
+  /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
+  healthSnapshot?: () => Promise<HealthSnapshot>;
 
   /** Ticks every queue once. */
   async tickAll(): Promise<void> {
@@ -235,7 +240,9 @@ export class Engine {
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,
       admittedTotal: c.admitted,
-      health: { state: s.healthPaused ? "unhealthy" : "unmonitored" },
+      health: this.healthSnapshot
+        ? await this.healthSnapshot()
+        : unmonitoredSnapshot(s.healthPaused),
     };
   }
 }

@@ -70,6 +70,15 @@ export const keys = {
   origin: () => ["settings", "origin"] as const,
   /** Country block config (issue 5); deleting it clears the block (edge IP geolocation off). */
   geoBlock: () => ["settings", "geoBlock"] as const,
+  /** Country-block hits per country, by the block's `enabledAt` (KV `sum`; old ones dropped on save). */
+  geoHits: (since: number, cc: string) => ["stats", "geoHits", since, cc] as const,
+  geoHitsPrefix: (since?: number) =>
+    since === undefined ? ["stats", "geoHits"] as const : ["stats", "geoHits", since] as const,
+  /** IP allowlist (bypass) text (issue 5; survives a factory reset). */
+  bypass: () => ["settings", "bypass"] as const,
+  /** Origin health throttle config and override; the probe state beside it (issue 5). */
+  health: () => ["settings", "health"] as const,
+  healthState: () => ["healthState"] as const,
   /** Edge link, bot challenge and pending setup (issue 6). */
   edge: () => ["settings", "edge"] as const,
   challenge: () => ["settings", "challenge"] as const,

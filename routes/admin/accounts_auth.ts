@@ -11,6 +11,7 @@ import {
 } from "../../lib/admin/rate_limit.ts";
 import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
 import { publicUser } from "../../lib/admin/users.ts";
+import type { LiveChallenge } from "../../lib/challenge/records.ts";
 import { clientIp } from "../../lib/client_ip.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { VERSION } from "../../lib/version.ts";
@@ -53,6 +54,9 @@ const bootstrapRoute = createRoute({
         }),
         challengeRequired: z.boolean().openapi({
           description: "login, invite accept and recovery need a challenge response",
+        }),
+        challengeSiteKey: z.string().optional().openapi({
+          description: "public site key of the live bot-challenge widget (render it at sign-in)",
         }),
         version: z.string(),
         tosVersion: z.string(),
@@ -134,7 +138,7 @@ export function authRoutes(s: Services) {
     const [claimed, edge, challenge, cur, challengeRequired] = await Promise.all([
       s.kv.get(keys.adminClaimed()),
       s.kv.get(keys.edge()),
-      s.kv.get(keys.challenge()),
+      s.kv.get<LiveChallenge>(keys.challenge()),
       currentSession(s, c),
       s.challenge.configured(),
     ]);
@@ -144,6 +148,7 @@ export function authRoutes(s: Services) {
       signedIn: cur !== null,
       needsTos: cur !== null && cur.user.acceptedTosVersion !== TOS_VERSION,
       challengeRequired,
+      ...(challenge.value?.siteKey ? { challengeSiteKey: challenge.value.siteKey } : {}),
       version: VERSION,
       tosVersion: TOS_VERSION,
       tosSummary: TOS_SUMMARY,

@@ -1,8 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
+import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
+import { edgeRoutes } from "./edge.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { originRoutes } from "./origin.ts";
 import { settingsRoutes } from "./settings.ts";
+import { setupRoutes } from "./setup.ts";
+import { setupChallengeRoutes } from "./setup_challenge.ts";
 import { stateRoutes } from "./state.ts";
 
 /** The administrative API of SPEC 4.3 (edge, challenge and origin parts come in their issues). */
@@ -12,5 +17,10 @@ export function adminRoutes(s: Services) {
   app.route("/", settingsRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", integrationRoutes(s));
+  app.route("/", edgeRoutes(s));
+  app.route("/", accessRoutes(s));
+  app.route("/", originRoutes(s));
+  app.route("/", setupChallengeRoutes(s));
+  app.route("/", setupRoutes(s));
   return app;
 }

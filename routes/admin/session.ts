@@ -154,14 +154,26 @@ export async function publicGate(
   await requireChallenge(s, challengeResponse, ip);
 }
 
-/** Refuses with 401 unless the bot challenge passes (it always does while none is configured). */
+/**
+ * Refuses with 401 `unauthorized` unless the bot challenge passes (it always does while none is
+ * configured); `details.challenge` says "required" (no response sent) or "failed", so the sign-in
+ * page knows to show a fresh widget. A gate that cannot check throws its own 503.
+ */
 export async function requireChallenge(
   s: Services,
   challengeResponse: string | undefined,
   ip: string,
 ): Promise<void> {
   if (!(await s.challenge.verify(challengeResponse, ip))) {
-    throw new UnauthorizedError("bot challenge failed; solve it and try again");
+    const sent = !!challengeResponse?.trim();
+    throw new AppError(
+      401,
+      "unauthorized",
+      sent
+        ? "bot challenge failed; solve it again and retry"
+        : "bot challenge required; solve it and try again",
+      { challenge: sent ? "failed" : "required" },
+    );
   }
 }
 

@@ -2,6 +2,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setCookie } from "hono/cookie";
 import type { Services } from "../../app.ts";
 import { resetService } from "../../lib/admin/reset.ts";
+import { accessMetrics } from "../../lib/access/mod.ts";
+import { ChallengeState, challengeState } from "../../lib/challenge/view.ts";
 import { listInvites } from "../../lib/admin/invites.ts";
 import { listUsers } from "../../lib/admin/users.ts";
 import { BrandingInput, readBranding, saveBranding } from "../../lib/branding.ts";
@@ -11,6 +13,8 @@ import { bearerOnly } from "../bearer.ts";
 import { adminSecurity, errs, jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
+import { HealthSnapshotView } from "../schemas.ts";
+import { GeoBlockView } from "./access.ts";
 
 const BrandingView = BrandingInput.required().openapi("Branding");
 const loose = z.record(z.string(), z.unknown());
@@ -27,7 +31,7 @@ const stateRoute = createRoute({
         metrics: z.object({ queues: z.array(Metrics) }),
         me: loose,
         team: z.object({ users: z.array(loose), invites: z.array(loose) }),
-        challenge: z.object({ configured: z.boolean() }),
+        challenge: ChallengeState,
         webhooks: loose,
       }),
       "state",
@@ -38,10 +42,18 @@ const stateRoute = createRoute({
 const metricsRoute = createRoute({
   method: "get",
   path: "/api/admin/metrics",
-  summary: "Live metrics of every queue (polled every 5 s by the control room)",
+  summary: "Live metrics of every queue, country-block hits and origin health (polled every 5 s)",
   security: adminSecurity,
   responses: {
-    200: jsonOk(z.object({ at: z.number().int(), queues: z.array(Metrics) }), "metrics"),
+    200: jsonOk(
+      z.object({
+        at: z.number().int(),
+        queues: z.array(Metrics),
+        geoBlock: GeoBlockView,
+        health: HealthSnapshotView,
+      }),
+      "metrics",
+    ),
     ...errs(400, 401, 403, 404),
   },
 });
@@ -103,7 +115,7 @@ export function stateRoutes(s: Services) {
       listUsers(s.kv),
       listInvites(s.kv, now),
       readWebhookSettings(s.kv, s.config.TOKEN_SECRET),
-      s.challenge.configured(),
+      challengeState(s),
     ]);
     const self = users.find((u) => u.id === me.id) ?? { id: me.id, username: me.username };
     return c.json({
@@ -111,12 +123,17 @@ export function stateRoutes(s: Services) {
       metrics: { queues },
       me: self,
       team: { users, invites },
-      challenge: { configured: challenge },
+      challenge,
       webhooks,
     }, 200);
   });
   app.openapi(metricsRoute, async (c) => {
-    return c.json({ at: s.clock.now(), queues: await s.engine.allMetrics() }, 200);
+    const now = s.clock.now();
+    const [queues, access] = await Promise.all([
+      s.engine.allMetrics(),
+      accessMetrics(s.kv, s.access, now),
+    ]);
+    return c.json({ at: now, queues, ...access }, 200);
   });
   app.openapi(brandingRoute, async (c) => {
     const patch = c.req.valid("json");
@@ -143,13 +160,14 @@ export function stateRoutes(s: Services) {
     await audit(s, c, "pass.mint", { queue: q });
     const branding = await readBranding(s.kv);
     return c.json({
-      redirectTo: destinationFor(s, branding, null),
+      redirectTo: await destinationFor(s, branding, null),
       queue: q,
       exp: Math.floor(now / 1000) + ttl,
     }, 200);
   });
   app.openapi(resetRoute, async (c) => {
     const cleared = await resetService(s.kv);
+    s.origin.invalidate(); // this instance must not proxy on an override that is gone
     await audit(s, c, "service.reset", { cleared });
     return c.json({ reset: true as const, cleared }, 200);
   });

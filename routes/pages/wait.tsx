@@ -14,6 +14,7 @@ import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
+import { joinWithAccess, requesterOf } from "../../lib/access/join.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
@@ -122,8 +123,13 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const returnPath = safeReturnPath(c.req.query("return")) ?? "";
     let out: JoinOutcome;
     try {
-      out = await s.engine.join(queue, await ticketOf(c, s.signer));
+      // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
+      const ticket = await ticketOf(c, s.signer);
+      out = await joinWithAccess(s, queue, ticket, undefined, requesterOf(c, s.config));
     } catch (e) {
+      if (e instanceof AppError && e.code === "geo_blocked") {
+        return notice(c, 403, "Not available in your country", e.message);
+      }
       if (e instanceof AppError && e.code === "unknown_queue") {
         return notice(c, 404, "Not found", "There is no waiting room here.");
       }
@@ -140,7 +146,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     }
     answerVisitor(c, s, queue, out);
     const branding = await s.engine.ctx.branding();
-    const destination = destinationFor(s, branding, returnPath);
+    const destination = await destinationFor(s, branding, returnPath);
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
     if (accessToken && !embed) return c.redirect(destination, 303);
@@ -207,7 +213,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (e instanceof AppError && e.status < 500) return c.redirect(back, 303);
       return failure(c, e);
     }
-    return c.redirect(destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
+    return c.redirect(await destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
   });
 
   return app;

@@ -1,0 +1,126 @@
+/**
+ * The access rules on the join path (`POST /join`, its fast path, and `/wait`): an allowlisted
+ * client IP is admitted at once without a place or slot; a visitor from a blocked country is
+ * refused with 403 `geo_blocked`; everyone else joins the queue as usual.
+ */
+import type { Context } from "hono";
+import { clientIp } from "../client_ip.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { ForbiddenError, UnauthorizedError } from "../errors.ts";
+import type { Engine } from "../queue/engine.ts";
+import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
+import { keys } from "../store/keys.ts";
+import type { Signer, TicketClaims } from "../tokens.ts";
+import { visitorCountry } from "./countries.ts";
+import type { HitCounter } from "./hits.ts";
+import type { RulesCache } from "./rules.ts";
+
+/** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
+export interface Requester {
+  ip: string;
+  /** Upper-case ISO code; null when the header is missing, `XX` or `T1`. */
+  country: string | null;
+}
+
+type IpConfig = Pick<Config, "CLIENT_IP_HEADER" | "GEO_COUNTRY_HEADER">;
+
+/** The requester of a Hono request. */
+export function requesterOf(c: Context, config: IpConfig): Requester {
+  return {
+    ip: clientIp(c, config),
+    country: visitorCountry(c.req.header(config.GEO_COUNTRY_HEADER)),
+  };
+}
+
+/** The requester of a raw request and its connection info (the fast path has no Hono context). */
+export function requesterOfRequest(
+  req: Request,
+  info: Deno.ServeHandlerInfo | undefined,
+  config: IpConfig,
+): Requester {
+  // The one rule for the client IP lives in `clientIp`; this is the little of a context it reads.
+  const c = { req: { header: (name: string) => req.headers.get(name) ?? undefined }, env: info };
+  return requesterOf(c as unknown as Context, config);
+}
+
+/** What the access-aware join needs from the services. */
+export interface AccessJoinDeps {
+  engine: Engine;
+  signer: Signer;
+  clock: Clock;
+  config: Config;
+  access: { rules: RulesCache; hits: HitCounter };
+}
+
+/** The 403 a visitor from a blocked country gets (the page shows its message). */
+export function geoBlockedError(): ForbiddenError {
+  return new ForbiddenError(
+    "This waiting room is not available in your country right now.",
+    "geo_blocked",
+  );
+}
+
+/**
+ * Joins `q` under the access rules. The allowlist wins over the country block: an operator who
+ * lists an address means it, wherever the edge places it.
+ */
+export async function joinWithAccess(
+  s: AccessJoinDeps,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string | undefined,
+  who: Requester,
+): Promise<JoinOutcome> {
+  const rules = await s.access.rules.current();
+  if (rules.allow.matches(who.ip)) return await bypassJoin(s, q, ticket, visitorId);
+  const geo = rules.geo;
+  if (
+    geo !== null && who.country !== null && geo.countries.has(who.country) &&
+    s.clock.now() < geo.expiresAt
+  ) {
+    s.access.hits.add(keys.geoHits(geo.since, who.country));
+    throw geoBlockedError();
+  }
+  return await s.engine.join(q, ticket, visitorId);
+}
+
+/**
+ * An allowlisted join: a signed access token and a ticket, and nothing else. No visitor record
+ * is written, so no place, slot, counter or rate budget is used, and pause, opening time, health
+ * pause and the waiting-row cap do not apply. The ticket carries arrival number 0 (real arrivals
+ * start at 1), so status and heartbeat answer 404 `not_in_queue` (a client then joins again and
+ * is admitted again), and leave answers `left`. A visitor that held a place or slot from before
+ * it was allowlisted gives it up here.
+ */
+async function bypassJoin(
+  s: AccessJoinDeps,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string | undefined,
+): Promise<JoinOutcome> {
+  await s.engine.settings(q); // 404 unknown_queue, as for everyone
+  let id: string;
+  if (ticket && ticket.queue === q) {
+    id = ticket.sub;
+    if (ticket.seq > 0) await s.engine.leave(q, ticket, id);
+  } else if (visitorId !== undefined) {
+    // The same rule as a normal join: someone else's id needs its ticket.
+    if (await s.engine.visitor(q, visitorId)) {
+      throw new UnauthorizedError(
+        `visitorId "${visitorId}" is already in queue "${q}"; send its tg_ticket to resume`,
+      );
+    }
+    id = visitorId;
+  } else id = newVisitorId(s.engine.ctx);
+  const now = s.clock.now();
+  const [accessToken, ticketText] = await Promise.all([
+    s.signer.signAccessToken(id, q, now, s.config.ACCESS_TOKEN_TTL_SECONDS),
+    s.signer.signTicket({ sub: id, queue: q, iat: Math.floor(now / 1000), seq: 0, nca: 0 }),
+  ]);
+  return {
+    view: { queue: q, visitorId: id, status: "admitted", entered: true, accessToken },
+    ticket: ticketText,
+    httpStatus: 200,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The paths Tollgate answers itself: never proxied to the origin, whatever the origin proxy
+ * setting. This is the one list; the proxy gate (routes/origin.ts) and its tests read it.
+ */
+
+/**
+ * Each entry is a first path segment: the exact path and everything below it are ours
+ * (`/wait`, `/wait/enter`, `/api/admin/state`, `/static/build/wait-….js`). A path that only
+ * starts with the same letters (`/waiting`, `/statusboard`) is the origin's.
+ */
+export const OWN_PATH_SEGMENTS = [
+  "join",
+  "status",
+  "leave",
+  "heartbeat",
+  "enter",
+  "verify",
+  "wait",
+  "demo",
+  "cost",
+  "api",
+  "admin",
+  "health",
+  "openapi.json",
+  "admit",
+  "mode",
+  "pause",
+  "metrics",
+  // The built page assets (routes/pages/assets.ts serves `/static/*`).
+  "static",
+] as const;
+
+const OWN_PATH = new RegExp(
+  `^/(?:${OWN_PATH_SEGMENTS.map((s) => s.replace(/\./g, "\\.")).join("|")})(?:/|$)`,
+);
+
+/**
+ * True when `pathname` (the URL path, without the query) belongs to Tollgate.
+ *
+ * @example
+ * isOwnPath("/wait"); // true
+ * isOwnPath("/api/admin/origin"); // true
+ * isOwnPath("/waiting-list"); // false: the origin's
+ */
+export function isOwnPath(pathname: string): boolean {
+  return OWN_PATH.test(pathname);
+}

@@ -1,0 +1,142 @@
+/**
+ * What a visitor's request carries for us, taken out of what the origin gets: the access token
+ * (Authorization bearer when it is ours, `?accessToken=`, `tg_access`) and every `tg_*` cookie.
+ */
+import type { AccessClaims, Signer } from "../tokens.ts";
+
+/** The visitor's request, split into our part and the origin's. */
+export interface VisitorRequest {
+  /** The path and query the origin gets: the query without `accessToken`. */
+  pathAndQuery: string;
+  /** The Cookie header without `tg_*` cookies; null when nothing is left. */
+  cookie: string | null;
+  /** True when the Authorization header carried one of our tokens (the origin must not get it). */
+  dropAuthorization: boolean;
+  /** Claims of the first valid access token (bearer, query, cookie), or null. */
+  claims: AccessClaims | null;
+}
+
+const TG_COOKIE = /^\s*tg_/;
+
+/** Most tokens kept verified per signer (about 25 MB at worst); all are dropped when full. */
+const MAX_VERIFIED = 50_000;
+
+/**
+ * Access tokens already verified, by their exact text: an admitted visitor sends the same
+ * `tg_access` with every request, and an HMAC costs more than the rest of the proxy's own work.
+ * A hit still checks expiry and queue; only valid tokens are kept (a miss costs one HMAC).
+ */
+const verified = new WeakMap<Signer, Map<string, AccessClaims>>();
+
+/** `signer.verifyAccessToken` with the per-signer cache of valid tokens. */
+export async function verifyCached(
+  signer: Signer,
+  token: string,
+  nowMs: number,
+  queue?: string,
+): Promise<AccessClaims | null> {
+  let cache = verified.get(signer);
+  if (!cache) verified.set(signer, cache = new Map());
+  let claims = cache.get(token);
+  if (!claims) {
+    const fresh = await signer.verifyAccessToken(token, nowMs);
+    if (!fresh) return null;
+    if (cache.size >= MAX_VERIFIED) cache.clear();
+    cache.set(token, claims = fresh);
+  }
+  if (claims.exp * 1000 <= nowMs) {
+    cache.delete(token);
+    return null;
+  }
+  return queue === undefined || claims.queue === queue ? { ...claims } : null;
+}
+
+/** The path (with the query) of an absolute URL, without parsing it. */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const hash = url.indexOf("#", start);
+  return hash < 0 ? url.slice(start) : url.slice(start, hash);
+}
+
+function decodeName(raw: string): string {
+  if (!raw.includes("%") && !raw.includes("+")) return raw;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, " "));
+  } catch {
+    return raw;
+  }
+}
+
+/** The query (`a=1&accessToken=…`) without any `accessToken` parameter, and that parameter. */
+export function splitQuery(query: string): { rest: string; token: string | null } {
+  if (!query.includes("ccess")) return { rest: query, token: null }; // the usual case
+  let token: string | null = null;
+  const kept: string[] = [];
+  for (const pair of query.split("&")) {
+    const eq = pair.indexOf("=");
+    const name = decodeName(eq < 0 ? pair : pair.slice(0, eq));
+    if (name === "accessToken") {
+      // Tokens are base64url: nothing to decode for a real one.
+      token ??= eq < 0 ? "" : decodeName(pair.slice(eq + 1));
+      continue;
+    }
+    kept.push(pair);
+  }
+  return { rest: kept.join("&"), token };
+}
+
+/** The Cookie header without `tg_*` cookies, and the `tg_access` value. */
+export function splitCookies(
+  header: string | null,
+): { rest: string | null; access: string | null } {
+  if (!header) return { rest: null, access: null };
+  if (!header.includes("tg_")) return { rest: header, access: null };
+  let access: string | null = null;
+  const kept: string[] = [];
+  for (const part of header.split(";")) {
+    if (!TG_COOKIE.test(part)) {
+      if (part.trim()) kept.push(part.trim());
+      continue;
+    }
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === "tg_access") access ??= part.slice(eq + 1).trim();
+  }
+  return { rest: kept.length ? kept.join("; ") : null, access };
+}
+
+/**
+ * Splits `req` into our part and the origin's, verifying access tokens with `signer` at `nowMs`.
+ * Without `queue`, any queue's token admits (the origin proxy: one site behind every queue).
+ */
+export async function readVisitorRequest(
+  signer: Signer,
+  req: Request,
+  nowMs: number,
+  queue?: string,
+): Promise<VisitorRequest> {
+  const full = pathOf(req.url);
+  const q = full.indexOf("?");
+  let pathAndQuery = full;
+  let queryToken: string | null = null;
+  if (q >= 0) {
+    const { rest, token } = splitQuery(full.slice(q + 1));
+    queryToken = token;
+    pathAndQuery = rest ? `${full.slice(0, q)}?${rest}` : full.slice(0, q);
+  }
+  const { rest: cookie, access } = splitCookies(req.headers.get("cookie"));
+  const auth = req.headers.get("authorization");
+  const bearer = auth && /^bearer\s/i.test(auth) ? auth.slice(7).trim() : null;
+
+  let claims: AccessClaims | null = null;
+  let dropAuthorization = false;
+  if (bearer) {
+    // Ours when our key signed it (even expired): the origin has no use for it. Anything else
+    // is the origin's own credential and passes.
+    claims = await verifyCached(signer, bearer, nowMs, queue);
+    dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
+  }
+  if (!claims && queryToken) claims = await verifyCached(signer, queryToken, nowMs, queue);
+  if (!claims && access) claims = await verifyCached(signer, access, nowMs, queue);
+  return { pathAndQuery, cookie, dropAuthorization, claims };
+}

@@ -1,0 +1,98 @@
+/**
+ * `GET`, `PUT` and `DELETE /api/admin/origin`: the origin proxy override behind the admin
+ * session. PUT sets it (on with a URL or with ORIGIN_URL, or off even when ORIGIN_URL is set);
+ * DELETE removes it, which goes back to ORIGIN_URL.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Services } from "../../app.ts";
+import { isOriginUrl, type OriginView } from "../../lib/origin/settings.ts";
+import { ownEndpoints } from "../../lib/webhooks_settings.ts";
+import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { type AdminEnv, adminSession, audit } from "./session.ts";
+
+const OriginViewSchema = z.object({
+  enabled: z.boolean().openapi({ description: "the proxy runs (effective)" }),
+  url: z.string().nullable().openapi({ description: "the origin in effect; null when off" }),
+  source: z.enum(["env", "admin", "none"]).openapi({
+    description: "admin: the override decides (its URL, or off); env: ORIGIN_URL; none: neither",
+  }),
+  envUrl: z.string().nullable().openapi({
+    description: "ORIGIN_URL (without credentials): what DELETE goes back to",
+  }),
+  override: z.object({
+    enabled: z.boolean(),
+    url: z.string().nullable().openapi({ description: "null: on with ORIGIN_URL" }),
+    updatedAt: z.number().int().openapi({ description: "unix ms" }),
+  }).nullable(),
+}).openapi("OriginSettings");
+
+const OriginInput = z.object({
+  enabled: z.boolean(),
+  url: z.string().max(2048).refine(isOriginUrl, {
+    message: "must be an http:// or https:// URL without credentials, query or fragment",
+  }).nullable().optional().openapi({
+    description: "the origin's base URL; omitted or null: ORIGIN_URL",
+    example: "https://shop.internal:8080",
+  }),
+}).strict().openapi("OriginInput");
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/api/admin/origin",
+  summary: "The origin proxy in effect (URL and source) and the stored override",
+  security: adminSecurity,
+  responses: { 200: jsonOk(OriginViewSchema, "the origin setting"), ...errs(400, 401, 403) },
+});
+
+const putRoute = createRoute({
+  method: "put",
+  path: "/api/admin/origin",
+  summary: "Override the origin proxy: on (own URL or ORIGIN_URL) or off (even with ORIGIN_URL)",
+  security: adminSecurity,
+  request: { body: jsonBody(OriginInput) },
+  responses: { 200: jsonOk(OriginViewSchema, "the new setting"), ...errs(400, 401, 403) },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/api/admin/origin",
+  summary: "Clear the override: back to ORIGIN_URL (no proxy without it)",
+  security: adminSecurity,
+  responses: { 200: jsonOk(OriginViewSchema, "the setting now"), ...errs(400, 401, 403) },
+});
+
+/** What the audit log keeps of a setting (the URL carries no credentials: they are refused). */
+const auditDetail = (v: OriginView) => ({ enabled: v.enabled, url: v.url, source: v.source });
+
+/** The origin override routes. */
+export function originRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  app.use("/api/admin/origin", adminSession(s));
+
+  app.openapi(getRoute, async (c) => c.json(await s.origin.view(), 200));
+
+  app.openapi(putRoute, async (c) => {
+    const b = c.req.valid("json");
+    // The address this request came in on, the public URL and our listener reach us: a loop.
+    const port = s.config.PORT;
+    const own = ownEndpoints([
+      c.req.url,
+      s.config.PUBLIC_URL,
+      // This host's own listener, however it is spelled.
+      `http://localhost:${port}`,
+      `http://127.0.0.1:${port}`,
+      `http://[::1]:${port}`,
+    ]);
+    const view = await s.origin.save(b, own);
+    await audit(s, c, "origin.save", auditDetail(view));
+    return c.json(view, 200);
+  });
+
+  app.openapi(deleteRoute, async (c) => {
+    const view = await s.origin.clear();
+    await audit(s, c, "origin.clear", auditDetail(view));
+    return c.json(view, 200);
+  });
+
+  return app;
+}

@@ -1,0 +1,88 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Services } from "../../app.ts";
+import { invalidateChallengeGate } from "../../lib/challenge/gate.ts";
+import { finishSetup, setupProgress } from "../../lib/challenge/setup.ts";
+import { adminSecurity, errors, errs, jsonOk } from "../schemas.ts";
+import { type AdminEnv, adminSession, audit } from "./session.ts";
+
+const Missing = z.array(z.string()).openapi({
+  description: "the steps `POST /api/admin/setup` still needs, in words",
+});
+
+const progressRoute = createRoute({
+  method: "get",
+  path: "/api/admin/setup",
+  summary: "Setup progress: which wizard steps are done (the wizard resumes from it)",
+  security: adminSecurity,
+  responses: {
+    200: jsonOk(
+      z.object({
+        complete: z.boolean().openapi({ description: "edge link and challenge are live" }),
+        live: z.object({ edge: z.boolean(), challenge: z.boolean() }),
+        edge: z.object({
+          token: z.boolean(),
+          zone: z.boolean(),
+          fix: z.boolean(),
+          ssl: z.boolean(),
+          domains: z.array(z.string()).openapi({ description: "attached during setup" }),
+          zoneName: z.string().nullable(),
+          hostname: z.string().nullable(),
+        }).openapi({ description: "the pending edge steps (cleared once live)" }),
+        challenge: z.object({
+          provisioned: z.boolean(),
+          verified: z.boolean(),
+          siteKey: z.string().nullable().openapi({ description: "the pending widget's" }),
+          domains: z.array(z.string()),
+        }).openapi({ description: "the pending challenge steps (cleared once live)" }),
+        missing: Missing,
+      }).openapi("SetupProgress"),
+      "progress; never a secret",
+    ),
+    ...errs(401, 403),
+  },
+});
+
+const finishRoute = createRoute({
+  method: "post",
+  path: "/api/admin/setup",
+  summary: "Finish setup: the pending edge link and bot challenge go live together",
+  description: "Needs every edge step and a verified challenge; otherwise 409 `conflict` with " +
+    "`details.missing`. Both records go live in one atomic write (a concurrent change is 409 " +
+    "and changes nothing). Calling it again once done answers 200 with `alreadyComplete: true`.",
+  security: adminSecurity,
+  responses: {
+    200: jsonOk(
+      z.object({
+        complete: z.literal(true),
+        alreadyComplete: z.boolean(),
+        hostname: z.string(),
+        siteKey: z.string().openapi({ description: "the live widget's public site key" }),
+      }).openapi("SetupComplete"),
+      "setup is complete; login, invite accept and recovery now need the challenge",
+    ),
+    ...errs(401, 403),
+    409: {
+      description: "a step is missing (`details.missing`) or setup changed (`conflict`)",
+      content: errors[409].content,
+    },
+  },
+});
+
+/** Setup progress and the final setup step (SPEC 4.3). */
+export function setupRoutes(s: Services) {
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  app.use("/api/admin/setup", adminSession(s));
+
+  app.openapi(progressRoute, async (c) => c.json(await setupProgress(s.kv), 200));
+
+  app.openapi(finishRoute, async (c) => {
+    const out = await finishSetup(s);
+    // This instance's gate closes at once; others re-read within a second (verify reads fresh).
+    invalidateChallengeGate(s.challenge);
+    if (!out.alreadyComplete) {
+      await audit(s, c, "setup.complete", { hostname: out.hostname, siteKey: out.siteKey });
+    }
+    return c.json(out, 200);
+  });
+  return app;
+}

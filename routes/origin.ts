@@ -1,0 +1,152 @@
+/**
+ * The origin proxy gate: every path that is not Tollgate's own (lib/origin/own_paths.ts) goes to
+ * the origin for a visitor with a valid access token; anyone else is sent to the waiting room.
+ * It runs before Hono in `createApp().fetch` (and as the first Hono middleware, so
+ * `app.request()` behaves the same), so the body limit and our page headers never touch
+ * proxied traffic.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Services } from "../app.ts";
+import { errorBody } from "../lib/errors.ts";
+import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/origin/forward.ts";
+import { requesterOfRequest } from "../lib/access/join.ts";
+import { isOwnPath } from "../lib/origin/own_paths.ts";
+import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
+import { contentSecurityPolicy } from "./pages/html.tsx";
+import { jsonResponse, SECURITY_HEADERS } from "./status_fast.ts";
+
+/** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
+export type OriginGate = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | null>;
+
+/** Options of the gate (tests shorten the timeout). */
+export interface OriginGateOptions {
+  /** How long the origin may take to send response headers (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** At most one "origin unreachable" log line per this many ms: a down origin under load is loud. */
+const LOG_EVERY_MS = 10_000;
+
+/** The gate over `s` (origin setting, signer, clock, fetch). */
+export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGate {
+  const options = {
+    // Looked up at call time, so a client swapped into the services applies.
+    fetch: ((input, init) => s.fetch(input, init)) as typeof fetch,
+    timeoutMs: opts.timeoutMs ?? ORIGIN_TIMEOUT_MS,
+    trustForwarded: Boolean(s.config.CLIENT_IP_HEADER),
+  };
+  let lastLog = 0;
+  const down = (req: Request, reason: string, detail: string) => {
+    const now = s.clock.now();
+    if (now - lastLog >= LOG_EVERY_MS || now < lastLog) {
+      lastLog = now;
+      console.error(
+        JSON.stringify({ level: "warn", msg: "origin unavailable", reason, error: detail }),
+      );
+    }
+    return badGateway(req, reason);
+  };
+
+  return async (req, info) => {
+    const full = pathOf(req.url);
+    const q = full.indexOf("?");
+    if (isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
+    let base: string | null;
+    try {
+      base = (s.origin.fresh() ?? await s.origin.effective()).base;
+    } catch (e) {
+      return down(req, "settings", String(e));
+    }
+    if (!base) return null;
+    // Checked before the token: the pass that comes back to us carries none (we strip it).
+    if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
+    const vr = await readVisitorRequest(s.signer, req, s.clock.now());
+    // An allowlisted address is admitted at once and takes no slot (DECISIONS), so it needs no
+    // token here either: no detour through the waiting room.
+    if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
+    try {
+      return await forward(req, vr, base, peerOf(info), options);
+    } catch (e) {
+      if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
+      return down(req, "unreachable", String(e));
+    }
+  };
+}
+
+async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
+  const rules = await s.access.rules.current();
+  return rules.allow.matches(requesterOfRequest(req, info, s.config).ip);
+}
+
+/** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */
+export function originMiddleware(gate: OriginGate): MiddlewareHandler {
+  return async (c, next) => {
+    const res = await gate(c.req.raw, c.env as Deno.ServeHandlerInfo | undefined);
+    if (res) return res;
+    await next();
+  };
+}
+
+function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
+  const addr = info?.remoteAddr as Deno.NetAddr | undefined;
+  return addr?.hostname ?? null;
+}
+
+/** Where an unadmitted visitor goes: the waiting room, back here once admitted. */
+export function waitUrlFor(pathAndQuery: string): string {
+  return `/wait?return=${encodeURIComponent(pathAndQuery)}`;
+}
+
+/**
+ * GET and HEAD: 302 to the waiting room. Other methods: 401 `unauthorized` with the waiting
+ * room's URL, as an auth proxy answers API calls: a redirect would turn a POST into a GET that
+ * `fetch()` follows silently, handing the page's HTML to a script as the answer.
+ */
+function notAdmitted(req: Request, pathAndQuery: string): Response {
+  const wait = waitUrlFor(pathAndQuery);
+  if (req.method === "GET" || req.method === "HEAD") {
+    const res = new Response(null, { status: 302 });
+    const h = res.headers;
+    h.set("Location", wait);
+    for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+    // Never cached: once admitted, the same URL must reach the origin.
+    h.set("Cache-Control", "no-store");
+    return res;
+  }
+  const res = jsonResponse(
+    errorBody("unauthorized", "a valid access token is required; join the waiting room first", {
+      waitUrl: wait,
+    }),
+    401,
+  );
+  res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"');
+  return res;
+}
+
+/** True when the client asked for JSON rather than a page. */
+function wantsJson(req: Request): boolean {
+  const accept = req.headers.get("accept") ?? "";
+  return accept.includes("application/json") && !accept.includes("text/html");
+}
+
+const PAGE_CSS = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:15vh auto;" +
+  "padding:0 1rem;color:#1f2933}h1{font-size:1.5rem}";
+
+/** 502 `bad_gateway`: a plain page, or the JSON envelope for clients that accept JSON. */
+function badGateway(req: Request, reason: string): Response {
+  const message = "the site behind the waiting room is not reachable right now";
+  if (wantsJson(req)) return jsonResponse(errorBody("bad_gateway", message, { reason }), 502);
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>Temporarily unavailable</title><style>${PAGE_CSS}</style></head><body>` +
+    `<h1>This site is not reachable right now</h1>` +
+    `<p>Your access stays valid: please try again in a moment.</p>` +
+    `<p><a href="">Try again</a></p></body></html>`;
+  const res = new Response(req.method === "HEAD" ? null : html, { status: 502 });
+  const h = res.headers;
+  h.set("Content-Type", "text/html; charset=utf-8");
+  for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+  h.set("Content-Security-Policy", contentSecurityPolicy({ inlineStyle: PAGE_CSS }));
+  h.set("Cache-Control", "no-store");
+  return res;
+}
