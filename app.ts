@@ -8,6 +8,7 @@ import type { Config } from "./lib/config.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { AppError, errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
+import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
@@ -128,9 +129,11 @@ export function onError(err: Error, c: Context): Response {
       : { fields: [{ path: "body", message: msg }] };
     return c.json(errorBody(code, msg, details), status === 413 || status === 401 ? status : 400);
   }
-  console.error(
-    JSON.stringify({ level: "error", msg: "unhandled", path: c.req.path, error: String(err) }),
-  );
+  log("error", "unhandled", {
+    requestId: requestIdOf(c.req.raw),
+    path: c.req.path,
+    error: String(err),
+  });
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
@@ -222,8 +225,31 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
-  /** What `Deno.serve` runs: `/status` and `/join` on fast paths, everything else through Hono. */
+  /**
+   * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
+   * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
+   * and with `LOG_REQUESTS` on, one access line is logged per request.
+   */
   const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+    const started = performance.now();
+    const id = assignRequestId(req);
+    const res = await route(req, info);
+    try {
+      res.headers.set("X-Request-Id", id);
+    } catch { /* a proxied origin response passed through untouched has immutable headers */ }
+    if (deps.config.LOG_REQUESTS) {
+      const path = req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2)).split("?")[0];
+      log("info", "request", {
+        requestId: id,
+        method: req.method,
+        path, // never the query: it may carry an access token
+        status: res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    }
+    return res;
+  };
+  const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (req.method === "GET" && STATUS_PATH.test(req.url)) {
       const res = await fastStatus(services, req);
       if (res) return res;
@@ -231,6 +257,7 @@ export async function createApp(deps: AppDeps) {
       // What the fast path declines comes back (with its body, if read) for Hono to answer.
       const out = await fastJoin(services, req, info);
       if (out instanceof Response) return out;
+      assignRequestId(out, req); // the replayed request keeps the id
       req = out;
     } else {
       // Not ours (or proxy off: null): the origin's, answered without Hono.

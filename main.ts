@@ -1,7 +1,8 @@
 /** The only wiring: environment -> config -> KV -> app -> server, timers. */
 import { createApp } from "./app.ts";
-import { cryptoRandom, systemClock } from "./lib/clock.ts";
+import { type Clock, cryptoRandom, systemClock } from "./lib/clock.ts";
 import { type Config, ConfigError, parseEnv } from "./lib/config.ts";
+import { log } from "./lib/log.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 
@@ -41,11 +42,30 @@ async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> 
   return secret;
 }
 
+/**
+ * The wall clock, or for load scenarios (bench/load_scenarios.ts) a clock running
+ * `TOLLGATE_CLOCK_SPEED` times as fast from `origin` on, so a long line's hours pass in minutes.
+ * Refused in production: every timeslot, token and hold would run fast.
+ */
+function serverClock(production: boolean, origin: number): Clock {
+  const raw = Deno.env.get("TOLLGATE_CLOCK_SPEED");
+  if (raw === undefined || raw === "") return systemClock;
+  if (production) throw new ConfigError("invalid TOLLGATE_CLOCK_SPEED: refused in production");
+  const speed = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(speed >= 0.1 && speed <= 1000)) {
+    throw new ConfigError(`invalid TOLLGATE_CLOCK_SPEED=${JSON.stringify(raw)}: 0.1 to 1000`);
+  }
+  return { now: () => origin + Math.floor((Date.now() - origin) * speed) };
+}
+
 async function main() {
   let config: Config;
+  let clock: Clock;
+  const clockOrigin = Date.now();
   try {
     const env = parseEnv(Deno.env.toObject());
     config = { ...env, TOKEN_SECRET: await resolveSecret(env) };
+    clock = serverClock(env.TOLLGATE_ENV === "production" || onDeploy(), clockOrigin);
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(`tollgate: ${e.message}`);
@@ -62,7 +82,7 @@ async function main() {
   const kv = managed ? await Deno.openKv() : await Deno.openKv(path);
   const { fetch: serve, services } = await createApp({
     kv,
-    clock: systemClock,
+    clock,
     config,
     fetch: globalThis.fetch,
     random: cryptoRandom,
@@ -75,23 +95,24 @@ async function main() {
   Deno.serve({
     port: config.PORT,
     onListen: ({ hostname, port }) =>
-      console.log(
-        JSON.stringify({
-          msg: "tollgate listening",
-          version: VERSION,
-          url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`,
-          kv: path,
-          queues: config.QUEUES,
+      log("info", "tollgate listening", {
+        version: VERSION,
+        url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`,
+        kv: path,
+        queues: config.QUEUES,
+        // A simulated clock says so, with what a load driver needs to follow it.
+        ...(clock === systemClock ? {} : {
+          clockSpeed: Number(Deno.env.get("TOLLGATE_CLOCK_SPEED")),
+          clockOrigin,
         }),
-      ),
+      }),
   }, serve);
 }
 
 /** What the once-a-minute safety net runs; set once the app is up. */
 let cronTick: () => Promise<void> = () => Promise.resolve();
 
-if (import.meta.main) {
-  // Registered at the top level, as Deno Deploy requires; admission does not depend on it.
-  Deno.cron("tollgate-admission-safety-net", "* * * * *", () => cronTick());
-  await main();
-}
+// Registered at the top level and unconditionally, as Deno Deploy requires (it reads cron
+// registrations when the module loads); admission does not depend on it.
+Deno.cron("tollgate-admission-safety-net", "* * * * *", () => cronTick());
+if (import.meta.main) await main();

@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   ),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
+  /** One JSON access line per request (method, path without query, status, ms, request id). */
+  LOG_REQUESTS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
+    v === "1" || v === "true"
+  ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 

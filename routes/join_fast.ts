@@ -93,6 +93,6 @@ export async function fastJoin(
     s.engine.maybeTick(queue);
     return visitorResponse(s, req, out.httpStatus, out.view, out.ticket);
   } catch (err) {
-    return errorResponse(err, "/join");
+    return errorResponse(err, req);
   }
 }

@@ -1,4 +1,5 @@
 import type { Services } from "../app.ts";
+import { log, requestIdOf } from "../lib/log.ts";
 import { AppError, errorBody } from "../lib/errors.ts";
 import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
@@ -33,11 +34,12 @@ export function jsonResponse(body: unknown, status: number): Response {
 }
 
 /** The envelope app.ts's `onError` makes, for an error a fast path's engine call threw. */
-export function errorResponse(err: unknown, path: string): Response {
+export function errorResponse(err: unknown, req: Request): Response {
   if (err instanceof AppError) {
     return jsonResponse(errorBody(err.code, err.message, err.details), err.status);
   }
-  console.error(JSON.stringify({ level: "error", msg: "unhandled", path, error: String(err) }));
+  const path = new URL(req.url).pathname;
+  log("error", "unhandled", { requestId: requestIdOf(req), path, error: String(err) });
   return jsonResponse(errorBody("internal", "internal error"), 500);
 }
 
@@ -92,7 +94,7 @@ export async function fastStatus(s: Services, req: Request): Promise<Response | 
   try {
     out = await s.engine.status(queue, await s.signer.verifyTicket(m?.[1]), visitorId);
   } catch (err) {
-    return errorResponse(err, "/status");
+    return errorResponse(err, req);
   }
   s.engine.maybeTick(queue);
   return visitorResponse(s, req, 200, out.view, out.ticket);

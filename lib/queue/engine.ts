@@ -1,4 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
+import { log } from "../log.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -129,9 +130,7 @@ export class Engine {
     if ((this.#lastTick.get(q) ?? -1) >= sec || this.#ticking.has(q)) return;
     this.#lastTick.set(q, sec);
     this.#ticking.add(q);
-    this.tick(q).catch((e) =>
-      console.error(JSON.stringify({ msg: "tick failed", queue: q, error: String(e) }))
-    )
+    this.tick(q).catch((e) => log("error", "tick failed", { queue: q, error: String(e) }))
       .finally(() => this.#ticking.delete(q));
   }
 

@@ -1,0 +1,33 @@
+/**
+ * Structured logs: one JSON object per line (`ts`, `level`, `msg`, then fields), errors and
+ * warnings on stderr, the rest on stdout. Each request gets an id (a valid incoming
+ * `X-Request-Id` from the proxy in front, else a fresh one) that its log lines carry and its
+ * response returns, so a visitor's report can be matched to the server's lines.
+ */
+
+/** Log levels, in order. */
+export type Level = "debug" | "info" | "warn" | "error";
+
+/** Writes one log line. Never pass secrets, tokens or full URLs with query strings. */
+export function log(level: Level, msg: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields });
+  if (level === "error" || level === "warn") console.error(line);
+  else console.log(line);
+}
+
+/** What an incoming `X-Request-Id` may look like to be kept (else a fresh id is made). */
+export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
+const ids = new WeakMap<Request, string>();
+
+/** Gives `req` its request id: the incoming header when well-formed, else a random UUID. */
+export function assignRequestId(req: Request, from?: Request): string {
+  const given = (from && ids.get(from)) ?? req.headers.get("x-request-id");
+  const id = given && REQUEST_ID_RE.test(given) ? given : crypto.randomUUID();
+  ids.set(req, id);
+  return id;
+}
+
+/** The id `assignRequestId` gave this request, if any. */
+export function requestIdOf(req: Request): string | undefined {
+  return ids.get(req);
+}

@@ -1,0 +1,90 @@
+import { assert, assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
+
+/** Runs `fn` with console.log/error captured; returns the parsed JSON lines. */
+async function captured(fn: () => Promise<void>): Promise<Record<string, unknown>[]> {
+  const lines: string[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = (l: unknown) => void lines.push(String(l));
+  console.error = (l: unknown) => void lines.push(String(l));
+  try {
+    await fn();
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+  return lines.flatMap((l) => {
+    try {
+      return [JSON.parse(l)];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+Deno.test("logs: every served answer has a request id; a well-formed incoming one is kept", async () => {
+  const t = await makeApp();
+  const own = await t.fetch(new Request("http://localhost/health"));
+  await own.body?.cancel();
+  assert(UUID.test(own.headers.get("x-request-id") ?? ""), "a fresh id");
+  const join = await t.fetch(
+    new Request("http://localhost/join", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "edge-req-12345" },
+      body: JSON.stringify({ queue: "default" }),
+    }),
+  );
+  await join.body?.cancel();
+  assertEquals(join.headers.get("x-request-id"), "edge-req-12345", "the fast path keeps it");
+  const odd = await t.fetch(
+    new Request("http://localhost/health", { headers: { "x-request-id": "bad id <script>" } }),
+  );
+  await odd.body?.cancel();
+  assert(UUID.test(odd.headers.get("x-request-id") ?? ""), "a malformed one is replaced");
+  t.close();
+});
+
+Deno.test("logs: LOG_REQUESTS writes one JSON line per request, without the query", async () => {
+  const t = await makeApp({ LOG_REQUESTS: true });
+  let id = "";
+  const lines = await captured(async () => {
+    const r = await t.fetch(new Request("http://localhost/verify?accessToken=secret-ish-token"));
+    await r.body?.cancel();
+    id = r.headers.get("x-request-id")!;
+  });
+  const access = lines.filter((l) => l.msg === "request");
+  assertEquals(access.length, 1);
+  assertEquals(
+    [access[0].requestId, access[0].method, access[0].path, access[0].status, access[0].level],
+    [id, "GET", "/verify", 401, "info"],
+  );
+  assert(typeof access[0].ts === "string" && typeof access[0].ms === "number");
+  assert(!JSON.stringify(lines).includes("secret-ish-token"), "the query is never logged");
+  const quiet = await makeApp();
+  const none = await captured(async () => {
+    await (await quiet.fetch(new Request("http://localhost/health"))).body?.cancel();
+  });
+  assertEquals(none.filter((l) => l.msg === "request"), [], "off by default");
+  t.close();
+  quiet.close();
+});
+
+Deno.test("logs: an unexpected error is a 500 envelope and an error line with the same request id", async () => {
+  const t = await makeApp();
+  t.close(); // every store call now fails
+  let res: Response | null = null;
+  const lines = await captured(async () => {
+    res = await t.fetch(new Request("http://localhost/api/admin/bootstrap"));
+  });
+  const r = res! as Response;
+  assertEquals(r.status, 500);
+  assertEquals((await r.json()).error.code, "internal");
+  const err = lines.find((l) => l.msg === "unhandled");
+  assert(err, `an error line: ${JSON.stringify(lines)}`);
+  assertEquals([err.level, err.requestId, err.path], [
+    "error",
+    r.headers.get("x-request-id"),
+    "/api/admin/bootstrap",
+  ]);
+});
