@@ -234,9 +234,8 @@ export async function createApp(deps: AppDeps) {
     const started = performance.now();
     const id = assignRequestId(req);
     const res = await route(req, info);
-    try {
-      res.headers.set("X-Request-Id", id);
-    } catch { /* a proxied origin response passed through untouched has immutable headers */ }
+    // The origin's answers pass untouched (their headers are often immutable); ours get the id.
+    if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
     if (deps.config.LOG_REQUESTS) {
       const path = req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2)).split("?")[0];
       log("info", "request", {
@@ -249,6 +248,7 @@ export async function createApp(deps: AppDeps) {
     }
     return res;
   };
+  const fromOrigin = new WeakSet<Response>();
   const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
     if (req.method === "GET" && STATUS_PATH.test(req.url)) {
       const res = await fastStatus(services, req);
@@ -262,7 +262,10 @@ export async function createApp(deps: AppDeps) {
     } else {
       // Not ours (or proxy off: null): the origin's, answered without Hono.
       const proxied = await origin(req, info);
-      if (proxied) return proxied;
+      if (proxied) {
+        fromOrigin.add(proxied);
+        return proxied;
+      }
     }
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);

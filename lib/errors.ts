@@ -32,7 +32,7 @@ export class ForbiddenError extends AppError {
   }
 }
 
-/** 429 `rate_limited`; the route sets `Retry-After` from `details.retryAfterSeconds`. */
+/** 429 `rate_limited`; `app.ts` sends `retryAfterSeconds` as `Retry-After` (as for any error). */
 export class RateLimitedError extends AppError {
   constructor(readonly retryAfterSeconds: number) {
     super(429, "rate_limited", `too many attempts; try again in ${retryAfterSeconds} s`, {

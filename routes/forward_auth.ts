@@ -11,14 +11,15 @@
  *
  * The original request comes from `X-Forwarded-Uri`/`-Method` (Caddy, Traefik) or
  * `X-Original-URI`/`-Method` (set by the nginx config). The token is found like the origin
- * proxy finds it (a foreign `Authorization` does not hide a valid `tg_access` cookie).
+ * proxy finds it (a foreign `Authorization` does not hide a valid `tg_access` cookie), with the
+ * original URI's `?accessToken=` as the query (SPEC 5).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../app.ts";
 import { safeReturnPath } from "../lib/destination.ts";
 import { errorBody } from "../lib/errors.ts";
-import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
+import { readVisitorRequest, splitQuery, verifyCached } from "../lib/origin/request.ts";
 import { waitUrlFor } from "./origin.ts";
 import { errors } from "./schemas.ts";
 
@@ -56,13 +57,18 @@ const forwardAuthRoute = check(
   },
 );
 
-/** The waiting room URL for the original request the proxy describes. */
-function waitFor(c: Context): string {
+/** The original request's URI as the proxy describes it: its path and query without our token. */
+function originalUri(c: Context): { path: string; token: string | null } {
   const raw = c.req.header("x-forwarded-uri") ?? c.req.header("x-original-uri") ?? "/";
   const q = raw.indexOf("?");
+  if (q < 0) return { path: raw, token: null };
   // Our token in the original query must not be echoed back into the return path.
-  const rest = q < 0 ? "" : splitQuery(raw.slice(q + 1)).rest;
-  const path = (q < 0 ? raw : raw.slice(0, q)) + (rest ? `?${rest}` : "");
+  const { rest, token } = splitQuery(raw.slice(q + 1));
+  return { path: raw.slice(0, q) + (rest ? `?${rest}` : ""), token };
+}
+
+/** The waiting room URL for the original request. */
+function waitFor(path: string): string {
   const back = safeReturnPath(path);
   return back ? waitUrlFor(back) : "/wait";
 }
@@ -95,24 +101,32 @@ const denied = (c: Context, wait: string) =>
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
 
-  const admitted = async (c: Context, queue: string | undefined) => {
-    const vr = await readVisitorRequest(s.signer, c.req.raw, s.clock.now(), queue);
-    if (!vr.claims) return false;
-    c.header("X-Tollgate-Visitor", vr.claims.sub);
-    c.header("X-Tollgate-Queue", vr.claims.queue);
+  /**
+   * True (with the visitor named in headers) when the check carries a valid token: the usual
+   * places (bearer, cookie, the check's own query), or `?accessToken=` of the original URI.
+   */
+  const admitted = async (c: Context, queue: string | undefined, token: string | null) => {
+    const now = s.clock.now();
+    const claims = (await readVisitorRequest(s.signer, c.req.raw, now, queue)).claims ??
+      (token ? await verifyCached(s.signer, token, now, queue) : null);
+    if (!claims) return false;
+    c.header("X-Tollgate-Visitor", claims.sub);
+    c.header("X-Tollgate-Queue", claims.queue);
     return true;
   };
 
   app.openapi(authRequestRoute, async (c) => {
-    if (await admitted(c, c.req.valid("query").queue)) return c.body(null, 204);
-    const wait = waitFor(c);
+    const orig = originalUri(c);
+    if (await admitted(c, c.req.valid("query").queue, orig.token)) return c.body(null, 204);
+    const wait = waitFor(orig.path);
     c.header("Location", wait);
     return denied(c, wait);
   });
 
   app.openapi(forwardAuthRoute, async (c) => {
-    if (await admitted(c, c.req.valid("query").queue)) return c.body(null, 204);
-    const wait = waitFor(c);
+    const orig = originalUri(c);
+    if (await admitted(c, c.req.valid("query").queue, orig.token)) return c.body(null, 204);
+    const wait = waitFor(orig.path);
     const m = originalMethod(c);
     if (m === "GET" || m === "HEAD") return c.redirect(onVisitorHost(c, wait), 302);
     return denied(c, wait);

@@ -1,4 +1,4 @@
-import { z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 
 export const QueueName = z.string().regex(QUEUE_NAME_RE, {
@@ -45,12 +45,22 @@ export const JoinBody = z.object({ queue: QueueName, visitorId: VisitorId.option
   "JoinRequest",
 );
 
+const HealthState = z.enum(["unmonitored", "healthy", "unhealthy"]);
+
+/** The probe timing and thresholds of the health throttle (snapshot and admin view). */
+export const healthProbeFields = {
+  intervalSeconds: z.number().int(),
+  timeoutMs: z.number().int(),
+  failures: z.number().int(),
+  recoveries: z.number().int(),
+};
+
 /** The origin health snapshot (operator `/metrics` per queue, and the admin metrics). */
 export const HealthSnapshotView = z.object({
-  state: z.enum(["unmonitored", "healthy", "unhealthy"]).openapi({
+  state: HealthState.openapi({
     description: "what admissions follow: the override when set, else the probed state",
   }),
-  probed: z.enum(["unmonitored", "healthy", "unhealthy"]),
+  probed: HealthState,
   override: z.enum(["healthy", "unhealthy"]).nullable(),
   consecutiveFailures: z.number().int(),
   consecutiveSuccesses: z.number().int(),
@@ -59,10 +69,7 @@ export const HealthSnapshotView = z.object({
   config: z.object({
     enabled: z.boolean(),
     host: z.string().nullable(),
-    intervalSeconds: z.number().int(),
-    timeoutMs: z.number().int(),
-    failures: z.number().int(),
-    recoveries: z.number().int(),
+    ...healthProbeFields,
   }),
 }).openapi("HealthSnapshot");
 
@@ -121,4 +128,42 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 /** A JSON response. */
 export function jsonOk<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
+}
+
+/**
+ * A read (or bodiless write) of an admin setting behind the admin session, answering `view`.
+ *
+ * @example
+ * const getOrigin = adminRoute("get", "/api/admin/origin", "The origin proxy", OriginView);
+ */
+export function adminRoute<V extends z.ZodType>(
+  method: "get" | "delete",
+  path: string,
+  summary: string,
+  view: V,
+) {
+  return createRoute({
+    method,
+    path,
+    summary,
+    security: adminSecurity,
+    responses: { 200: jsonOk(view, "the setting now"), ...errs(400, 401, 403) },
+  });
+}
+
+/** A `PUT` of an admin setting behind the admin session: JSON `body` in, `view` out. */
+export function adminPutRoute<V extends z.ZodType, B extends z.ZodType>(
+  path: string,
+  summary: string,
+  view: V,
+  body: B,
+) {
+  return createRoute({
+    method: "put",
+    path,
+    summary,
+    security: adminSecurity,
+    request: { body: jsonBody(body) },
+    responses: { 200: jsonOk(view, "the saved setting"), ...errs(400, 401, 403) },
+  });
 }

@@ -1,9 +1,11 @@
-import { saveBypass } from "../lib/access/rules.ts";
+import { RulesCache, saveBypass } from "../lib/access/rules.ts";
+import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import {
   fromIp,
+  holdFirstRead,
   joinRequest,
   type ServedApp,
   servedApp,
@@ -222,5 +224,20 @@ Deno.test("bypass: each instance re-reads the list within a second and parses it
   assertEquals(fresh.allow.size, 2, "after a second");
   a.clock.advance(1000);
   assert((await b.services.access.rules.current()).allow === fresh.allow, "not parsed again");
+  kv.close();
+});
+
+Deno.test("bypass: a read begun before an admin write never replaces what was read after it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = new FakeClock();
+  const { kv: slow, release } = holdFirstRead(kv);
+  const rules = new RulesCache(slow, clock);
+  const stale = rules.current(); // reads the empty list, then waits
+  await saveBypass(kv, clock, LIST);
+  rules.invalidate();
+  assertEquals((await rules.current()).allow.size, 2, "read after the write");
+  release();
+  assertEquals((await stale).allow.size, 0, "the early caller gets what it read");
+  assertEquals((await rules.current()).allow.size, 2, "the cache keeps the newer read");
   kv.close();
 });

@@ -28,6 +28,7 @@ Deno.test("geo-block API: TTL required when enabling, bad codes by line, nothing
     [{ enabled: true, countriesText: "", ttlHours: 24 }, "countriesText"],
     [{ enabled: "yes", countriesText: "RU", ttlHours: 24 }, "enabled"],
     [{ countriesText: "RU", ttlHours: 24 }, "enabled"],
+    [{ enabled: false, countrieText: "RU" }, ""], // misspelt: refused, not ignored
   ];
   for (const [body, field] of bad) {
     const r = await client.req("PUT", "/api/admin/geo-block", body);

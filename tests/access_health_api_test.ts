@@ -1,7 +1,8 @@
 import { keys } from "../lib/store/keys.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { flappingOrigin, servedApp } from "./access_helpers.ts";
+import { HealthMonitor } from "../lib/access/health.ts";
+import { flappingOrigin, holdFirstRead, servedApp } from "./access_helpers.ts";
 import { startReceiver } from "./fixtures/https_receiver.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -25,6 +26,8 @@ Deno.test("health: invalid config is 400 bad_request and changes nothing", async
     [{ override: "maybe" }, "override"],
     [{ url }, "enabled"],
     [{}, "enabled"],
+    // A misspelt key is refused, not ignored (the config would be saved without the override).
+    [{ enabled: true, url, overide: "unhealthy" }, ""],
   ];
   for (const [body, field] of bad) {
     const r = await client.req("PUT", "/api/admin/health", body);
@@ -104,6 +107,21 @@ Deno.test("health: two instances sharing one KV probe once per round", async () 
     kv.close();
     await origin.close();
   }
+});
+
+Deno.test("health: a snapshot read begun before a write never replaces the one read after it", async () => {
+  const a = await servedApp();
+  const { kv, release } = holdFirstRead(a.kv);
+  const events = { emit: () => Promise.resolve() };
+  const deps = { clock: a.clock, engine: a.engine, fetch: globalThis.fetch, log: () => {} };
+  const health = new HealthMonitor({ ...deps, kv, events });
+  const stale = health.snapshot(); // reads "unmonitored", then waits
+  await health.setOverride("unhealthy");
+  assertEquals((await health.snapshot()).state, "unhealthy", "read after the write");
+  release();
+  assertEquals((await stale).state, "unmonitored", "the early caller gets what it read");
+  assertEquals((await health.snapshot()).state, "unhealthy", "the cache keeps the newer read");
+  a.kv.close();
 });
 
 Deno.test("health: the admission tick drives the probe", async () => {

@@ -1,4 +1,7 @@
-/** Shared pieces of the access tests (allowlist, country block, health throttle). */
+/**
+ * Shared pieces of the access tests (allowlist, country block, health throttle), also used by
+ * the `/join` fast-path tests (twin apps, one served, one Hono alone).
+ */
 import { createApp } from "../app.ts";
 import { FakeClock, seededRandom } from "../lib/clock.ts";
 import { type Config, testConfig } from "../lib/config.ts";
@@ -49,8 +52,29 @@ export function joinRequest(
 }
 
 /**
+ * Asserts that the served handler's answer `a` and Hono's answer `b` match byte for byte: status,
+ * body, every header, cookies. Only the served handler assigns `X-Request-Id` (app.ts), so `a`
+ * must carry one and it is left out of the comparison. Returns the status and body.
+ */
+export async function sameAnswer(
+  a: Response,
+  b: Response,
+  label = "",
+): Promise<{ status: number; text: string }> {
+  const [ta, tb] = [await a.text(), await b.text()];
+  assertEquals(a.status, b.status, `status ${label}`);
+  assertEquals(ta, tb, `body ${label}`);
+  assert(a.headers.has("x-request-id"), `the served answer carries X-Request-Id ${label}`);
+  const heads = (r: Response) =>
+    [...r.headers].filter(([k]) => k !== "x-request-id").sort(([x], [y]) => x.localeCompare(y));
+  assertEquals(heads(a), heads(b), `headers ${label}`);
+  assertEquals(a.headers.getSetCookie(), b.headers.getSetCookie(), `cookies ${label}`);
+  return { status: a.status, text: ta };
+}
+
+/**
  * Sends the same join to twin apps: one through the served fetch (the `/join` fast path), the
- * other through Hono alone; the answers must match byte for byte. Returns the fast one's.
+ * other through Hono alone; the answers must match (`sameAnswer`). Returns the fast one's.
  */
 export async function twinJoin(
   fast: ServedApp,
@@ -59,14 +83,8 @@ export async function twinJoin(
   info: Deno.ServeHandlerInfo,
 ): Promise<{ status: number; json: Record<string, unknown>; res: Response }> {
   const a = await fast.fetch(req(), info);
-  const b = await hono.app.fetch(req(), info);
-  const [ta, tb] = [await a.text(), await b.text()];
-  assertEquals(a.status, b.status, "status");
-  assertEquals(ta, tb, "body");
-  const heads = (r: Response) => [...r.headers].sort(([x], [y]) => x.localeCompare(y));
-  assertEquals(heads(a), heads(b), "headers");
-  assertEquals(a.headers.getSetCookie(), b.headers.getSetCookie(), "cookies");
-  return { status: a.status, json: JSON.parse(ta), res: a };
+  const { status, text } = await sameAnswer(a, await hono.app.fetch(req(), info));
+  return { status, json: JSON.parse(text), res: a };
 }
 
 /** The cookie values a response sets, by name. */
@@ -136,4 +154,30 @@ export async function pausedQueues(t: TestApp): Promise<boolean[]> {
     out.push((await t.engine.ctx.readSettings(q))!.healthPaused);
   }
   return out;
+}
+
+/**
+ * The real store, with the first `getMany` held back (after it read) until `release()`: the
+ * order in which two overlapping reads come back is otherwise up to the store.
+ */
+export function holdFirstRead(kv: Deno.Kv): { kv: Deno.Kv; release: () => void } {
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  let reads = 0;
+  const slow = new Proxy(kv, {
+    get(target, prop) {
+      if (prop !== "getMany") {
+        const v = Reflect.get(target, prop, target);
+        // Methods run on the store itself (it keeps its handle in a private field).
+        return typeof v === "function" ? v.bind(target) : v;
+      }
+      return async (...args: Parameters<Deno.Kv["getMany"]>) => {
+        const first = reads++ === 0;
+        const out = await target.getMany(...args);
+        if (first) await held;
+        return out;
+      };
+    },
+  });
+  return { kv: slow, release };
 }

@@ -3,6 +3,7 @@ import { hostAllowed } from "../lib/challenge/records.ts";
 import { createWidget, deleteWidget, siteverify } from "../lib/challenge/turnstile.ts";
 import { ProviderError, type ProviderOptions } from "../lib/edge/provider.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
+import { fakeCloudflare } from "./fakes/cloudflare.ts";
 import { type FakeTurnstile, fakeTurnstile } from "./fakes/turnstile.ts";
 import { serveFakes } from "./fakes/serve.ts";
 
@@ -66,6 +67,33 @@ Deno.test("turnstile client: widget API failures become ProviderErrors with oper
     assertEquals(down.kind, "unavailable");
     assertEquals(fake.widgets.size, 0, "no widget was made by any failed call");
   });
+});
+
+Deno.test("turnstile client: a token the provider echoes in an error is scrubbed, as on zone calls", async () => {
+  const cf = fakeCloudflare();
+  const server = serveFakes(cf.handler);
+  const api = { baseUrl: `${server.url}/client/v4`, fetch: globalThis.fetch, timeoutMs: 2000 };
+  const token = "Zk3v9QqLx2Tn8WmB4cYp7HdR1sUe6GaJ0fKoNiVt";
+  try {
+    const echo = {
+      status: 400,
+      code: 6111,
+      message: "Invalid format for Authorization header {token}",
+    };
+    for (
+      const call of [
+        () => createWidget(api, token, "acc-1", SPEC),
+        () => deleteWidget(api, token, "acc-1", "0x4AAA"),
+      ]
+    ) {
+      cf.fail(echo);
+      const e = await providerError(call());
+      const text = JSON.stringify([e.message, e.providerErrors]);
+      assert(text.includes("[token]") && !text.includes(token), text);
+    }
+  } finally {
+    await server.close();
+  }
 });
 
 Deno.test("turnstile client: deleteWidget removes the widget; a second delete is not_found", async () => {

@@ -117,6 +117,8 @@ Deno.test("gate: fails closed with 503 challenge_unavailable when Turnstile is d
     assertEquals(refusal(r), [503, "challenge_unavailable", { reason: "provider" }], failure);
     assert(r.json.error.message.includes("try again"), r.json.error.message);
     assert(!r.headers.getSetCookie().length, "no session");
+    // Turnstile's own wait is passed on; the other failures give no time to wait.
+    assertEquals(r.headers.get("retry-after"), failure === "rate_limited" ? "42" : null, failure);
   }
   // The widget was deleted in the dashboard: Turnstile says invalid-input-secret.
   env.fake.widgets.delete(siteKey);
@@ -203,4 +205,16 @@ Deno.test("gate: another instance closes at once (verify reads fresh); its confi
   env.t.clock.advance(1000);
   assertEquals(await t2.services.challenge.configured(), true);
   await env.close();
+});
+
+Deno.test("contract: login, invite accept and recovery declare the gate's 503 challenge_unavailable", async () => {
+  const t = await makeApp();
+  const doc = await (await t.app.request("/openapi.json")).json();
+  for (
+    const p of ["/api/admin/login", "/api/admin/invites/accept", "/api/admin/password/recover"]
+  ) {
+    const r503 = doc.paths[p].post.responses["503"];
+    assert(r503?.description.includes("challenge_unavailable"), `${p}: ${JSON.stringify(r503)}`);
+  }
+  t.close();
 });

@@ -1,11 +1,8 @@
-import type { PendingEdge } from "../lib/edge/state.ts";
-import { keys } from "../lib/store/keys.ts";
+import { readPending } from "../lib/edge/store.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { edgeApp, linkedApp, runSetup } from "./edge_helpers.ts";
+import { addDns, edgeApp, linkedApp, runSetup } from "./edge_helpers.ts";
 
 // Custom domains: a proxied CNAME domain -> hostname, during setup and once live.
-
-const pending = async (kv: Deno.Kv) => (await kv.get<PendingEdge>(keys.setupPendingEdge())).value;
 
 Deno.test("edge setup: attach-domain makes a proxied CNAME, repeats safely, never overwrites a record", async () => {
   const e = await edgeApp();
@@ -26,22 +23,12 @@ Deno.test("edge setup: attach-domain makes a proxied CNAME, repeats safely, neve
     assertEquals(e.cf.writes().length, writes);
     assertEquals(b.json.domains, ["www.example.com"]);
 
-    e.cf.addRecord("example.com", {
-      type: "CNAME",
-      name: "shop.example.com",
-      content: "queue.example.com",
-      proxied: false,
-    });
+    addDns(e.cf, "CNAME", "shop.example.com", "queue.example.com");
     const c = await attach("shop.example.com");
     assertEquals([c.json.attached.created, c.json.attached.changed], [false, true]);
     assertEquals(e.cf.recordsOf("shop.example.com")[0].proxied, true);
 
-    e.cf.addRecord("example.com", {
-      type: "A",
-      name: "blog.example.com",
-      content: "192.0.2.10",
-      proxied: false,
-    });
+    addDns(e.cf, "A", "blog.example.com", "192.0.2.10");
     const taken = await attach("blog.example.com");
     assertEquals([taken.status, taken.json.error.details.reason], [409, "domain_in_use"]);
     assert(taken.json.error.message.includes("192.0.2.10"), taken.json.error.message);
@@ -51,7 +38,7 @@ Deno.test("edge setup: attach-domain makes a proxied CNAME, repeats safely, neve
       const r = await attach(bad);
       assertEquals([r.status, r.json.error.code], [400, "bad_request"], bad);
     }
-    assertEquals((await pending(e.t.kv))!.domains, ["www.example.com", "shop.example.com"]);
+    assertEquals((await readPending(e.t.kv))!.domains, ["www.example.com", "shop.example.com"]);
   } finally {
     await e.close();
   }
@@ -68,12 +55,7 @@ Deno.test("edge domains: list, attach and detach (body or ?domain=), all repeata
       domain: "www.example.com",
     });
     assertEquals([again.json.attached.created, again.json.domains], [false, ["www.example.com"]]);
-    e.cf.addRecord("example.com", {
-      type: "A",
-      name: "old.example.com",
-      content: "192.0.2.9",
-      proxied: false,
-    });
+    addDns(e.cf, "A", "old.example.com", "192.0.2.9");
     const taken = await e.client.req("PUT", "/api/admin/edge/domains", {
       domain: "old.example.com",
     });

@@ -1,7 +1,7 @@
 import { CloudflareClient } from "../lib/edge/cloudflare.ts";
 import { cfRequest, ProviderError } from "../lib/edge/provider.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
-import { type EdgeApp, edgeApp, kvText, kvWithoutAudit, TOKEN } from "./edge_helpers.ts";
+import { addDns, type EdgeApp, edgeApp, kvText, kvWithoutAudit, TOKEN } from "./edge_helpers.ts";
 import { fakeCloudflare } from "./fakes/cloudflare.ts";
 import { serveFakes } from "./fakes/serve.ts";
 
@@ -28,6 +28,12 @@ const tokenDone = async (e: EdgeApp) => {
 const zoneDone = async (e: EdgeApp) => {
   await tokenDone(e);
   await e.client.req("POST", "/api/admin/setup/edge/verify", VERIFY);
+};
+/** The token may read `area` but no longer edit it. */
+const readOnly = (e: EdgeApp, area: "dns" | "settings") => {
+  const perms = e.cf.tokens.get(TOKEN)!.perms;
+  perms.delete(`${area}:edit`);
+  perms.add(`${area}:read`);
 };
 const limited = (e: EdgeApp) =>
   e.cf.fail({
@@ -107,10 +113,7 @@ const CASES: Case[] = [
   {
     name: "a token without DNS:Edit",
     before: zoneDone,
-    arrange: (e) => {
-      e.cf.tokens.get(TOKEN)!.perms.delete("dns:edit");
-      e.cf.tokens.get(TOKEN)!.perms.add("dns:read");
-    },
+    arrange: (e) => readOnly(e, "dns"),
     call: ["POST", "/api/admin/setup/edge/fix", {}],
     status: 400,
     kind: "forbidden",
@@ -119,10 +122,7 @@ const CASES: Case[] = [
   {
     name: "a token without Zone Settings:Edit",
     before: zoneDone,
-    arrange: (e) => {
-      e.cf.tokens.get(TOKEN)!.perms.delete("settings:edit");
-      e.cf.tokens.get(TOKEN)!.perms.add("settings:read");
-    },
+    arrange: (e) => readOnly(e, "settings"),
     call: ["PUT", "/api/admin/setup/edge/ssl", { mode: "strict" }],
     status: 400,
     kind: "forbidden",
@@ -193,8 +193,7 @@ Deno.test("edge errors: a step failing half-way writes no record; the repeat fin
     await zoneDone(e);
     const before = await kvWithoutAudit(e.t.kv);
     // The DNS record gets proxied, then switching IP geolocation is refused (no Settings:Edit).
-    e.cf.tokens.get(TOKEN)!.perms.delete("settings:edit");
-    e.cf.tokens.get(TOKEN)!.perms.add("settings:read");
+    readOnly(e, "settings");
     const r = await e.client.req("POST", "/api/admin/setup/edge/fix", {});
     assertEquals([r.status, r.json.error.details.step], [400, 'set IP geolocation to "on"']);
     assertEquals(e.cf.recordsOf("queue.example.com")[0].proxied, true, "Cloudflare did proxy");
@@ -250,19 +249,9 @@ Deno.test("Cloudflare client: error codes decide the kind, lists follow every pa
     ]);
 
     for (let i = 0; i < 150; i++) {
-      cf.addRecord("example.com", {
-        type: "TXT",
-        name: "x.example.com",
-        content: `v${i}`,
-        proxied: false,
-      });
+      addDns(cf, "TXT", "x.example.com", `v${i}`);
     }
-    cf.addRecord("example.com", {
-      type: "A",
-      name: "xx.example.com",
-      content: "192.0.2.1",
-      proxied: false,
-    });
+    addDns(cf, "A", "xx.example.com", "192.0.2.1");
     const got = await client.listDnsRecords(zone.id, { name: "X.example.com." });
     assertEquals(got.length, 150);
     assertEquals(cf.log.filter((l) => l.path.includes("/dns_records?")).length, 2, "two pages");

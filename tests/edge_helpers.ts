@@ -4,7 +4,7 @@ import { keys } from "../lib/store/keys.ts";
 import type { Config } from "../lib/config.ts";
 import { type AdminClient, adminClient } from "./admin_helpers.ts";
 import { assertEquals } from "./assert.ts";
-import { fakeCloudflare } from "./fakes/cloudflare.ts";
+import { type FakeCloudflare, fakeCloudflare } from "./fakes/cloudflare.ts";
 import { serveFakes } from "./fakes/serve.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -12,8 +12,31 @@ import { makeApp } from "./helpers.ts";
 export const TOKEN = "Zk3v9QqLx2Tn8WmB4cYp7HdR1sUe6GaJ0fKoNiVt";
 /** A second valid token. */
 export const TOKEN2 = "Pq8wE2rT5yU1iO9pA3sD6fG4hJ7kL0zXcVbNm1Qa";
+/** Every live control once linked, with a valid body (for "each answers ..." checks). */
+export const LIVE_CONTROLS: [string, string, unknown][] = [
+  ["POST", "/api/admin/edge/check", {}],
+  ["POST", "/api/admin/edge/fix-proxy", {}],
+  ["PUT", "/api/admin/edge/ip-geolocation", { enabled: true }],
+  ["PUT", "/api/admin/edge/ssl", {}],
+  ["GET", "/api/admin/edge/domains", undefined],
+  ["PUT", "/api/admin/edge/domains", { domain: "www.example.com" }],
+  ["DELETE", "/api/admin/edge/domains?domain=www.example.com", undefined],
+  ["PUT", "/api/admin/edge", { hostname: "queue.example.com" }],
+];
+
 /** The origin address of the hostname's pre-existing A record. */
 export const ORIGIN_IP = "203.0.113.7";
+
+/** Adds a DNS record to the fake's zone example.com (unproxied unless `proxied`). */
+export function addDns(
+  cf: FakeCloudflare,
+  type: string,
+  name: string,
+  content: string,
+  proxied = false,
+) {
+  return cf.addRecord("example.com", { type, name, content, proxied });
+}
 
 /** An app on a fake Cloudflare with zone example.com and an unproxied A record for queue.example.com. */
 export async function edgeApp(
@@ -30,12 +53,7 @@ export async function edgeApp(
   const { client } = await adminClient(t);
   cf.addToken(TOKEN);
   const zone = cf.addZone("example.com");
-  cf.addRecord("example.com", {
-    type: "A",
-    name: "queue.example.com",
-    content: ORIGIN_IP,
-    proxied: false,
-  });
+  addDns(cf, "A", "queue.example.com", ORIGIN_IP);
   return {
     t,
     cf,

@@ -1,30 +1,24 @@
-import type { EdgeLink } from "../lib/edge/state.ts";
-import { unsealToken } from "../lib/edge/store.ts";
+import { readLink, unsealToken } from "../lib/edge/store.ts";
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { edgeApp, kvText, kvWithoutAudit, linkedApp, TOKEN, TOKEN2 } from "./edge_helpers.ts";
+import {
+  edgeApp,
+  kvText,
+  kvWithoutAudit,
+  linkedApp,
+  LIVE_CONTROLS,
+  TOKEN,
+  TOKEN2,
+} from "./edge_helpers.ts";
 
 // The edge controls once the link is live (SPEC 4.3 /api/admin/edge*).
-
-const link = async (kv: Deno.Kv) => (await kv.get<EdgeLink>(keys.edge())).value;
-
-const CONTROLS: [string, string, unknown][] = [
-  ["POST", "/api/admin/edge/check", {}],
-  ["POST", "/api/admin/edge/fix-proxy", {}],
-  ["PUT", "/api/admin/edge/ip-geolocation", { enabled: true }],
-  ["PUT", "/api/admin/edge/ssl", {}],
-  ["GET", "/api/admin/edge/domains", undefined],
-  ["PUT", "/api/admin/edge/domains", { domain: "www.example.com" }],
-  ["DELETE", "/api/admin/edge/domains?domain=www.example.com", undefined],
-  ["PUT", "/api/admin/edge", { hostname: "queue.example.com" }],
-];
 
 Deno.test("edge controls without a linked zone: GET says so, the rest answer 409 edge_not_linked", async () => {
   const e = await edgeApp();
   try {
     const g = await e.client.req("GET", "/api/admin/edge");
     assertEquals([g.status, g.json], [200, { linked: false }]);
-    for (const [m, p, b] of CONTROLS) {
+    for (const [m, p, b] of LIVE_CONTROLS) {
       const r = await e.client.req(m, p, b);
       assertEquals([r.status, r.json.error.code, r.json.error.details.reason], [
         409,
@@ -85,7 +79,7 @@ Deno.test("PUT /api/admin/edge checks with Cloudflare before saving; a refusal s
     assertEquals([tok.status, tok.json.tokenReplaced, tok.json.domains], [200, true, [
       "www.example.com",
     ]]);
-    const l = (await link(e.t.kv))!;
+    const l = (await readLink(e.t.kv))!;
     assertEquals(await unsealToken(e.t.config.TOKEN_SECRET, l.sealedToken), TOKEN2);
     const audit = await e.client.req("GET", "/api/admin/audit");
     assert(audit.text.includes("edge.save") && audit.text.includes('"tokenReplaced":true'));
@@ -127,7 +121,7 @@ Deno.test("PUT /api/admin/edge links a zone when none is linked, given zone, hos
       token: TOKEN,
     });
     assertEquals([r.status, r.json.linked, r.json.zoneId], [200, true, e.zone.id], r.text);
-    assertEquals((await link(e.t.kv))!.linkedAt, e.t.clock.now());
+    assertEquals((await readLink(e.t.kv))!.linkedAt, e.t.clock.now());
   } finally {
     await e.close();
   }
@@ -207,8 +201,20 @@ Deno.test("edge fix-proxy: proxies the hostname and turns IP geolocation on; a r
 Deno.test("edge IP geolocation: off clears the country block once Cloudflare accepted; a refusal keeps it", async () => {
   const e = await linkedApp();
   try {
-    const block = { enabled: true, countries: ["RU"], expiresAt: e.t.clock.now() + 3600_000 };
-    await e.t.kv.set(keys.geoBlock(), block);
+    const put = await e.client.req("PUT", "/api/admin/geo-block", {
+      enabled: true,
+      countriesText: "RU",
+      ttlHours: 2,
+    });
+    assertEquals(put.status, 200, put.text);
+    const block = (await e.t.kv.get(keys.geoBlock())).value;
+    const join = () =>
+      e.t.app.request("/join", {
+        method: "POST",
+        headers: { "content-type": "application/json", "cf-ipcountry": "RU" },
+        body: JSON.stringify({ queue: "default" }),
+      });
+    assertEquals((await join()).status, 403, "blocked (and the rules are now cached)");
     e.cf.fail({ status: 429, code: 971, message: "Please wait", retryAfter: 12 });
     const limited = await e.client.req("PUT", "/api/admin/edge/ip-geolocation", { enabled: false });
     assertEquals([limited.status, limited.headers.get("retry-after")], [429, "12"]);
@@ -223,6 +229,8 @@ Deno.test("edge IP geolocation: off clears the country block once Cloudflare acc
     assertEquals(off.json, { enabled: false, changed: true, countryBlockCleared: true });
     assertEquals(e.zone.settings.ip_geolocation, "off");
     assertEquals((await e.t.kv.get(keys.geoBlock())).value, null);
+    // At once on this instance: the cached rules must not keep blocking (same clock instant).
+    assert([200, 202].includes((await join()).status), "no longer blocked");
     const bad = await e.client.req("PUT", "/api/admin/edge/ip-geolocation", { enabled: "no" });
     assertEquals(bad.status, 400);
   } finally {
@@ -238,7 +246,7 @@ Deno.test("edge ssl: sets Full (strict) and records it on the link", async () =>
       hostname: "queue.example.com",
       token: TOKEN,
     });
-    assertEquals((await link(e.t.kv))!.ssl, "skipped");
+    assertEquals((await readLink(e.t.kv))!.ssl, "skipped");
     const r = await e.client.req("PUT", "/api/admin/edge/ssl");
     assertEquals([r.status, r.json.sslMode, r.json.changed, r.json.edge.ssl], [
       200,
@@ -246,7 +254,7 @@ Deno.test("edge ssl: sets Full (strict) and records it on the link", async () =>
       true,
       "strict",
     ]);
-    assertEquals([e.zone.settings.ssl, (await link(e.t.kv))!.ssl], ["strict", "strict"]);
+    assertEquals([e.zone.settings.ssl, (await readLink(e.t.kv))!.ssl], ["strict", "strict"]);
     const again = await e.client.req("PUT", "/api/admin/edge/ssl", { mode: "strict" });
     assertEquals([again.status, again.json.changed], [200, false]);
   } finally {

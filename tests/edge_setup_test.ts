@@ -1,12 +1,9 @@
-import { liveEdgeFrom, type PendingEdge, pendingEdgeMissing } from "../lib/edge/state.ts";
-import { unsealToken } from "../lib/edge/store.ts";
-import { keys } from "../lib/store/keys.ts";
+import { liveEdgeFrom, pendingEdgeMissing } from "../lib/edge/state.ts";
+import { readPending, unsealToken } from "../lib/edge/store.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { edgeApp, kvText, ORIGIN_IP, runSetup, TOKEN, TOKEN2 } from "./edge_helpers.ts";
+import { addDns, edgeApp, kvText, ORIGIN_IP, runSetup, TOKEN, TOKEN2 } from "./edge_helpers.ts";
 
 // The setup wizard's edge steps (SPEC 4.3 setup/edge/*) against the fake Cloudflare.
-
-const pending = async (kv: Deno.Kv) => (await kv.get<PendingEdge>(keys.setupPendingEdge())).value;
 
 Deno.test("edge setup: every step succeeds, in order, and leaves a complete pending record", async () => {
   const e = await edgeApp();
@@ -19,7 +16,7 @@ Deno.test("edge setup: every step succeeds, in order, and leaves a complete pend
       false,
     ]);
     assertEquals(e.cf.writes(), [], "token-verify writes nothing to the zone");
-    const p1 = await pending(e.t.kv);
+    const p1 = await readPending(e.t.kv);
     assertEquals(await unsealToken(e.t.config.TOKEN_SECRET, p1!.sealedToken), TOKEN);
     assertEquals(p1!.tokenVerifiedAt, e.t.clock.now());
 
@@ -61,7 +58,7 @@ Deno.test("edge setup: every step succeeds, in order, and leaves a complete pend
       true,
       "strict",
     ]);
-    const p = (await pending(e.t.kv))!;
+    const p = (await readPending(e.t.kv))!;
     assertEquals(pendingEdgeMissing(p), []);
     const live = liveEdgeFrom(p, e.t.clock.now());
     assertEquals([live.zoneId, live.accountId, live.hostname, live.ssl], [
@@ -85,14 +82,14 @@ Deno.test("edge setup: repeating every step is safe and writes nothing more to C
   try {
     await runSetup(e.client);
     const writes = e.cf.writes().length;
-    const before = await pending(e.t.kv);
+    const before = await readPending(e.t.kv);
     const again = await e.client.req("POST", "/api/admin/setup/edge/token-verify", {
       token: TOKEN,
     });
     assertEquals([again.json.keptLaterSteps, again.json.complete], [true, true]);
     await runSetup(e.client);
     assertEquals(e.cf.writes().length, writes, "already proxied, on and strict: no PATCH");
-    const after = (await pending(e.t.kv))!;
+    const after = (await readPending(e.t.kv))!;
     assertEquals(after.sealedToken, before!.sealedToken, "same token: not resealed");
     assertEquals(pendingEdgeMissing(after), []);
   } finally {
@@ -108,12 +105,7 @@ Deno.test("edge setup: a new token starts over; a new hostname or zone drops wha
       domain: "www.example.com",
     });
     assertEquals(dom.status, 200, dom.text);
-    e.cf.addRecord("example.com", {
-      type: "CNAME",
-      name: "edge.example.com",
-      content: "origin.example.net",
-      proxied: true,
-    });
+    addDns(e.cf, "CNAME", "edge.example.com", "origin.example.net", true);
     const host = await e.client.req("POST", "/api/admin/setup/edge/verify", {
       zone: "example.com",
       hostname: "edge.example.com",
@@ -142,7 +134,7 @@ Deno.test("edge setup: a new token starts over; a new hostname or zone drops wha
       null,
     ]);
     assertEquals(fresh.json.missing, ["edge zone", "edge fix", "edge ssl"]);
-    const p = (await pending(e.t.kv))!;
+    const p = (await readPending(e.t.kv))!;
     assertEquals(await unsealToken(e.t.config.TOKEN_SECRET, p.sealedToken), TOKEN2);
   } finally {
     await e.close();
@@ -179,7 +171,7 @@ Deno.test("edge setup: a step before its turn answers 409 naming the step to do,
       assert(r.json.error.message.includes("verify the zone"), r.json.error.message);
     }
     assertEquals(e.cf.writes(), []);
-    assertEquals((await pending(e.t.kv))!.zoneId, undefined);
+    assertEquals((await readPending(e.t.kv))!.zoneId, undefined);
   } finally {
     await e.close();
   }
@@ -262,7 +254,7 @@ Deno.test("edge setup: fix without a DNS record says so in words; with a target 
     assert(r.json.error.message.includes("no A, AAAA or CNAME record for queue.example.com"));
     assert(r.json.error.message.includes('"target"'), "says how to have it created");
     assertEquals(e.cf.writes(), []);
-    assertEquals((await pending(e.t.kv))!.fixedAt, undefined);
+    assertEquals((await readPending(e.t.kv))!.fixedAt, undefined);
 
     const made = await e.client.req("POST", "/api/admin/setup/edge/fix", {
       target: "198.51.100.4",

@@ -1,26 +1,17 @@
-import type { EdgeLink } from "../lib/edge/state.ts";
-import { unsealToken } from "../lib/edge/store.ts";
-import { keys } from "../lib/store/keys.ts";
+import { readLink, unsealToken } from "../lib/edge/store.ts";
 import { loginAs, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { captureConsole, edgeApp, kvText, linkedApp, TOKEN } from "./edge_helpers.ts";
+import {
+  captureConsole,
+  edgeApp,
+  kvText,
+  linkedApp,
+  LIVE_CONTROLS,
+  TOKEN,
+} from "./edge_helpers.ts";
 import { makeApp } from "./helpers.ts";
 
 // The API token: accepted formats, sealed storage, never shown, and TOKEN_SECRET rotation.
-
-const link = async (kv: Deno.Kv) => (await kv.get<EdgeLink>(keys.edge())).value;
-
-/** Every live control (the rotation test expects each to ask for the token again). */
-const CONTROLS: [string, string, unknown][] = [
-  ["POST", "/api/admin/edge/check", {}],
-  ["POST", "/api/admin/edge/fix-proxy", {}],
-  ["PUT", "/api/admin/edge/ip-geolocation", { enabled: true }],
-  ["PUT", "/api/admin/edge/ssl", {}],
-  ["GET", "/api/admin/edge/domains", undefined],
-  ["PUT", "/api/admin/edge/domains", { domain: "www.example.com" }],
-  ["DELETE", "/api/admin/edge/domains?domain=www.example.com", undefined],
-  ["PUT", "/api/admin/edge", { hostname: "queue.example.com" }],
-];
 
 Deno.test("edge setup: a scannable cfut_ user token is accepted like a classic one", async () => {
   const e = await edgeApp();
@@ -95,7 +86,7 @@ Deno.test("TOKEN_SECRET rotation: the sealed token is unreadable, calls ask for 
     const g = await admin.req("GET", "/api/admin/edge");
     assertEquals([g.json.linked, g.json.hasToken, g.json.tokenReadable], [true, true, false]);
     const calls = e.cf.log.length;
-    for (const [m, p, b] of CONTROLS) {
+    for (const [m, p, b] of LIVE_CONTROLS) {
       const r = await admin.req(m, p, b);
       assertEquals(
         [r.status, r.json.error.details.reason],
@@ -117,7 +108,7 @@ Deno.test("TOKEN_SECRET rotation: the sealed token is unreadable, calls ask for 
     assertEquals([saved.status, saved.json.tokenReadable], [200, true], saved.text);
     const check = await admin.req("POST", "/api/admin/edge/check", {});
     assertEquals([check.status, check.json.ok], [200, true]);
-    const old = (await link(e.t.kv))!;
+    const old = (await readLink(e.t.kv))!;
     assertEquals(await unsealToken(e.t.config.TOKEN_SECRET, old.sealedToken), null);
   } finally {
     await e.close();

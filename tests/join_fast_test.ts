@@ -1,7 +1,6 @@
 import { assert, assertEquals } from "./assert.ts";
-import { createApp } from "../app.ts";
-import { FakeClock, seededRandom } from "../lib/clock.ts";
-import { type Config, testConfig } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
+import { sameAnswer, servedApp } from "./access_helpers.ts";
 
 /**
  * Two identical services (same seed, clock and secret): one answers through the server's
@@ -9,20 +8,7 @@ import { type Config, testConfig } from "../lib/config.ts";
  * sent to both and the answers must match byte for byte: status, body, every header, cookies.
  */
 async function twins(overrides: Partial<Config> = {}) {
-  const make = async () => {
-    const kv = await Deno.openKv(":memory:");
-    const clock = new FakeClock();
-    const made = await createApp({
-      kv,
-      clock,
-      config: testConfig({ ADMIT_PER_SECOND: 1, ...overrides }),
-      fetch: globalThis.fetch,
-      random: seededRandom(7),
-      autoTick: false,
-    });
-    return { ...made, kv, clock };
-  };
-  const fast = await make(), hono = await make();
+  const fast = await servedApp(overrides), hono = await servedApp(overrides);
   // Counts what the fast path hands on to Hono (its own answers never reach `app.fetch`).
   let fellThrough = 0;
   const honoFetch = fast.app.fetch;
@@ -47,14 +33,8 @@ async function twins(overrides: Partial<Config> = {}) {
       });
     const before = fellThrough;
     const a = await fast.fetch(req());
-    const b = await hono.app.request(req());
-    const [ta, tb] = [await a.text(), await b.text()];
-    assertEquals(a.status, b.status, `status of ${init.body}`);
-    assertEquals(ta, tb, `body of ${init.body}`);
-    const heads = (r: Response) => [...r.headers].sort(([x], [y]) => x.localeCompare(y));
-    assertEquals(heads(a), heads(b), `headers of ${init.body}`);
-    assertEquals(a.headers.getSetCookie(), b.headers.getSetCookie());
-    return { status: a.status, text: ta, res: a, fast: fellThrough === before };
+    const { status, text } = await sameAnswer(a, await hono.app.request(req()), `of ${init.body}`);
+    return { status, text, res: a, fast: fellThrough === before };
   }
   const json = (body: unknown, headers: Record<string, string> = {}) => ({
     body: typeof body === "string" ? body : JSON.stringify(body),

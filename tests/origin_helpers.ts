@@ -3,7 +3,7 @@
  * `createApp().fetch` served by `Deno.serve`, access tokens, and a raw HTTP/1.1 exchange for
  * headers `fetch` will not send or show.
  */
-import type { TestApp } from "./helpers.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
 
 export { within } from "./fixtures/https_receiver.ts";
 
@@ -122,4 +122,17 @@ export async function rawExchange(
     headers: lines.slice(1).map((l) => l.toLowerCase()),
     body: text.slice(end + 4),
   };
+}
+
+/** An app proxying to `origin`, served on loopback, with a valid token. */
+export async function proxiedApp(origin: Origin, config: Parameters<typeof makeApp>[0] = {}) {
+  const t = await makeApp({ ORIGIN_URL: origin.url, ...config });
+  const srv = serveApp(t);
+  const token = await tokenFor(t);
+  const stop = async () => {
+    await srv.close();
+    await origin.close();
+    t.close();
+  };
+  return { t, srv, token, auth: { authorization: `Bearer ${token}` }, stop };
 }

@@ -57,6 +57,13 @@ Deno.test("pathOf and splitQuery keep the path and every other parameter byte fo
   assertEquals(splitQuery("a=1&b=%20"), { rest: "a=1&b=%20", token: null });
   assertEquals(splitQuery("a=1&accessToken=t.s&b=2"), { rest: "a=1&b=2", token: "t.s" });
   assertEquals(splitQuery("access%54oken=t.s&b"), { rest: "b", token: "t.s" }, "encoded name");
+  // Encoded where the quick check looks: `/verify` and `requireAdmission()` decode names too.
+  assertEquals(splitQuery("a%63cessToken=t.s&b"), { rest: "b", token: "t.s" }, "a%63cessToken");
+  assertEquals(
+    splitQuery("%61%63%63%65%73%73Token=t.s"),
+    { rest: "", token: "t.s" },
+    "all encoded",
+  );
   assertEquals(splitQuery("accessToken=one&accessToken=two"), { rest: "", token: "one" });
   assertEquals(splitQuery("accessTokens=x"), { rest: "accessTokens=x", token: null });
 });

@@ -104,6 +104,30 @@ Deno.test("/verify/forward-auth (Caddy, Traefik): 204, 302 to the waiting room f
   t.close();
 });
 
+// SPEC 5: a protected application may get the token as `?accessToken=`. Behind nginx, Caddy or
+// Traefik that query is the visitor's (X-Original-URI / X-Forwarded-Uri), not the check's own.
+Deno.test("proxy checks: ?accessToken= in the original URI admits, like the origin proxy; a bad one does not", async () => {
+  const t = await makeApp({ QUEUES: ["default", "sale"] });
+  const token = await t.services.signer.signAccessToken("visitor-q1", "default", t.clock.now(), 60);
+  for (
+    const [path, header] of [
+      ["/verify/auth-request", "x-original-uri"],
+      ["/verify/forward-auth", "x-forwarded-uri"],
+    ]
+  ) {
+    let r = await get(t, path, { [header]: `/cart?step=2&accessToken=${token}` });
+    assertEquals([r.status, r.headers.get("x-tollgate-visitor")], [204, "visitor-q1"], path);
+    // The parameter name percent-encoded, as the origin proxy and `/verify` read it.
+    r = await get(t, path, { [header]: `/cart?%61ccessToken=${token}` });
+    assertEquals(r.status, 204, `${path}: encoded name`);
+    r = await get(t, `${path}?queue=sale`, { [header]: `/cart?accessToken=${token}` });
+    assert(r.status !== 204, `${path}: another queue's token`);
+    r = await get(t, path, { [header]: `/cart?accessToken=${token}x` });
+    assert(r.status !== 204, `${path}: tampered`);
+  }
+  t.close();
+});
+
 /** Runs docs/examples/verify-token.mjs with Node; returns its exit code and output. */
 async function runNodeExample(token: string, secret: string, queue?: string) {
   const script = new URL("../docs/examples/verify-token.mjs", import.meta.url).pathname;

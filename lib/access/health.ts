@@ -50,6 +50,8 @@ export class HealthMonitor {
   /** Local knowledge that the next round is not due before this time (no KV read until then). */
   #quiet: { from: number; until: number } | null = null;
   #snapshot: { value: HealthSnapshot; at: number } | null = null;
+  /** Bumped whenever the snapshot is dropped, so a read begun before cannot refill it. */
+  #generation = 0;
   #log: (line: string) => void;
 
   constructor(private deps: HealthDeps) {
@@ -70,14 +72,21 @@ export class HealthMonitor {
     const now = this.deps.clock.now();
     const s = this.#snapshot;
     if (s && now >= s.at && now - s.at < SNAPSHOT_TTL_MS) return s.value;
+    const generation = this.#generation;
     const { cfg, st } = await this.read();
     const value = healthSnapshot(cfg, st);
-    this.#snapshot = { value, at: now };
+    if (generation === this.#generation) this.#snapshot = { value, at: now };
     return value;
   }
 
-  #forget(): void {
+  /** Drops the cached snapshot (after a write of this instance). */
+  #drop(): void {
     this.#snapshot = null;
+    this.#generation++;
+  }
+
+  #forget(): void {
+    this.#drop();
     this.#quiet = null;
   }
 
@@ -130,7 +139,7 @@ export class HealthMonitor {
    * throttle is off and not overridden it never touches a queue.
    */
   async reconcile(): Promise<void> {
-    this.#snapshot = null;
+    this.#drop();
     const paused = (await this.snapshot()).state === "unhealthy";
     const ctx = this.deps.engine.ctx;
     for (const q of await this.deps.engine.queueNames()) {
@@ -225,6 +234,6 @@ export class HealthMonitor {
       }
       return true;
     }, "health probe");
-    if (before) this.#snapshot = null;
+    if (before) this.#drop();
   }
 }

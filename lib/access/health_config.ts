@@ -124,6 +124,18 @@ export function urlHost(url: string): string | null {
   }
 }
 
+/** The config as the snapshot and the audit log show it: the probed URL's host only. */
+export function healthConfigSummary(cfg: HealthConfig): HealthSnapshot["config"] {
+  return {
+    enabled: cfg.enabled,
+    host: urlHost(cfg.url),
+    intervalSeconds: cfg.intervalSeconds,
+    timeoutMs: cfg.timeoutMs,
+    failures: cfg.failures,
+    recoveries: cfg.recoveries,
+  };
+}
+
 /** The snapshot of a config and probe state. */
 export function healthSnapshot(cfg: HealthConfig, st: ProbeState | null): HealthSnapshot {
   const live = cfg.enabled && st !== null && st.rev === cfg.rev ? st : null;
@@ -136,14 +148,7 @@ export function healthSnapshot(cfg: HealthConfig, st: ProbeState | null): Health
     consecutiveSuccesses: live?.consecutiveSuccesses ?? 0,
     lastCheckedAt: live?.lastCheckedAt ?? null,
     lastError: live?.lastError ?? null,
-    config: {
-      enabled: cfg.enabled,
-      host: urlHost(cfg.url),
-      intervalSeconds: cfg.intervalSeconds,
-      timeoutMs: cfg.timeoutMs,
-      failures: cfg.failures,
-      recoveries: cfg.recoveries,
-    },
+    config: healthConfigSummary(cfg),
   };
 }
 

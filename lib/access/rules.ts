@@ -169,21 +169,24 @@ export class RulesCache {
       keys.bypass(),
       keys.geoBlock(),
     ]);
-    let allow = this.#value.allow;
     // Parse only when the allowlist changed since the last read.
-    if (bypass.versionstamp !== this.#bypassStamp) {
-      allow = parseAllowlist(bypass.value?.allowlistText ?? "").list;
-      this.#bypassStamp = bypass.versionstamp;
-    }
+    const same = bypass.versionstamp === this.#bypassStamp;
+    const allow = same ? this.#value.allow : parseAllowlist(bypass.value?.allowlistText ?? "").list;
     const g = geo.value;
     const expiresAt = g ? geoExpiresAt(g) : null;
-    this.#value = {
+    const value: AccessRules = {
       allow,
       geo: g && expiresAt !== null && expiresAt > now && g.enabledAt !== null
         ? { countries: new Set(g.countries), since: g.enabledAt, expiresAt }
         : null,
     };
-    if (generation === this.#generation) this.#at = now;
-    return this.#value;
+    // A read begun before an `invalidate` answers its own caller but is not kept: a newer read
+    // may already have replaced it.
+    if (generation === this.#generation) {
+      this.#value = value;
+      this.#bypassStamp = bypass.versionstamp;
+      this.#at = now;
+    }
+    return value;
   }
 }

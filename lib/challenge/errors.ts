@@ -8,9 +8,16 @@ import { AppError } from "../errors.ts";
 /** Why the gate could not decide. */
 export type UnavailableReason = "provider" | "secret_unreadable" | "secret_rejected";
 
-/** 503 `challenge_unavailable`: a challenge is configured but cannot be checked right now. */
+/**
+ * 503 `challenge_unavailable`: a challenge is configured but cannot be checked right now;
+ * `retryAfterSeconds` (sent as `Retry-After`) when Turnstile said how long to wait.
+ */
 export class ChallengeUnavailableError extends AppError {
-  constructor(reason: UnavailableReason, message: string) {
+  constructor(
+    reason: UnavailableReason,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(503, "challenge_unavailable", message, { reason });
   }
 }

@@ -8,9 +8,7 @@
  * 503 `challenge_unavailable` saying what to do, instead of letting the caller through.
  */
 import type { ChallengeGate } from "../../app.ts";
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
-import { ProviderError } from "../edge/provider.ts";
+import { type ProviderDeps, ProviderError } from "../edge/provider.ts";
 import { unseal } from "../seal.ts";
 import { checkResponse } from "./check.ts";
 import { ChallengeUnavailableError } from "./errors.ts";
@@ -20,19 +18,11 @@ import { turnstileOptions } from "./turnstile.ts";
 /** How long `configured()` trusts its last read (per instance). */
 export const CONFIGURED_CACHE_MS = 1000;
 
-/** What the gate needs; `fetch` is read at call time, so a swapped client applies. */
-export interface GateDeps {
-  kv: Deno.Kv;
-  clock: Clock;
-  config: Config;
-  fetch: typeof fetch;
-}
-
 /** The Turnstile-backed `ChallengeGate` of `Services.challenge`. */
 export class TurnstileGate implements ChallengeGate {
   #cached: { at: number; configured: boolean } | null = null;
 
-  constructor(private readonly deps: GateDeps) {}
+  constructor(private readonly deps: ProviderDeps) {}
 
   /** True once a challenge is live; the answer is cached about a second per instance. */
   async configured(): Promise<boolean> {
@@ -88,6 +78,7 @@ export class TurnstileGate implements ChallengeGate {
         "provider",
         `sign-in is unavailable: the bot challenge could not be checked (${e.message}); ` +
           "try again in a minute",
+        e.kind === "rate_limited" ? e.retryAfterSeconds : undefined,
       );
     }
     if (out.ok) return true;
@@ -96,7 +87,9 @@ export class TurnstileGate implements ChallengeGate {
         "secret_rejected",
         "sign-in is unavailable: Turnstile refused the bot-challenge secret (was the widget " +
           "deleted or its secret rotated in the Cloudflare dashboard?). The operator must " +
-          "re-provision the challenge.",
+          "re-provision the challenge: a signed-in admin runs the setup's edge and challenge " +
+          "steps again; with nobody signed in, a factory reset (POST /api/admin/reset with the " +
+          "bearer TOKEN_SECRET) clears it.",
       );
     }
     return false;
@@ -104,7 +97,7 @@ export class TurnstileGate implements ChallengeGate {
 }
 
 /** The gate `createApp` wires into `Services.challenge`. */
-export function createChallengeGate(deps: GateDeps): TurnstileGate {
+export function createChallengeGate(deps: ProviderDeps): TurnstileGate {
   return new TurnstileGate(deps);
 }
 

@@ -3,9 +3,8 @@
  * hostname with the pending edge token, keep its secret sealed as pending, and verify one real
  * challenge with it. Nothing here goes live; `finishSetup` does that.
  */
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
 import type { PendingEdge } from "../edge/state.ts";
+import type { ProviderDeps } from "../edge/provider.ts";
 import { unsealToken } from "../edge/store.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { seal, unseal } from "../seal.ts";
@@ -13,14 +12,6 @@ import { keys } from "../store/keys.ts";
 import { checkResponse } from "./check.ts";
 import { CHALLENGE_SECRET_PURPOSE, type PendingChallenge } from "./records.ts";
 import { createWidget, deleteWidget, turnstileOptions } from "./turnstile.ts";
-
-/** What the setup steps need. */
-export interface SetupDeps {
-  kv: Deno.Kv;
-  clock: Clock;
-  config: Config;
-  fetch: typeof fetch;
-}
 
 /** A DNS hostname (lower case, at least one dot): what a widget's domain list accepts. */
 export const HOSTNAME_RE =
@@ -61,7 +52,7 @@ export function widgetDomains(
 }
 
 /** The pending edge record with its token, or 409 saying which edge step to finish first. */
-async function edgeForChallenge(s: SetupDeps) {
+async function edgeForChallenge(s: ProviderDeps) {
   const entry = await s.kv.get<PendingEdge>(keys.setupPendingEdge());
   const edge = entry.value;
   if (!edge) {
@@ -98,7 +89,7 @@ const sameList = (a: string[], b: string[]) =>
  * fails, nothing is written and a widget created on the way is deleted again.
  */
 export async function provisionChallenge(
-  s: SetupDeps,
+  s: ProviderDeps,
   input: { domains?: string[]; renew?: boolean },
 ): Promise<Provisioned> {
   const { entry, edge, token } = await edgeForChallenge(s);
@@ -165,7 +156,7 @@ export async function provisionChallenge(
  * `bad_request`; a secret Turnstile refuses or that no longer unseals is 409 (provision again).
  */
 export async function verifyPendingChallenge(
-  s: SetupDeps,
+  s: ProviderDeps,
   response: string,
   ip: string,
 ): Promise<{ siteKey: string; hostname: string; verifiedAt: number }> {
@@ -184,9 +175,12 @@ export async function verifyPendingChallenge(
   const out = await checkResponse(turnstileOptions(s).siteverify, secret, response, ip, p.domains);
   if (!out.ok) {
     if (out.why === "secret") {
+      // A plain provision would keep this widget (it still matches), so ask for a new one.
       throw new ConflictError(
         "conflict",
-        `Turnstile refused the pending widget's secret (${out.message}); provision again`,
+        `Turnstile refused the pending widget's secret (${out.message}): the widget was deleted ` +
+          `or its secret rotated in the Cloudflare dashboard; provision again with ` +
+          `{"renew": true} (POST /api/admin/setup/challenge/provision) to get a new one`,
       );
     }
     throw new BadRequestError(`the challenge did not pass: ${out.message}`, {

@@ -4,11 +4,11 @@
  * wizard's progress as the admin app reads it to resume.
  */
 import { liveEdgeFrom, pendingEdgeMissing } from "../edge/state.ts";
+import type { ProviderDeps } from "../edge/provider.ts";
 import { unsealToken } from "../edge/store.ts";
 import type { EdgeLink, PendingEdge } from "../edge/state.ts";
 import { AppError, ConflictError } from "../errors.ts";
 import { keys } from "../store/keys.ts";
-import type { SetupDeps } from "./provision.ts";
 import { deleteWidget, turnstileOptions } from "./turnstile.ts";
 import { type LiveChallenge, liveChallengeFrom, type PendingChallenge } from "./records.ts";
 
@@ -44,7 +44,7 @@ export interface SetupDone {
  * whose `details.missing` lists the steps. Repeated after success (nothing pending, both live):
  * 200 with `alreadyComplete: true`. A live widget replaced by a new one is deleted (best effort).
  */
-export async function finishSetup(s: SetupDeps): Promise<SetupDone> {
+export async function finishSetup(s: ProviderDeps): Promise<SetupDone> {
   const [pe, pc, le, lc] = await s.kv.getMany<
     [PendingEdge, PendingChallenge, EdgeLink, LiveChallenge]
   >([keys.setupPendingEdge(), keys.setupPendingChallenge(), keys.edge(), keys.challenge()]);

@@ -16,7 +16,13 @@
  *   single-use (a replay gets `timeout-or-duplicate`).
  */
 import type { Config } from "../config.ts";
-import { cfRequest, ProviderError, providerFetch, type ProviderOptions } from "../edge/provider.ts";
+import {
+  cfRequest,
+  ProviderError,
+  providerFetch,
+  type ProviderOptions,
+  retryAfterOf,
+} from "../edge/provider.ts";
 
 /** Widget modes of the widget API; Tollgate always creates `managed` ones. */
 export type WidgetMode = "managed" | "non-interactive" | "invisible";
@@ -129,14 +135,13 @@ export async function siteverify(
   });
   if (res.status === 429) {
     await res.body?.cancel();
-    const retry = Number(res.headers.get("retry-after"));
     throw new ProviderError(
       "turnstile",
       "rate_limited",
       "Turnstile is rate limiting challenge checks; wait a minute and try again",
       429,
       [],
-      Number.isFinite(retry) && retry > 0 ? retry : undefined,
+      retryAfterOf(res.headers.get("retry-after")),
     );
   }
   let body: unknown = null;

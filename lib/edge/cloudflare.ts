@@ -1,7 +1,7 @@
 /**
  * The Cloudflare API v4 client of the edge link: token check, zones, DNS records and the two zone
  * settings Tollgate manages (`ssl`, `ip_geolocation`). Every call goes through `cfRequest`, so
- * failures arrive as `ProviderError`s; the token is scrubbed from anything they carry.
+ * failures arrive as `ProviderError`s with the token scrubbed from anything they carry.
  *
  * @example
  * const cf = cloudflareFor(services, token);
@@ -87,34 +87,12 @@ const id = (s: string) => encodeURIComponent(s);
 export class CloudflareClient {
   constructor(private readonly opts: ProviderOptions, private readonly token: string) {}
 
-  /** Any call, with the token scrubbed from a failure (a provider echoing it must not leak it). */
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    try {
-      return await cfRequest<T>(this.opts, this.token, method, path, body);
-    } catch (e) {
-      throw this.scrub(e);
-    }
+  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return cfRequest<T>(this.opts, this.token, method, path, body);
   }
 
-  private async list<T>(path: string, perPage?: number): Promise<T[]> {
-    try {
-      return await cfRequestAll<T>(this.opts, this.token, path, perPage);
-    } catch (e) {
-      throw this.scrub(e);
-    }
-  }
-
-  private scrub(e: unknown): unknown {
-    if (!(e instanceof ProviderError) || this.token.length < 4) return e;
-    const clean = (s: string) => s.split(this.token).join("[token]");
-    return new ProviderError(
-      e.provider,
-      e.kind,
-      clean(e.message),
-      e.status,
-      e.providerErrors.map((m) => ({ code: m.code, message: clean(m.message) })),
-      e.retryAfterSeconds,
-    );
+  private list<T>(path: string, perPage?: number): Promise<T[]> {
+    return cfRequestAll<T>(this.opts, this.token, path, perPage);
   }
 
   /** `GET /user/tokens/verify`; a token that is not `active` is a `bad_token` failure. */

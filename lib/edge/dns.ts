@@ -23,7 +23,8 @@ export interface RecordView {
   proxied: boolean;
 }
 
-const view = (r: CfDnsRecord): RecordView => ({
+/** A record as responses show it (no ids). */
+export const recordView = (r: CfDnsRecord): RecordView => ({
   type: r.type,
   name: r.name,
   content: r.content,
@@ -96,21 +97,21 @@ export async function proxyHostname(
           proxied: true,
         }),
     );
-    return { records: [view(made)], changed: [], created: view(made) };
+    return { records: [recordView(made)], changed: [], created: recordView(made) };
   }
   const changed: RecordView[] = [];
   const out: RecordView[] = [];
   for (const r of records) {
     if (r.proxied) {
-      out.push(view(r));
+      out.push(recordView(r));
       continue;
     }
     const now = await edgeStep(
       `proxy the ${r.type} record of ${hostname}`,
       () => cf.setProxied(zoneId, r.id, true),
     );
-    changed.push(view(now));
-    out.push(view(now));
+    changed.push(recordView(now));
+    out.push(recordView(now));
   }
   return { records: out, changed, created: null };
 }
@@ -146,6 +147,20 @@ export function checkDomain(domain: string, zone: string, hostname: string): str
 const pointsAt = (r: CfDnsRecord, hostname: string) =>
   r.type === "CNAME" && normalizeName(r.content) === normalizeName(hostname);
 
+/** The A/AAAA/CNAME records of `domain`: its CNAMEs to `hostname` (`own`) and the rest. */
+async function domainRecords(
+  cf: CloudflareClient,
+  zoneId: string,
+  domain: string,
+  hostname: string,
+): Promise<{ own: CfDnsRecord[]; others: CfDnsRecord[] }> {
+  const records = await routableRecords(cf, zoneId, domain);
+  return {
+    own: records.filter((r) => pointsAt(r, hostname)),
+    others: records.filter((r) => !pointsAt(r, hostname)),
+  };
+}
+
 /**
  * Attaches `domain`: its proxied CNAME to `hostname` exists afterwards (created, or proxied if it
  * was not). A record of the name that points elsewhere is left alone: 409 `conflict`.
@@ -156,18 +171,17 @@ export async function attachDomain(
   domain: string,
   hostname: string,
 ): Promise<{ domain: string; created: boolean; changed: boolean; record: RecordView }> {
-  const records = await routableRecords(cf, zoneId, domain);
-  const own = records.find((r) => pointsAt(r, hostname));
+  const { own: [own], others } = await domainRecords(cf, zoneId, domain, hostname);
   if (own) {
-    if (own.proxied) return { domain, created: false, changed: false, record: view(own) };
+    if (own.proxied) return { domain, created: false, changed: false, record: recordView(own) };
     const now = await edgeStep(
       `proxy the CNAME record of ${domain}`,
       () => cf.setProxied(zoneId, own.id, true),
     );
-    return { domain, created: false, changed: true, record: view(now) };
+    return { domain, created: false, changed: true, record: recordView(now) };
   }
-  if (records.length) {
-    const r = records[0];
+  if (others.length) {
+    const r = others[0];
     throw withReason(
       new ConflictError(
         "conflict",
@@ -175,7 +189,7 @@ export async function attachDomain(
           `overwrite it: remove it in the Cloudflare dashboard first, or choose another domain`,
       ),
       "domain_in_use",
-      { domain, records: records.map(view) },
+      { domain, records: others.map(recordView) },
     );
   }
   const made = await edgeStep(
@@ -183,7 +197,7 @@ export async function attachDomain(
     () =>
       cf.createDnsRecord(zoneId, { type: "CNAME", name: domain, content: hostname, proxied: true }),
   );
-  return { domain, created: true, changed: true, record: view(made) };
+  return { domain, created: true, changed: true, record: recordView(made) };
 }
 
 /** Detaches `domain`: deletes its CNAME to `hostname` if present; other records stay. */
@@ -193,16 +207,11 @@ export async function detachDomain(
   domain: string,
   hostname: string,
 ): Promise<{ domain: string; deleted: boolean; leftAlone: RecordView[] }> {
-  const records = await routableRecords(cf, zoneId, domain);
-  const own = records.filter((r) => pointsAt(r, hostname));
+  const { own, others } = await domainRecords(cf, zoneId, domain, hostname);
   for (const r of own) {
     await edgeStep(`delete the CNAME record of ${domain}`, () => cf.deleteDnsRecord(zoneId, r.id));
   }
-  return {
-    domain,
-    deleted: own.length > 0,
-    leftAlone: records.filter((r) => !pointsAt(r, hostname)).map(view),
-  };
+  return { domain, deleted: own.length > 0, leftAlone: others.map(recordView) };
 }
 
 /** How a tracked domain looks in Cloudflare right now, in words. */
@@ -212,36 +221,13 @@ export async function domainStatus(
   domain: string,
   hostname: string,
 ): Promise<{ domain: string; state: string; ok: boolean; message: string }> {
-  const records = await routableRecords(cf, zoneId, domain);
-  const own = records.find((r) => pointsAt(r, hostname));
-  if (own?.proxied) {
-    return {
-      domain,
-      state: "ok",
-      ok: true,
-      message: `${domain} is a proxied CNAME to ${hostname}`,
-    };
-  }
-  if (own) {
-    return {
-      domain,
-      state: "not_proxied",
-      ok: false,
-      message: `${domain} points at ${hostname} but is not proxied; attach it again to fix`,
-    };
-  }
-  if (records.length) {
-    return {
-      domain,
-      state: "points_elsewhere",
-      ok: false,
-      message: `${domain} has a ${records[0].type} record pointing at ${records[0].content}`,
-    };
-  }
-  return {
-    domain,
-    state: "missing",
-    ok: false,
-    message: `${domain} has no DNS record; attach it again to recreate its CNAME`,
-  };
+  const { own: [own], others: [other] } = await domainRecords(cf, zoneId, domain, hostname);
+  const [state, message] = own?.proxied
+    ? ["ok", `${domain} is a proxied CNAME to ${hostname}`]
+    : own
+    ? ["not_proxied", `${domain} points at ${hostname} but is not proxied; attach it again to fix`]
+    : other
+    ? ["points_elsewhere", `${domain} has a ${other.type} record pointing at ${other.content}`]
+    : ["missing", `${domain} has no DNS record; attach it again to recreate its CNAME`];
+  return { domain, state, ok: state === "ok", message };
 }

@@ -19,7 +19,7 @@ import {
   requireInZone,
 } from "./dns.ts";
 import { edgeStep } from "./failure.ts";
-import type { EdgeDeps } from "./setup.ts";
+import type { ProviderDeps } from "./provider.ts";
 import type { EdgeLink } from "./state.ts";
 import {
   linkView,
@@ -33,7 +33,7 @@ import {
 } from "./store.ts";
 
 /** The live link and a client for its token; 409 when there is none or the token is unreadable. */
-async function linkClient(d: EdgeDeps): Promise<[EdgeLink, CloudflareClient]> {
+async function linkClient(d: ProviderDeps): Promise<[EdgeLink, CloudflareClient]> {
   const link = await readLink(d.kv);
   if (!link) throw notLinked();
   const token = await unsealToken(d.config.TOKEN_SECRET, link.sealedToken);
@@ -42,7 +42,7 @@ async function linkClient(d: EdgeDeps): Promise<[EdgeLink, CloudflareClient]> {
 }
 
 /** Applies `patch` to the link if it still is in the zone the call worked on. */
-function patchSameZone(d: EdgeDeps, zoneId: string, patch: (l: EdgeLink) => EdgeLink) {
+function patchSameZone(d: ProviderDeps, zoneId: string, patch: (l: EdgeLink) => EdgeLink) {
   return patchLink(d.kv, (cur) => {
     if (!cur) return null;
     if (cur.zoneId !== zoneId) {
@@ -56,7 +56,7 @@ function patchSameZone(d: EdgeDeps, zoneId: string, patch: (l: EdgeLink) => Edge
 }
 
 /** The link as the admin app sees it (no token; whether it can still be read). */
-export async function edgeState(d: EdgeDeps) {
+export async function edgeState(d: ProviderDeps) {
   const link = await readLink(d.kv);
   const readable = link
     ? (await unsealToken(d.config.TOKEN_SECRET, link.sealedToken)) !== null
@@ -70,7 +70,7 @@ export async function edgeState(d: EdgeDeps) {
  * zone or hostname stops tracking the old custom domains (their records stay in Cloudflare).
  */
 export async function saveEdge(
-  d: EdgeDeps,
+  d: ProviderDeps,
   input: { zone?: string; hostname?: string; token?: string },
 ) {
   const link = await readLink(d.kv);
@@ -122,13 +122,13 @@ export async function saveEdge(
 }
 
 /** Reads everything from Cloudflare and sums it up (writes nothing). */
-export async function checkLive(d: EdgeDeps) {
+export async function checkLive(d: ProviderDeps) {
   const [link, cf] = await linkClient(d);
   return await checkEdge(cf, link);
 }
 
 /** Proxies the hostname's records (or creates one for `target`) and turns IP geolocation on. */
-export async function fixProxyLive(d: EdgeDeps, target?: string) {
+export async function fixProxyLive(d: ProviderDeps, target?: string) {
   const [link, cf] = await linkClient(d);
   const dns = await proxyHostname(cf, link.zoneId, link.hostname, target);
   const ipGeolocation = await ensureSetting(cf, link.zoneId, "ip_geolocation", "on");
@@ -139,7 +139,7 @@ export async function fixProxyLive(d: EdgeDeps, target?: string) {
  * Turns IP geolocation on or off. Off also clears the country block (SPEC 4.3): without the
  * country header it could only block nobody or, worse, be trusted while blind.
  */
-export async function setIpGeolocationLive(d: EdgeDeps, enabled: boolean) {
+export async function setIpGeolocationLive(d: ProviderDeps, enabled: boolean) {
   const [link, cf] = await linkClient(d);
   const out = await ensureSetting(cf, link.zoneId, "ip_geolocation", enabled ? "on" : "off");
   let cleared = false;
@@ -151,7 +151,7 @@ export async function setIpGeolocationLive(d: EdgeDeps, enabled: boolean) {
 }
 
 /** Sets Full (strict) encryption and records it on the link. */
-export async function setSslLive(d: EdgeDeps) {
+export async function setSslLive(d: ProviderDeps) {
   const [link, cf] = await linkClient(d);
   const out = await ensureSetting(cf, link.zoneId, "ssl", "strict");
   const next = await patchSameZone(d, link.zoneId, (cur) => ({ ...cur, ssl: "strict" }));
@@ -159,7 +159,7 @@ export async function setSslLive(d: EdgeDeps) {
 }
 
 /** The tracked custom domains with their state in Cloudflare. */
-export async function listDomainsLive(d: EdgeDeps) {
+export async function listDomainsLive(d: ProviderDeps) {
   const [link, cf] = await linkClient(d);
   const domains = [];
   for (const name of link.domains) {
@@ -169,7 +169,7 @@ export async function listDomainsLive(d: EdgeDeps) {
 }
 
 /** Attaches a custom domain (idempotent) and tracks it. */
-export async function attachDomainLive(d: EdgeDeps, domain: string) {
+export async function attachDomainLive(d: ProviderDeps, domain: string) {
   const [link, cf] = await linkClient(d);
   const name = checkDomain(domain, link.zoneName, link.hostname);
   if (!link.domains.includes(name) && link.domains.length >= MAX_DOMAINS) {
@@ -185,7 +185,7 @@ export async function attachDomainLive(d: EdgeDeps, domain: string) {
 }
 
 /** Detaches a custom domain: deletes its CNAME to the hostname and stops tracking it. */
-export async function detachDomainLive(d: EdgeDeps, domain: string) {
+export async function detachDomainLive(d: ProviderDeps, domain: string) {
   const [link, cf] = await linkClient(d);
   const name = normalizeName(domain);
   requireInZone(name, link.zoneName, "domain");

@@ -5,6 +5,11 @@
  * own errors. Tokens are never logged or put into messages.
  */
 
+import type { AppDeps } from "../../app.ts";
+
+/** What the steps that call a provider need from the service (edge, challenge, the gate). */
+export type ProviderDeps = Pick<AppDeps, "kv" | "clock" | "config" | "fetch">;
+
 /** What went wrong with a provider call, in terms an operator can act on. */
 export type ProviderErrorKind =
   | "bad_token" // the token is invalid, expired or revoked
@@ -118,7 +123,7 @@ function kindOfCodes(errors: ProviderMessage[]): ProviderErrorKind | null {
 }
 
 /** Seconds from `Retry-After`, which Cloudflare sends as whole seconds (its rate-limit docs). */
-function retryAfterOf(h: string | null): number | undefined {
+export function retryAfterOf(h: string | null): number | undefined {
   const n = Number(h);
   return h && Number.isFinite(n) && n > 0 ? Math.ceil(n) : undefined;
 }
@@ -146,8 +151,14 @@ async function cfCall<T>(
     env = null;
   }
   if (res.ok && env?.success) return env;
+  // A provider echoing the token (say, in "Invalid format for Authorization header") must not
+  // carry it into our messages, responses or logs; every Cloudflare call passes here.
+  const scrub = (text: string) => token.length < 4 ? text : text.split(token).join("[token]");
   const errors = Array.isArray(env?.errors)
-    ? env.errors.map((e) => ({ code: Number(e.code), message: String(e.message).slice(0, 300) }))
+    ? env.errors.map((e) => ({
+      code: Number(e.code),
+      message: scrub(String(e.message)).slice(0, 300),
+    }))
     : [];
   let kind: ProviderErrorKind = kindOfCodes(errors) ??
     (res.ok ? (env === null ? "unavailable" : "rejected") : kindOf(res.status));
@@ -168,7 +179,7 @@ async function cfCall<T>(
 
 /**
  * One Cloudflare API v4 call: `result` on success, else a `ProviderError` whose message is the
- * hint for its kind followed by Cloudflare's own error text.
+ * hint for its kind followed by Cloudflare's own error text (the token scrubbed from it).
  *
  * @example
  * const zone = await cfRequest<{ id: string }>(opts, token, "GET", "/zones/abc");

@@ -7,8 +7,6 @@
  * (strict or skip); attach-domain is optional once the zone is known. A new token starts over; a
  * new zone or hostname drops the steps that were done for the old one.
  */
-import type { Clock } from "../clock.ts";
-import type { Config } from "../config.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { type CloudflareClient, cloudflareFor, normalizeName } from "./cloudflare.ts";
 import {
@@ -17,10 +15,12 @@ import {
   ensureSetting,
   MAX_DOMAINS,
   proxyHostname,
+  recordView,
   requireInZone,
   routableRecords,
 } from "./dns.ts";
 import { edgeStep } from "./failure.ts";
+import type { ProviderDeps } from "./provider.ts";
 import type { PendingEdge } from "./state.ts";
 import {
   patchPending,
@@ -34,24 +34,16 @@ import {
   withReason,
 } from "./store.ts";
 
-/** What the edge steps need from the service. */
-export interface EdgeDeps {
-  kv: Deno.Kv;
-  clock: Clock;
-  config: Config;
-  fetch: typeof fetch;
-}
-
 type Zoned = PendingEdge & { zoneId: string; zoneName: string; hostname: string };
 
 /** The pending record and a client for its token; 409 when a step before is missing. */
-async function pendingClient(d: EdgeDeps, needZone: true): Promise<[Zoned, CloudflareClient]>;
+async function pendingClient(d: ProviderDeps, needZone: true): Promise<[Zoned, CloudflareClient]>;
 async function pendingClient(
-  d: EdgeDeps,
+  d: ProviderDeps,
   needZone: false,
 ): Promise<[PendingEdge, CloudflareClient]>;
 async function pendingClient(
-  d: EdgeDeps,
+  d: ProviderDeps,
   needZone: boolean,
 ): Promise<[PendingEdge, CloudflareClient]> {
   const p = await readPending(d.kv);
@@ -68,13 +60,13 @@ function stepMissing(message: string): ConflictError {
   return withReason(new ConflictError("conflict", message), "step_missing");
 }
 
-async function viewOf(d: EdgeDeps, p: PendingEdge | null) {
+async function viewOf(d: ProviderDeps, p: PendingEdge | null) {
   const readable = p ? (await unsealToken(d.config.TOKEN_SECRET, p.sealedToken)) !== null : false;
   return pendingView(p, readable);
 }
 
 /** The wizard's view of the pending edge setup. */
-export async function pendingState(d: EdgeDeps) {
+export async function pendingState(d: ProviderDeps) {
   return await viewOf(d, await readPending(d.kv));
 }
 
@@ -82,7 +74,7 @@ export async function pendingState(d: EdgeDeps) {
  * `token-verify`: checks the token with Cloudflare and keeps it sealed as pending. The same token
  * again keeps the later steps; a different one replaces the record (later steps start over).
  */
-export async function verifyTokenStep(d: EdgeDeps, token: string) {
+export async function verifyTokenStep(d: ProviderDeps, token: string) {
   const st = await edgeStep("verify the API token", () => cloudflareFor(d, token).verifyToken());
   const now = d.clock.now();
   const cur = await readPending(d.kv);
@@ -103,7 +95,7 @@ export async function verifyTokenStep(d: EdgeDeps, token: string) {
 }
 
 /** `verify`: finds the zone by name and checks the hostname lies in it; reports its records. */
-export async function verifyZoneStep(d: EdgeDeps, zone: string, hostname: string) {
+export async function verifyZoneStep(d: ProviderDeps, zone: string, hostname: string) {
   const zoneName = normalizeName(zone), host = normalizeName(hostname);
   requireInZone(host, zoneName, "hostname");
   const [p, cf] = await pendingClient(d, false);
@@ -128,17 +120,12 @@ export async function verifyZoneStep(d: EdgeDeps, zone: string, hostname: string
   return {
     ...(await viewOf(d, next)),
     zoneStatus: z.status,
-    records: records.map((r) => ({
-      type: r.type,
-      name: r.name,
-      content: r.content,
-      proxied: r.proxied,
-    })),
+    records: records.map(recordView),
   };
 }
 
 /** `fix`: proxies the hostname's records (or creates one for `target`) and turns IP geolocation on. */
-export async function fixStep(d: EdgeDeps, target?: string) {
+export async function fixStep(d: ProviderDeps, target?: string) {
   const [p, cf] = await pendingClient(d, true);
   const dns = await proxyHostname(cf, p.zoneId, p.hostname, target);
   const geo = await ensureSetting(cf, p.zoneId, "ip_geolocation", "on");
@@ -148,7 +135,7 @@ export async function fixStep(d: EdgeDeps, target?: string) {
 }
 
 /** `ssl`: sets Full (strict) encryption, or records that the operator skipped it. */
-export async function sslStep(d: EdgeDeps, choice: { mode: "strict" } | { skip: true }) {
+export async function sslStep(d: ProviderDeps, choice: { mode: "strict" } | { skip: true }) {
   if ("skip" in choice) {
     const p = await readPending(d.kv);
     if (!p) throw stepMissing("verify the Cloudflare API token first (setup/edge/token-verify)");
@@ -162,7 +149,7 @@ export async function sslStep(d: EdgeDeps, choice: { mode: "strict" } | { skip: 
 }
 
 /** `attach-domain`: a proxied CNAME `domain -> hostname` in the zone (created when absent). */
-export async function attachDomainStep(d: EdgeDeps, domain: string) {
+export async function attachDomainStep(d: ProviderDeps, domain: string) {
   const [p, cf] = await pendingClient(d, true);
   const name = checkDomain(domain, p.zoneName, p.hostname);
   const have = p.domains ?? [];

@@ -70,7 +70,8 @@ function decodeName(raw: string): string {
 
 /** The query (`a=1&accessToken=…`) without any `accessToken` parameter, and that parameter. */
 export function splitQuery(query: string): { rest: string; token: string | null } {
-  if (!query.includes("ccess")) return { rest: query, token: null }; // the usual case
+  // The usual case: no `accessToken`, not even with its name percent-encoded.
+  if (!query.includes("ccess") && !query.includes("%")) return { rest: query, token: null };
   let token: string | null = null;
   const kept: string[] = [];
   for (const pair of query.split("&")) {

@@ -3,13 +3,13 @@
  * the country block (`/api/admin/geo-block`) and the origin health throttle (`/api/admin/health`),
  * each read with GET and written with PUT (audited; writes need this service's Origin).
  */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import {
   HEALTH_BOUNDS,
   type HealthConfig,
   type HealthConfigInput,
-  urlHost,
+  healthConfigSummary,
 } from "../../lib/access/health_config.ts";
 import { MAX_ALLOWLIST_ENTRIES } from "../../lib/access/ip.ts";
 import { geoBlockView } from "../../lib/access/mod.ts";
@@ -19,7 +19,7 @@ import {
   saveBypass,
   saveGeoBlock,
 } from "../../lib/access/rules.ts";
-import { adminSecurity, errs, HealthSnapshotView, jsonBody, jsonOk } from "../schemas.ts";
+import { adminPutRoute, adminRoute, healthProbeFields, HealthSnapshotView } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 
 const BypassView = z.object({
@@ -35,7 +35,7 @@ const BypassInput = z.object({
       "`#` starts a comment. Each bad line is reported in the 400's `details.lines`.",
     example: "203.0.113.7\n10.0.0.0/8 # office\n2001:db8::/32",
   }),
-}).openapi("BypassInput");
+}).strict().openapi("BypassInput");
 
 /** The country block as the admin app reads it (also inside `GET /api/admin/metrics`). */
 export const GeoBlockView = z.object({
@@ -61,7 +61,7 @@ const GeoBlockInput = z.object({
   ttlHours: z.number().min(1).max(720).optional().openapi({
     description: "required when enabling; the block ends ttlHours after this save",
   }),
-}).superRefine((b, ctx) => {
+}).strict().superRefine((b, ctx) => {
   if (b.enabled && b.ttlHours === undefined) {
     ctx.addIssue({
       code: "custom",
@@ -75,10 +75,7 @@ const HealthView = z.object({
   config: z.object({
     enabled: z.boolean(),
     url: z.string(),
-    intervalSeconds: z.number().int(),
-    timeoutMs: z.number().int(),
-    failures: z.number().int(),
-    recoveries: z.number().int(),
+    ...healthProbeFields,
     updatedAt: z.number().int().nullable(),
   }),
   override: z.enum(["healthy", "unhealthy"]).nullable(),
@@ -118,7 +115,7 @@ const HealthInput = z.object({
   override: z.enum(["healthy", "unhealthy"]).nullable().optional().openapi({
     description: "override form, alone: force a state, or null to clear the override",
   }),
-}).superRefine((b, ctx) => {
+}).strict().superRefine((b, ctx) => {
   const config = CONFIG_KEYS.filter((k) => b[k] !== undefined);
   if (b.override !== undefined && config.length > 0) {
     ctx.addIssue({
@@ -135,58 +132,46 @@ const HealthInput = z.object({
   }
 }).openapi("HealthInput");
 
-const getRoute = <V extends z.ZodType>(path: string, summary: string, view: V) =>
-  createRoute({
-    method: "get",
-    path,
-    summary,
-    security: adminSecurity,
-    responses: { 200: jsonOk(view, "the current settings"), ...errs(400, 401, 403, 404) },
-  });
-const putRoute = <V extends z.ZodType, B extends z.ZodType>(
+/** The GET and PUT of one setting. */
+const setting = <V extends z.ZodType, B extends z.ZodType>(
   path: string,
-  summary: string,
   view: V,
   body: B,
-) =>
-  createRoute({
-    method: "put",
-    path,
-    summary,
-    security: adminSecurity,
-    request: { body: jsonBody(body) },
-    responses: { 200: jsonOk(view, "the saved settings"), ...errs(400, 401, 403, 404) },
-  });
+  read: string,
+  write: string,
+) => ({
+  path,
+  get: adminRoute("get", path, read, view),
+  put: adminPutRoute(path, write, view, body),
+});
 
-const getBypass = getRoute("/api/admin/bypass", "IP allowlist (bypass)", BypassView);
-const putBypass = putRoute(
+const bypass = setting(
   "/api/admin/bypass",
-  "Save the IP allowlist: allowlisted visitors are admitted at once and take no slot",
   BypassView,
   BypassInput,
+  "IP allowlist (bypass)",
+  "Save the IP allowlist: allowlisted visitors are admitted at once and take no slot",
 );
-const getGeo = getRoute("/api/admin/geo-block", "Country block and its hits", GeoBlockView);
-const putGeo = putRoute(
+const geo = setting(
   "/api/admin/geo-block",
-  "Save the country block (ttlHours required when enabling; join answers 403 geo_blocked)",
   GeoBlockView,
   GeoBlockInput,
+  "Country block and its hits",
+  "Save the country block (ttlHours required when enabling; join answers 403 geo_blocked)",
 );
-const getHealth = getRoute("/api/admin/health", "Origin health throttle", HealthView);
-const putHealth = putRoute(
+const health = setting(
   "/api/admin/health",
-  "Save the origin health config (emits `health`), or set or clear the operator override",
   HealthView,
   HealthInput,
+  "Origin health throttle",
+  "Save the origin health config (emits `health`), or set or clear the operator override",
 );
 
 /** The Access tab's API. */
 export function accessRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
   const session = adminSession(s);
-  for (const p of ["/api/admin/bypass", "/api/admin/geo-block", "/api/admin/health"]) {
-    app.use(p, session);
-  }
+  for (const r of [bypass, geo, health]) app.use(r.path, session);
 
   const healthView = async (cfg?: HealthConfig) => {
     const c = cfg ?? (await s.access.health.read()).cfg;
@@ -194,16 +179,16 @@ export function accessRoutes(s: Services) {
     return { config, override, snapshot: await s.access.health.snapshot() };
   };
 
-  app.openapi(getBypass, async (c) => c.json(await readBypass(s.kv), 200));
-  app.openapi(putBypass, async (c) => {
+  app.openapi(bypass.get, async (c) => c.json(await readBypass(s.kv), 200));
+  app.openapi(bypass.put, async (c) => {
     const rec = await saveBypass(s.kv, s.clock, c.req.valid("json").allowlistText);
     s.access.rules.invalidate();
     await audit(s, c, "access.bypass", { entries: rec.entries });
     return c.json(rec, 200);
   });
 
-  app.openapi(getGeo, async (c) => c.json(await geoBlockView(s.kv, s.access, s.clock.now()), 200));
-  app.openapi(putGeo, async (c) => {
+  app.openapi(geo.get, async (c) => c.json(await geoBlockView(s.kv, s.access, s.clock.now()), 200));
+  app.openapi(geo.put, async (c) => {
     const rec = await saveGeoBlock(s.kv, s.clock, c.req.valid("json"));
     s.access.rules.invalidate();
     await audit(s, c, "access.geoBlock", {
@@ -214,8 +199,8 @@ export function accessRoutes(s: Services) {
     return c.json(await geoBlockView(s.kv, s.access, s.clock.now(), rec), 200);
   });
 
-  app.openapi(getHealth, async (c) => c.json(await healthView(), 200));
-  app.openapi(putHealth, async (c) => {
+  app.openapi(health.get, async (c) => c.json(await healthView(), 200));
+  app.openapi(health.put, async (c) => {
     const { override, ...input } = c.req.valid("json");
     if (override !== undefined) {
       const cfg = await s.access.health.setOverride(override);
@@ -223,14 +208,7 @@ export function accessRoutes(s: Services) {
       return c.json(await healthView(cfg), 200);
     }
     const cfg = await s.access.health.saveConfig(input as HealthConfigInput);
-    await audit(s, c, "health.config", {
-      enabled: cfg.enabled,
-      host: urlHost(cfg.url),
-      intervalSeconds: cfg.intervalSeconds,
-      timeoutMs: cfg.timeoutMs,
-      failures: cfg.failures,
-      recoveries: cfg.recoveries,
-    });
+    await audit(s, c, "health.config", healthConfigSummary(cfg));
     return c.json(await healthView(cfg), 200);
   });
   return app;

@@ -32,6 +32,7 @@ import {
   type AdminEnv,
   adminSession,
   audit,
+  challengeUnavailable,
   clearSessionCookie,
   currentSession,
   dropPresentedSession,
@@ -115,6 +116,7 @@ const loginRoute = createRoute({
   responses: {
     200: jsonOk(z.object({ user: AdminUserView }), "signed in; sets tg_admin"),
     ...errs(400, 401, 429),
+    ...challengeUnavailable,
   },
 });
 

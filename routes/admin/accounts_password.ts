@@ -19,6 +19,7 @@ import {
   type AdminEnv,
   adminSession,
   audit,
+  challengeUnavailable,
   publicGate,
   setSessionCookie,
   signIn,
@@ -68,6 +69,7 @@ const recoverRoute = createRoute({
   responses: {
     200: jsonOk(NewAccountView, "password reset; new phrase; sets tg_admin"),
     ...errs(400, 401, 429),
+    ...challengeUnavailable,
   },
 });
 

@@ -25,17 +25,13 @@ import {
 } from "../../lib/edge/schemas.ts";
 import { adminSecurity, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
-import { edgeErrors, setupEdgeRoutes } from "./setup_edge.ts";
+import { edgeErrors, optionalJson, setupEdgeRoutes } from "./setup_edge.ts";
 
 const base = (path: string, summary: string, out: z.ZodType) => ({
   path: `/api/admin/edge${path}`,
   summary,
   security: adminSecurity,
   responses: { 200: jsonOk(out, "done"), ...edgeErrors },
-});
-const optionalJson = <T extends z.ZodType>(schema: T) => ({
-  required: false,
-  content: { "application/json": { schema } },
 });
 
 const getRoute = createRoute({
@@ -181,6 +177,8 @@ export function edgeRoutes(s: Services) {
   });
   app.openapi(geoRoute, async (c) => {
     const out = await setIpGeolocationLive(s, c.req.valid("json").enabled);
+    // The join path caches the rules for a second; this instance must stop blocking at once.
+    if (out.countryBlockCleared) s.access.rules.invalidate();
     await audit(s, c, "edge.ip_geolocation", out);
     return c.json(out, 200);
   });

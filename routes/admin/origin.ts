@@ -3,11 +3,11 @@
  * session. PUT sets it (on with a URL or with ORIGIN_URL, or off even when ORIGIN_URL is set);
  * DELETE removes it, which goes back to ORIGIN_URL.
  */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { isOriginUrl, type OriginView } from "../../lib/origin/settings.ts";
 import { ownEndpoints } from "../../lib/webhooks_settings.ts";
-import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { adminPutRoute, adminRoute } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 
 const OriginViewSchema = z.object({
@@ -36,30 +36,25 @@ const OriginInput = z.object({
   }),
 }).strict().openapi("OriginInput");
 
-const getRoute = createRoute({
-  method: "get",
-  path: "/api/admin/origin",
-  summary: "The origin proxy in effect (URL and source) and the stored override",
-  security: adminSecurity,
-  responses: { 200: jsonOk(OriginViewSchema, "the origin setting"), ...errs(400, 401, 403) },
-});
-
-const putRoute = createRoute({
-  method: "put",
-  path: "/api/admin/origin",
-  summary: "Override the origin proxy: on (own URL or ORIGIN_URL) or off (even with ORIGIN_URL)",
-  security: adminSecurity,
-  request: { body: jsonBody(OriginInput) },
-  responses: { 200: jsonOk(OriginViewSchema, "the new setting"), ...errs(400, 401, 403) },
-});
-
-const deleteRoute = createRoute({
-  method: "delete",
-  path: "/api/admin/origin",
-  summary: "Clear the override: back to ORIGIN_URL (no proxy without it)",
-  security: adminSecurity,
-  responses: { 200: jsonOk(OriginViewSchema, "the setting now"), ...errs(400, 401, 403) },
-});
+const PATH = "/api/admin/origin";
+const getRoute = adminRoute(
+  "get",
+  PATH,
+  "The origin proxy in effect (URL and source) and the stored override",
+  OriginViewSchema,
+);
+const putRoute = adminPutRoute(
+  PATH,
+  "Override the origin proxy: on (own URL or ORIGIN_URL) or off (even with ORIGIN_URL)",
+  OriginViewSchema,
+  OriginInput,
+);
+const deleteRoute = adminRoute(
+  "delete",
+  PATH,
+  "Clear the override: back to ORIGIN_URL (no proxy without it)",
+  OriginViewSchema,
+);
 
 /** What the audit log keeps of a setting (the URL carries no credentials: they are refused). */
 const auditDetail = (v: OriginView) => ({ enabled: v.enabled, url: v.url, source: v.source });
@@ -67,7 +62,7 @@ const auditDetail = (v: OriginView) => ({ enabled: v.enabled, url: v.url, source
 /** The origin override routes. */
 export function originRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
-  app.use("/api/admin/origin", adminSession(s));
+  app.use(PATH, adminSession(s));
 
   app.openapi(getRoute, async (c) => c.json(await s.origin.view(), 200));
 

@@ -14,6 +14,7 @@ import { type AdminUser, getUser } from "../../lib/admin/users.ts";
 import { clientIp } from "../../lib/client_ip.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
 import { isSecureRequest } from "../../lib/visitor_cookies.ts";
+import { errors } from "../schemas.ts";
 
 /** The signed-in admin, set as `c.get("admin")` by `adminSession()`. */
 export interface AdminIdentity {
@@ -153,6 +154,17 @@ export async function publicGate(
   await hitRateLimit(s.kv, s.clock, kind, limitAddress(ip));
   await requireChallenge(s, challengeResponse, ip);
 }
+
+/** The OpenAPI answer of a call behind the bot-challenge gate when the gate cannot decide. */
+export const challengeUnavailable = {
+  503: {
+    description:
+      "the bot challenge is configured but cannot be checked (`challenge_unavailable`, " +
+      "`details.reason`: `provider` with `Retry-After` when Turnstile gave one, " +
+      "`secret_rejected` or `secret_unreadable`); nobody is let in",
+    content: errors[503].content,
+  },
+};
 
 /**
  * Refuses with 401 `unauthorized` unless the bot challenge passes (it always does while none is

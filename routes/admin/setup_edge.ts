@@ -43,19 +43,26 @@ export const edgeErrors = {
   504: err("Cloudflare did not answer within PROVIDER_TIMEOUT_MS (`edge_error`)"),
 };
 
+/** A JSON body the call may also leave out. */
+export const optionalJson = <T extends z.ZodType>(schema: T) => ({
+  required: false,
+  content: { "application/json": { schema } },
+});
+
 const step = <T extends z.ZodType>(
   method: "post" | "put",
   path: string,
   summary: string,
   body: T,
   out: z.ZodType,
+  opts: { bodyOptional?: boolean } = {},
 ) =>
   createRoute({
     method,
     path: `/api/admin/setup/edge${path}`,
     summary,
     security: adminSecurity,
-    request: { body: jsonBody(body) },
+    request: { body: opts.bodyOptional ? optionalJson(body) : jsonBody(body) },
     responses: { 200: jsonOk(out, "the pending edge setup after the step"), ...edgeErrors },
   });
 
@@ -84,26 +91,14 @@ const verifyRoute = step(
   z.object({ zone: DnsName, hostname: DnsName }),
   PendingEdgeView.extend({ zoneStatus: z.string(), records: z.array(RecordView) }),
 );
-const fixRoute = createRoute({
-  method: "post",
-  path: "/api/admin/setup/edge/fix",
-  summary:
-    "Proxy the hostname's DNS records (or create one for `target`) and turn IP geolocation on",
-  security: adminSecurity,
-  request: {
-    body: {
-      required: false,
-      content: { "application/json": { schema: z.object({ target: FixTarget }) } },
-    },
-  },
-  responses: {
-    200: jsonOk(
-      PendingEdgeView.extend({ dns: ProxyOutcome, ipGeolocation: SettingOutcome }),
-      "the pending edge setup after the step",
-    ),
-    ...edgeErrors,
-  },
-});
+const fixRoute = step(
+  "post",
+  "/fix",
+  "Proxy the hostname's DNS records (or create one for `target`) and turn IP geolocation on",
+  z.object({ target: FixTarget }),
+  PendingEdgeView.extend({ dns: ProxyOutcome, ipGeolocation: SettingOutcome }),
+  { bodyOptional: true },
+);
 const sslRoute = step(
   "put",
   "/ssl",

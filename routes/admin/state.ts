@@ -10,10 +10,17 @@ import { BrandingInput, readBranding, saveBranding } from "../../lib/branding.ts
 import { destinationFor } from "../../lib/destination.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
 import { bearerOnly } from "../bearer.ts";
-import { adminSecurity, errs, jsonBody, jsonOk, Metrics, QueueName } from "../schemas.ts";
+import {
+  adminSecurity,
+  errs,
+  HealthSnapshotView,
+  jsonBody,
+  jsonOk,
+  Metrics,
+  QueueName,
+} from "../schemas.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
-import { HealthSnapshotView } from "../schemas.ts";
 import { GeoBlockView } from "./access.ts";
 
 const BrandingView = BrandingInput.required().openapi("Branding");

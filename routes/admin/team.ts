@@ -18,7 +18,14 @@ import {
   TosVersion,
   Username,
 } from "./accounts_schemas.ts";
-import { type AdminEnv, adminSession, audit, publicGate, signIn } from "./session.ts";
+import {
+  type AdminEnv,
+  adminSession,
+  audit,
+  challengeUnavailable,
+  publicGate,
+  signIn,
+} from "./session.ts";
 
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 
@@ -100,6 +107,7 @@ const acceptRoute = createRoute({
   responses: {
     200: jsonOk(NewAccountView, "the new admin and its recovery phrase; sets tg_admin"),
     ...errs(400, 401, 403, 409, 429),
+    ...challengeUnavailable,
   },
 });
 

@@ -3,7 +3,8 @@
  * `${server.url}/client/v4`), written from the public reference at developers.cloudflare.com/api:
  * the `{success, errors, messages, result}` envelope, `result_info` on lists, `GET
  * /user/tokens/verify`, `GET /zones?name=`, `GET /zones/{id}`, DNS records (list with
- * name/type/content filters, create, PATCH, DELETE) and the `ssl` / `ip_geolocation` settings.
+ * name/type/content filters, create, PATCH, DELETE) and the `ssl` / `ip_geolocation` settings
+ * (those answered by ./cloudflare_zones.ts; token checks, failures and controls here).
  *
  * Error bodies follow what Cloudflare answers (reference and reported responses): an unknown token
  * on verify is 401 code 1000 "Invalid API Token"; a malformed Authorization header 400 code 6003
@@ -14,38 +15,26 @@
  * unknown record 404 code 81044 "Record does not exist."; a CNAME clash 400 code 81053. Rate
  * limiting (429 + `retry-after`, code 971) and timeouts are injected with `fail()`.
  */
+import {
+  EDGE_PERMS,
+  env,
+  type FakeRecord,
+  type FakeToken,
+  type FakeZone,
+  hex32,
+  refuse,
+  routeZones,
+} from "./cloudflare_zones.ts";
 import type { FakeHandler } from "./serve.ts";
 
-/** Permissions a fake token can hold (Cloudflare's permission groups, by another name). */
-export type CfPerm = "zone:read" | "dns:read" | "dns:edit" | "settings:read" | "settings:edit";
-/** Everything the edge steps need. */
-export const EDGE_PERMS: CfPerm[] = ["zone:read", "dns:edit", "settings:edit"];
+export {
+  type CfPerm,
+  EDGE_PERMS,
+  type FakeRecord,
+  type FakeToken,
+  type FakeZone,
+} from "./cloudflare_zones.ts";
 
-/** A token the fake accepts. */
-export interface FakeToken {
-  id: string;
-  status: "active" | "disabled" | "expired";
-  perms: Set<CfPerm>;
-  /** Zone names it may see; undefined = all. */
-  zones?: string[];
-}
-/** A zone. */
-export interface FakeZone {
-  id: string;
-  name: string;
-  status: "active" | "pending";
-  accountId: string;
-  settings: { ssl: string; ip_geolocation: string };
-}
-/** A DNS record. */
-export interface FakeRecord {
-  id: string;
-  zoneId: string;
-  type: string;
-  name: string;
-  content: string;
-  proxied: boolean;
-}
 /** An injected failure of the next call(s); `{token}` in `message` is replaced by the token sent. */
 export type FakeFailure =
   | { status: number; code: number; message: string; retryAfter?: number }
@@ -58,13 +47,6 @@ export interface CfLogEntry {
   tokenId: string | null;
   status: number;
 }
-
-const hex32 = () => crypto.randomUUID().replaceAll("-", "");
-const PRIVATE = /^(10\.|127\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/;
-const SETTING_VALUES: Record<string, string[]> = {
-  ssl: ["off", "flexible", "full", "strict"],
-  ip_geolocation: ["on", "off"],
-};
 
 /** The fake and its controls. */
 export interface FakeCloudflare {
@@ -91,146 +73,6 @@ export function fakeCloudflare(opts: { timeoutDelayMs?: number } = {}): FakeClou
   const records: FakeRecord[] = [];
   const log: CfLogEntry[] = [];
   const failures: FakeFailure[] = [];
-
-  const env = (result: unknown, status = 200, extra: Record<string, unknown> = {}) =>
-    Response.json({ success: true, errors: [], messages: [], result, ...extra }, { status });
-  const refuse = (status: number, errors: Record<string, unknown>[], headers?: HeadersInit) =>
-    Response.json({ success: false, errors, messages: [], result: null }, { status, headers });
-  const list = (all: unknown[], q: URLSearchParams) => {
-    const perPage = Math.min(Number(q.get("per_page") ?? 20) || 20, 5000);
-    const page = Math.max(Number(q.get("page") ?? 1) || 1, 1);
-    const slice = all.slice((page - 1) * perPage, page * perPage);
-    return env(slice, 200, {
-      result_info: {
-        page,
-        per_page: perPage,
-        count: slice.length,
-        total_count: all.length,
-        total_pages: Math.max(1, Math.ceil(all.length / perPage)),
-      },
-    });
-  };
-  const zoneView = (z: FakeZone) => ({
-    id: z.id,
-    name: z.name,
-    status: z.status,
-    paused: false,
-    type: "full",
-    account: { id: z.accountId, name: "Fake account" },
-    name_servers: ["ada.ns.cloudflare.com", "bob.ns.cloudflare.com"],
-  });
-  const recView = (r: FakeRecord) => ({
-    id: r.id,
-    zone_id: r.zoneId,
-    type: r.type,
-    name: r.name,
-    content: r.content,
-    proxied: r.proxied,
-    proxiable: ["A", "AAAA", "CNAME"].includes(r.type) && !PRIVATE.test(r.content),
-    ttl: 1,
-  });
-  const noPerm = () => refuse(403, [{ code: 10000, message: "Authentication error" }]);
-  const unauthorized = () =>
-    refuse(403, [{ code: 9109, message: "Unauthorized to access requested resource" }]);
-
-  function route(
-    m: string,
-    path: string,
-    q: URLSearchParams,
-    tok: FakeToken,
-    body: Record<string, unknown>,
-  ): Response {
-    const can = (...p: CfPerm[]) => p.some((x) => tok.perms.has(x));
-    const sees = (z: FakeZone) => !tok.zones || tok.zones.includes(z.name);
-    if (path === "/zones" && m === "GET") {
-      if (!can("zone:read")) return unauthorized();
-      const name = q.get("name")?.toLowerCase();
-      return list(zones.filter((z) => sees(z) && (!name || z.name === name)).map(zoneView), q);
-    }
-    const zm = path.match(/^\/zones\/([^/]+)(\/.*)?$/);
-    if (!zm) return refuse(404, [{ code: 7000, message: "No route for that URI" }]);
-    const [, zid, rest = ""] = zm;
-    if (!/^[0-9a-f]{32}$/.test(zid)) {
-      return refuse(400, [
-        {
-          code: 7003,
-          message:
-            `Could not route to /client/v4${path}, perhaps your object identifier is invalid?`,
-        },
-        { code: 7000, message: "No route for that URI" },
-      ]);
-    }
-    const zone = zones.find((z) => z.id === zid);
-    if (!zone || !sees(zone)) return unauthorized();
-    if (rest === "" && m === "GET") return can("zone:read") ? env(zoneView(zone)) : unauthorized();
-    if (rest === "/dns_records" && m === "GET") {
-      if (!can("dns:read", "dns:edit")) return noPerm();
-      const name = (q.get("name") ?? q.get("name.exact"))?.toLowerCase();
-      const type = q.get("type"), content = q.get("content");
-      return list(
-        records.filter((r) =>
-          r.zoneId === zid && (!name || r.name === name) && (!type || r.type === type) &&
-          (!content || r.content === content)
-        ).map(recView),
-        q,
-      );
-    }
-    if (rest === "/dns_records" && m === "POST") {
-      if (!can("dns:edit")) return noPerm();
-      let name = String(body.name ?? "").toLowerCase();
-      if (name !== zone.name && !name.endsWith(`.${zone.name}`)) name = `${name}.${zone.name}`;
-      const same = records.filter((r) => r.zoneId === zid && r.name === name);
-      const clash = same.some((r) =>
-        (body.type === "CNAME" && ["A", "AAAA", "CNAME"].includes(r.type)) || r.type === "CNAME"
-      );
-      if (clash) {
-        return refuse(400, [{
-          code: 81053,
-          message: "An A, AAAA, or CNAME record with that host already exists.",
-        }]);
-      }
-      const r: FakeRecord = {
-        id: hex32(),
-        zoneId: zid,
-        type: String(body.type),
-        name,
-        content: String(body.content),
-        proxied: body.proxied === true,
-      };
-      if (r.proxied && !recView(r).proxiable) {
-        return refuse(400, [{ code: 9004, message: "This record type cannot be proxied." }]);
-      }
-      records.push(r);
-      return env(recView(r));
-    }
-    const rm = rest.match(/^\/dns_records\/([^/]+)$/);
-    if (rm && (m === "PATCH" || m === "DELETE")) {
-      if (!can("dns:edit")) return noPerm();
-      const i = records.findIndex((r) => r.zoneId === zid && r.id === rm[1]);
-      if (i < 0) return refuse(404, [{ code: 81044, message: "Record does not exist." }]);
-      if (m === "DELETE") return env({ id: records.splice(i, 1)[0].id });
-      const next = { ...records[i], ...("proxied" in body ? { proxied: !!body.proxied } : {}) };
-      if (next.proxied && !recView(next).proxiable) {
-        return refuse(400, [{ code: 9004, message: "This record type cannot be proxied." }]);
-      }
-      records[i] = next;
-      return env(recView(next));
-    }
-    const sm = rest.match(/^\/settings\/(ssl|ip_geolocation)$/);
-    if (sm) {
-      const id = sm[1] as "ssl" | "ip_geolocation";
-      const out = () => env({ id, value: zone.settings[id], editable: true, modified_on: null });
-      if (m === "GET") return can("settings:read", "settings:edit") ? out() : noPerm();
-      if (m !== "PATCH") return refuse(405, [{ code: 7001, message: "Method not allowed" }]);
-      if (!can("settings:edit")) return noPerm();
-      if (!SETTING_VALUES[id].includes(String(body.value))) {
-        return refuse(400, [{ code: 1007, message: `Invalid value for zone setting ${id}` }]);
-      }
-      zone.settings[id] = String(body.value);
-      return out();
-    }
-    return refuse(404, [{ code: 7000, message: "No route for that URI" }]);
-  }
 
   async function stall(req: Request) {
     await new Promise<void>((resolve) => {
@@ -304,7 +146,14 @@ export function fakeCloudflare(opts: { timeoutDelayMs?: number } = {}): FakeClou
     if (!tok || tok.status !== "active") {
       return refuse(403, [{ code: 9109, message: "Invalid access token" }]);
     }
-    return route(req.method, path, q, tok, (body ?? {}) as Record<string, unknown>);
+    return routeZones(
+      { zones, records },
+      req.method,
+      path,
+      q,
+      tok,
+      (body ?? {}) as Record<string, unknown>,
+    );
   }
 
   const zone = (name: string) => {

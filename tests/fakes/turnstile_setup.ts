@@ -3,6 +3,7 @@
  * a fake Turnstile on loopback, a signed-in admin, a planted pending edge record (what the edge
  * setup steps leave behind) and a helper that takes the challenge live through the real routes.
  */
+import type { PendingChallenge } from "../../lib/challenge/records.ts";
 import type { Config } from "../../lib/config.ts";
 import { sealToken } from "../../lib/edge/store.ts";
 import type { PendingEdge } from "../../lib/edge/state.ts";
@@ -14,6 +15,16 @@ import { type FakeServer, serveFakes } from "./serve.ts";
 
 /** The edge hostname of the planted pending edge record. */
 export const EDGE_HOST = "queue.example.com";
+/** The challenge steps of the setup wizard. */
+export const PROVISION = "/api/admin/setup/challenge/provision";
+export const VERIFY = "/api/admin/setup/challenge/verify";
+/** The admin's address header in these tests (CLIENT_IP_HEADER is `x-ip`). */
+export const IP = { "x-ip": "203.0.113.9" };
+
+/** The pending challenge record, or null. */
+export async function pendingChallenge(kv: Deno.Kv): Promise<PendingChallenge | null> {
+  return (await kv.get<PendingChallenge>(keys.setupPendingChallenge())).value;
+}
 
 /** Config pointing both provider URLs at `url` (a `serveFakes` server). */
 export function providerConfig(url: string): Partial<Config> {
@@ -83,11 +94,14 @@ export async function plantPendingEdge(
 /** Provisions, verifies and finishes setup through the routes; answers the live widget. */
 export async function goLive(env: ChallengeEnv) {
   const { admin, fake } = env;
-  const p = await admin.req("POST", "/api/admin/setup/challenge/provision", {});
+  const p = await admin.req("POST", PROVISION, {});
   if (p.status !== 200) throw new Error(`provision: ${p.status} ${p.text}`);
-  const v = await admin.req("POST", "/api/admin/setup/challenge/verify", {
-    response: fake.solve(p.json.siteKey, EDGE_HOST),
-  }, { "x-ip": "203.0.113.9" });
+  const v = await admin.req(
+    "POST",
+    VERIFY,
+    { response: fake.solve(p.json.siteKey, EDGE_HOST) },
+    IP,
+  );
   if (v.status !== 200) throw new Error(`verify: ${v.status} ${v.text}`);
   const f = await admin.req("POST", "/api/admin/setup");
   if (f.status !== 200) throw new Error(`setup: ${f.status} ${f.text}`);
