@@ -55,6 +55,22 @@ export class Proc {
 
 const live = new Set<Proc>();
 
+/**
+ * Copies a child's output into its log file as it comes, then closes the file (`pipeTo` into a
+ * file's `writable` showed nothing in the file before the child exited, so a running server's
+ * log could not be read).
+ */
+async function copyInto(from: ReadableStream<Uint8Array>, to: Deno.FsFile): Promise<void> {
+  try {
+    for await (const chunk of from) {
+      for (let w = 0; w < chunk.length;) w += await to.write(chunk.subarray(w));
+    }
+  } catch { /* the child or the file went away */ }
+  try {
+    to.close();
+  } catch { /* already closed */ }
+}
+
 /** Starts `cmd args` with `env` added, its stdout and stderr appended to `logPath`. */
 export async function start(
   name: string,
@@ -72,10 +88,7 @@ export async function start(
   }).spawn();
   const out = await Deno.open(opts.logPath, { create: true, append: true });
   const err = await Deno.open(opts.logPath, { create: true, append: true });
-  const flushed = Promise.all([
-    child.stdout.pipeTo(out.writable).catch(() => {}),
-    child.stderr.pipeTo(err.writable).catch(() => {}),
-  ]);
+  const flushed = Promise.all([copyInto(child.stdout, out), copyInto(child.stderr, err)]);
   const p = new Proc(name, child, opts.logPath, flushed);
   live.add(p);
   return p;

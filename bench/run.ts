@@ -3,6 +3,7 @@
  * same run; prints the ratios and writes bench/RESULTS.md. Sizes and durations come from
  * environment variables (bench/config.ts). Child processes are always stopped.
  */
+import { keepLoadSection } from "./scenarios/markdown.ts";
 import { notes } from "./notes.ts";
 import { simulateCheckins } from "./checkins_sim.ts";
 import { type BenchConfig, readConfig } from "./config.ts";
@@ -172,7 +173,11 @@ async function main() {
     else log(`temp files kept in ${dir}`);
   }
   r.finishedAt = new Date();
-  await Deno.writeTextFile(cfg.resultsPath, renderMarkdown(r, notes(r, cfg, tool)));
+  const old = await Deno.readTextFile(cfg.resultsPath).catch(() => "");
+  await Deno.writeTextFile(
+    cfg.resultsPath,
+    keepLoadSection(old, renderMarkdown(r, notes(r, cfg, tool))),
+  );
   // Keep the report as `deno fmt` wants it, so `deno task check` stays clean after a run.
   await output(Deno.execPath(), ["fmt", "--quiet", cfg.resultsPath]);
   log(consoleSummary(r));

@@ -15,7 +15,7 @@
 import type { QueueView } from "../lib/queue/context.ts";
 import { sumCheckins } from "../lib/queue/slots.ts";
 import { EMPTY_COUNTS } from "../lib/queue/types.ts";
-import type { Counts, Visitor } from "../lib/queue/types.ts";
+import type { Counts, QueueSettings, Visitor } from "../lib/queue/types.ts";
 import { schedule } from "../lib/queue/visitor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { b64url } from "../lib/tokens.ts";
@@ -24,21 +24,38 @@ import { makeApp } from "../tests/helpers.ts";
 /** Mutations per commit (the atomic-op limit is 1000). */
 const PER_COMMIT = 1000;
 
+/** A line as the engine schedules it, before it is written: see `planLine`. */
+export interface PlannedLine {
+  q: string;
+  /** The second (unix ms) the whole line is scheduled as having joined in. */
+  at: number;
+  /** The queue settings the schedule was made with (the server's, given the same config). */
+  settings: QueueSettings;
+  /** Waiters in arrival order (`seq` 1..n). */
+  visitors: Visitor[];
+  /** The check-in second reserved for each scheduled waiter, to be summed into the ledger. */
+  slots: number[];
+}
+
 /**
- * Writes `waiting` waiters of queue `q` into `kv`, each scheduled by the engine's `schedule()`
- * as a newcomer last in line (on a scratch in-memory app with the server's rate); returns the
- * number of keys written.
+ * Schedules `waiting` waiters of queue `q`, each by the engine's `schedule()` as a newcomer last
+ * in line, on a scratch in-memory app with the server's rate (and `capacity`, which decides the
+ * line's admission rate when it is smaller than the line), `slackSec` seconds from now.
  */
-export async function seedLine(
-  kv: Deno.Kv,
+export async function planLine(
   q: string,
   waiting: number,
   rate: number,
   slackSec = 600,
-): Promise<number> {
+  capacity?: number,
+): Promise<PlannedLine> {
   const now = Date.now();
   const at = (Math.floor(now / 1000) + slackSec) * 1000;
-  const scratch = await makeApp({ ADMIT_PER_SECOND: rate, MAX_WAITING_VISITORS: 50_000_000 });
+  const scratch = await makeApp({
+    ADMIT_PER_SECOND: rate,
+    MAX_WAITING_VISITORS: 50_000_000,
+    ...(capacity === undefined ? {} : { CAPACITY: capacity }),
+  });
   const ctx = scratch.engine.ctx;
   const settings = (await ctx.readSettings(q))!;
   scratch.clock.ms = at;
@@ -72,6 +89,13 @@ export async function seedLine(
     };
   }
   scratch.close();
+  return { q, at, settings, visitors: rec, slots };
+}
+
+/** Writes a planned line into `kv`; returns the number of keys written. */
+export async function writeLine(kv: Deno.Kv, line: PlannedLine): Promise<number> {
+  const { q, visitors: rec, slots } = line;
+  const waiting = rec.length;
   let written = 0;
   const pass = async (order: number[], put: (op: Deno.AtomicOperation, v: Visitor) => void) => {
     // One commit in flight while the next is built: the KV thread and JS overlap.
@@ -111,6 +135,20 @@ export async function seedLine(
   const counts: Counts = { ...EMPTY_COUNTS, nextSeq: waiting + 1, waiting };
   await kv.set(keys.counts(q), counts);
   return written + perSec.length + 1;
+}
+
+/**
+ * Writes `waiting` waiters of queue `q` into `kv` (`planLine`, then `writeLine`); returns the
+ * number of keys written.
+ */
+export async function seedLine(
+  kv: Deno.Kv,
+  q: string,
+  waiting: number,
+  rate: number,
+  slackSec = 600,
+): Promise<number> {
+  return await writeLine(kv, await planLine(q, waiting, rate, slackSec));
 }
 
 if (import.meta.main) {

@@ -98,3 +98,25 @@ Deno.test("without click-to-enter, an admitted visitor keeps its slot as long as
   assertEquals([s.status, s.json.status, s.json.entered], [200, "admitted", true]);
   t.close();
 });
+
+Deno.test("a tick with more expired slots than its round's budget keeps admitting (no zero KV list limit)", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 100, CAPACITY: 300, ACCESS_TOKEN_TTL_SECONDS: 60 });
+  for (let i = 0; i < 300; i++) await new Client(t.app).join(Q, `expiry-visitor-${i}`);
+  for (let i = 0; i < 3; i++) {
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+  }
+  const late = new Client(t.app);
+  assertEquals((await late.join(Q, "expiry-latecomer")).status, 202, "every slot is taken");
+  t.clock.advance(120_000); // every token lapsed: 300 slots to free at once
+  const r = await t.engine.tick(Q);
+  assert(r.expired >= 40, `the tick freed slots (${r.expired})`);
+  t.clock.advance(1000);
+  await t.engine.tick(Q);
+  const m = await t.engine.metrics(Q);
+  assert(m.entered + m.holding < 300, `slots came back (${m.entered + m.holding} held)`);
+  // The latecomer lapsed meanwhile (it stopped checking in); a new arrival gets in at once.
+  const fresh = await new Client(t.app).join(Q, "expiry-fresh-visitor");
+  assertEquals([fresh.status, fresh.json.status], [200, "admitted"]);
+  t.close();
+});

@@ -151,14 +151,16 @@ async function expireInto(
     )
   ) ids.push(e.key[3] as string);
   const dead: string[] = [];
-  for await (
-    const e of ctx.kv.list(
-      { start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] },
-      {
-        limit: Math.max(0, budget - ids.length),
-      },
-    )
-  ) dead.push(e.key[3] as string);
+  // KV refuses a zero limit: when expired slots filled the budget, lapsed waiters wait a round.
+  const left = budget - ids.length;
+  if (left > 0) {
+    for await (
+      const e of ctx.kv.list(
+        { start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] },
+        { limit: left },
+      )
+    ) dead.push(e.key[3] as string);
+  }
   let n = 0;
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;

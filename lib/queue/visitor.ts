@@ -196,21 +196,24 @@ async function drawLottery(
   const now = ctx.now();
   if (lotteryDrawsAtTick(ctx, v) || !ctx.isOpen(v.settings, now)) return false;
   if (ctx.random.float() >= lotteryOdds(ctx, v)) return false;
-  const { counts, entry: ce, settings, settingsEntry: se } = await ctx.readState(q);
-  if (!settings || settings.mode !== "lottery" || !ctx.isOpen(settings, now)) return false;
-  const rate = ctx.ratePerSecond(settings);
-  refill(counts, rate, now, true, bucketCap(rate));
-  if (wholeTokens(counts) < 1 || openSlots(settings, counts) < 1) return false;
-  counts.tokens--;
   const branding = await ctx.branding();
-  const op = ctx.kv.atomic().check(entry, ce, se);
-  const hold = now + branding.admitHoldSeconds * 1000;
-  const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
-  const next = admitWaiting(op, q, entry.value, counts, now, hold, ttl);
-  logGone(op, q, entry.value, now);
-  countTraffic(op, q, now, "out", 1);
-  op.set(keys.counts(q), counts);
-  if (!(await op.commit()).ok) return null;
+  const next = await ctx.serial(q, async () => {
+    const { counts, entry: ce, settings, settingsEntry: se } = await ctx.readState(q);
+    if (!settings || settings.mode !== "lottery" || !ctx.isOpen(settings, now)) return false;
+    const rate = ctx.ratePerSecond(settings);
+    refill(counts, rate, now, true, bucketCap(rate));
+    if (wholeTokens(counts) < 1 || openSlots(settings, counts) < 1) return false;
+    counts.tokens--;
+    const op = ctx.kv.atomic().check(entry, ce, se);
+    const hold = now + branding.admitHoldSeconds * 1000;
+    const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+    const next = admitWaiting(op, q, entry.value, counts, now, hold, ttl);
+    logGone(op, q, entry.value, now);
+    countTraffic(op, q, now, "out", 1);
+    op.set(keys.counts(q), counts);
+    return (await op.commit()).ok ? next : null;
+  });
+  if (!next) return next; // false: no draw; null: lost a check, retry
   ctx.invalidate(q);
   return { view: await admittedView(ctx, q, next) };
 }
@@ -221,18 +224,23 @@ async function enterNow(
   q: string,
   entry: Deno.KvEntry<Visitor>,
 ): Promise<Outcome | null> {
-  const { counts, entry: ce } = await ctx.readCounts(q);
-  const op = ctx.kv.atomic().check(entry, ce);
-  const next = enterAdmitted(
-    op,
-    q,
-    entry.value,
-    counts,
-    ctx.now(),
-    ctx.config.ACCESS_TOKEN_TTL_SECONDS,
-  );
-  op.set(keys.counts(q), counts);
-  if (!(await op.commit()).ok) return null;
+  // In line with this instance's other counts writers (join batches, ticks): racing them on the
+  // checked counts record starved both under load (found by the flash-crowd load scenario).
+  const next = await ctx.serial(q, async () => {
+    const { counts, entry: ce } = await ctx.readCounts(q);
+    const op = ctx.kv.atomic().check(entry, ce);
+    const next = enterAdmitted(
+      op,
+      q,
+      entry.value,
+      counts,
+      ctx.now(),
+      ctx.config.ACCESS_TOKEN_TTL_SECONDS,
+    );
+    op.set(keys.counts(q), counts);
+    return (await op.commit()).ok ? next : null;
+  });
+  if (!next) return null;
   ctx.invalidate(q);
   return { view: await admittedView(ctx, q, next) };
 }
@@ -282,15 +290,18 @@ export async function leave(
     const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
     const rec = entry.value;
     if (!rec) return true;
-    const { counts, entry: ce } = await ctx.readCounts(q);
-    const op = ctx.kv.atomic().check(entry, ce);
-    if (rec.state === "waiting") {
-      removeWaiting(op, q, rec, counts, ctx.now());
-    } else {
-      releaseSlot(op, q, rec, counts);
-    }
-    op.set(keys.counts(q), counts);
-    if (!(await op.commit()).ok) return null;
+    const ok = await ctx.serial(q, async () => {
+      const { counts, entry: ce } = await ctx.readCounts(q);
+      const op = ctx.kv.atomic().check(entry, ce);
+      if (rec.state === "waiting") {
+        removeWaiting(op, q, rec, counts, ctx.now());
+      } else {
+        releaseSlot(op, q, rec, counts);
+      }
+      op.set(keys.counts(q), counts);
+      return (await op.commit()).ok;
+    });
+    if (!ok) return null;
     ctx.invalidate(q);
     return true;
   }, "leave");

@@ -1,0 +1,82 @@
+/** How each scenario measured what it shows: the notes under its block in RESULTS.md. */
+import { f0 } from "./checks.ts";
+import type { FlashReport } from "./flash.ts";
+import type { LineReport } from "./line.ts";
+import type { Scenario } from "./markdown.ts";
+import type { MixedReport } from "./mixed.ts";
+
+function flashNotes(r: FlashReport): string[] {
+  const o = r.options;
+  return [
+    `${f0(o.joins)} \`POST /join\` (new visitors, no cookie) over ${o.connections} keep-alive ` +
+    `connections, each sending its next join when the last one answered, so joins/s is what ` +
+    `the server takes; ${f0(r.admittedAtJoin)} were admitted at once (nobody waiting yet), ` +
+    `${f0(r.waitingAfterJoins)} waited after the last join (per /metrics).`,
+    `Server: ADMIT_PER_SECOND=${o.rate}, CAPACITY=10,000,000 (the rate alone drains the line), ` +
+    `MAX_WAITING_VISITORS=${f0(o.maxWaiting)}.`,
+    "Every waiter followed its timeslots from its join on (`GET /status` at each answer's " +
+    "`nextCheckAt`, with the ticket it set) over 32 more connections, as the wait page does.",
+    `Admissions per second: the records' \`admittedAt\` read from the KV file after the run, ` +
+    `${f0(r.admissions.total)} in all (with those admitted while the joins ran), counted per ` +
+    `whole second from the second after the last join to the last admission (left out: that ` +
+    `partial second).`,
+  ];
+}
+
+function lineNotes(r: LineReport): string[] {
+  const o = r.options;
+  return [
+    `${f0(o.waiting)} waiters written straight into the KV file (bench/seed.ts, ` +
+    `${f0(r.seed.keys)} keys in ${r.seed.seconds.toFixed(1)} s): each visitor's record, line ` +
+    `and deadline entries and the check-in counts of its second, as join commits write them, ` +
+    `every one scheduled by the engine's own \`schedule()\` as the newest in line, all joining ` +
+    `just before the queue opens (its \`opensAt\`). The doctor found the seeded store ` +
+    `${r.seed.doctor.healthy ? "healthy" : "NOT healthy"}. Seeding 1M through HTTP joins would ` +
+    "take minutes of the run at the join rates measured here, and the result is the same data.",
+    `The driver minted each visitor's \`tg_ticket\` with the server's TOKEN_SECRET and sent its ` +
+    `status at its \`nextCheckAt\`, then at the \`nextCheckAt\` of each answer, over ` +
+    `${o.connections} connections, until it was told \`admitted\`.`,
+    `Simulated clock: the server ran with TOLLGATE_CLOCK_SPEED=${o.clockSpeed} (its clock ` +
+    `${o.clockSpeed} times as fast as the wall clock from its start; refused in production), ` +
+    `so ${f0(o.seconds)} server seconds took about ${
+      f0(o.seconds / o.clockSpeed)
+    } s. The check-in period of the line ` +
+    `is ${f0(r.periodSec)} s: the window covers ${
+      o.seconds > r.periodSec ? "a whole period and the first renewals" : "part of a period"
+    }. ` +
+    "All times here are server times; the driver computes them from the clock the server logs.",
+    `Requests per second are counted per server second of their timeslot from the opening on; ` +
+    `the driver sent them ${f0(r.lateMs.p50)} ms (p50) and ${f0(r.lateMs.p99)} ms (p99) of ` +
+    `server time after their slot${
+      r.lateStartSec > 0 ? `; it started ${r.lateStartSec.toFixed(1)} s late` : ""
+    }.`,
+    `Learning admission: for every followed visitor admitted at least 10 s before the end, the ` +
+    `server time of the first answer that said \`admitted\` minus the record's \`admittedAt\` ` +
+    `(read from the KV file after the run, ${f0(r.admitted)} records of admitted visitors).`,
+  ];
+}
+
+function mixedNotes(r: MixedReport): string[] {
+  const o = r.options;
+  const s = r.doctor.stored;
+  return [
+    `${o.seconds} s of: ${o.joinRate} joins per second (sent on a timer, not waiting for ` +
+    `answers), every waiter following its timeslots, ${
+      Math.round(o.joinRate * o.leaveShare)
+    } leaves per ` +
+    `second (random idle waiters, every fifth an entered visitor), \`GET /metrics\` every ` +
+    `second, and every ${o.operatorEverySec} s the next of: \`POST /admit\` 20, pause, ` +
+    `resume, switch to lottery, switch to queue.`,
+    `Server: ADMIT_PER_SECOND=${o.rate}, CAPACITY=${f0(o.capacity)}, ` +
+    `ACCESS_TOKEN_TTL_SECONDS=${o.tokenTtlSec}, so slots fill, expire and free during the run.`,
+    `At the end: ${f0(s.waiting)} waiting, ${f0(s.entered)} entered, ${f0(s.holding)} holding ` +
+    `(the doctor's recount), ${f0(r.admittedTotal)} admitted in all.`,
+  ];
+}
+
+/** The notes of one scenario's report. */
+export function notesOf(name: Scenario, report: unknown): string[] {
+  if (name === "flash") return flashNotes(report as FlashReport);
+  if (name === "line") return lineNotes(report as LineReport);
+  return mixedNotes(report as MixedReport);
+}
