@@ -182,7 +182,10 @@ export async function createApp(deps: AppDeps) {
   );
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
   const origin = originGate(services);
-  app.use("*", originMiddleware(origin));
+  // Requests the served `fetch` already put through the gate skip it here (no second look-up).
+  const gated = new WeakSet<Request>();
+  const gateMiddleware = originMiddleware(origin);
+  app.use("*", (c, next) => gated.has(c.req.raw) ? next() : gateMiddleware(c, next));
   app.use("*", async (c, next) => {
     await next();
     // Set on the response's headers directly: c.header() after next() copies the response.
@@ -266,6 +269,7 @@ export async function createApp(deps: AppDeps) {
         fromOrigin.add(proxied);
         return proxied;
       }
+      gated.add(req);
     }
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { errorBody } from "./errors.ts";
+import { readVisitorRequest } from "./origin/request.ts";
 import { type AccessClaims, Signer } from "./tokens.ts";
 
 /** Options of `requireAdmission()`. */
@@ -14,29 +15,6 @@ export interface AdmissionOptions {
   redirectTo?: string | ((req: Request) => string);
 }
 
-/**
- * Every access token the request carries, in order: `Authorization: Bearer`, `?accessToken=`,
- * then the `tg_access` cookie. A site's own bearer token must not hide a valid cookie, so a
- * check tries each in turn.
- */
-export function accessTokensOf(req: Request): string[] {
-  const out: string[] = [];
-  const auth = req.headers.get("authorization");
-  if (auth?.toLowerCase().startsWith("bearer ")) out.push(auth.slice(7).trim());
-  const q = new URL(req.url).searchParams.get("accessToken");
-  if (q) out.push(q);
-  const cookie = req.headers.get("cookie") ?? "";
-  const m = cookie.match(/(?:^|;\s*)tg_access=([^;]+)/);
-  // Tokens are base64url: nothing to decode (and a malformed %-escape must not throw).
-  if (m) out.push(m[1]);
-  return out;
-}
-
-/** The first access token the request carries (see `accessTokensOf`), or null. */
-export function accessTokenOf(req: Request): string | null {
-  return accessTokensOf(req)[0] ?? null;
-}
-
 /** Claims of the first valid access token among those `req` carries, or null. */
 export async function verifyAnyToken(
   signer: Signer,
@@ -44,11 +22,9 @@ export async function verifyAnyToken(
   nowMs: number,
   queue?: string,
 ): Promise<AccessClaims | null> {
-  for (const token of accessTokensOf(req)) {
-    const claims = await signer.verifyAccessToken(token, nowMs, queue);
-    if (claims) return claims;
-  }
-  return null;
+  // The proxy's reading of a request: each place in turn, so a site's own bearer token does not
+  // hide a valid `tg_access` cookie.
+  return (await readVisitorRequest(signer, req, nowMs, queue)).claims;
 }
 
 /**

@@ -63,6 +63,12 @@ export function safeEqualString(a: string, b: string): boolean {
   return timingSafeEqual(enc.encode(a), enc.encode(b));
 }
 
+/** Keeps a verified token; bounded by forgetting everything at 100k (a miss costs one HMAC). */
+function remember<T>(cache: Map<string, T>, token: string, claims: T): void {
+  if (cache.size >= 100_000) cache.clear();
+  cache.set(token, claims);
+}
+
 /** Signs and verifies tokens with one HMAC key derived from the service secret. */
 export class Signer {
   // node:crypto's HMAC is synchronous and about twice as fast as crypto.subtle's here; a vetted
@@ -71,6 +77,8 @@ export class Signer {
   #json = new Uint8Array(1024);
   /** Tickets already verified, by their exact text: the same ticket comes back every poll. */
   #tickets = new Map<string, TicketClaims>();
+  /** Access tokens whose signature and shape were verified, by their exact text. */
+  #access = new Map<string, AccessClaims>();
 
   constructor(secret: string) {
     this.#secret = enc.encode(secret);
@@ -116,12 +124,32 @@ export class Signer {
     return this.sign({ sub, queue, iat, exp: iat + ttlSeconds } satisfies AccessClaims);
   }
 
-  /** Verifies an access token: signature, shape, expiry and (when given) queue. */
+  /**
+   * Verifies an access token: signature, shape, expiry and (when given) queue. A token whose
+   * signature and shape passed once is remembered by its exact text (an admitted visitor sends the
+   * same `tg_access` with every request through the proxy); expiry and queue are checked each call.
+   */
   async verifyAccessToken(
     token: string | undefined | null,
     nowMs: number,
     queue?: string,
   ): Promise<AccessClaims | null> {
+    if (!token) return null;
+    let claims = this.#access.get(token);
+    if (!claims) {
+      const fresh = await this.#openAccess(token);
+      if (!fresh) return null;
+      remember(this.#access, token, claims = fresh);
+    }
+    if (claims.exp * 1000 <= nowMs) {
+      this.#access.delete(token);
+      return null;
+    }
+    if (queue !== undefined && claims.queue !== queue) return null;
+    return { ...claims };
+  }
+
+  async #openAccess(token: string): Promise<AccessClaims | null> {
     const p = await this.open(token);
     if (!p) return null;
     const { sub, queue: q, iat, exp } = p;
@@ -129,8 +157,6 @@ export class Signer {
       typeof sub !== "string" || typeof q !== "string" || !Number.isInteger(iat) ||
       !Number.isInteger(exp) || Object.keys(p).length !== 4
     ) return null;
-    if ((exp as number) * 1000 <= nowMs) return null;
-    if (queue !== undefined && q !== queue) return null;
     return { sub, queue: q, iat: iat as number, exp: exp as number };
   }
 
@@ -145,11 +171,7 @@ export class Signer {
     const hit = this.#tickets.get(token);
     if (hit) return { ...hit };
     const claims = await this.#verifyTicket(token);
-    if (claims) {
-      // Bounded: forget everything at 100k entries (cheap, and a miss only costs one HMAC).
-      if (this.#tickets.size >= 100_000) this.#tickets.clear();
-      this.#tickets.set(token, claims);
-    }
+    if (claims) remember(this.#tickets, token, claims);
     return claims ? { ...claims } : null;
   }
 

@@ -19,7 +19,7 @@ import type { Context } from "hono";
 import type { Services } from "../app.ts";
 import { safeReturnPath } from "../lib/destination.ts";
 import { errorBody } from "../lib/errors.ts";
-import { readVisitorRequest, splitQuery, verifyCached } from "../lib/origin/request.ts";
+import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { waitUrlFor } from "./origin.ts";
 import { errors } from "./schemas.ts";
 
@@ -108,7 +108,7 @@ export function forwardAuthRoutes(s: Services) {
   const admitted = async (c: Context, queue: string | undefined, token: string | null) => {
     const now = s.clock.now();
     const claims = (await readVisitorRequest(s.signer, c.req.raw, now, queue)).claims ??
-      (token ? await verifyCached(s.signer, token, now, queue) : null);
+      await s.signer.verifyAccessToken(token, now, queue);
     if (!claims) return false;
     c.header("X-Tollgate-Visitor", claims.sub);
     c.header("X-Tollgate-Queue", claims.queue);

@@ -280,3 +280,18 @@ Deno.test("proxy: an allowlisted address reaches the origin without a token; oth
   assertEquals(origin.seen.length, 1);
   await stop();
 });
+
+Deno.test("proxy gate: a served request is looked at once (not again by Hono's copy of the gate)", async () => {
+  const t = await makeApp();
+  await (await t.fetch(new Request("http://localhost/warm-the-cache"))).body?.cancel();
+  let looks = 0;
+  const fresh = t.services.origin.fresh.bind(t.services.origin);
+  t.services.origin.fresh = () => (looks++, fresh());
+  const r = await t.fetch(new Request("http://localhost/not-ours-at-all"));
+  await r.body?.cancel();
+  assertEquals([r.status, looks], [404, 1]);
+  const viaHono = await t.app.request("/not-ours-either");
+  await viaHono.body?.cancel();
+  assertEquals([viaHono.status, looks], [404, 2], "app.request() still goes through the gate");
+  t.close();
+});

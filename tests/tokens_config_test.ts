@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ConfigError, parseEnv, testConfig } from "../lib/config.ts";
-import { accessTokenOf, admissionChecker, requireAdmission } from "../lib/require_admission.ts";
+import { admissionChecker, requireAdmission } from "../lib/require_admission.ts";
 import { type AccessClaims, safeEqualString, Signer, timingSafeEqual } from "../lib/tokens.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
@@ -304,7 +304,7 @@ Deno.test("requireAdmission: redirectTo sends unadmitted browsers to the waiting
   assertEquals(ok.status, 200);
 });
 
-Deno.test("admissionChecker returns claims or null; accessTokenOf reads header, then query, then cookie", async () => {
+Deno.test("admissionChecker returns claims or null; each token place is tried: header, query, cookie", async () => {
   const s = new Signer(SECRET);
   const token = await s.signAccessToken("visitor-c-1", "shop", NOW, 30);
   const check = admissionChecker({ secret: SECRET, now: () => NOW });
@@ -325,29 +325,21 @@ Deno.test("admissionChecker returns claims or null; accessTokenOf reads header, 
     null,
     "expired",
   );
-  const all = new Request("http://x/?accessToken=fromquery", {
-    headers: { authorization: "Bearer fromheader", cookie: "tg_access=fromcookie" },
-  });
-  assertEquals(accessTokenOf(all), "fromheader");
+  // Each place is tried: header, query, cookie (`xtg_access` is not `tg_access`).
+  const other = await s.signAccessToken("visitor-c-2", "shop", NOW, 30);
+  const at = (url: string, headers: Record<string, string>) =>
+    check(new Request(url, { headers })).then((c) => c?.sub ?? null);
+  assertEquals(await at("http://x/", { authorization: `Bearer ${token}` }), "visitor-c-1");
   assertEquals(
-    accessTokenOf(
-      new Request("http://x/?accessToken=fromquery", {
-        headers: { cookie: "tg_access=fromcookie" },
-      }),
-    ),
-    "fromquery",
+    await at(`http://x/?accessToken=${token}`, { cookie: `tg_access=${other}` }),
+    "visitor-c-1",
+    "the query before the cookie",
   );
   assertEquals(
-    accessTokenOf(
-      new Request("http://x/", { headers: { cookie: "xtg_access=no; tg_access=yes" } }),
-    ),
-    "yes",
+    await at("http://x/", { cookie: `xtg_access=${token}; tg_access=${other}` }),
+    "visitor-c-2",
   );
-  assertEquals(
-    accessTokenOf(new Request("http://x/", { headers: { cookie: "xtg_access=no" } })),
-    null,
-  );
-  assertEquals(accessTokenOf(new Request("http://x/")), null);
+  assertEquals(await at("http://x/", { cookie: `xtg_access=${token}` }), null);
   // A site's own bearer token does not hide a valid token in the query or cookie.
   const behindSiteAuth = new Request("http://x/", {
     headers: { authorization: "Bearer the-sites-own-api-token", cookie: `tg_access=${token}` },

@@ -18,39 +18,6 @@ export interface VisitorRequest {
 
 const TG_COOKIE = /^\s*tg_/;
 
-/** Most tokens kept verified per signer (about 25 MB at worst); all are dropped when full. */
-const MAX_VERIFIED = 50_000;
-
-/**
- * Access tokens already verified, by their exact text: an admitted visitor sends the same
- * `tg_access` with every request, and an HMAC costs more than the rest of the proxy's own work.
- * A hit still checks expiry and queue; only valid tokens are kept (a miss costs one HMAC).
- */
-const verified = new WeakMap<Signer, Map<string, AccessClaims>>();
-
-/** `signer.verifyAccessToken` with the per-signer cache of valid tokens. */
-export async function verifyCached(
-  signer: Signer,
-  token: string,
-  nowMs: number,
-  queue?: string,
-): Promise<AccessClaims | null> {
-  let cache = verified.get(signer);
-  if (!cache) verified.set(signer, cache = new Map());
-  let claims = cache.get(token);
-  if (!claims) {
-    const fresh = await signer.verifyAccessToken(token, nowMs);
-    if (!fresh) return null;
-    if (cache.size >= MAX_VERIFIED) cache.clear();
-    cache.set(token, claims = fresh);
-  }
-  if (claims.exp * 1000 <= nowMs) {
-    cache.delete(token);
-    return null;
-  }
-  return queue === undefined || claims.queue === queue ? { ...claims } : null;
-}
-
 /** The path (with the query) of an absolute URL, without parsing it. */
 export function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
@@ -134,10 +101,10 @@ export async function readVisitorRequest(
   if (bearer) {
     // Ours when our key signed it (even expired): the origin has no use for it. Anything else
     // is the origin's own credential and passes.
-    claims = await verifyCached(signer, bearer, nowMs, queue);
+    claims = await signer.verifyAccessToken(bearer, nowMs, queue);
     dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
   }
-  if (!claims && queryToken) claims = await verifyCached(signer, queryToken, nowMs, queue);
-  if (!claims && access) claims = await verifyCached(signer, access, nowMs, queue);
+  if (!claims && queryToken) claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  if (!claims && access) claims = await signer.verifyAccessToken(access, nowMs, queue);
   return { pathAndQuery, cookie, dropAuthorization, claims };
 }
