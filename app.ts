@@ -75,19 +75,26 @@ export interface Services extends AppDeps {
 
 const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
 const ADMIN_PATH = /^\/(admin|api\/admin)(\/|$)/;
-/** Strict CSP of the admin app and API: own scripts only (plus Turnstile's widget), no framing. */
-export const ADMIN_CSP = [
-  "default-src 'self'",
-  "script-src 'self' https://challenges.cloudflare.com",
-  "frame-src https://challenges.cloudflare.com",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+/**
+ * Strict CSP of the admin app and API: own scripts only plus the challenge widget's origin (its
+ * script and frame), frames of our own pages (the branding preview of `/wait?embed=1`), and no
+ * framing of the admin itself.
+ */
+export function adminCsp(turnstileScript: string): string {
+  const widget = new URL(turnstileScript).origin;
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${widget}`,
+    `frame-src 'self' ${widget}`,
+    "style-src 'self'",
+    "img-src 'self' data: https:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 export { MAX_BODY_BYTES };
 
@@ -182,6 +189,7 @@ export async function createApp(deps: AppDeps) {
   );
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
   const origin = originGate(services);
+  const adminCspValue = adminCsp(deps.config.TURNSTILE_SCRIPT_URL);
   // Requests the served `fetch` already put through the gate skip it here (no second look-up).
   const gated = new WeakSet<Request>();
   const gateMiddleware = originMiddleware(origin);
@@ -198,7 +206,7 @@ export async function createApp(deps: AppDeps) {
       h.set(k, v);
     }
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
-    if (ADMIN_PATH.test(c.req.path)) h.set("Content-Security-Policy", ADMIN_CSP);
+    if (ADMIN_PATH.test(c.req.path)) h.set("Content-Security-Policy", adminCspValue);
   });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
   app.use(

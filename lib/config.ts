@@ -45,6 +45,10 @@ const EnvSchema = z.object({
   TURNSTILE_SITEVERIFY_URL: z.url({ protocol: /^https?$/ }).default(
     "https://challenges.cloudflare.com/turnstile/v0/siteverify",
   ),
+  /** Script of the bot-challenge widget the admin sign-in loads (Turnstile's api.js); tests use a fake. */
+  TURNSTILE_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default(
+    "https://challenges.cloudflare.com/turnstile/v0/api.js",
+  ),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */

@@ -8,9 +8,22 @@
 import { createHash } from "node:crypto";
 
 /** Entry points: name in the manifest -> source file. */
-const ENTRIES: Record<string, string> = { "wait.js": "client/wait.tsx" };
-/** Files copied as they are (with a hashed name). */
-const COPIES: Record<string, string> = { "style.css": "client/style.css" };
+const ENTRIES: Record<string, string> = {
+  "wait.js": "client/wait.tsx",
+  "admin.js": "client/admin/main.tsx",
+};
+/** Files copied as they are (with a hashed name); a list is concatenated in its order. */
+const COPIES: Record<string, string | (() => Promise<string[]>)> = {
+  "style.css": "client/style.css",
+  // The admin stylesheet: the base, then every part's own sheet under client/admin/css/.
+  "admin.css": async () => [
+    "client/admin/admin.css",
+    ...(await Array.fromAsync(Deno.readDir(new URL("client/admin/css/", root))))
+      .filter((e) => e.isFile && e.name.endsWith(".css"))
+      .map((e) => `client/admin/css/${e.name}`)
+      .sort(),
+  ],
+};
 
 const root = new URL("../", import.meta.url);
 const outDir = new URL("static/build/", root);
@@ -47,7 +60,9 @@ export async function build(): Promise<Record<string, string>> {
     files.set(manifest[name], bytes);
   }
   for (const [name, src] of Object.entries(COPIES)) {
-    const bytes = await Deno.readFile(new URL(src, root));
+    const parts = typeof src === "string" ? [src] : await src();
+    const texts = await Promise.all(parts.map((p) => Deno.readTextFile(new URL(p, root))));
+    const bytes = new TextEncoder().encode(texts.join("\n"));
     manifest[name] = hashed(name, bytes);
     files.set(manifest[name], bytes);
   }

@@ -3,6 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { QueueName } from "../schemas.ts";
 import { assetsOnce, staticRoutes } from "./assets.ts";
+import { adminPageRoutes } from "./admin.tsx";
 import { demoRoutes } from "./demo.tsx";
 import { waitRoutes } from "./wait.tsx";
 
@@ -19,7 +20,20 @@ export function pageRoutes(s: Services) {
   app.route("/", staticRoutes());
   app.route("/", waitRoutes(s, getAssets));
   app.route("/", demoRoutes(s, getAssets));
+  app.route("/", adminPageRoutes(s, getAssets));
 
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/admin",
+    summary: "The admin single-page app (setup wizard, sign-in, control room); any /admin/* too",
+    request: {
+      query: z.object({
+        invite: z.string().optional().openapi({ description: "invite token: opens the accept form" }),
+        recover: z.string().optional().openapi({ description: "present: opens password recovery" }),
+      }),
+    },
+    responses: { 200: html("the app's HTML shell (the admin.js bundle does the rest)") },
+  });
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/wait",

@@ -1,0 +1,86 @@
+/// <reference lib="dom" />
+/**
+ * The admin app's one way to call the API: JSON in, JSON out, the error envelope turned into an
+ * `ApiError` whose message is the server's own. The session cookie (`tg_admin`, SameSite=Strict)
+ * rides along by itself; the browser adds the Origin header that admin writes require.
+ */
+
+/** One failing field of a 400 `bad_request` (from the zod validation hook). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** An answer outside 2xx, as the server explained it. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  /** The failing fields of a validation error (empty otherwise). */
+  get fields(): FieldError[] {
+    const f = this.details.fields;
+    return Array.isArray(f) ? f as FieldError[] : [];
+  }
+  /** The message, with the failing fields named when the server listed them. */
+  get text(): string {
+    const f = this.fields;
+    if (!f.length) return this.message;
+    return `${this.message}: ${f.map((x) => (x.path ? `${x.path}: ` : "") + x.message).join("; ")}`;
+  }
+}
+
+/** Called when any call answers 401 (the session ended): the app goes back to its sign-in. */
+let onUnauthorized: (() => void) | undefined;
+export function setUnauthorizedHandler(fn: () => void) {
+  onUnauthorized = fn;
+}
+
+/** Calls `method path` with an optional JSON body; resolves with the parsed JSON (or text). */
+// deno-lint-ignore no-explicit-any
+export async function api<T = any>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: {
+        accept: "application/json",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "network", "The service could not be reached. Check your connection.");
+  }
+  const type = res.headers.get("content-type") ?? "";
+  const data = type.includes("json") ? await res.json().catch(() => null) : await res.text();
+  if (!res.ok) {
+    const e = data && typeof data === "object" && "error" in data ? data.error : null;
+    const err = new ApiError(
+      res.status,
+      e?.code ?? "http_" + res.status,
+      e?.message ?? `The server answered ${res.status}.`,
+      e?.details ?? {},
+    );
+    if (res.status === 401 && !path.startsWith("/api/admin/login")) onUnauthorized?.();
+    throw err;
+  }
+  return data as T;
+}
+
+/** The readable message of anything thrown by `api` (or elsewhere). */
+export function messageOf(e: unknown): string {
+  if (e instanceof ApiError) return e.text;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,103 @@
+/// <reference lib="dom" />
+/**
+ * The control room: a queue picker and seven tabs (ARIA tabs: arrow keys move between them, the
+ * URL hash keeps the open one across reloads).
+ */
+import type { FunctionComponent } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api } from "./api.ts";
+import type { ScreenProps, TabProps } from "./boot.ts";
+import { LiveTab } from "./tabs/live.tsx";
+import { AdmissionTab } from "./tabs/admission.tsx";
+import { BrandingTab } from "./tabs/branding.tsx";
+import { AccessTab } from "./tabs/access.tsx";
+import { EdgeTab } from "./tabs/edge.tsx";
+import { TeamTab } from "./tabs/team.tsx";
+import { SystemTab } from "./tabs/system.tsx";
+
+const TABS: [string, string, FunctionComponent<TabProps>][] = [
+  ["live", "Live", LiveTab],
+  ["admission", "Admission", AdmissionTab],
+  ["branding", "Branding", BrandingTab],
+  ["access", "Access", AccessTab],
+  ["edge", "Edge", EdgeTab],
+  ["team", "Team", TeamTab],
+  ["system", "System", SystemTab],
+];
+
+const fromHash = () => {
+  const h = location.hash.slice(1);
+  return TABS.some(([id]) => id === h) ? h : "live";
+};
+
+export function ControlRoom({ boot }: ScreenProps) {
+  const [tab, setTab] = useState(fromHash);
+  const [queues, setQueues] = useState<string[]>([]);
+  const [queue, setQueue] = useState(() => localStorage.getItem("tg-admin-queue") ?? "");
+  const refs = useRef<(HTMLButtonElement | null)[]>([]);
+  useEffect(() => {
+    const onHash = () => setTab(fromHash());
+    addEventListener("hashchange", onHash);
+    api<{ queues: { name: string }[] }>("GET", "/api/admin/queues").then((r) => {
+      const names = r.queues.map((q) => q.name);
+      setQueues(names);
+      setQueue((q) => names.includes(q) ? q : names.includes("default") ? "default" : names[0]);
+    }).catch(() => {});
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+  const open = (id: string, focus = false) => {
+    setTab(id);
+    history.replaceState(null, "", `#${id}`);
+    if (focus) refs.current[TABS.findIndex(([t]) => t === id)]?.focus();
+  };
+  const onKey = (e: KeyboardEvent) => {
+    const i = TABS.findIndex(([t]) => t === tab);
+    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (step) open(TABS[(i + step + TABS.length) % TABS.length][0], true);
+    else if (e.key === "Home") open(TABS[0][0], true);
+    else if (e.key === "End") open(TABS[TABS.length - 1][0], true);
+    else return;
+    e.preventDefault();
+  };
+  const Current = TABS.find(([t]) => t === tab)![2];
+  return (
+    <div class="control">
+      <div class="queue-pick">
+        <label for="queue-pick">Queue</label>
+        <select
+          id="queue-pick"
+          value={queue}
+          onChange={(e) => {
+            const q = (e.target as HTMLSelectElement).value;
+            setQueue(q);
+            localStorage.setItem("tg-admin-queue", q);
+          }}
+        >
+          {queues.map((q) => <option key={q} value={q}>{q}</option>)}
+        </select>
+      </div>
+      <nav role="tablist" aria-label="Control room" class="tabs" onKeyDown={onKey}>
+        {TABS.map(([id, label], i) => (
+          <button
+            key={id}
+            ref={(el) => {
+              refs.current[i] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`tab-${id}`}
+            aria-selected={tab === id}
+            aria-controls={`panel-${id}`}
+            tabIndex={tab === id ? 0 : -1}
+            onClick={() => open(id)}
+          >
+            {label}
+          </button>
+        ))}
+      </nav>
+      <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} tabIndex={0}>
+        {queue ? <Current key={`${tab}-${queue}`} queue={queue} boot={boot} /> : <p>Loading…</p>}
+      </div>
+    </div>
+  );
+}

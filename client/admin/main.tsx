@@ -1,0 +1,10 @@
+/// <reference lib="dom" />
+/** Browser entry of /admin: renders the admin single-page app into #tg-admin. */
+import { render } from "preact";
+import { App } from "./app.tsx";
+
+const root = document.getElementById("tg-admin");
+if (root) {
+  render(<App />, root);
+  root.dataset.live = "1";
+}

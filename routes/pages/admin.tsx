@@ -1,0 +1,57 @@
+/**
+ * `GET /admin` (and any path below it): the admin single-page app's HTML shell. The app itself is
+ * the `admin.js` bundle (client/admin/, built by `deno task build`); the shell embeds only what
+ * the bundle cannot know, the challenge widget's script URL. The admin CSP is set by app.ts.
+ */
+import { Hono } from "hono";
+import type { Services } from "../../app.ts";
+import type { Assets } from "./assets.ts";
+import { renderToString } from "preact-render-to-string";
+
+/** The shell: head, stylesheet, bundle, props, and a no-JS notice. */
+function Shell(p: { css?: string; js?: string; propsJson: string }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="robots" content="noindex" />
+        <link rel="icon" href="data:," />
+        <title>Tollgate admin</title>
+        {p.css && <link rel="stylesheet" href={p.css} />}
+        {p.js && <script type="module" src={p.js} />}
+      </head>
+      <body>
+        <div id="tg-admin">
+          <noscript>The Tollgate admin needs JavaScript.</noscript>
+          {!p.js && <p>The admin app is not built: run `deno task build`.</p>}
+        </div>
+        <script
+          type="application/json"
+          id="tg-admin-props"
+          dangerouslySetInnerHTML={{ __html: p.propsJson }}
+        />
+      </body>
+    </html>
+  );
+}
+
+/** Mounts the admin shell at /admin and /admin/*. */
+export function adminPageRoutes(s: Services, assets: () => Promise<Assets>) {
+  const app = new Hono();
+  const page = async () => {
+    const a = await assets();
+    const props = JSON.stringify({ turnstileScript: s.config.TURNSTILE_SCRIPT_URL })
+      .replace(/</g, "\\u003c");
+    return "<!doctype html>" +
+      renderToString(<Shell css={a["admin.css"]} js={a["admin.js"]} propsJson={props} />);
+  };
+  const handler = async () =>
+    new Response(await page(), {
+      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+    });
+  app.get("/admin", handler);
+  app.get("/admin/*", handler);
+  return app;
+}
