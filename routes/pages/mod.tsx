@@ -28,7 +28,9 @@ export function pageRoutes(s: Services) {
     summary: "The admin single-page app (setup wizard, sign-in, control room); any /admin/* too",
     request: {
       query: z.object({
-        invite: z.string().optional().openapi({ description: "invite token: opens the accept form" }),
+        invite: z.string().optional().openapi({
+          description: "invite token: opens the accept form",
+        }),
         recover: z.string().optional().openapi({ description: "present: opens password recovery" }),
       }),
     },
