@@ -38,8 +38,8 @@ export function ControlRoom({ boot }: ScreenProps) {
   useEffect(() => {
     const onHash = () => setTab(fromHash());
     addEventListener("hashchange", onHash);
-    api<{ queues: { name: string }[] }>("GET", "/api/admin/queues").then((r) => {
-      const names = r.queues.map((q) => q.name);
+    api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
+      const names = r.queues.map((q) => q.queue);
       setQueues(names);
       setQueue((q) => names.includes(q) ? q : names.includes("default") ? "default" : names[0]);
     }).catch(() => {});

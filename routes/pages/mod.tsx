@@ -50,6 +50,9 @@ export function pageRoutes(s: Services) {
         start: z.string().optional().openapi({
           description: "position at first sight (progress bar without JS)",
         }),
+        preview: z.enum(["1"]).optional().openapi({
+          description: "with an admin session: sample figures for the branding preview, no join",
+        }),
       }),
     },
     responses: {

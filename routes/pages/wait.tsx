@@ -121,6 +121,11 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const queue = q ?? (await s.engine.defaultQueue()) ?? "default";
     const embed = c.req.query("embed") === "1";
     const returnPath = safeReturnPath(c.req.query("return")) ?? "";
+    // The admin's branding preview: the page as a waiter sees it, with sample figures, without
+    // joining (the admin's browser must not become a visitor) and without the island.
+    if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
+      return previewPage(c, queue, embed);
+    }
     let out: JoinOutcome;
     try {
       // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
@@ -193,6 +198,51 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       { inlineStyle: css, embed, formOrigins: originOf(destination) },
     );
   });
+
+  /** A waiting page with sample figures for the admin's preview: no join, no cookie, no script. */
+  const previewPage = async (c: Context, queue: string, embed: boolean) => {
+    const settings = await s.engine.ctx.readSettings(queue);
+    if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
+    const a = await assets();
+    const branding = await s.engine.ctx.branding();
+    const b = pageBranding(branding);
+    const fifo = settings.mode === "queue";
+    const view: WaitRoomProps["view"] = {
+      queue,
+      visitorId: "preview",
+      status: "waiting",
+      admissionMode: settings.mode,
+      estimatedWaitSeconds: 240,
+      ...(fifo ? { position: 128 } : {}),
+      ...(branding.showWaitingCount
+        ? { waiting: 1500, ...(fifo ? { ahead: 127, behind: 1372 } : {}) }
+        : {}),
+    };
+    const island: WaitRoomProps = {
+      queue,
+      view,
+      serverNow: s.clock.now(),
+      start: view.position ?? null,
+      destination: "/",
+      returnPath: "",
+      embed,
+      title: b.title,
+    };
+    const css = themeCss(b);
+    return htmlPage(
+      c,
+      <Document
+        title={`Preview — ${b.title}`}
+        styleHref={a["style.css"]}
+        themeCss={css}
+        embed={embed}
+      >
+        <WaitPage branding={b} island={island} />
+      </Document>,
+      200,
+      { inlineStyle: css, embed },
+    );
+  };
 
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));

@@ -1,7 +1,496 @@
 /// <reference lib="dom" />
-/** Placeholder: the Admission tab (being written). */
+/**
+ * The Admission tab: how the picked queue lets people in. Mode (queue / lottery), silent pause,
+ * rate override, opening time (edited in the operator's own time zone, stored as UTC ms),
+ * concurrent capacity, the waiting-row cap (stale-checked), force-admit, and a pass to visit the
+ * site as an admitted visitor. Every write answers with the queue's settings, shown at once.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 
-export function AdmissionTab(_: TabProps) {
-  return <p>The Admission tab is being built.</p>;
+/** AdminQueueSettings in openapi.yaml. */
+export interface QueueSettings {
+  queue: string;
+  mode: "queue" | "lottery";
+  paused: boolean;
+  opensAt: number | null;
+  admitPerSecond: number | null;
+  defaultAdmitPerSecond: number;
+  capacity: number;
+  maxWaitingVisitors: number;
+}
+
+type SetSettings = (s: QueueSettings) => void;
+
+export function AdmissionTab({ queue }: TabProps) {
+  const [s, setS] = useState<QueueSettings | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
+      const mine = r.queues.find((x) => x.queue === queue);
+      if (mine) setS(mine);
+      else setErr(`Queue ${queue} is not known to the service.`);
+    }).catch((e) => setErr(messageOf(e)));
+  }, [queue]);
+  if (err) return <p class="status error" role="alert">{err}</p>;
+  if (!s) return <p>Loading…</p>;
+  const p = { s, set: setS, queue };
+  return (
+    <div class="admission">
+      <ModeCard {...p} />
+      <PauseCard {...p} />
+      <RateCard {...p} />
+      <ScheduleCard {...p} />
+      <CapacityCard {...p} />
+      <LimitCard {...p} />
+      <AdmitCard queue={queue} />
+      <PassCard queue={queue} />
+    </div>
+  );
+}
+
+interface CardProps {
+  s: QueueSettings;
+  set: SetSettings;
+  queue: string;
+}
+
+function ModeCard({ s, set, queue }: CardProps) {
+  const [mode, setMode] = useState(s.mode);
+  const a = useAction();
+  return (
+    <Section title="Admission mode" id="adm-mode">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          a.run(async () => {
+            set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
+            return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
+          });
+        }}
+      >
+        <fieldset class="adm-choices">
+          <legend>Who is let in next</legend>
+          <label>
+            <input
+              type="radio"
+              name="adm-mode"
+              value="queue"
+              checked={mode === "queue"}
+              onChange={() => setMode("queue")}
+            />{" "}
+            Queue: first come, first served
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="adm-mode"
+              value="lottery"
+              checked={mode === "lottery"}
+              onChange={() => setMode("lottery")}
+            />{" "}
+            Lottery: a random waiting visitor
+          </label>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" disabled={a.busy || mode === s.mode}>Save mode</button>
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function PauseCard({ s, set, queue }: CardProps) {
+  const a = useAction();
+  const toggle = async () => {
+    const paused = !s.paused;
+    if (
+      paused &&
+      !(await confirmAction(
+        `Pause admissions to ${queue}? Nobody is let in until you resume; waiting visitors are not told.`,
+        "Pause admissions",
+      ))
+    ) return;
+    a.run(async () => {
+      set(await api<QueueSettings>("POST", "/api/admin/pause", { queue, paused }));
+      return paused ? "Paused." : "Resumed.";
+    });
+  };
+  return (
+    <Section title="Pause" id="adm-pause">
+      <p>
+        Admissions are <strong>{s.paused ? "paused" : "running"}</strong>.{" "}
+        <span class="muted">A silent pause: the waiting page keeps counting down as usual.</span>
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          class={s.paused ? "primary" : "danger"}
+          disabled={a.busy}
+          onClick={toggle}
+        >
+          {s.paused ? "Resume admissions" : "Pause admissions"}
+        </button>
+      </div>
+      <Status s={a.status} />
+    </Section>
+  );
+}
+
+function RateCard({ s, set, queue }: CardProps) {
+  const [rate, setRate] = useState(String(s.admitPerSecond ?? s.defaultAdmitPerSecond));
+  const a = useAction();
+  const clear = async () => {
+    if (
+      !(await confirmAction(
+        `Clear the rate override? ${queue} goes back to the default of ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`,
+        "Clear override",
+      ))
+    ) return;
+    a.run(async () => {
+      const out = await api<QueueSettings>(
+        "DELETE",
+        `/api/admin/rate?queue=${encodeURIComponent(queue)}`,
+      );
+      set(out);
+      setRate(String(out.defaultAdmitPerSecond));
+      return `Override cleared: back to ${out.defaultAdmitPerSecond} per second.`;
+    });
+  };
+  return (
+    <Section title="Admission rate" id="adm-rate">
+      <p>
+        {s.admitPerSecond === null
+          ? `Default: ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`
+          : `Override: ${s.admitPerSecond} per second (default ${s.defaultAdmitPerSecond}).`}
+      </p>
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          a.run(async () => {
+            set(
+              await api<QueueSettings>("PUT", "/api/admin/rate", {
+                queue,
+                admitPerSecond: Number(rate),
+              }),
+            );
+            return `Rate set to ${Number(rate)} per second.`;
+          });
+        }}
+      >
+        <Field label="Visitors admitted per second" hint="0.1 to 100000">
+          {(id) => (
+            <input
+              id={id}
+              aria-describedby={`${id}-hint`}
+              type="number"
+              inputMode="decimal"
+              min="0.1"
+              max="100000"
+              step="any"
+              required
+              value={rate}
+              onInput={(e) => setRate((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={a.busy}>Set rate</button>
+          {s.admitPerSecond !== null && (
+            <button type="button" disabled={a.busy} onClick={clear}>Clear override</button>
+          )}
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function ScheduleCard({ s, set, queue }: CardProps) {
+  const [value, setValue] = useState(s.opensAt ? toLocalInput(s.opensAt) : "");
+  const a = useAction();
+  const zone = zoneName();
+  const save = (opensAt: number | null) =>
+    a.run(async () => {
+      const out = await api<QueueSettings>("PUT", "/api/admin/schedule", { queue, opensAt });
+      set(out);
+      if (out.opensAt === null) setValue("");
+      return out.opensAt ? `Opens ${localTime(out.opensAt)}.` : "Open now.";
+    });
+  return (
+    <Section title="Opening time" id="adm-schedule">
+      <p>
+        {s.opensAt
+          ? (
+            <>
+              Opens <strong>{localTime(s.opensAt)}</strong>.
+            </>
+          )
+          : "Open: no opening time set."}
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const ms = fromLocalInput(value);
+          if (ms === null) {
+            a.setStatus({ kind: "error", text: "Pick a date and a time first." });
+            return;
+          }
+          save(ms);
+        }}
+      >
+        <Field label={`Opens at (your time zone: ${zone})`} hint="Nobody is admitted before it.">
+          {(id) => (
+            <input
+              id={id}
+              aria-describedby={`${id}-hint`}
+              type="datetime-local"
+              value={value}
+              onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={a.busy}>Save opening time</button>
+          {s.opensAt !== null && (
+            <button
+              type="button"
+              disabled={a.busy}
+              onClick={async () => {
+                if (
+                  await confirmAction(
+                    `Remove the opening time? ${queue} opens now and admissions start at once.`,
+                    "Open now",
+                  )
+                ) save(null);
+              }}
+            >
+              Open now
+            </button>
+          )}
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function CapacityCard({ s, set, queue }: CardProps) {
+  const [cap, setCap] = useState(String(s.capacity));
+  const a = useAction();
+  return (
+    <Section title="Capacity" id="adm-capacity">
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          a.run(async () => {
+            const out = await api<QueueSettings>("PUT", "/api/admin/capacity", {
+              queue,
+              capacity: Number(cap),
+            });
+            set(out);
+            return `Capacity set to ${out.capacity}.`;
+          });
+        }}
+      >
+        <Field
+          label="Visitors on the site at once"
+          hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
+        >
+          {(id) => (
+            <input
+              id={id}
+              aria-describedby={`${id}-hint`}
+              type="number"
+              inputMode="numeric"
+              min="1"
+              max="10000000"
+              step="1"
+              required
+              value={cap}
+              onInput={(e) => setCap((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={a.busy}>Save capacity</button>
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function LimitCard({ s, set, queue }: CardProps) {
+  const [cap, setCap] = useState(String(s.maxWaitingVisitors));
+  const a = useAction();
+  const submit = async () => {
+    const next = Number(cap);
+    let current = s.maxWaitingVisitors;
+    let waiting: number | null = null;
+    try {
+      const [lim, m] = await Promise.all([
+        api<{ maxWaitingVisitors: number }>(
+          "GET",
+          `/api/admin/queue-limits?queue=${encodeURIComponent(queue)}`,
+        ),
+        api<{ queues: { queue: string; waiting: number }[] }>("GET", "/api/admin/metrics"),
+      ]);
+      current = lim.maxWaitingVisitors;
+      waiting = m.queues.find((x) => x.queue === queue)?.waiting ?? null;
+    } catch { /* the write below reports what is wrong */ }
+    if (Number.isFinite(next) && next < current) {
+      const line = waiting !== null && next < waiting
+        ? ` ${waiting} people are waiting now: nobody is removed, but nobody new can join until the line is shorter than ${next}.`
+        : " Newcomers beyond it are turned away (\u201cthe waiting room is full\u201d).";
+      const ok = await confirmAction(
+        `Lower the waiting-row cap of ${queue} from ${current} to ${next}?${line}`,
+        "Lower the cap",
+      );
+      if (!ok) return;
+    }
+    a.run(async () => {
+      try {
+        const out = await api<{ maxWaitingVisitors: number }>("PUT", "/api/admin/queue-limits", {
+          queue,
+          maxWaitingVisitors: next,
+          previousMaxWaitingVisitors: current,
+          confirmChanges: true,
+        });
+        set({ ...s, maxWaitingVisitors: out.maxWaitingVisitors });
+        return `Waiting-row cap set to ${out.maxWaitingVisitors}.`;
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) {
+          const lim = await api<{ maxWaitingVisitors: number }>(
+            "GET",
+            `/api/admin/queue-limits?queue=${encodeURIComponent(queue)}`,
+          );
+          set({ ...s, maxWaitingVisitors: lim.maxWaitingVisitors });
+          throw new Error(
+            `Someone else changed the cap meanwhile: it is now ${lim.maxWaitingVisitors}. Check and save again.`,
+          );
+        }
+        throw e;
+      }
+    });
+  };
+  return (
+    <Section title="Waiting-row cap" id="adm-limit">
+      <form
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <Field
+          label="Most visitors waiting at once"
+          hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
+        >
+          {(id) => (
+            <input
+              id={id}
+              aria-describedby={`${id}-hint`}
+              type="number"
+              inputMode="numeric"
+              min="1"
+              max="50000000"
+              step="1"
+              required
+              value={cap}
+              onInput={(e) => setCap((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={a.busy}>Save waiting cap</button>
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function AdmitCard({ queue }: { queue: string }) {
+  const [count, setCount] = useState("1");
+  const a = useAction();
+  return (
+    <Section title="Let people in now" id="adm-admit">
+      <form
+        noValidate
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const n = Number(count);
+          if (!Number.isInteger(n) || n < 1) {
+            a.setStatus({ kind: "error", text: "Enter a whole number of 1 or more." });
+            return;
+          }
+          if (
+            !(await confirmAction(
+              `Admit up to ${n} waiting visitor${
+                n === 1 ? "" : "s"
+              } of ${queue} now, ignoring the rate? Capacity, pause and opening time still apply.`,
+              "Admit now",
+            ))
+          ) return;
+          a.run(async () => {
+            const r = await api<{ admitted: number }>("POST", "/admit", { queue, count: n });
+            return `Admitted ${r.admitted} visitor${r.admitted === 1 ? "" : "s"}.`;
+          });
+        }}
+      >
+        <Field label="How many to admit" hint="Fewer may be admitted when few are waiting.">
+          {(id) => (
+            <input
+              id={id}
+              aria-describedby={`${id}-hint`}
+              type="number"
+              inputMode="numeric"
+              min="1"
+              step="1"
+              required
+              value={count}
+              onInput={(e) => setCount((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={a.busy}>Admit now</button>
+        </div>
+        <Status s={a.status} />
+      </form>
+    </Section>
+  );
+}
+
+function PassCard({ queue }: { queue: string }) {
+  const a = useAction();
+  return (
+    <Section title="See the site as a visitor" id="adm-pass">
+      <p class="muted">
+        Gives this browser an admission pass that takes no slot, then opens the site.
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          disabled={a.busy}
+          onClick={() =>
+            a.run(async () => {
+              const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
+              location.assign(r.redirectTo);
+              return "Opening the site…";
+            })}
+        >
+          Visit the site as an admitted visitor
+        </button>
+      </div>
+      <Status s={a.status} />
+    </Section>
+  );
 }

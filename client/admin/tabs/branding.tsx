@@ -1,7 +1,258 @@
 /// <reference lib="dom" />
-/** Placeholder: the Branding tab (being written). */
+/**
+ * The Branding tab: every field of the service-wide branding record (BrandingInput in
+ * lib/branding.ts), saved with `PUT /api/admin/branding`. A failing field is named in the form's
+ * status and marked on the field itself. The waiting page of the picked queue is previewed in an
+ * iframe that reloads after each successful save.
+ */
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, type FieldError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { Section, Status, useAction, useId } from "../ui.tsx";
 
-export function BrandingTab(_: TabProps) {
-  return <p>The Branding tab is being built.</p>;
+/** The branding record (Branding in openapi.yaml). */
+interface Branding {
+  title: string;
+  message: string;
+  logoUrl: string;
+  primaryColor: string;
+  backgroundColor: string;
+  showWaitingCount: boolean;
+  clickToEnter: boolean;
+  admitHoldSeconds: number;
+  redirectUrl: string;
+}
+
+type Key = keyof Branding;
+
+/** `#rgb` -> `#rrggbb` for the colour picker (which only takes the long form). */
+function longHex(c: string): string {
+  if (/^#[0-9a-f]{6}$/i.test(c)) return c.toLowerCase();
+  if (/^#[0-9a-f]{3}$/i.test(c)) return "#" + [...c.slice(1)].map((x) => x + x).join("");
+  return "#000000";
+}
+
+export function BrandingTab({ queue }: TabProps) {
+  const [b, setB] = useState<Branding | null>(null);
+  const [hold, setHold] = useState("");
+  const [loadErr, setLoadErr] = useState<string | null>(null);
+  const [fieldErrs, setFieldErrs] = useState<FieldError[]>([]);
+  const [reload, setReload] = useState(0);
+  const a = useAction();
+
+  useEffect(() => {
+    api<{ branding: Branding }>("GET", "/api/admin/state").then((r) => {
+      setB(r.branding);
+      setHold(String(r.branding.admitHoldSeconds));
+    }).catch((e) => setLoadErr(messageOf(e)));
+  }, []);
+
+  if (loadErr) return <p class="status error" role="alert">{loadErr}</p>;
+  if (!b) return <p>Loading…</p>;
+
+  const put = <K extends Key>(k: K, v: Branding[K]) => setB({ ...b, [k]: v });
+  const errOf = (k: Key) => fieldErrs.find((f) => f.path === k || f.path.startsWith(`${k}.`));
+
+  const save = () =>
+    a.run(async () => {
+      setFieldErrs([]);
+      try {
+        const saved = await api<Branding>("PUT", "/api/admin/branding", {
+          ...b,
+          admitHoldSeconds: hold.trim() === "" ? NaN : Number(hold),
+        });
+        setB(saved);
+        setHold(String(saved.admitHoldSeconds));
+        setReload((n) => n + 1);
+        return "Branding saved. The preview shows it.";
+      } catch (e) {
+        if (e instanceof ApiError) setFieldErrs(e.fields);
+        throw e;
+      }
+    });
+
+  const text = (k: "title" | "logoUrl" | "redirectUrl") => (id: string) => {
+    const common = {
+      id,
+      value: b[k],
+      maxLength: k === "title" ? 120 : 2048,
+      ...invalid(id, errOf(k)),
+      onInput: (e: Event) => put(k, (e.target as HTMLInputElement).value),
+    };
+    return k === "title" ? <input type="text" {...common} /> : <input type="url" {...common} />;
+  };
+
+  return (
+    <div class="branding">
+      <Section title="Waiting page look" id="brand-form">
+        <form
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            save();
+          }}
+        >
+          <BField label="Title" err={errOf("title")}>{text("title")}</BField>
+          <BField label="Message" err={errOf("message")} hint="Shown under the title.">
+            {(id) => (
+              <textarea
+                id={id}
+                maxLength={2000}
+                value={b.message}
+                {...invalid(id, errOf("message"))}
+                onInput={(e) => put("message", (e.target as HTMLTextAreaElement).value)}
+              />
+            )}
+          </BField>
+          <BField
+            label="Logo URL"
+            err={errOf("logoUrl")}
+            hint="Empty, a path on this site (/logo.png) or an https:// URL."
+          >
+            {text("logoUrl")}
+          </BField>
+          <ColorField
+            label="Main colour"
+            value={b.primaryColor}
+            err={errOf("primaryColor")}
+            onChange={(v) => put("primaryColor", v)}
+          />
+          <ColorField
+            label="Background colour"
+            value={b.backgroundColor}
+            err={errOf("backgroundColor")}
+            onChange={(v) => put("backgroundColor", v)}
+          />
+          <Check
+            label="Show how many people are waiting"
+            checked={b.showWaitingCount}
+            onChange={(v) => put("showWaitingCount", v)}
+          />
+          <Check
+            label="Click to enter: admitted visitors confirm with a button"
+            checked={b.clickToEnter}
+            onChange={(v) => put("clickToEnter", v)}
+          />
+          <BField
+            label="Seconds an admitted visitor's place is held"
+            err={errOf("admitHoldSeconds")}
+            hint="10 to 3600. Unused places go to the next visitor."
+          >
+            {(id) => (
+              <input
+                id={id}
+                type="number"
+                inputMode="numeric"
+                min="10"
+                max="3600"
+                step="1"
+                value={hold}
+                {...invalid(id, errOf("admitHoldSeconds"))}
+                onInput={(e) => setHold((e.target as HTMLInputElement).value)}
+              />
+            )}
+          </BField>
+          <BField
+            label="Where admitted visitors go"
+            err={errOf("redirectUrl")}
+            hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
+          >
+            {text("redirectUrl")}
+          </BField>
+          <div class="actions">
+            <button type="submit" disabled={a.busy}>Save branding</button>
+          </div>
+          <Status s={a.status} />
+        </form>
+      </Section>
+      <Section title="Preview" id="brand-preview">
+        <p class="muted">
+          The waiting page of queue {queue}{" "}
+          as visitors see it when embedded, with sample figures (the preview does not join the
+          queue).
+        </p>
+        <iframe
+          key={reload}
+          class="branding-preview"
+          src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
+          title="Waiting page preview"
+        />
+      </Section>
+    </div>
+  );
+}
+
+/** aria-describedby (hint, and error when the server refused the field) + aria-invalid. */
+function invalid(id: string, err: FieldError | undefined) {
+  return err
+    ? { "aria-invalid": true as const, "aria-describedby": `${id}-hint ${id}-err` }
+    : { "aria-describedby": `${id}-hint` };
+}
+
+/** A labelled field with its hint and, when the server refused it, its error. */
+function BField(
+  p: {
+    label: string;
+    hint?: string;
+    err?: FieldError;
+    children: (id: string) => ComponentChildren;
+  },
+) {
+  const id = useId("brand");
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      {p.children(id)}
+      {p.hint && <small id={`${id}-hint`}>{p.hint}</small>}
+      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
+    </div>
+  );
+}
+
+/** A colour as hex text (what is saved) beside a colour picker that edits the same value. */
+function ColorField(
+  p: { label: string; value: string; err?: FieldError; onChange: (v: string) => void },
+) {
+  const id = useId("brand");
+  return (
+    <div class="field">
+      <label for={id}>{p.label}</label>
+      <div class="branding-color">
+        <input
+          type="color"
+          aria-label={`${p.label} picker`}
+          value={longHex(p.value)}
+          onInput={(e) => p.onChange((e.target as HTMLInputElement).value)}
+        />
+        <input
+          id={id}
+          type="text"
+          size={9}
+          spellcheck={false}
+          autoComplete="off"
+          value={p.value}
+          {...invalid(id, p.err)}
+          onInput={(e) => p.onChange((e.target as HTMLInputElement).value.trim())}
+        />
+      </div>
+      <small id={`${id}-hint`}>Like #2563eb or #fff.</small>
+      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
+    </div>
+  );
+}
+
+function Check(p: { label: string; checked: boolean; onChange: (v: boolean) => void }) {
+  const id = useId("brand");
+  return (
+    <div class="field inline">
+      <input
+        id={id}
+        type="checkbox"
+        checked={p.checked}
+        onChange={(e) => p.onChange((e.target as HTMLInputElement).checked)}
+      />
+      <label for={id}>{p.label}</label>
+    </div>
+  );
 }

@@ -1,7 +1,236 @@
 /// <reference lib="dom" />
-/** Placeholder: the Live tab (being written). */
+/**
+ * The Live tab: the picked queue's operator metrics (SPEC 2.7) as stat tiles, polled every 5 s
+ * from `GET /api/admin/metrics` while the page is visible; the 24 h inflow/outflow chart of
+ * `GET /api/admin/traffic` with its CSV download; country-block hits and origin health.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { localTime, Section } from "../ui.tsx";
+import { type Traffic, TrafficChart } from "./live_chart.tsx";
 
-export function LiveTab(_: TabProps) {
-  return <p>The Live tab is being built.</p>;
+/** One queue's metrics (QueueMetrics in openapi.yaml). */
+interface QueueMetrics {
+  queue: string;
+  waiting: number;
+  capacity: number;
+  entered: number;
+  holding: number;
+  openSlots: number;
+  paused: boolean;
+  healthPaused: boolean;
+  opensAt: number | null;
+  admitPerSecond: number;
+  admissionMode: "queue" | "lottery";
+  estimatedWaitSeconds: number;
+  averageWaitSeconds: number;
+  oldestWaitSeconds: number;
+  abandoned: number;
+  admittedTotal: number;
+}
+
+interface GeoBlock {
+  enabled: boolean;
+  active: boolean;
+  countries: string[];
+  expiresAt: number | null;
+  hits: Record<string, number>;
+}
+
+interface Health {
+  state: "unmonitored" | "healthy" | "unhealthy";
+  probed: string;
+  override: string | null;
+  lastCheckedAt: number | null;
+  lastError: string | null;
+  config?: { host: string | null };
+}
+
+/** `GET /api/admin/metrics`. */
+interface MetricsAnswer {
+  at: number;
+  queues: QueueMetrics[];
+  geoBlock?: GeoBlock;
+  health?: Health;
+}
+
+const POLL_MS = 5_000;
+const TRAFFIC_MS = 60_000;
+
+/** Seconds as "45 s", "3 min 20 s", "2 h 5 min". */
+export function duration(s: number): string {
+  s = Math.round(s);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ""}`;
+  const m = Math.floor((s % 3600) / 60);
+  return `${Math.floor(s / 3600)} h${m ? ` ${m} min` : ""}`;
+}
+
+const num = (n: number) => n.toLocaleString();
+
+function Stat(p: { label: string; value: string; note?: string }) {
+  return (
+    <div class="stat">
+      <span class="n">{p.value}</span>
+      <span>{p.label}</span>
+      {p.note && <small class="muted">{p.note}</small>}
+    </div>
+  );
+}
+
+/** Runs `fn` now and every `ms` while the page is visible (and again when it shows). */
+function usePolling(fn: () => void, ms: number, deps: unknown[]) {
+  useEffect(() => {
+    fn();
+    const timer = setInterval(() => {
+      if (!document.hidden) fn();
+    }, ms);
+    const onVisible = () => {
+      if (!document.hidden) fn();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, deps);
+}
+
+export function LiveTab({ queue }: TabProps) {
+  const [m, setM] = useState<MetricsAnswer | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const [traffic, setTraffic] = useState<Traffic | null>(null);
+  const [trafficErr, setTrafficErr] = useState<string | null>(null);
+
+  usePolling(
+    () => {
+      api<MetricsAnswer>("GET", "/api/admin/metrics").then((r) => {
+        setM(r);
+        setErr(null);
+      }).catch((e) => setErr(messageOf(e)));
+    },
+    POLL_MS,
+    [queue],
+  );
+  usePolling(
+    () => {
+      api<Traffic>("GET", `/api/admin/traffic?queue=${encodeURIComponent(queue)}&hours=24`)
+        .then((r) => {
+          setTraffic(r);
+          setTrafficErr(null);
+        }).catch((e) => setTrafficErr(messageOf(e)));
+    },
+    TRAFFIC_MS,
+    [queue],
+  );
+
+  const q = m?.queues.find((x) => x.queue === queue);
+  const csv = `/api/admin/traffic?format=csv&queue=${encodeURIComponent(queue)}&hours=24`;
+  return (
+    <div class="live">
+      <Section title={`Queue ${queue} now`} id="live-now">
+        {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
+        {!m && !err && <p class="muted">Loading…</p>}
+        {m && !q && <p>This queue has no metrics yet.</p>}
+        {q && (
+          <>
+            <p class="live-state">
+              <span class={`live-badge ${q.paused || q.healthPaused ? "stopped" : "running"}`}>
+                {q.paused
+                  ? "Paused"
+                  : q.healthPaused
+                  ? "Paused: origin unhealthy"
+                  : q.opensAt && q.opensAt > m!.at
+                  ? "Not open yet"
+                  : "Admitting"}
+              </span>{" "}
+              <span class="muted">
+                Updated {new Date(m!.at).toLocaleTimeString()} (every 5 s while this page is shown)
+              </span>
+            </p>
+            <div class="grid live-stats" aria-label="Queue metrics" role="group">
+              <Stat label="Waiting" value={num(q.waiting)} />
+              <Stat label="Estimated wait" value={duration(q.estimatedWaitSeconds)} />
+              <Stat label="Capacity" value={num(q.capacity)} note="entered + holding at once" />
+              <Stat label="Entered" value={num(q.entered)} />
+              <Stat label="Holding" value={num(q.holding)} note="admitted, not yet in" />
+              <Stat label="Open slots" value={num(q.openSlots)} />
+              <Stat label="Admit rate" value={`${q.admitPerSecond} / s`} />
+              <Stat
+                label="Mode"
+                value={q.admissionMode === "lottery" ? "Lottery" : "Queue (FIFO)"}
+              />
+              <Stat label="Opens at" value={q.opensAt ? localTime(q.opensAt) : "Open"} />
+              <Stat label="Average wait" value={duration(q.averageWaitSeconds)} />
+              <Stat label="Oldest wait" value={duration(q.oldestWaitSeconds)} />
+              <Stat label="Abandoned" value={num(q.abandoned)} />
+              <Stat label="Admitted in total" value={num(q.admittedTotal)} />
+            </div>
+          </>
+        )}
+      </Section>
+
+      <Section title="Inflow and outflow, last 24 hours" id="live-traffic">
+        {trafficErr && <p class="status error" role="alert">{trafficErr}</p>}
+        {traffic ? <TrafficChart traffic={traffic} /> : !trafficErr && <p>Loading…</p>}
+        <p>
+          <a href={csv} download={`traffic-${queue}.csv`}>Download the last 24 hours as CSV</a>
+        </p>
+      </Section>
+
+      {m?.geoBlock && <GeoBlockCard g={m.geoBlock} />}
+      {m?.health && <HealthCard h={m.health} />}
+    </div>
+  );
+}
+
+function GeoBlockCard({ g }: { g: GeoBlock }) {
+  const hits = Object.entries(g.hits ?? {}).sort((a, b) => b[1] - a[1]);
+  return (
+    <Section title="Country block" id="live-geo">
+      <p>
+        {g.active
+          ? `Blocking ${g.countries.join(", ") || "no countries"}${
+            g.expiresAt ? ` until ${localTime(g.expiresAt)}` : ""
+          }.`
+          : g.enabled
+          ? "Enabled but expired: nobody is blocked."
+          : "Off: no country is blocked."}
+      </p>
+      {hits.length
+        ? (
+          <ul class="live-hits" aria-label="Refused joins per country">
+            {hits.map(([c, n]) => <li key={c}>{c}: {num(n)} refused</li>)}
+          </ul>
+        )
+        : g.enabled && <p class="muted">No refused joins since it was enabled.</p>}
+    </Section>
+  );
+}
+
+const HEALTH_TEXT: Record<string, string> = {
+  unmonitored: "Not monitored",
+  healthy: "Healthy",
+  unhealthy: "Unhealthy: admissions pause",
+};
+
+function HealthCard({ h }: { h: Health }) {
+  return (
+    <Section title="Origin health" id="live-health">
+      <p>
+        <span class={`live-badge ${h.state === "unhealthy" ? "stopped" : "running"}`}>
+          {HEALTH_TEXT[h.state] ?? h.state}
+        </span>
+        {h.override && <>(set by hand to {h.override}; probes say {h.probed})</>}
+      </p>
+      {h.lastCheckedAt && (
+        <p class="muted">
+          Last checked {localTime(h.lastCheckedAt)}
+          {h.config?.host ? ` on ${h.config.host}` : ""}
+          {h.lastError ? `: ${h.lastError}` : ""}
+        </p>
+      )}
+    </Section>
+  );
 }

@@ -1,0 +1,63 @@
+/**
+ * The admin app's shell and bundle: /admin (and deep links under it) serve the HTML shell with
+ * the built admin.js and admin.css, the widget script URL in its props, the strict admin CSP
+ * (widget origin allowed, nothing inline); the JavaScript stays under 150 KB (gzip not counted).
+ */
+import { build } from "../scripts/build.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
+
+/** Budget of the admin bundle, uncompressed. */
+const ADMIN_JS_BUDGET = 150 * 1024;
+
+Deno.test("the admin bundle stays under 150 KB of JavaScript", async () => {
+  const manifest = await build();
+  const file = manifest["admin.js"];
+  assert(file, "admin.js is a build entry");
+  const size = (await Deno.stat(new URL(`../static/build/${file}`, import.meta.url))).size;
+  assert(size > 10_000, `admin.js is the real app (${size} B)`);
+  assert(size < ADMIN_JS_BUDGET, `admin.js is ${size} B, over the ${ADMIN_JS_BUDGET} B budget`);
+  assert(manifest["admin.css"], "admin.css is built");
+});
+
+Deno.test("GET /admin serves the app shell with the widget script and the admin CSP", async () => {
+  const t = await makeApp({ TURNSTILE_SCRIPT_URL: "https://widget.example/turnstile/api.js" });
+  try {
+    for (const path of ["/admin", "/admin/", "/admin?invite=abc", "/admin/team"]) {
+      const res = await t.app.request(path);
+      assertEquals(res.status, 200, path);
+      assert(res.headers.get("content-type")!.startsWith("text/html"), path);
+      const html = await res.text();
+      assert(/<script type="module" src="\/static\/build\/admin-[0-9a-f]{12}\.js">/.test(html));
+      assert(/<link rel="stylesheet" href="\/static\/build\/admin-[0-9a-f]{12}\.css"/.test(html));
+      const props = JSON.parse(html.match(/id="tg-admin-props">([^<]*)</)![1]);
+      assertEquals(props, { turnstileScript: "https://widget.example/turnstile/api.js" });
+      const csp = res.headers.get("content-security-policy")!;
+      assert(csp.includes("script-src 'self' https://widget.example;"), csp);
+      assert(csp.includes("frame-src 'self' https://widget.example;"), csp);
+      assert(csp.includes("frame-ancestors 'none'"), csp);
+      assert(!csp.includes("unsafe-inline"), csp);
+      assertEquals(res.headers.get("cache-control"), "no-store");
+    }
+    // The shell carries no inline script the CSP would block (only the JSON data block).
+    const html = await (await t.app.request("/admin")).text();
+    assertEquals([...html.matchAll(/<script(?![^>]*(src=|application\/json))/g)].length, 0);
+    // The API keeps the same policy.
+    const api = await t.app.request("/api/admin/bootstrap");
+    assert(api.headers.get("content-security-policy")!.includes("https://widget.example"));
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("a props value cannot close the data block", async () => {
+  const t = await makeApp({ TURNSTILE_SCRIPT_URL: "https://w.example/a.js?x=</script><b>" });
+  try {
+    const html = await (await t.app.request("/admin")).text();
+    assert(!html.includes("</script><b>"), "the URL is escaped inside the JSON block");
+    const props = JSON.parse(html.match(/id="tg-admin-props">([^<]*)</)![1]);
+    assertEquals(props.turnstileScript, "https://w.example/a.js?x=</script><b>");
+  } finally {
+    t.close();
+  }
+});
