@@ -1,7 +1,344 @@
 /// <reference lib="dom" />
-/** Placeholder: the Access tab (being written). */
+/**
+ * The Access tab: the country block (with its TTL and when it ends), the IP allowlist (bad lines
+ * named next to the text), the origin proxy override and the origin health throttle.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, ApiError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { HealthSection } from "./access_health.tsx";
+
+interface GeoBlock {
+  enabled: boolean;
+  active: boolean;
+  countries: string[];
+  countriesText: string;
+  ttlHours: number | null;
+  enabledAt: number | null;
+  expiresAt: number | null;
+  hits: Record<string, number>;
+}
+
+interface LineError {
+  line: number;
+  value: string;
+  message: string;
+}
+
+/** The bad lines a 400 listed in `details.lines` (empty otherwise). */
+function lineErrors(e: unknown): LineError[] {
+  const l = e instanceof ApiError ? e.details.lines : null;
+  return Array.isArray(l) ? l as LineError[] : [];
+}
+
+/** Bad lines of a list setting, shown under its textarea. */
+function LineErrors({ id, lines }: { id: string; lines: LineError[] }) {
+  if (!lines.length) return null;
+  return (
+    <ul id={id} class="line-errors">
+      {lines.map((l) => (
+        <li key={l.line}>
+          Line {l.line}: <code>{l.value}</code> — {l.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function GeoBlockSection() {
+  const [view, setView] = useState<GeoBlock | null>(null);
+  const [on, setOn] = useState(false);
+  const [text, setText] = useState("");
+  const [ttl, setTtl] = useState("24");
+  const [lines, setLines] = useState<LineError[]>([]);
+  const act = useAction();
+  const show = (v: GeoBlock) => {
+    setView(v);
+    setOn(v.enabled);
+    setText(v.countriesText);
+    if (v.ttlHours) setTtl(String(v.ttlHours));
+  };
+  useEffect(() => {
+    api<GeoBlock>("GET", "/api/admin/geo-block").then(show).catch((e) =>
+      act.setStatus({ kind: "error", text: messageOf(e) })
+    );
+  }, []);
+
+  const save = async () => {
+    if (view && on !== view.enabled) {
+      const ok = await confirmAction(
+        on
+          ? `Block visitors from these countries for ${ttl} hours? They cannot join the queue.`
+          : "Turn the country block off? Visitors from every country can join again.",
+        on ? "Turn on" : "Turn off",
+      );
+      if (!ok) return;
+    }
+    setLines([]);
+    await act.run(async () => {
+      const body: Record<string, unknown> = { enabled: on, countriesText: text };
+      if (ttl.trim()) body.ttlHours = Number(ttl);
+      try {
+        show(await api<GeoBlock>("PUT", "/api/admin/geo-block", body));
+      } catch (e) {
+        setLines(lineErrors(e));
+        throw e;
+      }
+    }, on ? "Saved: the country block is on." : "Saved: the country block is off.");
+  };
+
+  const hits = Object.entries(view?.hits ?? {}).sort((a, b) => b[1] - a[1]);
+  return (
+    <Section title="Country block" id="geo">
+      <p class="muted">
+        Refuses joins from the listed countries, using the visitor country Cloudflare adds (IP
+        geolocation must be on, see the Edge tab). The block ends by itself after its duration.
+      </p>
+      <p data-testid="geo-state">
+        {!view
+          ? "Loading…"
+          : view.active
+          ? `On: blocking ${view.countries.join(", ")} until ${localTime(view.expiresAt)}.`
+          : view.enabled
+          ? `Ended at ${localTime(view.expiresAt)} (no longer blocking).`
+          : "Off."}
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <div class="field inline">
+          <input
+            id="geo-on"
+            type="checkbox"
+            checked={on}
+            onChange={(e) => setOn((e.target as HTMLInputElement).checked)}
+          />
+          <label for="geo-on">Block these countries</label>
+        </div>
+        <Field label="Countries" hint="Two-letter codes (ISO 3166-1), one per line; # comments.">
+          {(id) => (
+            <textarea
+              id={id}
+              rows={4}
+              value={text}
+              aria-describedby={lines.length ? "geo-lines" : undefined}
+              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            />
+          )}
+        </Field>
+        <LineErrors id="geo-lines" lines={lines} />
+        <Field label="Duration in hours" hint="Required when turning on: 1 to 720.">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              max={720}
+              inputMode="numeric"
+              value={ttl}
+              onInput={(e) => setTtl((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={act.busy || !view}>Save country block</button>
+        </div>
+        <Status s={act.status} />
+      </form>
+      {hits.length > 0 && (
+        <table>
+          <caption>Refused joins since the block was turned on</caption>
+          <thead>
+            <tr>
+              <th scope="col">Country</th>
+              <th scope="col">Refused</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hits.map(([c, n]) => (
+              <tr key={c}>
+                <td>{c}</td>
+                <td>{n}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
+function AllowlistSection() {
+  const [text, setText] = useState("");
+  const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
+  const [lines, setLines] = useState<LineError[]>([]);
+  const act = useAction();
+  useEffect(() => {
+    api("GET", "/api/admin/bypass").then((v) => {
+      setText(v.allowlistText);
+      setInfo(v);
+    }).catch(() => {});
+  }, []);
+  const save = () => {
+    setLines([]);
+    return act.run(async () => {
+      try {
+        const v = await api("PUT", "/api/admin/bypass", { allowlistText: text });
+        setInfo(v);
+        return `Saved: ${v.entries} ${v.entries === 1 ? "entry" : "entries"}.`;
+      } catch (e) {
+        setLines(lineErrors(e));
+        throw e;
+      }
+    });
+  };
+  return (
+    <Section title="IP allowlist" id="bypass">
+      <p class="muted">
+        Visitors from these addresses skip the queue and take no slot. Last saved:{" "}
+        {localTime(info?.updatedAt)}.
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <Field
+          label="Addresses and ranges"
+          hint="IPv4 or IPv6 addresses and CIDR ranges, one per line; # starts a comment."
+        >
+          {(id) => (
+            <textarea
+              id={id}
+              rows={6}
+              value={text}
+              aria-describedby={lines.length ? "bypass-lines" : undefined}
+              aria-invalid={lines.length > 0}
+              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            />
+          )}
+        </Field>
+        <LineErrors id="bypass-lines" lines={lines} />
+        <div class="actions">
+          <button type="submit" disabled={act.busy}>Save allowlist</button>
+        </div>
+        <Status s={act.status} />
+      </form>
+    </Section>
+  );
+}
+
+interface OriginView {
+  enabled: boolean;
+  url: string | null;
+  source: "env" | "admin" | "none";
+  envUrl: string | null;
+  override: { enabled: boolean; url: string | null; updatedAt: number } | null;
+}
+
+function OriginSection() {
+  const [view, setView] = useState<OriginView | null>(null);
+  const [mode, setMode] = useState("url");
+  const [url, setUrl] = useState("");
+  const act = useAction();
+  const show = (v: OriginView) => {
+    setView(v);
+    const o = v.override;
+    setMode(!o ? (v.enabled ? "env" : "url") : !o.enabled ? "off" : o.url ? "url" : "env");
+    setUrl(o?.url ?? "");
+  };
+  useEffect(() => {
+    api<OriginView>("GET", "/api/admin/origin").then(show).catch(() => {});
+  }, []);
+  const save = () =>
+    act.run(async () => {
+      const body = mode === "off"
+        ? { enabled: false }
+        : { enabled: true, url: mode === "url" ? url.trim() : null };
+      show(await api<OriginView>("PUT", "/api/admin/origin", body));
+    }, "Saved.");
+  const remove = async () => {
+    const back = view?.envUrl ? `back to ORIGIN_URL (${view.envUrl})` : "no proxy";
+    if (!await confirmAction(`Remove the origin override? This goes ${back}.`, "Remove")) return;
+    await act.run(async () => {
+      show(await api<OriginView>("DELETE", "/api/admin/origin"));
+    }, "Override removed.");
+  };
+  return (
+    <Section title="Origin proxy" id="origin">
+      <p data-testid="origin-state">
+        {!view
+          ? "Loading…"
+          : view.enabled
+          ? `Admitted visitors are proxied to ${view.url} (${
+            view.source === "env" ? "from ORIGIN_URL" : "set here"
+          }).`
+          : `No proxy${view.source === "admin" ? " (turned off here)" : ""}.`}
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <fieldset>
+          <legend>Proxy</legend>
+          {([
+            ["url", "Proxy to this URL"],
+            ...(view?.envUrl ? [["env", `Proxy to ORIGIN_URL (${view.envUrl})`]] : []),
+            ["off", "Off"],
+          ] as [string, string][]).map(([v, label]) => (
+            <div class="field inline" key={v}>
+              <input
+                id={`origin-${v}`}
+                type="radio"
+                name="origin-mode"
+                checked={mode === v}
+                onChange={() => setMode(v)}
+              />
+              <label for={`origin-${v}`}>{label}</label>
+            </div>
+          ))}
+        </fieldset>
+        {mode === "url" && (
+          <Field label="Origin URL" hint="http:// or https://, e.g. https://shop.internal:8080">
+            {(id) => (
+              <input
+                id={id}
+                type="url"
+                required
+                value={url}
+                onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+              />
+            )}
+          </Field>
+        )}
+        <div class="actions">
+          <button type="submit" disabled={act.busy}>Save origin</button>
+          {view?.override && (
+            <button type="button" class="danger" disabled={act.busy} onClick={remove}>
+              Remove override
+            </button>
+          )}
+        </div>
+        <Status s={act.status} />
+      </form>
+    </Section>
+  );
+}
 
 export function AccessTab(_: TabProps) {
-  return <p>The Access tab is being built.</p>;
+  return (
+    <div class="tab-access">
+      <GeoBlockSection />
+      <AllowlistSection />
+      <OriginSection />
+      <HealthSection />
+    </div>
+  );
 }

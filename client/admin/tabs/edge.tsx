@@ -1,7 +1,263 @@
 /// <reference lib="dom" />
-/** Placeholder: the Edge tab (being written). */
+/**
+ * The Edge tab (Cloudflare): the live link (zone, hostname and a write-only API token), the
+ * checks, the fixes (proxied DNS, Full (strict) encryption, IP geolocation) and custom domains.
+ * A provider failure is shown next to the control that caused it, with Cloudflare's own codes.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { DomainsSection } from "./edge_domains.tsx";
+import { edgeCall, edgeMessage } from "./edge_errors.tsx";
+
+interface EdgeLink {
+  linked: boolean;
+  zoneName?: string;
+  hostname?: string;
+  ssl?: "strict" | "skipped";
+  domains?: string[];
+  linkedAt?: number;
+  hasToken?: boolean;
+  tokenReadable?: boolean;
+}
+
+function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void }) {
+  const [zone, setZone] = useState(link.zoneName ?? "");
+  const [host, setHost] = useState(link.hostname ?? "");
+  const [token, setToken] = useState("");
+  const act = useAction();
+  const save = async () => {
+    const body: Record<string, string> = {};
+    if (zone.trim() && zone.trim() !== link.zoneName) body.zone = zone.trim();
+    if (host.trim() && host.trim() !== link.hostname) body.hostname = host.trim();
+    if (token.trim()) body.token = token.trim();
+    if (!Object.keys(body).length) {
+      act.setStatus({ kind: "error", text: "Nothing changed." });
+      return;
+    }
+    if (
+      (body.zone || body.hostname) && link.domains?.length &&
+      !await confirmAction(
+        "Changing the zone or hostname stops tracking your custom domains (their DNS records " +
+          "stay). Continue?",
+        "Save",
+      )
+    ) return;
+    const out = await act.run(() => edgeCall(() => api("PUT", "/api/admin/edge", body)));
+    if (out) {
+      setToken("");
+      const extra = out.untrackedDomains?.length
+        ? ` No longer tracked: ${out.untrackedDomains.join(", ")}.`
+        : "";
+      act.setStatus({
+        kind: "ok",
+        text: `Saved${out.tokenReplaced ? " (token replaced)" : ""}.${extra}`,
+      });
+      onSaved();
+    }
+  };
+  return (
+    <Section title="Cloudflare link" id="edge-link">
+      <p class="muted">
+        {link.linked
+          ? `Linked since ${localTime(link.linkedAt)}. API token: ${
+            !link.hasToken
+              ? "none"
+              : link.tokenReadable === false
+              ? "unreadable (TOKEN_SECRET changed): paste it again"
+              : "stored (never shown)"
+          }.`
+          : "Not linked."}
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <Field label="Zone" hint="The Cloudflare zone, e.g. example.com.">
+          {(id) => (
+            <input
+              id={id}
+              value={zone}
+              autoComplete="off"
+              onInput={(e) => setZone((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <Field label="Hostname" hint="Where the waiting room runs, e.g. queue.example.com.">
+          {(id) => (
+            <input
+              id={id}
+              value={host}
+              autoComplete="off"
+              onInput={(e) => setHost((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="New API token"
+          hint="Write-only: leave empty to keep the stored token. It is never shown back."
+        >
+          {(id) => (
+            <input
+              id={id}
+              type="password"
+              value={token}
+              autoComplete="off"
+              spellcheck={false}
+              onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={act.busy}>Save link</button>
+        </div>
+        <Status s={act.status} />
+      </form>
+    </Section>
+  );
+}
+
+interface CheckItem {
+  item: string;
+  ok: boolean;
+  message: string;
+}
+
+function ChecksSection() {
+  const [items, setItems] = useState<CheckItem[] | null>(null);
+  const [target, setTarget] = useState("");
+  const check = useAction();
+  const fix = useAction();
+  const ssl = useAction();
+  const geo = useAction();
+  const run = () =>
+    check.run(async () => {
+      const r = await edgeCall(() =>
+        api<{ ok: boolean; items: CheckItem[] }>("POST", "/api/admin/edge/check")
+      );
+      setItems(r.items);
+      const bad = r.items.filter((i) => !i.ok).length;
+      return r.ok
+        ? "Everything checks out."
+        : `${bad} ${bad === 1 ? "problem" : "problems"} found.`;
+    });
+  const fixProxy = () =>
+    fix.run(async () => {
+      const body = target.trim() ? { target: target.trim() } : {};
+      const r = await edgeCall(() => api("POST", "/api/admin/edge/fix-proxy", body));
+      const n = r.dns.changed.length;
+      return `DNS: ${n} record${n === 1 ? "" : "s"} switched to proxied${
+        r.dns.created ? `, created ${r.dns.created.type} ${r.dns.created.name}` : ""
+      }. IP geolocation: ${r.ipGeolocation.value}${r.ipGeolocation.changed ? " (changed)" : ""}.`;
+    });
+  const strict = () =>
+    ssl.run(async () => {
+      const r = await edgeCall(() => api("PUT", "/api/admin/edge/ssl", {}));
+      return `Encryption mode: ${r.sslMode}${r.changed ? " (changed)" : " (already set)"}.`;
+    });
+  const setGeo = async (enabled: boolean) => {
+    if (
+      !enabled &&
+      !await confirmAction(
+        "Turn IP geolocation off? Cloudflare stops sending the visitor country, so the country " +
+          "block will be cleared.",
+        "Turn off",
+      )
+    ) return;
+    await geo.run(async () => {
+      const r = await edgeCall(() => api("PUT", "/api/admin/edge/ip-geolocation", { enabled }));
+      return `IP geolocation is ${r.enabled ? "on" : "off"}${r.changed ? "" : " (no change)"}.${
+        r.countryBlockCleared ? " The country block was cleared." : ""
+      }`;
+    });
+  };
+  return (
+    <Section title="Checks and fixes" id="edge-checks">
+      <div class="actions">
+        <button type="button" class="primary" disabled={check.busy} onClick={run}>
+          Run checks
+        </button>
+      </div>
+      <Status s={check.status} />
+      {items && (
+        <ul class="checks" aria-label="Check results">
+          {items.map((i) => (
+            <li key={i.item} class={i.ok ? "ok" : "bad"}>
+              <span aria-hidden="true">{i.ok ? "✓" : "✗"}</span> <strong>{i.item}</strong>
+              <span class="sr-only">{i.ok ? " passed" : " failed"}</span>: {i.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Proxied DNS</h3>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          fixProxy();
+        }}
+      >
+        <Field
+          label="Point a missing hostname record to (optional)"
+          hint="Only used when the hostname has no record yet: an IPv4/IPv6 address or a name."
+        >
+          {(id) => (
+            <input
+              id={id}
+              value={target}
+              autoComplete="off"
+              onInput={(e) => setTarget((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={fix.busy}>Proxy DNS and turn on IP geolocation</button>
+        </div>
+        <Status s={fix.status} />
+      </form>
+      <h3>Encryption</h3>
+      <div class="actions">
+        <button type="button" disabled={ssl.busy} onClick={strict}>
+          Set Full (strict) encryption
+        </button>
+      </div>
+      <Status s={ssl.status} />
+      <h3>IP geolocation</h3>
+      <p class="muted">Needed by the country block (Access tab).</p>
+      <div class="actions">
+        <button type="button" disabled={geo.busy} onClick={() => setGeo(true)}>
+          Turn IP geolocation on
+        </button>
+        <button type="button" class="danger" disabled={geo.busy} onClick={() => setGeo(false)}>
+          Turn IP geolocation off
+        </button>
+      </div>
+      <Status s={geo.status} />
+    </Section>
+  );
+}
 
 export function EdgeTab(_: TabProps) {
-  return <p>The Edge tab is being built.</p>;
+  const [link, setLink] = useState<EdgeLink | null>(null);
+  const [err, setErr] = useState("");
+  const load = () =>
+    api<EdgeLink>("GET", "/api/admin/edge").then(setLink).catch((e) => setErr(edgeMessage(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  if (err) return <p class="status error" role="alert">{err}</p>;
+  if (!link) return <p>Loading…</p>;
+  return (
+    <div class="tab-edge">
+      <LinkSection link={link} onSaved={load} />
+      {link.linked && (
+        <>
+          <ChecksSection />
+          <DomainsSection key={`${link.zoneName} ${link.hostname}`} />
+        </>
+      )}
+    </div>
+  );
 }

@@ -1,7 +1,278 @@
 /// <reference lib="dom" />
-/** Placeholder: the System tab (being written). */
+/**
+ * The System tab: the running version and the update check, webhooks (with a test delivery and a
+ * signing secret shown once), your own password and recovery phrase, and how to factory-reset
+ * (bearer-only: explained, never a button).
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
+import { Field, localTime, OnceValue, Section, Status, useAction } from "../ui.tsx";
+import { PasswordSection, RecoverySection, ResetSection } from "./system_account.tsx";
 
-export function SystemTab(_: TabProps) {
-  return <p>The System tab is being built.</p>;
+interface UpdateInfo {
+  running: string;
+  latest: string | null;
+  updateAvailable: boolean;
+  url?: string;
+  publishedAt?: string;
+  checkedAt: number;
+  error?: string;
+}
+
+function UpdatesSection({ version }: { version: string }) {
+  const [info, setInfo] = useState<UpdateInfo | null>(null);
+  const act = useAction();
+  const load = (refresh: boolean) =>
+    act.run(async () => {
+      const r = await api<UpdateInfo>("GET", `/api/admin/updates${refresh ? "?refresh=1" : ""}`);
+      setInfo(r);
+      return refresh ? `Checked at ${localTime(r.checkedAt)}.` : "";
+    });
+  useEffect(() => {
+    load(false);
+  }, []);
+  return (
+    <Section title="Version" id="version">
+      <p>
+        Running <strong>{info?.running ?? version}</strong>.
+      </p>
+      {info && (
+        <p data-testid="update-state">
+          {info.updateAvailable
+            ? (
+              <>
+                Update available: <strong>{info.latest}</strong>
+                {info.url && (
+                  <>
+                    {" "}(<a href={info.url} target="_blank" rel="noopener noreferrer">
+                      release notes
+                    </a>)
+                  </>
+                )}. Updates are never installed automatically.
+              </>
+            )
+            : info.latest
+            ? `Up to date (latest release ${info.latest}).`
+            : "The latest release is not known yet."}
+          <span class="muted">Last checked {localTime(info.checkedAt)}.</span>
+        </p>
+      )}
+      {info?.error && <p class="status error">The last check failed: {info.error}</p>}
+      <div class="actions">
+        <button type="button" disabled={act.busy} onClick={() => load(true)}>Check now</button>
+      </div>
+      <Status s={act.status} />
+    </Section>
+  );
+}
+
+const EVENTS = [
+  ["pause", "Pause: admissions paused or resumed"],
+  ["health", "Health: health settings saved"],
+  ["depth", "Depth: the waiting count reaches the threshold"],
+] as const;
+
+interface Webhooks {
+  enabled: boolean;
+  url: string;
+  events: string[];
+  depthThreshold: number;
+  hasSecret: boolean;
+  secretUnreadable?: boolean;
+}
+
+/** A random signing secret (32 bytes, base64url). */
+function newSecret(): string {
+  const b = crypto.getRandomValues(new Uint8Array(32));
+  return "whsec_" + btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
+function WebhooksSection({ queue }: { queue: string }) {
+  const [view, setView] = useState<Webhooks | null>(null);
+  const [enabled, setEnabled] = useState(false);
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<string[]>([]);
+  const [depth, setDepth] = useState("100");
+  const [secret, setSecret] = useState("");
+  const [clearSecret, setClearSecret] = useState(false);
+  const [shown, setShown] = useState<string | null>(null);
+  const act = useAction();
+  const test = useAction();
+  const show = (v: Webhooks) => {
+    setView(v);
+    setEnabled(v.enabled);
+    setUrl(v.url);
+    setEvents(v.events);
+    setDepth(String(v.depthThreshold));
+  };
+  useEffect(() => {
+    api<Webhooks>("GET", "/api/admin/webhooks").then(show).catch((e) =>
+      act.setStatus({ kind: "error", text: messageOf(e) })
+    );
+  }, []);
+  const save = async () => {
+    const body: Record<string, unknown> = {
+      enabled,
+      url: url.trim(),
+      events,
+      depthThreshold: Number(depth),
+    };
+    const sent = secret.trim();
+    if (sent) body.secret = sent;
+    else if (clearSecret) body.secret = null;
+    setShown(null);
+    const r = await act.run(() => api<Webhooks>("PUT", "/api/admin/webhooks", body), "Saved.");
+    if (r) {
+      show(r);
+      setSecret("");
+      setClearSecret(false);
+      if (sent) {
+        setShown(sent);
+        act.setStatus({
+          kind: "ok",
+          text: "Saved. Copy the signing secret now: it is not shown again.",
+        });
+      }
+    }
+  };
+  const sendTest = () =>
+    test.run(async () => {
+      const r = await api<{ delivered: boolean; status?: number; error?: string }>(
+        "POST",
+        "/api/admin/webhooks/test",
+        { queue },
+      );
+      if (!r.delivered) {
+        throw new Error(
+          `Not delivered: ${r.error ?? "no answer"}${r.status ? ` (HTTP ${r.status})` : ""}.`,
+        );
+      }
+      return `Delivered: the receiver answered HTTP ${r.status}.`;
+    });
+  return (
+    <Section title="Webhooks" id="webhooks">
+      <p class="muted">
+        HTTPS POST callbacks for operator events; best effort (5 s timeout, no retries).
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save();
+        }}
+      >
+        <div class="field inline">
+          <input
+            id="wh-on"
+            type="checkbox"
+            checked={enabled}
+            onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)}
+          />
+          <label for="wh-on">Send webhooks</label>
+        </div>
+        <Field label="Receiver URL" hint="https:// only, not this service itself.">
+          {(id) => (
+            <input
+              id={id}
+              type="url"
+              value={url}
+              placeholder="https://hooks.example.net/tollgate"
+              onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <fieldset>
+          <legend>Events</legend>
+          {EVENTS.map(([ev, label]) => (
+            <div class="field inline" key={ev}>
+              <input
+                id={`wh-ev-${ev}`}
+                type="checkbox"
+                checked={events.includes(ev)}
+                onChange={(e) =>
+                  setEvents((cur) =>
+                    (e.target as HTMLInputElement).checked
+                      ? [...cur.filter((x) => x !== ev), ev]
+                      : cur.filter((x) => x !== ev)
+                  )}
+              />
+              <label for={`wh-ev-${ev}`}>{label}</label>
+            </div>
+          ))}
+        </fieldset>
+        <Field label="Depth threshold" hint="Waiting visitors that fire the depth event.">
+          {(id) => (
+            <input
+              id={id}
+              type="number"
+              min={1}
+              inputMode="numeric"
+              value={depth}
+              onInput={(e) => setDepth((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <p class="muted" data-testid="wh-secret-state">
+          Signing secret: {view?.secretUnreadable
+            ? "stored but unreadable (TOKEN_SECRET changed): set a new one."
+            : view?.hasSecret
+            ? "set (never shown again)."
+            : "none: deliveries are unsigned."}
+        </p>
+        <Field
+          label="New signing secret"
+          hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
+        >
+          {(id) => (
+            <input
+              id={id}
+              value={secret}
+              autoComplete="off"
+              spellcheck={false}
+              onInput={(e) => setSecret((e.target as HTMLInputElement).value)}
+            />
+          )}
+        </Field>
+        <div class="actions">
+          <button type="button" onClick={() => setSecret(newSecret())}>Generate a secret</button>
+          {view?.hasSecret && (
+            <span class="field inline">
+              <input
+                id="wh-clear"
+                type="checkbox"
+                checked={clearSecret}
+                onChange={(e) => setClearSecret((e.target as HTMLInputElement).checked)}
+              />
+              <label for="wh-clear">Remove the signing secret</label>
+            </span>
+          )}
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={act.busy}>Save webhooks</button>
+        </div>
+        <Status s={act.status} />
+        {shown && <OnceValue value={shown} label="Webhook signing secret" />}
+      </form>
+      <h3>Test</h3>
+      <div class="actions">
+        <button type="button" disabled={test.busy || !view?.url} onClick={sendTest}>
+          Send test event
+        </button>
+      </div>
+      <Status s={test.status} />
+    </Section>
+  );
+}
+
+export function SystemTab({ queue, boot }: TabProps) {
+  return (
+    <div class="tab-system">
+      <UpdatesSection version={boot.version} />
+      <WebhooksSection queue={queue} />
+      <PasswordSection />
+      <RecoverySection />
+      <ResetSection />
+    </div>
+  );
 }
