@@ -8,6 +8,7 @@ import type { ProviderDeps } from "../edge/provider.ts";
 import { unsealToken } from "../edge/store.ts";
 import type { EdgeLink, PendingEdge } from "../edge/state.ts";
 import { AppError, ConflictError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { deleteWidget, turnstileOptions } from "./turnstile.ts";
 import { type LiveChallenge, liveChallengeFrom, type PendingChallenge } from "./records.ts";
@@ -113,15 +114,45 @@ export interface SetupProgress {
     siteKey: string | null;
     domains: string[];
   };
+  /** The wizard's own steps after the challenge (recorded by `POST /api/admin/setup/step`). */
+  steps: { queue: boolean; branding: boolean; queueName: string | null };
   /** What `POST /api/admin/setup` would still refuse for; empty when it can run or ran. */
   missing: string[];
 }
 
+/** The stored record of the wizard's own steps: when each was done, and the queue picked. */
+export interface SetupSteps {
+  queue?: number;
+  branding?: number;
+  queueName?: string;
+}
+
+/** Records a wizard step as done (`queue` also keeps the queue picked); returns the record. */
+export function recordSetupStep(
+  kv: Deno.Kv,
+  now: number,
+  step: "queue" | "branding",
+  queueName?: string,
+): Promise<SetupSteps> {
+  return retryCommit(async () => {
+    const cur = await kv.get<SetupSteps>(keys.setupSteps());
+    const next: SetupSteps = { ...cur.value, [step]: now };
+    if (queueName) next.queueName = queueName;
+    return (await kv.atomic().check(cur).set(keys.setupSteps(), next).commit()).ok ? next : null;
+  }, "record setup step");
+}
+
 /** Reads the pending and live records into the wizard's progress. */
 export async function setupProgress(kv: Deno.Kv): Promise<SetupProgress> {
-  const [pe, pc, le, lc] = await kv.getMany<
-    [PendingEdge, PendingChallenge, EdgeLink, LiveChallenge]
-  >([keys.setupPendingEdge(), keys.setupPendingChallenge(), keys.edge(), keys.challenge()]);
+  const [pe, pc, le, lc, st] = await kv.getMany<
+    [PendingEdge, PendingChallenge, EdgeLink, LiveChallenge, SetupSteps]
+  >([
+    keys.setupPendingEdge(),
+    keys.setupPendingChallenge(),
+    keys.edge(),
+    keys.challenge(),
+    keys.setupSteps(),
+  ]);
   const e = pe.value, c = pc.value;
   const complete = !!le.value && !!lc.value;
   const idle = complete && !e && !c;
@@ -142,6 +173,11 @@ export async function setupProgress(kv: Deno.Kv): Promise<SetupProgress> {
       verified: !!c?.verifiedAt,
       siteKey: c?.siteKey ?? null,
       domains: c?.domains ?? [],
+    },
+    steps: {
+      queue: !!st.value?.queue,
+      branding: !!st.value?.branding,
+      queueName: st.value?.queueName ?? null,
     },
     missing: idle ? [] : setupMissing(e, c),
   };

@@ -86,6 +86,8 @@ export const keys = {
   setupPendingPrefix: () => ["settings", "setup"] as const,
   setupPendingEdge: () => ["settings", "setup", "edge"] as const,
   setupPendingChallenge: () => ["settings", "setup", "challenge"] as const,
+  /** The wizard's own steps (queue picked, branding saved), so a reload resumes there. */
+  setupSteps: () => ["settings", "setup", "steps"] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
 };

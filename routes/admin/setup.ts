@@ -1,13 +1,39 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { invalidateChallengeGate } from "../../lib/challenge/gate.ts";
-import { finishSetup, setupProgress } from "../../lib/challenge/setup.ts";
-import { adminSecurity, errors, errs, jsonOk } from "../schemas.ts";
+import { finishSetup, recordSetupStep, setupProgress } from "../../lib/challenge/setup.ts";
+import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 
 const Missing = z.array(z.string()).openapi({
   description: "the steps `POST /api/admin/setup` still needs, in words",
 });
+
+const SetupProgressView = z.object({
+  complete: z.boolean().openapi({ description: "edge link and challenge are live" }),
+  live: z.object({ edge: z.boolean(), challenge: z.boolean() }),
+  edge: z.object({
+    token: z.boolean(),
+    zone: z.boolean(),
+    fix: z.boolean(),
+    ssl: z.boolean(),
+    domains: z.array(z.string()).openapi({ description: "attached during setup" }),
+    zoneName: z.string().nullable(),
+    hostname: z.string().nullable(),
+  }).openapi({ description: "the pending edge steps (cleared once live)" }),
+  challenge: z.object({
+    provisioned: z.boolean(),
+    verified: z.boolean(),
+    siteKey: z.string().nullable().openapi({ description: "the pending widget's" }),
+    domains: z.array(z.string()),
+  }).openapi({ description: "the pending challenge steps (cleared once live)" }),
+  steps: z.object({
+    queue: z.boolean().openapi({ description: "a queue was created or picked" }),
+    branding: z.boolean().openapi({ description: "the branding was saved" }),
+    queueName: z.string().nullable().openapi({ description: "the queue picked" }),
+  }).openapi({ description: "the wizard's own steps (`POST /api/admin/setup/step`)" }),
+  missing: Missing,
+}).openapi("SetupProgress");
 
 const progressRoute = createRoute({
   method: "get",
@@ -15,30 +41,29 @@ const progressRoute = createRoute({
   summary: "Setup progress: which wizard steps are done (the wizard resumes from it)",
   security: adminSecurity,
   responses: {
-    200: jsonOk(
-      z.object({
-        complete: z.boolean().openapi({ description: "edge link and challenge are live" }),
-        live: z.object({ edge: z.boolean(), challenge: z.boolean() }),
-        edge: z.object({
-          token: z.boolean(),
-          zone: z.boolean(),
-          fix: z.boolean(),
-          ssl: z.boolean(),
-          domains: z.array(z.string()).openapi({ description: "attached during setup" }),
-          zoneName: z.string().nullable(),
-          hostname: z.string().nullable(),
-        }).openapi({ description: "the pending edge steps (cleared once live)" }),
-        challenge: z.object({
-          provisioned: z.boolean(),
-          verified: z.boolean(),
-          siteKey: z.string().nullable().openapi({ description: "the pending widget's" }),
-          domains: z.array(z.string()),
-        }).openapi({ description: "the pending challenge steps (cleared once live)" }),
-        missing: Missing,
-      }).openapi("SetupProgress"),
-      "progress; never a secret",
-    ),
+    200: jsonOk(SetupProgressView, "progress; never a secret"),
     ...errs(401, 403),
+  },
+});
+
+const stepRoute = createRoute({
+  method: "post",
+  path: "/api/admin/setup/step",
+  summary: "Record a wizard step as done (queue picked, branding saved) so a reload resumes",
+  description: "Only the wizard's bookkeeping: the queue and branding themselves are saved by " +
+    'their own calls. `queue` names the queue picked (with `step: "queue"`).',
+  security: adminSecurity,
+  request: {
+    body: jsonBody(
+      z.object({
+        step: z.enum(["queue", "branding"]),
+        queue: QueueName.optional(),
+      }).strict(),
+    ),
+  },
+  responses: {
+    200: jsonOk(SetupProgressView, "the progress after the step"),
+    ...errs(400, 401, 403),
   },
 });
 
@@ -72,8 +97,16 @@ const finishRoute = createRoute({
 export function setupRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
   app.use("/api/admin/setup", adminSession(s));
+  app.use("/api/admin/setup/step", adminSession(s));
 
   app.openapi(progressRoute, async (c) => c.json(await setupProgress(s.kv), 200));
+
+  app.openapi(stepRoute, async (c) => {
+    const { step, queue } = c.req.valid("json");
+    await recordSetupStep(s.kv, s.clock.now(), step, queue);
+    await audit(s, c, "setup.step", { step, ...(queue ? { queue } : {}) });
+    return c.json(await setupProgress(s.kv), 200);
+  });
 
   app.openapi(finishRoute, async (c) => {
     const out = await finishSetup(s);

@@ -12,6 +12,7 @@ import { type Config, testConfig } from "../../lib/config.ts";
 import { type FakeCloudflare, fakeCloudflare } from "../fakes/cloudflare.ts";
 import { type FakeServer, serveFakes } from "../fakes/serve.ts";
 import { type FakeTurnstile, fakeTurnstile } from "../fakes/turnstile.ts";
+import { fakeTurnstileWidget } from "../fakes/turnstile_widget.ts";
 
 // PBKDF2 at 600k iterations is slow on purpose; the browser tests need the flow, not the cost.
 passwordSettings.iterations = 1_000;
@@ -70,7 +71,8 @@ export async function startAdminServer(
     accounts: [zone.accountId],
   });
   // Turnstile's widget paths first: the Cloudflare fake answers everything under /client/v4/.
-  const fakes = serveFakes(turnstile.handler, cf.handler);
+  // The browser side (api.js, the widget frame) before all: a fake widget a test can click.
+  const fakes = serveFakes(fakeTurnstileWidget(turnstile), turnstile.handler, cf.handler);
   const kv = await Deno.openKv(":memory:");
   const config = testConfig({
     QUEUES: queues,

@@ -1,0 +1,114 @@
+/// <reference lib="dom" />
+/**
+ * Step 4: the queue visitors wait in. Pick an existing queue or name a new one, and its
+ * admission mode: first come, first served, or a lottery among those who arrived before opening.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { Field, Status, useAction, useId } from "../ui.tsx";
+import type { StepProps } from "./types.ts";
+
+interface QueueView {
+  queue: string;
+  mode: "queue" | "lottery";
+}
+
+export function QueueStep(p: StepProps) {
+  const [queues, setQueues] = useState<QueueView[] | null>(null);
+  const [name, setName] = useState(p.progress?.steps.queueName ?? "");
+  const [mode, setMode] = useState<"queue" | "lottery">("queue");
+  const a = useAction();
+  const listId = useId("queues");
+  const modeName = useId("mode");
+
+  useEffect(() => {
+    a.run(async () => {
+      const r = await api<{ queues: QueueView[] }>("GET", "/api/admin/queues");
+      setQueues(r.queues);
+      const pick = r.queues.find((q) => q.queue === name) ?? r.queues[0];
+      if (!name && pick) setName(pick.queue);
+      if (pick) setMode(pick.mode);
+      return "";
+    });
+  }, []);
+  const existing = queues?.find((q) => q.queue === name.trim());
+
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const queue = name.trim();
+        const out = await a.run(async () => {
+          if (existing) await api("POST", "/api/admin/mode", { queue, mode });
+          else await api("POST", "/api/admin/queues", { name: queue, mode });
+          await api("POST", "/api/admin/setup/step", { step: "queue", queue });
+          localStorage.setItem("tg-admin-queue", queue);
+          await p.reload();
+          return `Queue ${queue} ${existing ? "saved" : "created"} (${mode}).`;
+        });
+        if (out) p.next();
+      }}
+    >
+      <p>
+        Visitors wait in a queue. Use an existing one or name a new one (lower-case letters, digits,
+        '-' and '_').
+      </p>
+      <Field
+        label="Queue name"
+        hint={queues?.length ? `Existing: ${queues.map((q) => q.queue).join(", ")}` : undefined}
+      >
+        {(id) => (
+          <>
+            <input
+              id={id}
+              list={listId}
+              required
+              autocomplete="off"
+              value={name}
+              onInput={(e) => {
+                const v = e.currentTarget.value;
+                setName(v);
+                const q = queues?.find((x) => x.queue === v.trim());
+                if (q) setMode(q.mode);
+              }}
+            />
+            <datalist id={listId}>
+              {queues?.map((q) => <option key={q.queue} value={q.queue} />)}
+            </datalist>
+          </>
+        )}
+      </Field>
+      <fieldset class="wz-mode">
+        <legend>Admission mode</legend>
+        <div class="field inline">
+          <input
+            id={`${modeName}-queue`}
+            type="radio"
+            name={modeName}
+            checked={mode === "queue"}
+            onChange={() => setMode("queue")}
+          />
+          <label for={`${modeName}-queue`}>Queue: first come, first served</label>
+        </div>
+        <div class="field inline">
+          <input
+            id={`${modeName}-lottery`}
+            type="radio"
+            name={modeName}
+            checked={mode === "lottery"}
+            onChange={() => setMode("lottery")}
+          />
+          <label for={`${modeName}-lottery`}>
+            Lottery: everyone who arrives before opening gets a random place
+          </label>
+        </div>
+      </fieldset>
+      <div class="actions">
+        <button type="submit" disabled={a.busy}>
+          {existing ? "Use this queue" : "Create queue"} and continue
+        </button>
+      </div>
+      <Status s={a.status} />
+    </form>
+  );
+}

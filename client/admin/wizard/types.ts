@@ -1,0 +1,42 @@
+/// <reference lib="dom" />
+/** What the wizard's steps share: the server's progress (`GET /api/admin/setup`) and step props. */
+import type { Bootstrap } from "../boot.ts";
+
+/** `GET /api/admin/setup`. */
+export interface SetupProgress {
+  complete: boolean;
+  live: { edge: boolean; challenge: boolean };
+  edge: {
+    token: boolean;
+    zone: boolean;
+    fix: boolean;
+    ssl: boolean;
+    domains: string[];
+    zoneName: string | null;
+    hostname: string | null;
+  };
+  challenge: { provisioned: boolean; verified: boolean; siteKey: string | null; domains: string[] };
+  steps: { queue: boolean; branding: boolean; queueName: string | null };
+  missing: string[];
+}
+
+/** Props of one step: the flags, the progress, a way to re-read it, and to move on. */
+export interface StepProps {
+  boot: Bootstrap;
+  progress: SetupProgress | null;
+  /** Re-reads the progress (after every successful call). */
+  reload: () => Promise<SetupProgress | null>;
+  /** Goes to the next step. */
+  next: () => void;
+  /** Leaves the wizard (setup finished, or the account was claimed): re-reads bootstrap. */
+  done: () => void;
+}
+
+/** Whether the edge part is done (pending steps all done, or already live). */
+export const edgeDone = (p: SetupProgress | null) =>
+  !!p && (p.live.edge && !p.edge.token ||
+    p.edge.token && p.edge.zone && p.edge.fix && p.edge.ssl);
+
+/** Whether the challenge part is done (verified pending widget, or already live). */
+export const challengeDone = (p: SetupProgress | null) =>
+  !!p && (p.challenge.verified || p.live.challenge && !p.challenge.provisioned);
