@@ -226,7 +226,7 @@ Deno.test({
         assert(await finish.isDisabled(), "Finish only after the branding is saved");
         await page.getByLabel("Title").fill("Big launch today");
         await page.getByLabel("Message").fill("Hang on, the doors open soon.");
-        await page.getByLabel("Main colour").fill("#aa3300");
+        await page.getByLabel("Main colour", { exact: true }).fill("#aa3300");
         await page.getByLabel("Show how many people are waiting").check();
         await page.getByRole("button", { name: "Save branding" }).click();
         await page.getByText("Branding saved. The preview shows it.").waitFor(T);

@@ -3,22 +3,15 @@
  * The Access tab: the country block (with its TTL and when it ends), the IP allowlist (bad lines
  * named next to the text), the origin proxy override and the origin health throttle.
  */
-import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, messageOf } from "../api.ts";
+import { useState } from "preact/hooks";
+import type { GeoBlockView } from "../../../lib/access/mod.ts";
+import { api, ApiError } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { ActionForm, Check, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
+import { confirmAction, Field, localTime, Section, useAction } from "../ui.tsx";
 import { HealthSection } from "./access_health.tsx";
 
-interface GeoBlock {
-  enabled: boolean;
-  active: boolean;
-  countries: string[];
-  countriesText: string;
-  ttlHours: number | null;
-  enabledAt: number | null;
-  expiresAt: number | null;
-  hits: Record<string, number>;
-}
+type GeoBlock = GeoBlockView;
 
 interface LineError {
   line: number;
@@ -59,11 +52,7 @@ function GeoBlockSection() {
     setText(v.countriesText);
     if (v.ttlHours) setTtl(String(v.ttlHours));
   };
-  useEffect(() => {
-    api<GeoBlock>("GET", "/api/admin/geo-block").then(show).catch((e) =>
-      act.setStatus({ kind: "error", text: messageOf(e) })
-    );
-  }, []);
+  useLoad("/api/admin/geo-block", show, act);
 
   const save = async () => {
     if (view && on !== view.enabled) {
@@ -104,21 +93,8 @@ function GeoBlockSection() {
           ? `Ended at ${localTime(view.expiresAt)} (no longer blocking).`
           : "Off."}
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
-        <div class="field inline">
-          <input
-            id="geo-on"
-            type="checkbox"
-            checked={on}
-            onChange={(e) => setOn((e.target as HTMLInputElement).checked)}
-          />
-          <label for="geo-on">Block these countries</label>
-        </div>
+      <ActionForm act={act} submit="Save country block" onSubmit={save} disabled={!view}>
+        <Check id="geo-on" label="Block these countries" checked={on} onChange={setOn} />
         <Field label="Countries" hint="Two-letter codes (ISO 3166-1), one per line; # comments.">
           {(id) => (
             <textarea
@@ -131,24 +107,17 @@ function GeoBlockSection() {
           )}
         </Field>
         <LineErrors id="geo-lines" lines={lines} />
-        <Field label="Duration in hours" hint="Required when turning on: 1 to 720.">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={1}
-              max={720}
-              inputMode="numeric"
-              value={ttl}
-              onInput={(e) => setTtl((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={act.busy || !view}>Save country block</button>
-        </div>
-        <Status s={act.status} />
-      </form>
+        <Input
+          label="Duration in hours"
+          hint="Required when turning on: 1 to 720."
+          type="number"
+          min={1}
+          max={720}
+          inputMode="numeric"
+          value={ttl}
+          onValue={setTtl}
+        />
+      </ActionForm>
       {hits.length > 0 && (
         <table>
           <caption>Refused joins since the block was turned on</caption>
@@ -177,12 +146,13 @@ function AllowlistSection() {
   const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
   const [lines, setLines] = useState<LineError[]>([]);
   const act = useAction();
-  useEffect(() => {
-    api("GET", "/api/admin/bypass").then((v) => {
+  useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
+    "/api/admin/bypass",
+    (v) => {
       setText(v.allowlistText);
       setInfo(v);
-    }).catch(() => {});
-  }, []);
+    },
+  );
   const save = () => {
     setLines([]);
     return act.run(async () => {
@@ -202,12 +172,7 @@ function AllowlistSection() {
         Visitors from these addresses skip the queue and take no slot. Last saved:{" "}
         {localTime(info?.updatedAt)}.
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
+      <ActionForm act={act} submit="Save allowlist" onSubmit={save}>
         <Field
           label="Addresses and ranges"
           hint="IPv4 or IPv6 addresses and CIDR ranges, one per line; # starts a comment."
@@ -224,11 +189,7 @@ function AllowlistSection() {
           )}
         </Field>
         <LineErrors id="bypass-lines" lines={lines} />
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Save allowlist</button>
-        </div>
-        <Status s={act.status} />
-      </form>
+      </ActionForm>
     </Section>
   );
 }
@@ -252,9 +213,7 @@ function OriginSection() {
     setMode(!o ? (v.enabled ? "env" : "url") : !o.enabled ? "off" : o.url ? "url" : "env");
     setUrl(o?.url ?? "");
   };
-  useEffect(() => {
-    api<OriginView>("GET", "/api/admin/origin").then(show).catch(() => {});
-  }, []);
+  useLoad("/api/admin/origin", show);
   const save = () =>
     act.run(async () => {
       const body = mode === "off"
@@ -262,12 +221,17 @@ function OriginSection() {
         : { enabled: true, url: mode === "url" ? url.trim() : null };
       show(await api<OriginView>("PUT", "/api/admin/origin", body));
     }, "Saved.");
-  const remove = async () => {
+  const remove = () => {
     const back = view?.envUrl ? `back to ORIGIN_URL (${view.envUrl})` : "no proxy";
-    if (!await confirmAction(`Remove the origin override? This goes ${back}.`, "Remove")) return;
-    await act.run(async () => {
-      show(await api<OriginView>("DELETE", "/api/admin/origin"));
-    }, "Override removed.");
+    return confirmedRun(
+      act,
+      `Remove the origin override? This goes ${back}.`,
+      "Remove",
+      async () => {
+        show(await api<OriginView>("DELETE", "/api/admin/origin"));
+      },
+      "Override removed.",
+    );
   };
   return (
     <Section title="Origin proxy" id="origin">
@@ -280,54 +244,39 @@ function OriginSection() {
           }).`
           : `No proxy${view.source === "admin" ? " (turned off here)" : ""}.`}
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
-        <fieldset>
-          <legend>Proxy</legend>
-          {([
-            ["url", "Proxy to this URL"],
-            ...(view?.envUrl ? [["env", `Proxy to ORIGIN_URL (${view.envUrl})`]] : []),
-            ["off", "Off"],
-          ] as [string, string][]).map(([v, label]) => (
-            <div class="field inline" key={v}>
-              <input
-                id={`origin-${v}`}
-                type="radio"
-                name="origin-mode"
-                checked={mode === v}
-                onChange={() => setMode(v)}
-              />
-              <label for={`origin-${v}`}>{label}</label>
-            </div>
-          ))}
-        </fieldset>
-        {mode === "url" && (
-          <Field label="Origin URL" hint="http:// or https://, e.g. https://shop.internal:8080">
-            {(id) => (
-              <input
-                id={id}
-                type="url"
-                required
-                value={url}
-                onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-              />
-            )}
-          </Field>
+      <ActionForm
+        act={act}
+        submit="Save origin"
+        onSubmit={save}
+        buttons={view?.override && (
+          <button type="button" class="danger" disabled={act.busy} onClick={remove}>
+            Remove override
+          </button>
         )}
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Save origin</button>
-          {view?.override && (
-            <button type="button" class="danger" disabled={act.busy} onClick={remove}>
-              Remove override
-            </button>
-          )}
-        </div>
-        <Status s={act.status} />
-      </form>
+      >
+        <Radios
+          legend="Proxy"
+          name="origin-mode"
+          ids="origin"
+          options={[
+            ["url", "Proxy to this URL"],
+            ...(view?.envUrl ? [["env", `Proxy to ORIGIN_URL (${view.envUrl})`] as const] : []),
+            ["off", "Off"],
+          ]}
+          value={mode}
+          onChange={setMode}
+        />
+        {mode === "url" && (
+          <Input
+            label="Origin URL"
+            hint="http:// or https://, e.g. https://shop.internal:8080"
+            type="url"
+            required
+            value={url}
+            onValue={setUrl}
+          />
+        )}
+      </ActionForm>
     </Section>
   );
 }

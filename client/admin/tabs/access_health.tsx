@@ -3,32 +3,21 @@
  * The origin health throttle of the Access tab: its probe settings, the state admissions follow
  * now, and the operator override (force healthy or unhealthy, or clear it).
  */
-import { useEffect, useState } from "preact/hooks";
-import { api, messageOf } from "../api.ts";
-import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { useState } from "preact/hooks";
+import type {
+  HealthConfig,
+  HealthOverride,
+  HealthSnapshot,
+} from "../../../lib/access/health_config.ts";
+import { api } from "../api.ts";
+import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
+import { confirmAction, localTime, Section, Status, useAction } from "../ui.tsx";
 
-type Health = "healthy" | "unhealthy" | "unknown" | string;
-
+/** `GET /api/admin/health`: the config (never the override inside it), the override, the snapshot. */
 interface HealthView {
-  config: {
-    enabled: boolean;
-    url: string;
-    intervalSeconds: number;
-    timeoutMs: number;
-    failures: number;
-    recoveries: number;
-    updatedAt: number | null;
-  };
-  override: "healthy" | "unhealthy" | null;
-  snapshot: {
-    state: Health;
-    probed: Health;
-    override: "healthy" | "unhealthy" | null;
-    consecutiveFailures: number;
-    consecutiveSuccesses: number;
-    lastCheckedAt: number | null;
-    lastError: string | null;
-  };
+  config: Omit<HealthConfig, "override" | "rev">;
+  override: HealthOverride;
+  snapshot: HealthSnapshot;
 }
 
 const NUMS = [
@@ -57,11 +46,7 @@ export function HealthSection() {
       recoveries: String(c.recoveries),
     });
   };
-  useEffect(() => {
-    api<HealthView>("GET", "/api/admin/health").then(show).catch((e) =>
-      cfg.setStatus({ kind: "error", text: messageOf(e) })
-    );
-  }, []);
+  useLoad("/api/admin/health", show, cfg);
   const set = (k: keyof Form, v: string | boolean) => form && setForm({ ...form, [k]: v });
 
   const saveConfig = () =>
@@ -137,52 +122,34 @@ export function HealthSection() {
       <Status s={ovr.status} />
       <h3>Probe settings</h3>
       {form && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            saveConfig();
-          }}
-        >
-          <div class="field inline">
-            <input
-              id="health-on"
-              type="checkbox"
-              checked={form.enabled}
-              onChange={(e) => set("enabled", (e.target as HTMLInputElement).checked)}
-            />
-            <label for="health-on">Probe the origin</label>
-          </div>
-          <Field label="Health URL" hint="http:// or https://; a 2xx answer counts as healthy.">
-            {(id) => (
-              <input
-                id={id}
-                type="url"
-                value={form.url}
-                onInput={(e) => set("url", (e.target as HTMLInputElement).value)}
-              />
-            )}
-          </Field>
+        <ActionForm act={cfg} submit="Save health settings" onSubmit={saveConfig}>
+          <Check
+            id="health-on"
+            label="Probe the origin"
+            checked={form.enabled}
+            onChange={(v) => set("enabled", v)}
+          />
+          <Input
+            label="Health URL"
+            hint="http:// or https://; a 2xx answer counts as healthy."
+            type="url"
+            value={form.url}
+            onValue={(v) => set("url", v)}
+          />
           <div class="grid">
             {NUMS.map(([k, label]) => (
-              <Field key={k} label={label}>
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={1}
-                    inputMode="numeric"
-                    value={form[k]}
-                    onInput={(e) => set(k, (e.target as HTMLInputElement).value)}
-                  />
-                )}
-              </Field>
+              <Input
+                key={k}
+                label={label}
+                type="number"
+                min={1}
+                inputMode="numeric"
+                value={form[k]}
+                onValue={(v) => set(k, v)}
+              />
             ))}
           </div>
-          <div class="actions">
-            <button type="submit" disabled={cfg.busy}>Save health settings</button>
-          </div>
-          <Status s={cfg.status} />
-        </form>
+        </ActionForm>
       )}
     </Section>
   );

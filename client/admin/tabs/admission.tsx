@@ -5,10 +5,12 @@
  * concurrent capacity, the waiting-row cap (stale-checked), force-admit, and a pass to visit the
  * site as an admitted visitor. Every write answers with the queue's settings, shown at once.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { type Action, ActionForm, Input, Radios } from "../forms.tsx";
+import { confirmAction, localTime, Section, Status, useAction } from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -58,48 +60,58 @@ interface CardProps {
   queue: string;
 }
 
+/** A card's one-number form: the field with its hint, the submit button (and `buttons`), status. */
+function NumberForm(
+  p: {
+    act: Action;
+    label: string;
+    hint: string;
+    value: string;
+    onValue: (v: string) => void;
+    inputMode: "numeric" | "decimal";
+    min: string;
+    max?: string;
+    step: string;
+    submit: string;
+    buttons?: ComponentChildren;
+    onSubmit: () => unknown;
+  },
+) {
+  const { act, submit, buttons, onSubmit, ...field } = p;
+  return (
+    <ActionForm act={act} noValidate submit={submit} buttons={buttons} onSubmit={onSubmit}>
+      <Input describe type="number" required {...field} />
+    </ActionForm>
+  );
+}
+
 function ModeCard({ s, set, queue }: CardProps) {
   const [mode, setMode] = useState(s.mode);
   const a = useAction();
   return (
     <Section title="Admission mode" id="adm-mode">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
+      <ActionForm
+        act={a}
+        submit="Save mode"
+        disabled={mode === s.mode}
+        onSubmit={() =>
           a.run(async () => {
             set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
             return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
-          });
-        }}
+          })}
       >
-        <fieldset class="adm-choices">
-          <legend>Who is let in next</legend>
-          <label>
-            <input
-              type="radio"
-              name="adm-mode"
-              value="queue"
-              checked={mode === "queue"}
-              onChange={() => setMode("queue")}
-            />{" "}
-            Queue: first come, first served
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="adm-mode"
-              value="lottery"
-              checked={mode === "lottery"}
-              onChange={() => setMode("lottery")}
-            />{" "}
-            Lottery: a random waiting visitor
-          </label>
-        </fieldset>
-        <div class="actions">
-          <button type="submit" disabled={a.busy || mode === s.mode}>Save mode</button>
-        </div>
-        <Status s={a.status} />
-      </form>
+        <Radios
+          legend="Who is let in next"
+          class="adm-choices"
+          name="adm-mode"
+          options={[
+            ["queue", "Queue: first come, first served"],
+            ["lottery", "Lottery: a random waiting visitor"],
+          ]}
+          value={mode}
+          onChange={setMode}
+        />
+      </ActionForm>
     </Section>
   );
 }
@@ -168,10 +180,21 @@ function RateCard({ s, set, queue }: CardProps) {
           ? `Default: ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`
           : `Override: ${s.admitPerSecond} per second (default ${s.defaultAdmitPerSecond}).`}
       </p>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+      <NumberForm
+        act={a}
+        label="Visitors admitted per second"
+        hint="0.1 to 100000"
+        inputMode="decimal"
+        min="0.1"
+        max="100000"
+        step="any"
+        value={rate}
+        onValue={setRate}
+        submit="Set rate"
+        buttons={s.admitPerSecond !== null && (
+          <button type="button" disabled={a.busy} onClick={clear}>Clear override</button>
+        )}
+        onSubmit={() =>
           a.run(async () => {
             set(
               await api<QueueSettings>("PUT", "/api/admin/rate", {
@@ -180,33 +203,8 @@ function RateCard({ s, set, queue }: CardProps) {
               }),
             );
             return `Rate set to ${Number(rate)} per second.`;
-          });
-        }}
-      >
-        <Field label="Visitors admitted per second" hint="0.1 to 100000">
-          {(id) => (
-            <input
-              id={id}
-              aria-describedby={`${id}-hint`}
-              type="number"
-              inputMode="decimal"
-              min="0.1"
-              max="100000"
-              step="any"
-              required
-              value={rate}
-              onInput={(e) => setRate((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={a.busy}>Set rate</button>
-          {s.admitPerSecond !== null && (
-            <button type="button" disabled={a.busy} onClick={clear}>Clear override</button>
-          )}
-        </div>
-        <Status s={a.status} />
-      </form>
+          })}
+      />
     </Section>
   );
 }
@@ -233,9 +231,26 @@ function ScheduleCard({ s, set, queue }: CardProps) {
           )
           : "Open: no opening time set."}
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
+      <ActionForm
+        act={a}
+        submit="Save opening time"
+        buttons={s.opensAt !== null && (
+          <button
+            type="button"
+            disabled={a.busy}
+            onClick={async () => {
+              if (
+                await confirmAction(
+                  `Remove the opening time? ${queue} opens now and admissions start at once.`,
+                  "Open now",
+                )
+              ) save(null);
+            }}
+          >
+            Open now
+          </button>
+        )}
+        onSubmit={() => {
           const ms = fromLocalInput(value);
           if (ms === null) {
             a.setStatus({ kind: "error", text: "Pick a date and a time first." });
@@ -244,38 +259,15 @@ function ScheduleCard({ s, set, queue }: CardProps) {
           save(ms);
         }}
       >
-        <Field label={`Opens at (your time zone: ${zone})`} hint="Nobody is admitted before it.">
-          {(id) => (
-            <input
-              id={id}
-              aria-describedby={`${id}-hint`}
-              type="datetime-local"
-              value={value}
-              onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={a.busy}>Save opening time</button>
-          {s.opensAt !== null && (
-            <button
-              type="button"
-              disabled={a.busy}
-              onClick={async () => {
-                if (
-                  await confirmAction(
-                    `Remove the opening time? ${queue} opens now and admissions start at once.`,
-                    "Open now",
-                  )
-                ) save(null);
-              }}
-            >
-              Open now
-            </button>
-          )}
-        </div>
-        <Status s={a.status} />
-      </form>
+        <Input
+          label={`Opens at (your time zone: ${zone})`}
+          hint="Nobody is admitted before it."
+          describe
+          type="datetime-local"
+          value={value}
+          onValue={setValue}
+        />
+      </ActionForm>
     </Section>
   );
 }
@@ -285,10 +277,18 @@ function CapacityCard({ s, set, queue }: CardProps) {
   const a = useAction();
   return (
     <Section title="Capacity" id="adm-capacity">
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
+      <NumberForm
+        act={a}
+        label="Visitors on the site at once"
+        hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
+        inputMode="numeric"
+        min="1"
+        max="10000000"
+        step="1"
+        value={cap}
+        onValue={setCap}
+        submit="Save capacity"
+        onSubmit={() =>
           a.run(async () => {
             const out = await api<QueueSettings>("PUT", "/api/admin/capacity", {
               queue,
@@ -296,33 +296,8 @@ function CapacityCard({ s, set, queue }: CardProps) {
             });
             set(out);
             return `Capacity set to ${out.capacity}.`;
-          });
-        }}
-      >
-        <Field
-          label="Visitors on the site at once"
-          hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
-        >
-          {(id) => (
-            <input
-              id={id}
-              aria-describedby={`${id}-hint`}
-              type="number"
-              inputMode="numeric"
-              min="1"
-              max="10000000"
-              step="1"
-              required
-              value={cap}
-              onInput={(e) => setCap((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={a.busy}>Save capacity</button>
-        </div>
-        <Status s={a.status} />
-      </form>
+          })}
+      />
     </Section>
   );
 }
@@ -382,37 +357,19 @@ function LimitCard({ s, set, queue }: CardProps) {
   };
   return (
     <Section title="Waiting-row cap" id="adm-limit">
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-      >
-        <Field
-          label="Most visitors waiting at once"
-          hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
-        >
-          {(id) => (
-            <input
-              id={id}
-              aria-describedby={`${id}-hint`}
-              type="number"
-              inputMode="numeric"
-              min="1"
-              max="50000000"
-              step="1"
-              required
-              value={cap}
-              onInput={(e) => setCap((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={a.busy}>Save waiting cap</button>
-        </div>
-        <Status s={a.status} />
-      </form>
+      <NumberForm
+        act={a}
+        label="Most visitors waiting at once"
+        hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
+        inputMode="numeric"
+        min="1"
+        max="50000000"
+        step="1"
+        value={cap}
+        onValue={setCap}
+        submit="Save waiting cap"
+        onSubmit={submit}
+      />
     </Section>
   );
 }
@@ -422,10 +379,17 @@ function AdmitCard({ queue }: { queue: string }) {
   const a = useAction();
   return (
     <Section title="Let people in now" id="adm-admit">
-      <form
-        noValidate
-        onSubmit={async (e) => {
-          e.preventDefault();
+      <NumberForm
+        act={a}
+        label="How many to admit"
+        hint="Fewer may be admitted when few are waiting."
+        inputMode="numeric"
+        min="1"
+        step="1"
+        value={count}
+        onValue={setCount}
+        submit="Admit now"
+        onSubmit={async () => {
           const n = Number(count);
           if (!Number.isInteger(n) || n < 1) {
             a.setStatus({ kind: "error", text: "Enter a whole number of 1 or more." });
@@ -444,27 +408,7 @@ function AdmitCard({ queue }: { queue: string }) {
             return `Admitted ${r.admitted} visitor${r.admitted === 1 ? "" : "s"}.`;
           });
         }}
-      >
-        <Field label="How many to admit" hint="Fewer may be admitted when few are waiting.">
-          {(id) => (
-            <input
-              id={id}
-              aria-describedby={`${id}-hint`}
-              type="number"
-              inputMode="numeric"
-              min="1"
-              step="1"
-              required
-              value={count}
-              onInput={(e) => setCount((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={a.busy}>Admit now</button>
-        </div>
-        <Status s={a.status} />
-      </form>
+      />
     </Section>
   );
 }

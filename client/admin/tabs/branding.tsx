@@ -7,22 +7,11 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import type { Branding } from "../../../lib/queue/types.ts";
 import { api, ApiError, type FieldError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { Section, Status, useAction, useId } from "../ui.tsx";
-
-/** The branding record (Branding in openapi.yaml). */
-interface Branding {
-  title: string;
-  message: string;
-  logoUrl: string;
-  primaryColor: string;
-  backgroundColor: string;
-  showWaitingCount: boolean;
-  clickToEnter: boolean;
-  admitHoldSeconds: number;
-  redirectUrl: string;
-}
+import { ActionForm, Check } from "../forms.tsx";
+import { Section, useAction, useId } from "../ui.tsx";
 
 type Key = keyof Branding;
 
@@ -33,23 +22,57 @@ function longHex(c: string): string {
   return "#000000";
 }
 
+/** The stored branding (`GET /api/admin/state`). */
+export async function loadBranding(): Promise<Branding> {
+  return (await api<{ branding: Branding }>("GET", "/api/admin/state")).branding;
+}
+
 export function BrandingTab({ queue }: TabProps) {
   const [b, setB] = useState<Branding | null>(null);
-  const [hold, setHold] = useState("");
   const [loadErr, setLoadErr] = useState<string | null>(null);
-  const [fieldErrs, setFieldErrs] = useState<FieldError[]>([]);
   const [reload, setReload] = useState(0);
-  const a = useAction();
 
   useEffect(() => {
-    api<{ branding: Branding }>("GET", "/api/admin/state").then((r) => {
-      setB(r.branding);
-      setHold(String(r.branding.admitHoldSeconds));
-    }).catch((e) => setLoadErr(messageOf(e)));
+    loadBranding().then(setB).catch((e) => setLoadErr(messageOf(e)));
   }, []);
 
   if (loadErr) return <p class="status error" role="alert">{loadErr}</p>;
   if (!b) return <p>Loading…</p>;
+
+  return (
+    <div class="branding">
+      <Section title="Waiting page look" id="brand-form">
+        <BrandingForm initial={b} onSaved={() => setReload((n) => n + 1)} />
+      </Section>
+      <Section title="Preview" id="brand-preview">
+        <p class="muted">
+          The waiting page of queue {queue}{" "}
+          as visitors see it when embedded, with sample figures (the preview does not join the
+          queue).
+        </p>
+        <iframe
+          key={reload}
+          class="branding-preview"
+          src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
+          title="Waiting page preview"
+        />
+      </Section>
+    </div>
+  );
+}
+
+/**
+ * Every field of the branding record, saved with `PUT /api/admin/branding`; after a save,
+ * `onSaved` runs (within the save: its failure is the form's error) before the success is shown.
+ * Shared by the Branding tab and the wizard's branding step.
+ */
+export function BrandingForm(
+  p: { initial: Branding; onSaved?: (saved: Branding) => unknown },
+) {
+  const [b, setB] = useState<Branding>(p.initial);
+  const [hold, setHold] = useState(String(p.initial.admitHoldSeconds));
+  const [fieldErrs, setFieldErrs] = useState<FieldError[]>([]);
+  const a = useAction();
 
   const put = <K extends Key>(k: K, v: Branding[K]) => setB({ ...b, [k]: v });
   const errOf = (k: Key) => fieldErrs.find((f) => f.path === k || f.path.startsWith(`${k}.`));
@@ -64,7 +87,7 @@ export function BrandingTab({ queue }: TabProps) {
         });
         setB(saved);
         setHold(String(saved.admitHoldSeconds));
-        setReload((n) => n + 1);
+        await p.onSaved?.(saved);
         return "Branding saved. The preview shows it.";
       } catch (e) {
         if (e instanceof ApiError) setFieldErrs(e.fields);
@@ -84,102 +107,79 @@ export function BrandingTab({ queue }: TabProps) {
   };
 
   return (
-    <div class="branding">
-      <Section title="Waiting page look" id="brand-form">
-        <form
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            save();
-          }}
-        >
-          <BField label="Title" err={errOf("title")}>{text("title")}</BField>
-          <BField label="Message" err={errOf("message")} hint="Shown under the title.">
-            {(id) => (
-              <textarea
-                id={id}
-                maxLength={2000}
-                value={b.message}
-                {...invalid(id, errOf("message"))}
-                onInput={(e) => put("message", (e.target as HTMLTextAreaElement).value)}
-              />
-            )}
-          </BField>
-          <BField
-            label="Logo URL"
-            err={errOf("logoUrl")}
-            hint="Empty, a path on this site (/logo.png) or an https:// URL."
-          >
-            {text("logoUrl")}
-          </BField>
-          <ColorField
-            label="Main colour"
-            value={b.primaryColor}
-            err={errOf("primaryColor")}
-            onChange={(v) => put("primaryColor", v)}
+    <ActionForm act={a} class="branding-form" noValidate submit="Save branding" onSubmit={save}>
+      <BField label="Title" err={errOf("title")}>{text("title")}</BField>
+      <BField label="Message" err={errOf("message")} hint="Shown under the title.">
+        {(id) => (
+          <textarea
+            id={id}
+            maxLength={2000}
+            value={b.message}
+            {...invalid(id, errOf("message"))}
+            onInput={(e) => put("message", (e.target as HTMLTextAreaElement).value)}
           />
-          <ColorField
-            label="Background colour"
-            value={b.backgroundColor}
-            err={errOf("backgroundColor")}
-            onChange={(v) => put("backgroundColor", v)}
+        )}
+      </BField>
+      <BField
+        label="Logo URL"
+        err={errOf("logoUrl")}
+        hint="Empty, a path on this site (/logo.png) or an https:// URL."
+      >
+        {text("logoUrl")}
+      </BField>
+      <ColorField
+        label="Main colour"
+        value={b.primaryColor}
+        err={errOf("primaryColor")}
+        onChange={(v) =>
+          put("primaryColor", v)}
+      />
+      <ColorField
+        label="Background colour"
+        value={b.backgroundColor}
+        err={errOf("backgroundColor")}
+        onChange={(v) =>
+          put("backgroundColor", v)}
+      />
+      <Check
+        label="Show how many people are waiting"
+        checked={b.showWaitingCount}
+        onChange={(v) =>
+          put("showWaitingCount", v)}
+      />
+      <Check
+        label="Click to enter: admitted visitors confirm with a button"
+        checked={b.clickToEnter}
+        onChange={(v) =>
+          put("clickToEnter", v)}
+      />
+      <BField
+        label="Seconds an admitted visitor's place is held"
+        err={errOf("admitHoldSeconds")}
+        hint="10 to 3600. Unused places go to the next visitor."
+      >
+        {(id) => (
+          <input
+            id={id}
+            type="number"
+            inputMode="numeric"
+            min="10"
+            max="3600"
+            step="1"
+            value={hold}
+            {...invalid(id, errOf("admitHoldSeconds"))}
+            onInput={(e) => setHold((e.target as HTMLInputElement).value)}
           />
-          <Check
-            label="Show how many people are waiting"
-            checked={b.showWaitingCount}
-            onChange={(v) => put("showWaitingCount", v)}
-          />
-          <Check
-            label="Click to enter: admitted visitors confirm with a button"
-            checked={b.clickToEnter}
-            onChange={(v) => put("clickToEnter", v)}
-          />
-          <BField
-            label="Seconds an admitted visitor's place is held"
-            err={errOf("admitHoldSeconds")}
-            hint="10 to 3600. Unused places go to the next visitor."
-          >
-            {(id) => (
-              <input
-                id={id}
-                type="number"
-                inputMode="numeric"
-                min="10"
-                max="3600"
-                step="1"
-                value={hold}
-                {...invalid(id, errOf("admitHoldSeconds"))}
-                onInput={(e) => setHold((e.target as HTMLInputElement).value)}
-              />
-            )}
-          </BField>
-          <BField
-            label="Where admitted visitors go"
-            err={errOf("redirectUrl")}
-            hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
-          >
-            {text("redirectUrl")}
-          </BField>
-          <div class="actions">
-            <button type="submit" disabled={a.busy}>Save branding</button>
-          </div>
-          <Status s={a.status} />
-        </form>
-      </Section>
-      <Section title="Preview" id="brand-preview">
-        <p class="muted">
-          The waiting page of queue {queue}{" "}
-          as visitors see it when embedded, with sample figures (the preview does not join the
-          queue).
-        </p>
-        <iframe
-          key={reload}
-          class="branding-preview"
-          src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
-          title="Waiting page preview"
-        />
-      </Section>
-    </div>
+        )}
+      </BField>
+      <BField
+        label="Where admitted visitors go"
+        err={errOf("redirectUrl")}
+        hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
+      >
+        {text("redirectUrl")}
+      </BField>
+    </ActionForm>
   );
 }
 
@@ -238,21 +238,6 @@ function ColorField(
       </div>
       <small id={`${id}-hint`}>Like #2563eb or #fff.</small>
       {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
-    </div>
-  );
-}
-
-function Check(p: { label: string; checked: boolean; onChange: (v: boolean) => void }) {
-  const id = useId("brand");
-  return (
-    <div class="field inline">
-      <input
-        id={id}
-        type="checkbox"
-        checked={p.checked}
-        onChange={(e) => p.onChange((e.target as HTMLInputElement).checked)}
-      />
-      <label for={id}>{p.label}</label>
     </div>
   );
 }

@@ -7,7 +7,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { confirmAction, Field, localTime, Section, Status, useAction } from "../ui.tsx";
+import { ActionForm, Input } from "../forms.tsx";
+import { confirmAction, localTime, Section, Status, useAction } from "../ui.tsx";
 import { DomainsSection } from "./edge_domains.tsx";
 import { edgeCall, edgeMessage } from "./edge_errors.tsx";
 
@@ -70,52 +71,31 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
           }.`
           : "Not linked."}
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
-        <Field label="Zone" hint="The Cloudflare zone, e.g. example.com.">
-          {(id) => (
-            <input
-              id={id}
-              value={zone}
-              autoComplete="off"
-              onInput={(e) => setZone((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <Field label="Hostname" hint="Where the waiting room runs, e.g. queue.example.com.">
-          {(id) => (
-            <input
-              id={id}
-              value={host}
-              autoComplete="off"
-              onInput={(e) => setHost((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <Field
+      <ActionForm act={act} submit="Save link" onSubmit={save}>
+        <Input
+          label="Zone"
+          hint="The Cloudflare zone, e.g. example.com."
+          autocomplete="off"
+          value={zone}
+          onValue={setZone}
+        />
+        <Input
+          label="Hostname"
+          hint="Where the waiting room runs, e.g. queue.example.com."
+          autocomplete="off"
+          value={host}
+          onValue={setHost}
+        />
+        <Input
           label="New API token"
           hint="Write-only: leave empty to keep the stored token. It is never shown back."
-        >
-          {(id) => (
-            <input
-              id={id}
-              type="password"
-              value={token}
-              autoComplete="off"
-              spellcheck={false}
-              onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Save link</button>
-        </div>
-        <Status s={act.status} />
-      </form>
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={token}
+          onValue={setToken}
+        />
+      </ActionForm>
     </Section>
   );
 }
@@ -193,30 +173,15 @@ function ChecksSection() {
         </ul>
       )}
       <h3>Proxied DNS</h3>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          fixProxy();
-        }}
-      >
-        <Field
+      <ActionForm act={fix} submit="Proxy DNS and turn on IP geolocation" onSubmit={fixProxy}>
+        <Input
           label="Point a missing hostname record to (optional)"
           hint="Only used when the hostname has no record yet: an IPv4/IPv6 address or a name."
-        >
-          {(id) => (
-            <input
-              id={id}
-              value={target}
-              autoComplete="off"
-              onInput={(e) => setTarget((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
-        <div class="actions">
-          <button type="submit" disabled={fix.busy}>Proxy DNS and turn on IP geolocation</button>
-        </div>
-        <Status s={fix.status} />
-      </form>
+          autocomplete="off"
+          value={target}
+          onValue={setTarget}
+        />
+      </ActionForm>
       <h3>Encryption</h3>
       <div class="actions">
         <button type="button" disabled={ssl.busy} onClick={strict}>

@@ -5,54 +5,20 @@
  * `GET /api/admin/traffic` with its CSV download; country-block hits and origin health.
  */
 import { useEffect, useState } from "preact/hooks";
+import type { GeoBlockView } from "../../../lib/access/mod.ts";
+import type { HealthSnapshot } from "../../../lib/access/health_config.ts";
+import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { localTime, Section } from "../ui.tsx";
 import { type Traffic, TrafficChart } from "./live_chart.tsx";
 
-/** One queue's metrics (QueueMetrics in openapi.yaml). */
-interface QueueMetrics {
-  queue: string;
-  waiting: number;
-  capacity: number;
-  entered: number;
-  holding: number;
-  openSlots: number;
-  paused: boolean;
-  healthPaused: boolean;
-  opensAt: number | null;
-  admitPerSecond: number;
-  admissionMode: "queue" | "lottery";
-  estimatedWaitSeconds: number;
-  averageWaitSeconds: number;
-  oldestWaitSeconds: number;
-  abandoned: number;
-  admittedTotal: number;
-}
-
-interface GeoBlock {
-  enabled: boolean;
-  active: boolean;
-  countries: string[];
-  expiresAt: number | null;
-  hits: Record<string, number>;
-}
-
-interface Health {
-  state: "unmonitored" | "healthy" | "unhealthy";
-  probed: string;
-  override: string | null;
-  lastCheckedAt: number | null;
-  lastError: string | null;
-  config?: { host: string | null };
-}
-
 /** `GET /api/admin/metrics`. */
 interface MetricsAnswer {
   at: number;
   queues: QueueMetrics[];
-  geoBlock?: GeoBlock;
-  health?: Health;
+  geoBlock?: GeoBlockView;
+  health?: HealthSnapshot;
 }
 
 const POLL_MS = 5_000;
@@ -185,7 +151,7 @@ export function LiveTab({ queue }: TabProps) {
   );
 }
 
-function GeoBlockCard({ g }: { g: GeoBlock }) {
+function GeoBlockCard({ g }: { g: GeoBlockView }) {
   const hits = Object.entries(g.hits ?? {}).sort((a, b) => b[1] - a[1]);
   return (
     <Section title="Country block" id="live-geo">
@@ -215,7 +181,7 @@ const HEALTH_TEXT: Record<string, string> = {
   unhealthy: "Unhealthy: admissions pause",
 };
 
-function HealthCard({ h }: { h: Health }) {
+function HealthCard({ h }: { h: HealthSnapshot }) {
   return (
     <Section title="Origin health" id="live-health">
       <p>

@@ -5,20 +5,12 @@
  * (bearer-only: explained, never a button).
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, messageOf } from "../api.ts";
+import type { UpdateInfo } from "../../../lib/updates.ts";
+import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { Field, localTime, OnceValue, Section, Status, useAction } from "../ui.tsx";
+import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
+import { localTime, OnceValue, Section, Status, useAction } from "../ui.tsx";
 import { PasswordSection, RecoverySection, ResetSection } from "./system_account.tsx";
-
-interface UpdateInfo {
-  running: string;
-  latest: string | null;
-  updateAvailable: boolean;
-  url?: string;
-  publishedAt?: string;
-  checkedAt: number;
-  error?: string;
-}
 
 function UpdatesSection({ version }: { version: string }) {
   const [info, setInfo] = useState<UpdateInfo | null>(null);
@@ -107,11 +99,7 @@ function WebhooksSection({ queue }: { queue: string }) {
     setEvents(v.events);
     setDepth(String(v.depthThreshold));
   };
-  useEffect(() => {
-    api<Webhooks>("GET", "/api/admin/webhooks").then(show).catch((e) =>
-      act.setStatus({ kind: "error", text: messageOf(e) })
-    );
-  }, []);
+  useLoad("/api/admin/webhooks", show, act);
   const save = async () => {
     const body: Record<string, unknown> = {
       enabled,
@@ -156,63 +144,45 @@ function WebhooksSection({ queue }: { queue: string }) {
       <p class="muted">
         HTTPS POST callbacks for operator events; best effort (5 s timeout, no retries).
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
+      <ActionForm
+        act={act}
+        submit="Save webhooks"
+        onSubmit={save}
+        after={shown && <OnceValue value={shown} label="Webhook signing secret" />}
       >
-        <div class="field inline">
-          <input
-            id="wh-on"
-            type="checkbox"
-            checked={enabled}
-            onChange={(e) => setEnabled((e.target as HTMLInputElement).checked)}
-          />
-          <label for="wh-on">Send webhooks</label>
-        </div>
-        <Field label="Receiver URL" hint="https:// only, not this service itself.">
-          {(id) => (
-            <input
-              id={id}
-              type="url"
-              value={url}
-              placeholder="https://hooks.example.net/tollgate"
-              onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
+        <Check id="wh-on" label="Send webhooks" checked={enabled} onChange={setEnabled} />
+        <Input
+          label="Receiver URL"
+          hint="https:// only, not this service itself."
+          type="url"
+          placeholder="https://hooks.example.net/tollgate"
+          value={url}
+          onValue={setUrl}
+        />
         <fieldset>
           <legend>Events</legend>
           {EVENTS.map(([ev, label]) => (
-            <div class="field inline" key={ev}>
-              <input
-                id={`wh-ev-${ev}`}
-                type="checkbox"
-                checked={events.includes(ev)}
-                onChange={(e) =>
-                  setEvents((cur) =>
-                    (e.target as HTMLInputElement).checked
-                      ? [...cur.filter((x) => x !== ev), ev]
-                      : cur.filter((x) => x !== ev)
-                  )}
-              />
-              <label for={`wh-ev-${ev}`}>{label}</label>
-            </div>
+            <Check
+              key={ev}
+              id={`wh-ev-${ev}`}
+              label={label}
+              checked={events.includes(ev)}
+              onChange={(on) =>
+                setEvents((cur) =>
+                  on ? [...cur.filter((x) => x !== ev), ev] : cur.filter((x) => x !== ev)
+                )}
+            />
           ))}
         </fieldset>
-        <Field label="Depth threshold" hint="Waiting visitors that fire the depth event.">
-          {(id) => (
-            <input
-              id={id}
-              type="number"
-              min={1}
-              inputMode="numeric"
-              value={depth}
-              onInput={(e) => setDepth((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
+        <Input
+          label="Depth threshold"
+          hint="Waiting visitors that fire the depth event."
+          type="number"
+          min={1}
+          inputMode="numeric"
+          value={depth}
+          onValue={setDepth}
+        />
         <p class="muted" data-testid="wh-secret-state">
           Signing secret: {view?.secretUnreadable
             ? "stored but unreadable (TOKEN_SECRET changed): set a new one."
@@ -220,20 +190,14 @@ function WebhooksSection({ queue }: { queue: string }) {
             ? "set (never shown again)."
             : "none: deliveries are unsigned."}
         </p>
-        <Field
+        <Input
           label="New signing secret"
           hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
-        >
-          {(id) => (
-            <input
-              id={id}
-              value={secret}
-              autoComplete="off"
-              spellcheck={false}
-              onInput={(e) => setSecret((e.target as HTMLInputElement).value)}
-            />
-          )}
-        </Field>
+          autocomplete="off"
+          spellcheck={false}
+          value={secret}
+          onValue={setSecret}
+        />
         <div class="actions">
           <button type="button" onClick={() => setSecret(newSecret())}>Generate a secret</button>
           {view?.hasSecret && (
@@ -248,12 +212,7 @@ function WebhooksSection({ queue }: { queue: string }) {
             </span>
           )}
         </div>
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Save webhooks</button>
-        </div>
-        <Status s={act.status} />
-        {shown && <OnceValue value={shown} label="Webhook signing secret" />}
-      </form>
+      </ActionForm>
       <h3>Test</h3>
       <div class="actions">
         <button type="button" disabled={test.busy || !view?.url} onClick={sendTest}>

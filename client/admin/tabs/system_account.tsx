@@ -5,25 +5,20 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { confirmAction, CopyButton, Field, OnceValue, Section, Status, useAction } from "../ui.tsx";
+import { ActionForm, confirmedRun, Input } from "../forms.tsx";
+import { CopyButton, OnceValue, Section, useAction } from "../ui.tsx";
 
-/** A password input bound to a state value. */
-function Secret(
-  p: { label: string; hint?: string; value: string; set: (v: string) => void; auto: string },
-) {
+/** The signed-in admin's current password, asked before a change to the account. */
+function CurrentPassword(p: { value: string; onValue: (v: string) => void }) {
   return (
-    <Field label={p.label} hint={p.hint}>
-      {(id) => (
-        <input
-          id={id}
-          type="password"
-          required
-          autoComplete={p.auto}
-          value={p.value}
-          onInput={(e) => p.set((e.target as HTMLInputElement).value)}
-        />
-      )}
-    </Field>
+    <Input
+      label="Current password"
+      type="password"
+      required
+      autocomplete="current-password"
+      value={p.value}
+      onValue={p.onValue}
+    />
   );
 }
 
@@ -54,36 +49,26 @@ export function PasswordSection() {
   };
   return (
     <Section title="Your password" id="password">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
-        <Secret
-          label="Current password"
-          value={current}
-          set={setCurrent}
-          auto="current-password"
-        />
-        <Secret
+      <ActionForm act={act} submit="Change password" onSubmit={save}>
+        <CurrentPassword value={current} onValue={setCurrent} />
+        <Input
           label="New password"
           hint="At least 12 characters; a few unrelated words work well."
+          type="password"
+          required
+          autocomplete="new-password"
           value={next}
-          set={setNext}
-          auto="new-password"
+          onValue={setNext}
         />
-        <Secret
+        <Input
           label="New password again"
+          type="password"
+          required
+          autocomplete="new-password"
           value={again}
-          set={setAgain}
-          auto="new-password"
+          onValue={setAgain}
         />
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Change password</button>
-        </div>
-        <Status s={act.status} />
-      </form>
+      </ActionForm>
     </Section>
   );
 }
@@ -92,48 +77,32 @@ export function RecoverySection() {
   const [current, setCurrent] = useState("");
   const [phrase, setPhrase] = useState<string | null>(null);
   const act = useAction();
-  const make = async () => {
-    const ok = await confirmAction(
+  const make = () =>
+    confirmedRun(
+      act,
       "Make a new recovery phrase? Your current phrase stops working at once.",
       "Make new phrase",
-    );
-    if (!ok) return;
-    setPhrase(null);
-    const r = await act.run(
-      () =>
-        api<{ recoveryPhrase: string }>("POST", "/api/admin/recovery/regenerate", {
+      () => {
+        setPhrase(null);
+        return api<{ recoveryPhrase: string }>("POST", "/api/admin/recovery/regenerate", {
           currentPassword: current,
-        }),
+        });
+      },
       "New recovery phrase made. Write it down and keep it offline: it is shown only this once.",
+      (r) => {
+        setPhrase(r.recoveryPhrase);
+        setCurrent("");
+      },
     );
-    if (r) {
-      setPhrase(r.recoveryPhrase);
-      setCurrent("");
-    }
-  };
   return (
     <Section title="Recovery phrase" id="recovery">
       <p class="muted">
         The 12 words reset your password if you forget it. Make a new one if the old one may have
         been seen.
       </p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          make();
-        }}
-      >
-        <Secret
-          label="Current password"
-          value={current}
-          set={setCurrent}
-          auto="current-password"
-        />
-        <div class="actions">
-          <button type="submit" disabled={act.busy}>Make a new recovery phrase</button>
-        </div>
-        <Status s={act.status} />
-      </form>
+      <ActionForm act={act} submit="Make a new recovery phrase" onSubmit={make}>
+        <CurrentPassword value={current} onValue={setCurrent} />
+      </ActionForm>
       {phrase && <OnceValue value={phrase} label="New recovery phrase" />}
     </Section>
   );

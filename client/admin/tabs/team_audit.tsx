@@ -1,17 +1,11 @@
 /// <reference lib="dom" />
 /** The audit log of the Team tab: recent admin activity, newest first, in local time. */
 import { useEffect, useState } from "preact/hooks";
+import type { AuditEntry } from "../../../lib/admin/audit.ts";
 import { api } from "../api.ts";
 import { localTime, Section, Status, useAction } from "../ui.tsx";
 
-interface Entry {
-  id: string;
-  at: number;
-  actor: string;
-  action: string;
-  ip: string;
-  detail: Record<string, unknown>;
-}
+type Entry = AuditEntry;
 
 /** Plain words for the actions an operator sees most; others show their code. */
 const WORDS: Record<string, string> = {

@@ -6,8 +6,8 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { PhraseOnce, TosBox } from "../auth.tsx";
-import { Field, Status, useAction } from "../ui.tsx";
+import { ActionForm, Input, NewAccountFields, PhraseOnce, TosBox } from "../forms.tsx";
+import { useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
 export function AccountStep(p: StepProps) {
@@ -34,9 +34,10 @@ export function AccountStep(p: StepProps) {
     );
   }
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <ActionForm
+      act={a}
+      submit="Create account"
+      onSubmit={async () => {
         const out = await a.run(
           () =>
             api<{ recoveryPhrase: string }>(
@@ -54,46 +55,16 @@ export function AccountStep(p: StepProps) {
         Create the first admin account. To prove you run this service, enter its setup secret: the
         TOKEN_SECRET you configured when deploying it.
       </p>
-      <Field label="Setup secret (TOKEN_SECRET)">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autocomplete="off"
-            required
-            value={secret}
-            onInput={(e) => setSecret(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="Username" hint="3 to 32 letters, digits, '.', '_' or '-'">
-        {(id) => (
-          <input
-            id={id}
-            autocomplete="username"
-            required
-            value={username}
-            onInput={(e) => setUsername(e.currentTarget.value)}
-          />
-        )}
-      </Field>
-      <Field label="Password" hint="At least 12 characters">
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            autocomplete="new-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        )}
-      </Field>
+      <Input
+        label="Setup secret (TOKEN_SECRET)"
+        type="password"
+        autocomplete="off"
+        required
+        value={secret}
+        onValue={setSecret}
+      />
+      <NewAccountFields {...{ username, setUsername, password, setPassword }} />
       <TosBox boot={p.boot} checked={tos} onChange={setTos} />
-      <div class="actions">
-        <button type="submit" disabled={a.busy}>Create account</button>
-      </div>
-      <Status s={a.status} />
-    </form>
+    </ActionForm>
   );
 }

@@ -8,7 +8,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { Field, Status, useAction } from "../ui.tsx";
+import { ActionForm, Input } from "../forms.tsx";
+import { Status, useAction } from "../ui.tsx";
 import { edgeDone, type StepProps } from "./types.ts";
 
 const E = "/api/admin/setup/edge";
@@ -60,9 +61,10 @@ export function EdgeStep(p: StepProps) {
       </p>
       {live && <p class="status ok">An edge link is already live. Continue, or link again.</p>}
       <Part title="1. API token" done={!!e?.token} open>
-        <form
-          onSubmit={async (ev) => {
-            ev.preventDefault();
+        <ActionForm
+          act={tok}
+          submit="Verify token"
+          onSubmit={async () => {
             const out = await tok.run(
               () => step<{ keptLaterSteps: boolean }>("POST", "/token-verify", { token }),
             );
@@ -77,68 +79,32 @@ export function EdgeStep(p: StepProps) {
             }
           }}
         >
-          <Field
+          <Input
             label="Cloudflare API token"
             hint={e?.token
               ? "A verified token is kept (sealed). Paste one again to replace it."
               : undefined}
-          >
-            {(id) => (
-              <input
-                id={id}
-                type="password"
-                autocomplete="off"
-                required
-                value={token}
-                onInput={(ev) => setToken(ev.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <div class="actions">
-            <button type="submit" disabled={tok.busy}>Verify token</button>
-          </div>
-          <Status s={tok.status} />
-        </form>
+            type="password"
+            autocomplete="off"
+            required
+            value={token}
+            onValue={setToken}
+          />
+        </ActionForm>
       </Part>
 
       <Part title="2. Zone and hostname" done={!!e?.zone} open={!!e?.token}>
-        <form
-          onSubmit={async (ev) => {
-            ev.preventDefault();
+        <ActionForm
+          act={ver}
+          submit="Find zone"
+          onSubmit={async () => {
             const out = await ver.run(
               () => step<{ records: RecordView[] }>("POST", "/verify", { zone, hostname }),
               "Zone found; the hostname lies in it.",
             );
             if (out) setRecords(out.records);
           }}
-        >
-          <Field label="Zone (domain)" hint="e.g. example.com">
-            {(id) => (
-              <input
-                id={id}
-                required
-                autocomplete="off"
-                value={zone}
-                onInput={(ev) => setZone(ev.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <Field label="Hostname of the waiting room" hint="e.g. queue.example.com">
-            {(id) => (
-              <input
-                id={id}
-                required
-                autocomplete="off"
-                value={hostname}
-                onInput={(ev) => setHostname(ev.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <div class="actions">
-            <button type="submit" disabled={ver.busy}>Find zone</button>
-          </div>
-          <Status s={ver.status} />
-          {records && (
+          after={records && (
             <ul class="wz-records" aria-label="DNS records of the hostname">
               {records.length === 0 && <li>No DNS record yet: the next part can create one.</li>}
               {records.map((r) => (
@@ -148,13 +114,31 @@ export function EdgeStep(p: StepProps) {
               ))}
             </ul>
           )}
-        </form>
+        >
+          <Input
+            label="Zone (domain)"
+            hint="e.g. example.com"
+            required
+            autocomplete="off"
+            value={zone}
+            onValue={setZone}
+          />
+          <Input
+            label="Hostname of the waiting room"
+            hint="e.g. queue.example.com"
+            required
+            autocomplete="off"
+            value={hostname}
+            onValue={setHostname}
+          />
+        </ActionForm>
       </Part>
 
       <Part title="3. Proxy the hostname" done={!!e?.fix} open={!!e?.zone}>
-        <form
-          onSubmit={async (ev) => {
-            ev.preventDefault();
+        <ActionForm
+          act={fix}
+          submit="Proxy DNS and turn on geolocation"
+          onSubmit={async () => {
             const out = await fix.run(() =>
               step<
                 {
@@ -178,24 +162,14 @@ export function EdgeStep(p: StepProps) {
             }
           }}
         >
-          <Field
+          <Input
             label="Origin address (only if the hostname has no DNS record)"
             hint="IP address or hostname of this service; leave empty to proxy existing records"
-          >
-            {(id) => (
-              <input
-                id={id}
-                autocomplete="off"
-                value={target}
-                onInput={(ev) => setTarget(ev.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <div class="actions">
-            <button type="submit" disabled={fix.busy}>Proxy DNS and turn on geolocation</button>
-          </div>
-          <Status s={fix.status} />
-        </form>
+            autocomplete="off"
+            value={target}
+            onValue={setTarget}
+          />
+        </ActionForm>
       </Part>
 
       <Part title="4. Encryption (SSL)" done={!!e?.ssl} open={!!e?.fix}>
@@ -225,9 +199,10 @@ export function EdgeStep(p: StepProps) {
       </Part>
 
       <Part title="5. Custom domain (optional)" done={!!e?.domains.length} open={!!e?.zone}>
-        <form
-          onSubmit={async (ev) => {
-            ev.preventDefault();
+        <ActionForm
+          act={att}
+          submit="Attach domain"
+          onSubmit={async () => {
             const out = await att.run(() =>
               step<{ attached: { domain: string; created: boolean } }>(
                 "POST",
@@ -247,22 +222,15 @@ export function EdgeStep(p: StepProps) {
           }}
         >
           {!!e?.domains.length && <p>Attached: {e.domains.join(", ")}</p>}
-          <Field label="Custom domain" hint="e.g. shop.example.com: points at the hostname">
-            {(id) => (
-              <input
-                id={id}
-                autocomplete="off"
-                required
-                value={domain}
-                onInput={(ev) => setDomain(ev.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <div class="actions">
-            <button type="submit" disabled={att.busy}>Attach domain</button>
-          </div>
-          <Status s={att.status} />
-        </form>
+          <Input
+            label="Custom domain"
+            hint="e.g. shop.example.com: points at the hostname"
+            autocomplete="off"
+            required
+            value={domain}
+            onValue={setDomain}
+          />
+        </ActionForm>
       </Part>
 
       <div class="actions">

@@ -5,7 +5,8 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { Field, Status, useAction, useId } from "../ui.tsx";
+import { ActionForm, Radios } from "../forms.tsx";
+import { Field, useAction, useId } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
 interface QueueView {
@@ -34,9 +35,10 @@ export function QueueStep(p: StepProps) {
   const existing = queues?.find((q) => q.queue === name.trim());
 
   return (
-    <form
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <ActionForm
+      act={a}
+      submit={`${existing ? "Use this queue" : "Create queue"} and continue`}
+      onSubmit={async () => {
         const queue = name.trim();
         const out = await a.run(async () => {
           if (existing) await api("POST", "/api/admin/mode", { queue, mode });
@@ -78,37 +80,17 @@ export function QueueStep(p: StepProps) {
           </>
         )}
       </Field>
-      <fieldset class="wz-mode">
-        <legend>Admission mode</legend>
-        <div class="field inline">
-          <input
-            id={`${modeName}-queue`}
-            type="radio"
-            name={modeName}
-            checked={mode === "queue"}
-            onChange={() => setMode("queue")}
-          />
-          <label for={`${modeName}-queue`}>Queue: first come, first served</label>
-        </div>
-        <div class="field inline">
-          <input
-            id={`${modeName}-lottery`}
-            type="radio"
-            name={modeName}
-            checked={mode === "lottery"}
-            onChange={() => setMode("lottery")}
-          />
-          <label for={`${modeName}-lottery`}>
-            Lottery: everyone who arrives before opening gets a random place
-          </label>
-        </div>
-      </fieldset>
-      <div class="actions">
-        <button type="submit" disabled={a.busy}>
-          {existing ? "Use this queue" : "Create queue"} and continue
-        </button>
-      </div>
-      <Status s={a.status} />
-    </form>
+      <Radios
+        legend="Admission mode"
+        class="wz-mode"
+        name={modeName}
+        options={[
+          ["queue", "Queue: first come, first served"],
+          ["lottery", "Lottery: everyone who arrives before opening gets a random place"],
+        ]}
+        value={mode}
+        onChange={setMode}
+      />
+    </ActionForm>
   );
 }

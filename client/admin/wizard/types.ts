@@ -1,24 +1,10 @@
 /// <reference lib="dom" />
 /** What the wizard's steps share: the server's progress (`GET /api/admin/setup`) and step props. */
+import type { SetupProgress } from "../../../lib/challenge/setup.ts";
 import type { Bootstrap } from "../boot.ts";
 
-/** `GET /api/admin/setup`. */
-export interface SetupProgress {
-  complete: boolean;
-  live: { edge: boolean; challenge: boolean };
-  edge: {
-    token: boolean;
-    zone: boolean;
-    fix: boolean;
-    ssl: boolean;
-    domains: string[];
-    zoneName: string | null;
-    hostname: string | null;
-  };
-  challenge: { provisioned: boolean; verified: boolean; siteKey: string | null; domains: string[] };
-  steps: { queue: boolean; branding: boolean; queueName: string | null };
-  missing: string[];
-}
+/** `GET /api/admin/setup` (the server's own type). */
+export type { SetupProgress };
 
 /** Props of one step: the flags, the progress, a way to re-read it, and to move on. */
 export interface StepProps {

@@ -1,0 +1,326 @@
+/// <reference lib="dom" />
+/**
+ * Form pieces the screens, tabs and wizard steps share: an input bound to a string state, a
+ * labelled checkbox, a form with its submit button and status, a one-time GET on mount, a list
+ * table with a confirmed remove, and the account pieces (terms box, new username and password,
+ * recovery phrase shown once).
+ */
+import type { ComponentChildren, InputHTMLAttributes } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { api, messageOf } from "./api.ts";
+import type { Bootstrap } from "./boot.ts";
+import { confirmAction, CopyButton, Field, Status, useAction, useId } from "./ui.tsx";
+
+/** What `useAction()` gives a form. */
+export type Action = ReturnType<typeof useAction>;
+
+/** The attributes an `<Input>` passes on to its input. */
+interface InputAttrs {
+  type?: string;
+  autocomplete?: string;
+  required?: boolean;
+  min?: number | string;
+  max?: number | string;
+  step?: number | string;
+  inputMode?: string;
+  placeholder?: string;
+  spellcheck?: boolean;
+  maxLength?: number;
+}
+
+/**
+ * A labelled input bound to a string: `onValue` gets every edit. Other attributes (type, min,
+ * autocomplete…) go on the input; `describe` points aria-describedby at the hint.
+ */
+export function Input(
+  p:
+    & { label: string; hint?: string; value: string; onValue: (v: string) => void }
+    & { describe?: boolean }
+    & InputAttrs,
+) {
+  const { label, hint, value, onValue, describe, ...attrs } = p;
+  return (
+    <Field label={label} hint={hint}>
+      {(id) => (
+        <input
+          id={id}
+          aria-describedby={describe ? `${id}-hint` : undefined}
+          {...attrs as InputHTMLAttributes<HTMLInputElement>}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
+/** A checkbox with its label after it (a `.field.inline` row). */
+export function Check(
+  p: {
+    label: ComponentChildren;
+    checked: boolean;
+    onChange: (v: boolean) => void;
+    id?: string;
+    required?: boolean;
+  },
+) {
+  const auto = useId("check");
+  const id = p.id ?? auto;
+  return (
+    <div class="field inline">
+      <input
+        id={id}
+        type="checkbox"
+        required={p.required}
+        checked={p.checked}
+        onChange={(e) => p.onChange(e.currentTarget.checked)}
+      />
+      <label for={id}>{p.label}</label>
+    </div>
+  );
+}
+
+/**
+ * A group of radio buttons, one `.field.inline` row each: `options` are [value, label] pairs, ids
+ * are `<ids>-<value>` (`ids` defaults to `name`).
+ */
+export function Radios<V extends string>(
+  p: {
+    legend: string;
+    name: string;
+    ids?: string;
+    class?: string;
+    options: readonly (readonly [V, ComponentChildren])[];
+    value: V;
+    onChange: (v: V) => void;
+  },
+) {
+  return (
+    <fieldset class={p.class}>
+      <legend>{p.legend}</legend>
+      {p.options.map(([v, label]) => (
+        <div class="field inline" key={v}>
+          <input
+            id={`${p.ids ?? p.name}-${v}`}
+            type="radio"
+            name={p.name}
+            checked={p.value === v}
+            onChange={() => p.onChange(v)}
+          />
+          <label for={`${p.ids ?? p.name}-${v}`}>{label}</label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/**
+ * A form that runs `onSubmit` (Enter or its button), then its actions row (the submit button,
+ * disabled while busy or when `disabled`, and any `buttons`), its status, and `after`.
+ */
+export function ActionForm(
+  p: {
+    act: Action;
+    submit: ComponentChildren;
+    onSubmit: () => unknown;
+    noValidate?: boolean;
+    class?: string;
+    disabled?: boolean;
+    buttons?: ComponentChildren;
+    after?: ComponentChildren;
+    children?: ComponentChildren;
+  },
+) {
+  return (
+    <form
+      class={p.class}
+      noValidate={p.noValidate}
+      onSubmit={(e) => {
+        e.preventDefault();
+        p.onSubmit();
+      }}
+    >
+      {p.children}
+      <div class="actions">
+        <button type="submit" disabled={p.act.busy || p.disabled}>{p.submit}</button>
+        {p.buttons}
+      </div>
+      <Status s={p.act.status} />
+      {p.after}
+    </form>
+  );
+}
+
+/**
+ * GETs `path` once on mount into `show`; a failure goes to `act`'s status (worded by `text`), or
+ * is ignored without `act`. Returns the load, to run again after a change.
+ */
+export function useLoad<T>(
+  path: string,
+  show: (v: T) => void,
+  act?: Action,
+  text: (e: unknown) => string = messageOf,
+): () => Promise<void> {
+  const load = () =>
+    api<T>("GET", path).then(show).catch((e) => act?.setStatus({ kind: "error", text: text(e) }));
+  useEffect(() => {
+    load();
+  }, []);
+  return load;
+}
+
+/**
+ * Asks first (`confirmAction`), then runs `fn` through `act` and, when it succeeded, `after`.
+ * Resolves with what `fn` gave (undefined when cancelled or failed).
+ */
+export async function confirmedRun<T>(
+  act: Action,
+  question: string,
+  confirmLabel: string,
+  fn: () => Promise<T>,
+  okText?: string,
+  after?: (out: T) => unknown,
+): Promise<T | undefined> {
+  if (!await confirmAction(question, confirmLabel)) return undefined;
+  const out = await act.run(fn, okText);
+  if (out) await after?.(out);
+  return out;
+}
+
+/**
+ * A table of rows with a last "Actions" column holding a remove button per row (where `canRemove`
+ * allows); `empty` is said instead of an empty table.
+ */
+export function RemoveTable<T>(
+  p: {
+    rows: T[] | null;
+    empty?: string;
+    columns: string[];
+    rowKey: (r: T) => string;
+    cells: (r: T) => ComponentChildren;
+    removeLabel: string;
+    removeName: (r: T) => string;
+    canRemove?: (r: T) => boolean;
+    busy: boolean;
+    onRemove: (r: T) => void;
+  },
+) {
+  if (!p.rows) return null;
+  if (p.rows.length === 0) return p.empty ? <p>{p.empty}</p> : null;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {p.columns.map((c) => <th scope="col" key={c}>{c}</th>)}
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.map((r) => (
+            <tr key={p.rowKey(r)}>
+              {p.cells(r)}
+              <td>
+                {(p.canRemove?.(r) ?? true) && (
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={p.busy}
+                    aria-label={p.removeName(r)}
+                    onClick={() => p.onRemove(r)}
+                  >
+                    {p.removeLabel}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The terms summary and its "I accept" checkbox (required to submit). */
+export function TosBox(
+  p: { boot: Bootstrap; checked: boolean; onChange: (v: boolean) => void },
+) {
+  return (
+    <div class="tos">
+      <h3>Terms of service (version {p.boot.tosVersion})</h3>
+      <p class="tos-text">{p.boot.tosSummary}</p>
+      <Check
+        label="I accept the terms of service"
+        required
+        checked={p.checked}
+        onChange={p.onChange}
+      />
+    </div>
+  );
+}
+
+/** The username of a sign-in, recovery or new account. */
+export function UsernameInput(p: { value: string; onValue: (v: string) => void; hint?: string }) {
+  return <Input label="Username" autocomplete="username" required {...p} />;
+}
+
+/** The username and password of a new account (claim, invite). */
+export function NewAccountFields(
+  p: {
+    username: string;
+    setUsername: (v: string) => void;
+    password: string;
+    setPassword: (v: string) => void;
+  },
+) {
+  return (
+    <>
+      <UsernameInput
+        hint="3 to 32 letters, digits, '.', '_' or '-'"
+        value={p.username}
+        onValue={p.setUsername}
+      />
+      <Input
+        label="Password"
+        hint="At least 12 characters"
+        type="password"
+        autocomplete="new-password"
+        required
+        value={p.password}
+        onValue={p.setPassword}
+      />
+    </>
+  );
+}
+
+/**
+ * A recovery phrase shown this once: the words, a copy button, and an "I saved it" checkbox that
+ * must be ticked before `onContinue` can run.
+ */
+export function PhraseOnce(
+  p: { phrase: string; onContinue: () => void; continueLabel?: string; intro?: string },
+) {
+  const [saved, setSaved] = useState(false);
+  return (
+    <div class="phrase-once">
+      <h2 id="phrase-h" tabIndex={-1}>Your recovery phrase</h2>
+      <p>
+        {p.intro ??
+          "It is shown this once. Write it down or store it in a password manager: it is the only " +
+            "way back in if you forget your password."}
+      </p>
+      <div class="once">
+        <code class="phrase" data-copy={p.phrase} aria-label="Recovery phrase">{p.phrase}</code>
+        <CopyButton text={p.phrase} label="Copy phrase" />
+      </div>
+      <Check label="I saved my recovery phrase" checked={saved} onChange={setSaved} />
+      <div class="actions">
+        <button type="button" class="primary" disabled={!saved} onClick={p.onContinue}>
+          {p.continueLabel ?? "Continue"}
+        </button>
+      </div>
+    </div>
+  );
+}
