@@ -126,6 +126,8 @@ export function ActionForm(
     noValidate?: boolean;
     class?: string;
     disabled?: boolean;
+    /** Its values are still loading: fields and submit stay disabled. */
+    loading?: boolean;
     buttons?: ComponentChildren;
     after?: ComponentChildren;
     children?: ComponentChildren;
@@ -140,9 +142,11 @@ export function ActionForm(
         p.onSubmit();
       }}
     >
-      {p.children}
+      <fieldset class="bare" disabled={p.loading} aria-busy={p.loading || undefined}>
+        {p.children}
+      </fieldset>
       <div class="actions">
-        <button type="submit" disabled={p.act.busy || p.disabled}>{p.submit}</button>
+        <button type="submit" disabled={p.act.busy || p.disabled || p.loading}>{p.submit}</button>
         {p.buttons}
       </div>
       <Status s={p.act.status} />
@@ -153,20 +157,24 @@ export function ActionForm(
 
 /**
  * GETs `path` once on mount into `show`; a failure goes to `act`'s status (worded by `text`), or
- * is ignored without `act`. Returns the load, to run again after a change.
+ * is ignored without `act`. Gives `reload`, to run again after a change, and `loaded`, false
+ * until the first answer came (an `ActionForm` with `loading` keeps its fields disabled till then,
+ * so nothing typed early is overwritten by the answer).
  */
 export function useLoad<T>(
   path: string,
   show: (v: T) => void,
   act?: Action,
   text: (e: unknown) => string = messageOf,
-): () => Promise<void> {
-  const load = () =>
-    api<T>("GET", path).then(show).catch((e) => act?.setStatus({ kind: "error", text: text(e) }));
+): { reload: () => Promise<void>; loaded: boolean } {
+  const [loaded, setLoaded] = useState(false);
+  const reload = () =>
+    api<T>("GET", path).then(show).catch((e) => act?.setStatus({ kind: "error", text: text(e) }))
+      .finally(() => setLoaded(true));
   useEffect(() => {
-    load();
+    reload();
   }, []);
-  return load;
+  return { reload, loaded };
 }
 
 /**

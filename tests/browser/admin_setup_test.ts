@@ -204,6 +204,8 @@ Deno.test({
         await page.getByText("Verified.", { exact: true }).waitFor(T);
         await page.getByRole("button", { name: "Continue" }).click();
         await stepHeading(page, 4, "Queue").waitFor(T);
+        // The step reads the queues when it opens; fill only after that, or the read resets it.
+        await page.getByText("Existing: default").waitFor(T);
         await page.getByLabel("Queue name").fill("launch");
         await page.getByLabel(/^Lottery/).check();
         await page.getByRole("button", { name: "Create queue and continue" }).click();

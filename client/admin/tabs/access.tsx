@@ -52,7 +52,7 @@ function GeoBlockSection() {
     setText(v.countriesText);
     if (v.ttlHours) setTtl(String(v.ttlHours));
   };
-  useLoad("/api/admin/geo-block", show, act);
+  const { loaded } = useLoad("/api/admin/geo-block", show, act);
 
   const save = async () => {
     if (view && on !== view.enabled) {
@@ -93,7 +93,7 @@ function GeoBlockSection() {
           ? `Ended at ${localTime(view.expiresAt)} (no longer blocking).`
           : "Off."}
       </p>
-      <ActionForm act={act} submit="Save country block" onSubmit={save} disabled={!view}>
+      <ActionForm act={act} submit="Save country block" onSubmit={save} loading={!loaded}>
         <Check id="geo-on" label="Block these countries" checked={on} onChange={setOn} />
         <Field label="Countries" hint="Two-letter codes (ISO 3166-1), one per line; # comments.">
           {(id) => (
@@ -146,7 +146,7 @@ function AllowlistSection() {
   const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
   const [lines, setLines] = useState<LineError[]>([]);
   const act = useAction();
-  useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
+  const { loaded } = useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
     "/api/admin/bypass",
     (v) => {
       setText(v.allowlistText);
@@ -172,7 +172,7 @@ function AllowlistSection() {
         Visitors from these addresses skip the queue and take no slot. Last saved:{" "}
         {localTime(info?.updatedAt)}.
       </p>
-      <ActionForm act={act} submit="Save allowlist" onSubmit={save}>
+      <ActionForm act={act} submit="Save allowlist" onSubmit={save} loading={!loaded}>
         <Field
           label="Addresses and ranges"
           hint="IPv4 or IPv6 addresses and CIDR ranges, one per line; # starts a comment."
@@ -213,7 +213,7 @@ function OriginSection() {
     setMode(!o ? (v.enabled ? "env" : "url") : !o.enabled ? "off" : o.url ? "url" : "env");
     setUrl(o?.url ?? "");
   };
-  useLoad("/api/admin/origin", show);
+  const { loaded } = useLoad("/api/admin/origin", show);
   const save = () =>
     act.run(async () => {
       const body = mode === "off"
@@ -248,6 +248,7 @@ function OriginSection() {
         act={act}
         submit="Save origin"
         onSubmit={save}
+        loading={!loaded}
         buttons={view?.override && (
           <button type="button" class="danger" disabled={act.busy} onClick={remove}>
             Remove override

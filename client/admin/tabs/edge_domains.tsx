@@ -28,7 +28,7 @@ export function DomainsSection() {
   const load = useAction();
   const attach = useAction();
   const detach = useAction();
-  const reload = useLoad("/api/admin/edge/domains", setList, load, edgeMessage);
+  const { reload } = useLoad("/api/admin/edge/domains", setList, load, edgeMessage);
 
   const add = async () => {
     const domain = name.trim();

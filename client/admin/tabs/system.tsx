@@ -99,7 +99,7 @@ function WebhooksSection({ queue }: { queue: string }) {
     setEvents(v.events);
     setDepth(String(v.depthThreshold));
   };
-  useLoad("/api/admin/webhooks", show, act);
+  const { loaded } = useLoad("/api/admin/webhooks", show, act);
   const save = async () => {
     const body: Record<string, unknown> = {
       enabled,
@@ -148,6 +148,7 @@ function WebhooksSection({ queue }: { queue: string }) {
         act={act}
         submit="Save webhooks"
         onSubmit={save}
+        loading={!loaded}
         after={shown && <OnceValue value={shown} label="Webhook signing secret" />}
       >
         <Check id="wh-on" label="Send webhooks" checked={enabled} onChange={setEnabled} />

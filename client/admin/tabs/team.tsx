@@ -29,7 +29,7 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
   const [fresh, setFresh] = useState<string | null>(null);
   const make = useAction();
   const revoke = useAction();
-  const load = useLoad<{ invites: Invite[] }>(
+  const { reload: load } = useLoad<{ invites: Invite[] }>(
     "/api/admin/invites",
     (r) => setInvites(r.invites),
     revoke,
@@ -95,7 +95,11 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
 function UsersSection({ me, onChange }: { me: string | undefined; onChange: () => void }) {
   const [users, setUsers] = useState<User[] | null>(null);
   const act = useAction();
-  const load = useLoad<{ users: User[] }>("/api/admin/users", (r) => setUsers(r.users), act);
+  const { reload: load } = useLoad<{ users: User[] }>(
+    "/api/admin/users",
+    (r) => setUsers(r.users),
+    act,
+  );
   const remove = (u: User) =>
     confirmedRun(
       act,

@@ -3,7 +3,7 @@
  * Step 4: the queue visitors wait in. Pick an existing queue or name a new one, and its
  * admission mode: first come, first served, or a lottery among those who arrived before opening.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Radios } from "../forms.tsx";
 import { Field, useAction, useId } from "../ui.tsx";
@@ -19,6 +19,7 @@ export function QueueStep(p: StepProps) {
   const [name, setName] = useState(p.progress?.steps.queueName ?? "");
   const [mode, setMode] = useState<"queue" | "lottery">("queue");
   const a = useAction();
+  const edited = useRef(false);
   const listId = useId("queues");
   const modeName = useId("mode");
 
@@ -26,6 +27,8 @@ export function QueueStep(p: StepProps) {
     a.run(async () => {
       const r = await api<{ queues: QueueView[] }>("GET", "/api/admin/queues");
       setQueues(r.queues);
+      // What the operator typed or chose while the list loaded wins over the defaults.
+      if (edited.current) return "";
       const pick = r.queues.find((q) => q.queue === name) ?? r.queues[0];
       if (!name && pick) setName(pick.queue);
       if (pick) setMode(pick.mode);
@@ -68,6 +71,7 @@ export function QueueStep(p: StepProps) {
               autocomplete="off"
               value={name}
               onInput={(e) => {
+                edited.current = true;
                 const v = e.currentTarget.value;
                 setName(v);
                 const q = queues?.find((x) => x.queue === v.trim());
@@ -89,7 +93,10 @@ export function QueueStep(p: StepProps) {
           ["lottery", "Lottery: everyone who arrives before opening gets a random place"],
         ]}
         value={mode}
-        onChange={setMode}
+        onChange={(m) => {
+          edited.current = true;
+          setMode(m);
+        }}
       />
     </ActionForm>
   );
