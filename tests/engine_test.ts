@@ -1,5 +1,6 @@
 import type { TicketClaims } from "../lib/tokens.ts";
 import {
+  bulkLimit,
   checkWindow,
   effectiveRate,
   estimateWaitSeconds,
@@ -431,21 +432,42 @@ Deno.test("checkWindow: newcomers from the next second, renewals one period late
   );
 });
 
-Deno.test("frontCheckSec: predicted admission, never sooner than 5 s, none without a prediction", () => {
+Deno.test("frontCheckSec: the second after the predicted admission, never sooner than 5 s, none without a prediction", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0) + 700;
   const nowSec = Math.floor(now / 1000);
   const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
-  for (let position = 1; position <= 40; position++) {
+  // Predicted by x+4 (positions 1 to 32 at 10/s from x.7; 33 is x+4.0 in floating point): the
+  // 5 s minimum.
+  for (let position = 1; position <= 32; position++) {
     assertEquals(frontCheckSec({ ...base, position }), nowSec + FRONT_PERIOD_SECONDS);
   }
-  assertEquals(frontCheckSec({ ...base, position: 100 }), Math.ceil(now / 1000 + 10));
+  // Predicted in the fifth second (x+4.1 to x+4.7): the second after it.
+  for (let position = 34; position <= 40; position++) {
+    assertEquals(frontCheckSec({ ...base, position }), nowSec + 6, `position ${position}`);
+  }
+  // Position 100: predicted at x.7 + 10 s, in second x+11; checks in at x+12.
+  assertEquals(frontCheckSec({ ...base, position: 100 }), nowSec + 12);
+  assertEquals(frontCheckSec({ ...base, position: 100, rate: 20 }), nowSec + 7, "5.7 s ahead");
   assertEquals(frontCheckSec({ ...base }), null, "lottery: no position, no prediction");
   assertEquals(frontCheckSec({ ...base, position: 1, startMs: null }), null, "paused");
   assertEquals(
     frontCheckSec({ ...base, position: 10, startMs: now + 60_000 }),
-    Math.ceil((now + 60_000) / 1000 + 1),
-    "before the opening time the prediction starts there",
+    nowSec + 63,
+    "before the opening time the prediction starts there (x.7 + 60 s + 1 s)",
   );
+});
+
+Deno.test("bulkLimit: the budget less twice the rate for front check-ins, 20 to 150 of it", () => {
+  const cases: [number, number][] = [
+    [0.1, 730],
+    [1, 730],
+    [10, 730],
+    [10.5, 729],
+    [50, 650],
+    [75, 600],
+    [500, 600],
+  ];
+  for (const [rate, limit] of cases) assertEquals(bulkLimit(rate), limit, `rate ${rate}`);
 });
 
 Deno.test("the slot ledger fills each second up to the 750 budget, in order", () => {
@@ -463,6 +485,26 @@ Deno.test("the slot ledger fills each second up to the 750 budget, in order", ()
   assertEquals(ledger.reserve("q", 150, 150), 150);
 });
 
+Deno.test("the slot ledger fills bulk placements to their limit, then to the budget before overbooking", () => {
+  const ledger = new SlotLedger(null as unknown as Deno.Kv);
+  const got = new Map<number, number>();
+  const take = (s: number) => got.set(s, (got.get(s) ?? 0) + 1);
+  for (let i = 0; i < 2000; i++) take(ledger.reserve("q", 101, 200, 730));
+  assertEquals([...got.entries()], [[101, 730], [102, 730], [103, 540]]);
+  // A full window under the limit: the first second seen with room under the whole budget.
+  got.clear();
+  for (let i = 0; i < 3 * 730; i++) take(ledger.reserve("q", 301, 303, 730));
+  assertEquals([...got.entries()], [[301, 730], [302, 730], [303, 730]]);
+  got.clear();
+  for (let i = 0; i < 61; i++) take(ledger.reserve("q", 301, 303, 730));
+  assertEquals([...got.entries()], [[301, 21], [302, 20], [303, 20]], "then overbooks 301");
+  // Front check-ins (reserveBefore) may fill a second the bulk left at 730 up to 750.
+  for (let i = 0; i < 730; i++) ledger.reserve("q", 401, 401, 730);
+  got.clear();
+  for (let i = 0; i < 21; i++) take(ledger.reserveBefore("q", 400, 401));
+  assertEquals([...got.entries()], [[401, 20], [400, 1]]);
+});
+
 Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the ledger", () => {
   const ledger = new SlotLedger(null as unknown as Deno.Kv);
   const now = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -472,6 +514,8 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
     sec: nowSec + 5,
     reserved: true,
   });
+  // Predicted admission in 4.5 s: the second after it.
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 45 }).sec, nowSec + 6);
   // A front check-in that meets a full second moves earlier, never later.
   for (let i = 0; i < STATUS_BUDGET_PER_SECOND; i++) ledger.reserve("q", nowSec + 4, nowSec + 4);
   assertEquals(planCheckIn(ledger, "q", { ...base, position: 2 }).sec, nowSec + 5);
@@ -482,11 +526,31 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
     sec: nowSec + 100,
     reserved: true,
   });
-  // Position 500 is predicted in 50 s: the ledger search ends there.
+  // Position 500 is predicted in 50 s: the ledger search ends in the second after it.
   assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }), {
     sec: nowSec + 1,
     reserved: true,
   });
+  // Bulk placements fill a second to 730 at 10/s (bulkLimit), then take the next one.
+  for (let i = 0; i < 729; i++) planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" });
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }).sec, nowSec + 2);
+  // A newcomer predicted in 4.5 s searches up to the second after it: seconds 1 to 6 fill to 730,
+  // then to the whole budget (front check-ins would have used that room), then the first is
+  // overbooked.
+  const b = new SlotLedger(null as unknown as Deno.Kv);
+  const got = new Map<number, number>();
+  for (let i = 0; i < 6 * 750 + 1; i++) {
+    const s = planCheckIn(b, "q", { ...base, position: 45, kind: "join" }).sec - nowSec;
+    got.set(s, (got.get(s) ?? 0) + 1);
+    if (i === 6 * 730 - 1) {
+      assertEquals([...got.values()], [730, 730, 730, 730, 730, 730], "first to 730 each");
+    }
+  }
+  assertEquals([...got.entries()], [[1, 751], [2, 750], [3, 750], [4, 750], [5, 750], [6, 750]]);
+  // Lottery mode (no prediction) fills the whole budget with bulk placements.
+  const lottery = { ...base, position: undefined, kind: "join" as const };
+  for (let i = 0; i < 750; i++) planCheckIn(ledger, "l", lottery);
+  assertEquals(planCheckIn(ledger, "l", lottery).sec, nowSec + 2);
 });
 
 Deno.test("livenessDeadline, effectiveRate and estimateWaitSeconds", () => {
@@ -507,7 +571,7 @@ Deno.test("livenessDeadline, effectiveRate and estimateWaitSeconds", () => {
 
 // ---------------------------------------------------------------- timeslots (engine)
 
-Deno.test("joins at one instant fill the coming seconds up to the budget, in order", async () => {
+Deno.test("joins at one instant fill the coming seconds up to the bulk limit (730 at 10/s), in order", async () => {
   const t = await makeApp();
   await t.engine.setPaused(Q, true);
   const now = t.clock.now();
@@ -518,11 +582,11 @@ Deno.test("joins at one instant fill the coming seconds up to the budget, in ord
     assert(x.nextCheckAt > now, "in the future");
     perSecond.set(x.nextCheckAt, (perSecond.get(x.nextCheckAt) ?? 0) + 1);
   }
-  assertEquals([...perSecond.entries()], [[now + 1000, 750], [now + 2000, 750], [now + 3000, 500]]);
+  assertEquals([...perSecond.entries()], [[now + 1000, 730], [now + 2000, 730], [now + 3000, 540]]);
   t.close();
 });
 
-Deno.test("with a long line the front checks in within 5 s while the back uses the long period", async () => {
+Deno.test("with a long line the front checks in within 5 s (6 s when predicted in the fifth) while the back uses the long period", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 100_000 });
   await t.engine.tick(Q);
   const m = await joinMany(t, 7600);
@@ -545,11 +609,14 @@ Deno.test("with a long line the front checks in within 5 s while the back uses t
       gaps.set(x.id, [...(gaps.get(x.id) ?? []), x.nextCheckAt - now]);
     }
   }
-  for (const x of front) {
+  // Positions 1 to 40 are predicted within 4 s and check in every 5 s (or sooner when a second
+  // is full); 41 to 50, predicted in the fifth second, check in the second after it: 6 s.
+  front.forEach((x, i) => {
     const g = gaps.get(x.id) ?? [];
     assert(g.length >= 2, `${x.id} checked in ${g.length} times in 11 s`);
-    assert(Math.max(...g) <= 5000, `${x.id} (front) next check-in gaps ${g.join(",")}`);
-  }
+    if (i < 40) assert(Math.max(...g) <= 5000, `${x.id} (front) next check-in gaps ${g.join(",")}`);
+    else assertEquals(g, [6000, 6000], `${x.id} (position ${i + 1}) next check-in gaps`);
+  });
   const backGaps = back.flatMap((x) => gaps.get(x.id) ?? []);
   assert(back.every((x) => gaps.has(x.id)), "every back waiter checked in within 11 s");
   assert(Math.max(...backGaps) > 5000, "back of the line is not polled every 5 s");

@@ -68,9 +68,12 @@ export interface LineReport {
 export async function followLine(e: ScenarioEnv, o: LineOptions): Promise<LineReport> {
   const started = performance.now();
   const kvPath = `${e.dir}/line.kv`;
-  // Time to seed, check and mint (about 1M waiters a minute here) and start the server, with
-  // room to spare (a faster server clock makes short work of what is left).
-  const slackSec = 3 + Math.ceil(o.waiting / 8000);
+  // Time to seed, check and mint and start the server, with room to spare (a faster server clock
+  // makes short work of what is left). About 1M waiters a minute on a quiet machine, but 250 s
+  // when other work shared the 2 CPUs (2026-11-25): a late start sends every missed slot at once,
+  // and the backlog delays the front's check-ins (and so the learning of admission) for a minute
+  // or more. So 3 s per 1000 waiters: 337 s for 1M.
+  const slackSec = 3 + Math.ceil(o.waiting / 3000);
   e.log(`  seeding ${o.waiting} waiters (the queue opens in ${slackSec} s) ...`);
   let plan = await planLine(Q, o.waiting, o.rate, slackSec, 10_000_000);
   const at = plan.at;

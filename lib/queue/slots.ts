@@ -1,5 +1,6 @@
 import { keys } from "../store/keys.ts";
 import {
+  bulkLimit,
   checkWindow,
   frontCheckSec,
   type ScheduleInput,
@@ -21,7 +22,8 @@ const HORIZON_SECONDS = 4 * 3600;
  * Check-in occupancy per second: how many waiters were given each future second as their next
  * timeslot. Assignments are summed into KV in the same commit as the visitor write, and each
  * instance re-reads the counts once a second, so every instance fills seconds up to the 750/s
- * budget instead of guessing from arrival numbers.
+ * budget (bulk placements to a lower mark, see `bulkLimit`) instead of guessing from arrival
+ * numbers.
  */
 export class SlotLedger {
   #queues = new Map<string, QueueLedger>();
@@ -60,25 +62,32 @@ export class SlotLedger {
   }
 
   /**
-   * The first second at or after `fromSec` (and within `untilSec`) that has room under the
-   * budget; `fromSec` itself when all are full. Reserves it locally.
+   * The first second at or after `fromSec` (and within `untilSec`) that has room under `limit`
+   * (bulk placements leave the rest of the budget to front-of-line check-ins, see `bulkLimit`);
+   * failing that, the first one seen with room under the whole budget; `fromSec` itself when all
+   * are full. Reserves it locally.
    */
-  reserve(q: string, fromSec: number, untilSec: number): number {
+  reserve(q: string, fromSec: number, untilSec: number, limit = STATUS_BUDGET_PER_SECOND): number {
     let l = this.#queues.get(q);
     if (!l) this.#queues.set(q, l = { readSec: 0, counts: new Map(), hint: 0 });
     const dense = fromSec <= l.hint;
     let s = Math.max(fromSec, l.hint);
-    while (s <= untilSec && (l.counts.get(s) ?? 0) >= STATUS_BUDGET_PER_SECOND) s++;
-    if (s > untilSec) s = fromSec;
+    let spare: number | null = null;
+    for (; s <= untilSec; s++) {
+      const n = l.counts.get(s) ?? 0;
+      if (n < limit) break;
+      if (spare === null && n < STATUS_BUDGET_PER_SECOND) spare = s;
+    }
+    if (s > untilSec) s = spare ?? fromSec;
     else if (dense) l.hint = s;
     l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
     return s;
   }
 
   /**
-   * The latest second at or before `untilSec` (and from `fromSec`) with room under the budget,
-   * for front-of-line check-ins: earlier is as good for them, later is not. `untilSec` when all
-   * are full. Reserves it locally.
+   * The latest second at or before `untilSec` (and from `fromSec`) with room under the whole
+   * budget, for front-of-line check-ins: an earlier one costs at most another check-in, a later
+   * one would delay learning of the admission. `untilSec` when all are full. Reserves it locally.
    */
   reserveBefore(q: string, fromSec: number, untilSec: number): number {
     let l = this.#queues.get(q);
@@ -99,8 +108,10 @@ export function sumCheckins(op: Deno.AtomicOperation, q: string, secs: number[])
 }
 
 /**
- * Places one check-in: the first second with room under the 750/s budget in the waiter's window
- * (see `checkWindow`), or its predicted admission when that comes first (queue mode).
+ * Places one check-in: the first second with room in the waiter's window (see `checkWindow`),
+ * or the second after its predicted admission when that comes first (queue mode). In queue mode
+ * the window fills seconds only up to `bulkLimit`, so the front-of-line check-ins, which may use
+ * the whole 750/s budget, find room instead of landing on full seconds.
  * Every placement is counted in the ledger (`reserved`), to be summed into KV.
  */
 export function planCheckIn(
@@ -114,8 +125,9 @@ export function planCheckIn(
     const nowSec = Math.floor(input.nowMs / 1000);
     return { sec: ledger.reserveBefore(q, nowSec + 1, front), reserved: true };
   }
+  if (front === null) return { sec: ledger.reserve(q, from, until), reserved: true };
   return {
-    sec: ledger.reserve(q, from, front === null ? until : Math.min(until, front)),
+    sec: ledger.reserve(q, from, Math.min(until, front), bulkLimit(input.rate)),
     reserved: true,
   };
 }

@@ -8,6 +8,19 @@ export const STATUS_BUDGET_PER_SECOND = 750;
 /** Check-in period of front-of-line waiters, in seconds. */
 export const FRONT_PERIOD_SECONDS = 5;
 
+/**
+ * Check-ins per second that bulk placements (newcomers and ordinary renewals) may fill while
+ * front-of-line check-ins exist (queue mode): the budget less a reserve for those, which come on
+ * top of the bulk at about one or two per admission (`SlotLedger.reserveBefore` may fill a second
+ * up to the whole budget). The reserve is twice the admission rate, at least 20 and at most 150 a
+ * second: 730 at the default 10/s. (Without a prediction, in lottery mode, the bulk fills the
+ * whole budget.)
+ */
+export function bulkLimit(rate: number): number {
+  const reserve = Math.min(150, Math.max(20, Math.ceil(2 * rate)));
+  return STATUS_BUDGET_PER_SECOND - reserve;
+}
+
 /** `periodSec = max(5, ceil(waiting / 750))` (SPEC 8). */
 export function periodSeconds(waiting: number): number {
   return Math.max(FRONT_PERIOD_SECONDS, Math.ceil(waiting / STATUS_BUDGET_PER_SECOND));
@@ -55,14 +68,16 @@ export function checkWindow(s: ScheduleInput): [number, number] {
 }
 
 /**
- * The second a front-of-line waiter should check in instead (queue mode): its predicted
- * admission, but never sooner than 5 s ahead; null without a prediction.
+ * The second a front-of-line waiter should check in instead (queue mode): the second after the
+ * one its admission is predicted in, but never sooner than 5 s ahead; null without a prediction.
+ * The tick of a second starts with its first request, so a check-in in the predicted second itself
+ * would often be answered before that tick commits and learn of the admission only 5 s later.
  */
 export function frontCheckSec(s: ScheduleInput): number | null {
   if (s.position === undefined || s.startMs === null) return null;
   const nowSec = Math.floor(s.nowMs / 1000);
   const predictedSec = Math.max(s.startMs, s.nowMs) / 1000 + s.position / s.rate;
-  return Math.max(nowSec + FRONT_PERIOD_SECONDS, Math.ceil(predictedSec));
+  return Math.max(nowSec + FRONT_PERIOD_SECONDS, Math.ceil(predictedSec) + 1);
 }
 
 /** Deadline after which a waiter that has not checked in is dropped: two periods plus 30 s. */

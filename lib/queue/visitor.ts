@@ -75,7 +75,8 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
 
 /**
  * Computes a waiter's next timeslot and liveness deadline: the first second with room under the
- * 750/s budget in its window, or its predicted admission when that comes first (queue mode).
+ * 750/s budget in its window, or the second after its predicted admission when that comes first
+ * (queue mode; see `planCheckIn`).
  * Returns the second reserved in the occupancy ledger (null when none was), to be summed in KV.
  */
 export function schedule(
