@@ -1,3 +1,4 @@
+import { DatabaseSync } from "node:sqlite";
 import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
 import { SCHEMA_VERSION } from "../lib/store/migrate.ts";
@@ -20,9 +21,25 @@ const fixture = JSON.parse(await Deno.readTextFile(new URL("fixture.json", DIR))
   tickets: Record<string, { queue: string; ticket: string; status: string }>;
 };
 
+/**
+ * Deno KV runs `expireIn` on the real clock: 0.2.0 wrote the owner's session with 12 h of it (a
+ * cleanup backstop; the service checks idle and absolute lifetimes itself, on the injected clock),
+ * so days after the fixture was made KV would hide the record. The copy lifts those backstops in
+ * the SQLite file (records untouched), as if the upgrade ran right after 0.2.0 wrote them.
+ */
+function liftRealClockExpiry(path: string) {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("UPDATE kv SET expiration_ms = -1 WHERE expiration_ms >= 0");
+  } finally {
+    db.close();
+  }
+}
+
 async function upgraded() {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   await Deno.copyFile(new URL("store.kv", DIR), path);
+  liftRealClockExpiry(path);
   const kv = await Deno.openKv(path);
   const before = (await kv.get(keys.schemaVersion())).value;
   const clock = new FakeClock(fixture.clockMs + 1000);
