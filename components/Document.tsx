@@ -18,6 +18,24 @@ export interface DocumentProps {
   children: ComponentChildren;
 }
 
+/**
+ * What every page's head starts with (visitor pages and the admin shell): charset, phone-ready
+ * viewport, light/dark, no indexing, no favicon request, the title and the stylesheet.
+ */
+export function HeadBasics(p: { title: string; styleHref?: string }) {
+  return (
+    <>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="color-scheme" content="light dark" />
+      <meta name="robots" content="noindex" />
+      <link rel="icon" href="data:," />
+      <title>{p.title}</title>
+      {p.styleHref && <link rel="stylesheet" href={p.styleHref} />}
+    </>
+  );
+}
+
 /** The HTML shell of every visitor page: head, theme, optional island, light/dark, phone-ready. */
 export function Document(p: DocumentProps) {
   const refresh = p.refresh && (
@@ -26,13 +44,7 @@ export function Document(p: DocumentProps) {
   return (
     <html lang="en">
       <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        <meta name="robots" content="noindex" />
-        <link rel="icon" href="data:," />
-        <title>{p.title}</title>
-        {p.styleHref && <link rel="stylesheet" href={p.styleHref} />}
+        <HeadBasics title={p.title} styleHref={p.styleHref} />
         {p.themeCss && <style dangerouslySetInnerHTML={{ __html: p.themeCss }} />}
         {
           // With JS the island follows the timeslots itself; the refresh is for no-JS visitors.

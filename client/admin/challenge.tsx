@@ -24,7 +24,7 @@ type WithTurnstile = typeof globalThis & {
 let loading: Promise<TurnstileApi> | null = null;
 
 /** Loads the widget script once (a `<script>` in head, `?render=explicit`); resolves its API. */
-export function loadTurnstile(): Promise<TurnstileApi> {
+function loadTurnstile(): Promise<TurnstileApi> {
   const w = globalThis as WithTurnstile;
   if (w.turnstile) return Promise.resolve(w.turnstile);
   return loading ??= new Promise<TurnstileApi>((resolve, reject) => {

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import type { Services } from "../../app.ts";
 import type { Assets } from "./assets.ts";
+import { HeadBasics } from "../../components/Document.tsx";
 import { renderToString } from "preact-render-to-string";
 
 /** The shell: head, stylesheet, bundle, props, and a no-JS notice. */
@@ -13,13 +14,7 @@ function Shell(p: { css?: string; js?: string; propsJson: string }) {
   return (
     <html lang="en">
       <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        <meta name="robots" content="noindex" />
-        <link rel="icon" href="data:," />
-        <title>Tollgate admin</title>
-        {p.css && <link rel="stylesheet" href={p.css} />}
+        <HeadBasics title="Tollgate admin" styleHref={p.css} />
         {p.js && <script type="module" src={p.js} />}
       </head>
       <body>
@@ -47,10 +42,9 @@ export function adminPageRoutes(s: Services, assets: () => Promise<Assets>) {
     return "<!doctype html>" +
       renderToString(<Shell css={a["admin.css"]} js={a["admin.js"]} propsJson={props} />);
   };
+  // Cache-Control (no-store) and the admin CSP come from app.ts's middleware.
   const handler = async () =>
-    new Response(await page(), {
-      headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
-    });
+    new Response(await page(), { headers: { "content-type": "text/html; charset=utf-8" } });
   app.get("/admin", handler);
   app.get("/admin/*", handler);
   return app;

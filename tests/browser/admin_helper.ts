@@ -4,25 +4,25 @@
  * fake server), plus API-side shortcuts (claim, whole setup) and a signed-in browser context.
  */
 import type { Browser, BrowserContext } from "playwright-core";
-import { createApp, type Services } from "../../app.ts";
+import type { Services } from "../../app.ts";
 import { TOS_VERSION } from "../../lib/admin/tos.ts";
-import { passwordSettings } from "../../lib/admin/passwords.ts";
-import { cryptoRandom, systemClock } from "../../lib/clock.ts";
 import { type Config, testConfig } from "../../lib/config.ts";
+// Also lowers the PBKDF2 cost for tests: they need the flow, not the 600k iterations.
+import { TEST_PASSWORD } from "../admin_helpers.ts";
+import { TOKEN } from "../edge_helpers.ts";
 import { type FakeCloudflare, fakeCloudflare } from "../fakes/cloudflare.ts";
 import { type FakeServer, serveFakes } from "../fakes/serve.ts";
 import { type FakeTurnstile, fakeTurnstile } from "../fakes/turnstile.ts";
 import { fakeTurnstileWidget } from "../fakes/turnstile_widget.ts";
-
-// PBKDF2 at 600k iterations is slow on purpose; the browser tests need the flow, not the cost.
-passwordSettings.iterations = 1_000;
+import { EDGE_HOST } from "../fakes/turnstile_setup.ts";
+import { serveApp } from "./helper.ts";
 
 /** The operator's Cloudflare API token in these tests (valid for zones and Turnstile). */
-export const CF_TOKEN = "Zk3v9QqLx2Tn8WmB4cYp7HdR1sUe6GaJ0fKoNiVt";
+export const CF_TOKEN = TOKEN;
 export const ZONE = "example.com";
-export const EDGE_HOST = "queue.example.com";
+export { EDGE_HOST };
 export const ADMIN_USER = "admin";
-export const ADMIN_PASSWORD = "correct horse battery";
+export const ADMIN_PASSWORD = TEST_PASSWORD;
 
 /** A parsed JSON answer (tests read fields freely). */
 // deno-lint-ignore no-explicit-any
@@ -43,6 +43,7 @@ export interface AdminServer {
     path: string,
     body?: unknown,
     cookie?: string,
+    headers?: Record<string, string>,
   ): Promise<{ status: number; json: Json; cookie?: string }>;
   /** Claims the service through the API; returns the session cookie value and the phrase. */
   claim(username?: string, password?: string): Promise<{ session: string; phrase: string }>;
@@ -73,7 +74,6 @@ export async function startAdminServer(
   // Turnstile's widget paths first: the Cloudflare fake answers everything under /client/v4/.
   // The browser side (api.js, the widget frame) before all: a fake widget a test can click.
   const fakes = serveFakes(fakeTurnstileWidget(turnstile), turnstile.handler, cf.handler);
-  const kv = await Deno.openKv(":memory:");
   const config = testConfig({
     QUEUES: queues,
     CLOUDFLARE_API_BASE: `${fakes.url}/client/v4`,
@@ -82,19 +82,10 @@ export async function startAdminServer(
     PROVIDER_TIMEOUT_MS: 2000,
     ...overrides,
   });
-  const { fetch: serve, services } = await createApp({
-    kv,
-    clock: systemClock,
-    config,
-    fetch: globalThis.fetch,
-    random: cryptoRandom,
-    autoTick: true,
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  const { base, kv, services, close } = await serveApp(config);
 
-  const call: AdminServer["call"] = async (method, path, body, cookie) => {
-    const headers: Record<string, string> = { accept: "application/json" };
+  const call: AdminServer["call"] = async (method, path, body, cookie, extra = {}) => {
+    const headers: Record<string, string> = { accept: "application/json", ...extra };
     if (method !== "GET" && method !== "HEAD") headers.origin = base;
     if (body !== undefined) headers["content-type"] = "application/json";
     if (cookie) headers.cookie = `tg_admin=${cookie}`;
@@ -129,19 +120,17 @@ export async function startAdminServer(
     fakes,
     call,
     async claim(username = ADMIN_USER, password = ADMIN_PASSWORD) {
-      const res = await fetch(`${base}/api/admin/claim`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${config.TOKEN_SECRET}`,
-          "content-type": "application/json",
-          origin: base,
-        },
-        body: JSON.stringify({ username, password, acceptedTosVersion: TOS_VERSION }),
-      });
-      const json = await res.json();
-      if (res.status !== 200) throw new Error(`claim: ${res.status} ${JSON.stringify(json)}`);
-      const set = res.headers.getSetCookie().find((c) => c.startsWith("tg_admin="))!;
-      return { session: set.split(";")[0].slice("tg_admin=".length), phrase: json.recoveryPhrase };
+      const r = await call(
+        "POST",
+        "/api/admin/claim",
+        { username, password, acceptedTosVersion: TOS_VERSION },
+        undefined,
+        { authorization: `Bearer ${config.TOKEN_SECRET}` },
+      );
+      if (r.status !== 200 || !r.cookie) {
+        throw new Error(`claim: ${r.status} ${JSON.stringify(r.json)}`);
+      }
+      return { session: r.cookie, phrase: r.json.recoveryPhrase };
     },
     async completeSetup(session) {
       await must("POST", "/api/admin/setup/edge/token-verify", { token: CF_TOKEN }, session);
@@ -176,9 +165,8 @@ export async function startAdminServer(
       return ctx;
     },
     async close() {
-      await server.shutdown();
+      await close();
       await fakes.close();
-      kv.close();
     },
   };
 }

@@ -8,7 +8,7 @@
  * The browser reaches the service AS the edge hostname (`--host-resolver-rules`), since the
  * server checks the hostname a challenge was solved on against the widget's hostnames.
  */
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, type Page } from "playwright-core";
 import { keys } from "../../lib/store/keys.ts";
 import { assert, assertEquals } from "../assert.ts";
 import {
@@ -20,28 +20,16 @@ import {
   startAdminServer,
   ZONE,
 } from "./admin_helper.ts";
-import { CHROMIUM, screenshotPath } from "./helper.ts";
+import { launchBrowser, screenshotPath } from "./helper.ts";
 
 const T = { timeout: 15_000 };
 
-/** Chromium as helper.ts launches it, plus the edge hostname mapped to loopback. */
+/** Chromium with the edge hostname mapped to loopback (the admin is reached as that host). */
 function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--host-resolver-rules=MAP ${EDGE_HOST} 127.0.0.1`,
-      "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
-    ],
-  });
+  return launchBrowser([
+    `--host-resolver-rules=MAP ${EDGE_HOST} 127.0.0.1`,
+    "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
+  ]);
 }
 
 /** The session cookie the browser holds (for API checks as that admin). */

@@ -12,8 +12,11 @@ import { writeBranding } from "../helpers.ts";
 /** Where Debian installs Chromium (`.ci/run` installs it when missing). */
 export const CHROMIUM = "/usr/bin/chromium";
 
-/** Launches headless Chromium with a fresh temporary profile and nothing phoning home. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Launches headless Chromium with a fresh temporary profile and nothing phoning home; `extraArgs`
+ * add switches (e.g. a host-resolver rule).
+ */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -26,6 +29,7 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }
@@ -49,22 +53,14 @@ export async function startServer(
   queues: string[],
   overrides: Partial<Config> = {},
 ): Promise<TestServer> {
-  const kv = await Deno.openKv(":memory:");
-  const config = testConfig({ QUEUES: queues, ...overrides });
-  const { fetch: serve, services } = await createApp({
-    kv,
-    clock: systemClock,
-    config,
-    fetch: globalThis.fetch,
-    random: cryptoRandom,
-    autoTick: true,
-  });
+  const { base, kv, services, close } = await serveApp(
+    testConfig({ QUEUES: queues, ...overrides }),
+  );
+  const config = services.config;
   for (const q of queues) {
     await services.engine.setRate(q, 0.01);
     await services.engine.join(q, null);
   }
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
-  const base = `http://127.0.0.1:${server.addr.port}`;
   return {
     base,
     config,
@@ -80,6 +76,29 @@ export async function startServer(
       });
       return (await res.json()).admitted;
     },
+    close,
+  };
+}
+
+/**
+ * The service as `main.ts` serves it (createApp's `fetch`, admission ticks on) over in-memory KV
+ * and the system clock, on 127.0.0.1 and a free port.
+ */
+export async function serveApp(config: Config) {
+  const kv = await Deno.openKv(":memory:");
+  const { fetch: serve, services } = await createApp({
+    kv,
+    clock: systemClock,
+    config,
+    fetch: globalThis.fetch,
+    random: cryptoRandom,
+    autoTick: true,
+  });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
+  return {
+    base: `http://127.0.0.1:${server.addr.port}`,
+    kv,
+    services,
     async close() {
       await server.shutdown();
       kv.close();
