@@ -18,6 +18,7 @@ export interface BenchConfig {
   /** ADMIT_PER_SECOND of the real servers: small, so joiners wait. */
   serverAdmitPerSecond: number;
   statusTickets: number;
+  statusLine: number;
   latencyDurationSec: number;
   latencyConnections: number;
   latencyTickets: number;
@@ -45,6 +46,7 @@ export const VARIABLES: [string, string, string][] = [
   ["BENCH_THREADS", "1", "wrk threads (1 leaves the other core to the server)"],
   ["BENCH_ADMIT_PER_SECOND", "1", "ADMIT_PER_SECOND of the servers under test"],
   ["BENCH_STATUS_TICKETS", "1000", "distinct waiters whose status is polled"],
+  ["BENCH_STATUS_LINE", "100000", "waiters seeded into the status run's own line"],
   ["BENCH_LATENCY_DURATION", "10", "seconds of each latency run"],
   ["BENCH_LATENCY_CONNECTIONS", "1", "connections of latency runs (service time, not queueing)"],
   ["BENCH_LATENCY_TICKETS", "100", "waiters polled in latency runs (they join over HTTP)"],
@@ -94,6 +96,7 @@ export function readConfig(env: Record<string, string | undefined>): BenchConfig
     threads: num("BENCH_THREADS", 1, 1),
     serverAdmitPerSecond: num("BENCH_ADMIT_PER_SECOND", 1, 0.1),
     statusTickets: num("BENCH_STATUS_TICKETS", 1000, 1),
+    statusLine: num("BENCH_STATUS_LINE", 100_000, 0),
     latencyDurationSec: num("BENCH_LATENCY_DURATION", 10, 1),
     latencyConnections: num("BENCH_LATENCY_CONNECTIONS", 1, 1),
     latencyTickets: num("BENCH_LATENCY_TICKETS", 100, 1),

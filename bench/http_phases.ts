@@ -6,11 +6,11 @@
  */
 import type { BenchConfig } from "./config.ts";
 import { type LoadResult, type LoadSpec, type LoadTool, runLoad } from "./load.ts";
-import { freePort, type Proc, start, waitReady } from "./procs.ts";
+import { freePort, type Proc, ROOT, start, waitReady } from "./procs.ts";
+import { removeKv, seedFile } from "./seeding.ts";
 import { joinVisitors, notDueTickets } from "./tickets.ts";
 
-/** The repository root (servers run from there, with its deno.json). */
-export const ROOT = new URL("../", import.meta.url).pathname;
+export { ROOT };
 
 /** Where a phase's files go and which load tool it uses. */
 export interface PhaseEnv {
@@ -94,18 +94,35 @@ export interface Server {
   secret: string;
 }
 
-/** Starts the baseline: a tiny Deno.serve + Hono app answering plain text. */
-export async function startBaseline(e: PhaseEnv): Promise<Server> {
+/** Starts one of the reference servers in bench/ (`GET /` answers when it is ready). */
+async function startReference(
+  e: PhaseEnv,
+  name: string,
+  file: string,
+  env: Record<string, string> = {},
+): Promise<Server> {
   const port = freePort();
-  const file = new URL("./baseline_server.ts", import.meta.url).pathname;
-  const proc = await start("baseline", Deno.execPath(), ["run", "-A", file], {
-    env: { PORT: String(port) },
+  const path = new URL(`./${file}`, import.meta.url).pathname;
+  const proc = await start(name, Deno.execPath(), ["run", "-A", path], {
+    env: { PORT: String(port), ...env },
     cwd: ROOT,
-    logPath: `${e.dir}/baseline.log`,
+    logPath: `${e.dir}/${name}.log`,
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/`, proc);
   return { proc, url, secret: "" };
+}
+
+/** Starts the baseline: a tiny Deno.serve + Hono app answering plain text. */
+export function startBaseline(e: PhaseEnv): Promise<Server> {
+  return startReference(e, "baseline", "baseline_server.ts");
+}
+
+/** Starts the KV floor of a join (bench/join_floor_server.ts) over its own KV file. */
+function startJoinFloor(e: PhaseEnv): Promise<Server> {
+  return startReference(e, "join-floor", "join_floor_server.ts", {
+    DENO_KV_PATH: `${e.dir}/join-floor.kv`,
+  });
 }
 
 /**
@@ -177,8 +194,12 @@ function slicesOf(target: Measured, base: Measured): Paired["slices"] {
 /** Results of the joins and status phase. */
 export interface JoinsStatus {
   joins?: Paired;
+  /** The KV floor of a join (bench/join_floor_server.ts), interleaved with the joins. */
+  joinFloor?: Paired;
   status?: Paired;
   waitingAfterJoins?: number;
+  /** Waiting on the status run's own seeded line when its tickets had joined. */
+  statusLine?: number;
   statusTickets?: number;
   statusTicketJoins?: number;
 }
@@ -194,12 +215,12 @@ export async function joinsAndStatus(
   doStatus: boolean,
 ): Promise<JoinsStatus> {
   const out: JoinsStatus = {};
-  const s = await startServer(e, "server-joins", `${e.dir}/joins.kv`);
-  try {
-    if (doJoins) {
-      const [base, joins] = await interleave(e, [baselineSpec(e, b, "baseline-j"), {
-        name: "joins",
-        url: s.url,
+  if (doJoins) {
+    const s = await startServer(e, "server-joins", `${e.dir}/joins.kv`);
+    try {
+      const joinSpec = (name: string, url: string): LoadSpec => ({
+        name,
+        url,
         method: "POST",
         path: "/join",
         body: JSON.stringify({ queue: "default" }),
@@ -207,20 +228,46 @@ export async function joinsAndStatus(
         connections: e.cfg.connections,
         threads: e.cfg.threads,
         durationSec: e.cfg.durationSec,
-      }]);
-      out.joins = { result: joins.total, baseline: base.total, slices: slicesOf(joins, base) };
+      });
+      const floor = await startJoinFloor(e);
+      try {
+        const [base, joins, kvFloor] = await interleave(e, [
+          baselineSpec(e, b, "baseline-j"),
+          joinSpec("joins", s.url),
+          joinSpec("join-floor", floor.url),
+        ]);
+        out.joins = { result: joins.total, baseline: base.total, slices: slicesOf(joins, base) };
+        out.joinFloor = {
+          result: kvFloor.total,
+          baseline: base.total,
+          slices: slicesOf(kvFloor, base),
+        };
+      } finally {
+        await floor.proc.stop();
+      }
+      out.waitingAfterJoins = (await metrics(s)).waiting;
+    } finally {
+      await s.proc.stop();
     }
-    out.waitingAfterJoins = (await metrics(s)).waiting;
-    if (doStatus) {
+  }
+  if (doStatus) {
+    // Its own line, not the join runs' (their joiners never poll, and the first ones, who joined
+    // a short line, lapse and are swept during the status slices). Seeded as joined now: their
+    // slots fill the next period, so the polled newcomers' slots come after the run, and their
+    // deadlines (two periods and 30 s after the slot) fall after it too.
+    const sd = await seedFile(e, e.cfg.statusLine, 0, "status-line", 0);
+    const s = await startServer(e, "server-status", sd.kvPath);
+    try {
       // Slots must stay in the future for the warm-ups, the rounds, and some slack.
       const until = Date.now() + (4 * e.cfg.warmupSec + 2 * e.cfg.durationSec + 30) * 1000;
       const got = await notDueTickets(s.url, e.cfg.statusTickets, until, e.cfg.statusTickets * 40);
+      out.statusLine = (await metrics(s)).waiting;
       out.statusTickets = got.tickets.length;
       out.statusTicketJoins = got.joined;
       if (got.tickets.length < e.cfg.statusTickets) {
         e.log(
           `  warning: only ${got.tickets.length} of ${e.cfg.statusTickets} tickets are not due in ` +
-            `time (line of ${out.waitingAfterJoins}); some status calls will be due check-ins`,
+            `time (line of ${out.statusLine}); some status calls will be due check-ins`,
         );
       }
       const tickets = got.tickets.length
@@ -238,9 +285,10 @@ export async function joinsAndStatus(
         durationSec: e.cfg.durationSec,
       }]);
       out.status = { result: status.total, baseline: base.total, slices: slicesOf(status, base) };
+    } finally {
+      await s.proc.stop();
+      await removeKv(sd.kvPath);
     }
-    return out;
-  } finally {
-    await s.proc.stop();
   }
+  return out;
 }

@@ -2,25 +2,10 @@
  * Status latency with a short and a long line: each line is seeded into its own KV file
  * (seed.ts, own process), a server runs over each, and their latency slices alternate.
  */
-import {
-  interleave,
-  metrics,
-  type PhaseEnv,
-  ROOT,
-  type Server,
-  startServer,
-} from "./http_phases.ts";
+import { interleave, metrics, type PhaseEnv, type Server, startServer } from "./http_phases.ts";
 import type { LoadResult, LoadSpec } from "./load.ts";
-import { start } from "./procs.ts";
+import { removeKv, type SeededLine } from "./seeding.ts";
 import { joinVisitors } from "./tickets.ts";
-
-/** A KV file holding a seeded line. */
-export interface SeededLine {
-  line: number;
-  kvPath: string;
-  seeded: number;
-  seedSeconds: number;
-}
 
 /** Status latency with one line length. */
 export interface LineLatency {
@@ -30,39 +15,6 @@ export interface LineLatency {
   waitingMeasured: number;
   result: LoadResult;
   slices: LoadResult[];
-}
-
-/**
- * Seeds `line - tickets` waiters into a fresh KV file (seed.ts, in its own process; the polled
- * waiters join over HTTP later).
- */
-export async function seedFile(e: PhaseEnv, line: number): Promise<SeededLine> {
-  const kvPath = `${e.dir}/line-${line}.kv`;
-  const seeded = line - Math.min(e.cfg.latencyTickets, line);
-  if (seeded === 0) return { line, kvPath, seeded, seedSeconds: 0 };
-  const seedFile = new URL("./seed.ts", import.meta.url).pathname;
-  const log = `${e.dir}/seed-${line}.log`;
-  const p = await start(`seed-${line}`, Deno.execPath(), [
-    "run",
-    "-A",
-    seedFile,
-    kvPath,
-    String(seeded),
-    String(e.cfg.serverAdmitPerSecond),
-  ], { cwd: ROOT, logPath: log });
-  try {
-    const st = await p.finished();
-    const text = await Deno.readTextFile(log);
-    const m = text.split("\n").find((l) => l.startsWith("SEEDJSON "));
-    if (!st.success || !m) {
-      throw new Error(`seeding ${seeded} waiters failed:\n${text.slice(-2000)}`);
-    }
-    const seedSeconds = JSON.parse(m.slice(9)).seconds;
-    e.log(`  seeded ${seeded} waiters for the line of ${line} in ${seedSeconds.toFixed(1)} s`);
-    return { line, kvPath, seeded, seedSeconds };
-  } finally {
-    await p.stop();
-  }
 }
 
 /**
@@ -105,9 +57,4 @@ export async function lineLatencies(e: PhaseEnv, seeds: SeededLine[]): Promise<L
     for (const s of servers) await s.proc.stop();
     for (const sd of seeds) await removeKv(sd.kvPath);
   }
-}
-
-/** Deletes a KV file and its SQLite side files. */
-export async function removeKv(kvPath: string): Promise<void> {
-  for (const suffix of ["", "-shm", "-wal"]) await Deno.remove(kvPath + suffix).catch(() => {});
 }

@@ -3,6 +3,9 @@
  * stopped (SIGTERM, then SIGKILL), also when the bench itself is interrupted.
  */
 
+/** The repository root (servers run from there, with its deno.json). */
+export const ROOT = new URL("../", import.meta.url).pathname;
+
 /** A running child process. */
 export class Proc {
   #done = false;

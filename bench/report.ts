@@ -63,6 +63,10 @@ export function targets(r: Results): Target[] {
     });
   };
   ratio("joins/s (POST /join)", r.joinsStatus?.joins, 0.35);
+  const floor = r.joinsStatus?.joinFloor;
+  if (floor && out.length > 0) {
+    out[out.length - 1].measured += `; KV floor ${f2(floor.result.rps / floor.baseline.rps)} x`;
+  }
   ratio("status/s (GET /status, slot not due)", r.joinsStatus?.status, 0.5);
   const small = r.latency.find((l) => l.line === Math.min(...r.latency.map((x) => x.line)));
   const large = r.latency.find((l) => l.line === Math.max(...r.latency.map((x) => x.line)));
@@ -182,6 +186,15 @@ export function renderMarkdown(r: Results, notes: string[]): string {
     md.push(loadRow("baseline, interleaved with joins", js.joins.baseline, null));
     md.push(loadRow("POST /join", js.joins.result, js.joins.baseline.rps));
   }
+  if (js?.joinFloor) {
+    md.push(
+      loadRow(
+        "KV floor of a join (no queue logic)",
+        js.joinFloor.result,
+        js.joinFloor.baseline.rps,
+      ),
+    );
+  }
   if (js?.status) {
     md.push(loadRow("baseline, interleaved with status", js.status.baseline, null));
     md.push(loadRow("GET /status, slot not due", js.status.result, js.status.baseline.rps));
@@ -192,7 +205,12 @@ export function renderMarkdown(r: Results, notes: string[]): string {
     md.push(loadRow(`GET /status latency, ${f0(l.waitingMeasured)} waiting`, l.result, null));
   }
   md.push("");
-  for (const [name, p] of [["joins", js?.joins], ["status", js?.status]] as const) {
+  for (
+    const [name, p] of [["joins", js?.joins], ["KV floor", js?.joinFloor], [
+      "status",
+      js?.status,
+    ]] as const
+  ) {
     if (!p) continue;
     md.push(
       `- Slices, req/s: ${name} ${p.slices.result.map(f0).join(", ")}; baseline ${
@@ -213,7 +231,9 @@ export function renderMarkdown(r: Results, notes: string[]): string {
   if (js?.statusTickets !== undefined) {
     md.push(
       `- Status load: ${js.statusTickets} distinct waiters (tickets from ${js.statusTicketJoins} real joins, ` +
-        `kept those whose slot is after the run), round-robin, one per request.`,
+        `kept those whose slot is after the run), round-robin, one per request, on a line of ${
+          f0(js.statusLine ?? 0)
+        } (seeded; not the join runs' leftovers).`,
     );
   }
   for (const l of r.latency) {

@@ -15,7 +15,8 @@ import {
   type Server,
   startBaseline,
 } from "./http_phases.ts";
-import { lineLatencies, type SeededLine, seedFile } from "./latency_phase.ts";
+import { lineLatencies } from "./latency_phase.ts";
+import { type SeededLine, seedFile } from "./seeding.ts";
 import { runLifecycle } from "./lifecycle_sim.ts";
 import { type LoadTool, wrkVersion } from "./load.ts";
 import { installCleanup, output, stopAll } from "./procs.ts";

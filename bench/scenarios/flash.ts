@@ -3,7 +3,7 @@
  * `connections` keep-alive connections), every waiter then follows its timeslots, and the line
  * drains at the configured rate. Admissions per second come from the records' `admittedAt`.
  */
-import { removeKv } from "../latency_phase.ts";
+import { removeKv } from "../seeding.ts";
 import { Follower } from "./follower.ts";
 import { HttpPool } from "./http.ts";
 import { admittedAt, doctor, type DoctorReport, type LearnGaps, learnGaps } from "./store.ts";

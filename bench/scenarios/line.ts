@@ -7,7 +7,7 @@
  * check-in period of a million waiters passes in minutes; everything is counted in server time.
  */
 import { percentile } from "../checkins_sim.ts";
-import { removeKv } from "../latency_phase.ts";
+import { removeKv } from "../seeding.ts";
 import { planLine, writeLine } from "../seed.ts";
 import { periodSeconds } from "../../lib/queue/timeslot.ts";
 import { keys } from "../../lib/store/keys.ts";

@@ -4,7 +4,7 @@
  * resume, mode switches, metrics every second. Small capacity and short tokens keep slots
  * expiring and freeing. Afterwards the queue doctor recounts the store.
  */
-import { removeKv } from "../latency_phase.ts";
+import { removeKv } from "../seeding.ts";
 import { decodeTicket } from "../tickets.ts";
 import { Follower } from "./follower.ts";
 import { type Answer, type Call, HttpPool } from "./http.ts";

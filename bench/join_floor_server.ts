@@ -1,0 +1,94 @@
+/**
+ * The KV floor of a join, for comparison with `POST /join`: a `Deno.serve` app that does only
+ * the storage work of a waiting visitor's join and nothing of the queue. It reads the JSON body,
+ * makes an id, and group-commits what Tollgate's join commits, with the same record functions
+ * (the visitor record, its arrival index and its liveness index via `putWaiting`, plus one
+ * counts record checked against the last commit, a check-in sum and a traffic sum per batch;
+ * up to 250 joins per commit, one commit in flight). It answers 202 with a small JSON body and a cookie. It does no signing, no settings, no slot
+ * planning and no positions. Run as its own process, like the baseline.
+ */
+import { countTraffic, putWaiting } from "../lib/queue/records.ts";
+import { sumCheckins } from "../lib/queue/slots.ts";
+import type { Visitor } from "../lib/queue/types.ts";
+import { keys } from "../lib/store/keys.ts";
+
+const Q = "default";
+const port = Number(Deno.env.get("PORT") ?? "8101");
+const kv = await Deno.openKv(Deno.env.get("DENO_KV_PATH") ?? ":memory:");
+
+interface Pending {
+  id: string;
+  resolve: (seq: number) => void;
+  reject: (e: unknown) => void;
+}
+
+let pending: Pending[] = [];
+let busy = false;
+let nextSeq = 0;
+let countsStamp: string | null = null;
+
+async function commit(batch: Pending[]): Promise<number[]> {
+  const now = Date.now();
+  const sec = Math.floor(now / 1000);
+  const op = kv.atomic().check({ key: keys.counts(Q), versionstamp: countsStamp });
+  const seqs: number[] = [];
+  for (const p of batch) {
+    const seq = nextSeq++;
+    const nextCheckAt = now + 60_000;
+    const v: Visitor = {
+      id: p.id,
+      seq,
+      joinedAt: now,
+      state: "waiting",
+      nextCheckAt,
+      deadline: nextCheckAt + 30_000,
+    };
+    putWaiting(op, Q, v);
+    seqs.push(seq);
+  }
+  sumCheckins(op, Q, batch.map(() => sec + 60));
+  countTraffic(op, Q, now, "in", batch.length);
+  op.set(keys.counts(Q), { waiting: nextSeq, nextSeq });
+  const res = await op.commit();
+  if (!res.ok) throw new Error("counts changed under the floor server");
+  countsStamp = res.versionstamp;
+  return seqs;
+}
+
+async function flush(): Promise<void> {
+  busy = true;
+  await Promise.resolve();
+  while (pending.length > 0) {
+    const batch = pending.slice(0, 250);
+    pending = pending.slice(250);
+    try {
+      const seqs = await commit(batch);
+      batch.forEach((p, i) => p.resolve(seqs[i]));
+    } catch (e) {
+      for (const p of batch) p.reject(e);
+    }
+  }
+  busy = false;
+}
+
+const rnd = new Uint8Array(16);
+Deno.serve(
+  { hostname: "127.0.0.1", port, onListen: () => console.log(`join floor on ${port}`) },
+  async (req) => {
+    if (req.method !== "POST") return new Response("ok");
+    const body = await req.json();
+    crypto.getRandomValues(rnd);
+    const id = Date.now().toString(36) + btoa(String.fromCharCode(...rnd)).slice(0, 22);
+    const seq = await new Promise<number>((resolve, reject) => {
+      pending.push({ id, resolve, reject });
+      if (!busy) void flush();
+    });
+    const res = new Response(
+      JSON.stringify({ queue: body.queue, visitorId: id, status: "waiting", position: seq + 1 }),
+      { status: 202 },
+    );
+    res.headers.set("Content-Type", "application/json");
+    res.headers.set("Set-Cookie", `tg_ticket=${id}.${seq}; Path=/; HttpOnly; SameSite=Lax`);
+    return res;
+  },
+);
