@@ -242,7 +242,7 @@ export async function createApp(deps: AppDeps) {
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
-    const started = performance.now();
+    const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
     const res = await route(req, info);
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
+import { REQUEST_ID_RE, RequestIds } from "../lib/log.ts";
 
 /** Runs `fn` with console.log/error captured; returns the parsed JSON lines. */
 async function captured(fn: () => Promise<void>): Promise<Record<string, unknown>[]> {
@@ -87,4 +88,19 @@ Deno.test("logs: an unexpected error is a 500 envelope and an error line with th
     r.headers.get("x-request-id"),
     "/api/admin/bootstrap",
   ]);
+});
+
+Deno.test("logs: fresh request ids are UUID-shaped, distinct, and differ between processes", () => {
+  const a = new RequestIds(new Uint8Array(10).fill(7));
+  const b = new RequestIds(new Uint8Array(10).fill(9));
+  const seen = new Set<string>();
+  for (let i = 0; i < 10_000; i++) {
+    const id = a.next();
+    assert(UUID.test(id), `UUID-shaped: ${id}`);
+    assert(REQUEST_ID_RE.test(id), "accepted back as an incoming id");
+    seen.add(id);
+  }
+  assertEquals(seen.size, 10_000, "no repeats within a process");
+  assert(!seen.has(b.next()), "another process's prefix differs");
+  assertEquals(a.next().slice(-12), (10_001).toString(16).padStart(12, "0"), "a counter");
 });
