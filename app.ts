@@ -24,7 +24,7 @@ import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
-import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
+import { fastStatus, fastStatusNow, SECURITY_HEADERS } from "./routes/status_fast.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
 /** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
@@ -241,10 +241,18 @@ export async function createApp(deps: AppDeps) {
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
-  const fetch = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+  const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
     const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
-    const res = await route(req, info);
+    // Most status polls are answered from memory, without a promise.
+    const now = req.method === "GET" && STATUS_PATH.test(req.url)
+      ? fastStatusNow(services, req)
+      : undefined;
+    if (now) return finish(req, now, id, started);
+    return route(req, info).then((res) => finish(req, res, id, started));
+  };
+  /** Gives an answer its request id and, with `LOG_REQUESTS`, logs its access line. */
+  const finish = (req: Request, res: Response, id: string, started: number): Response => {
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.
     if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
     if (deps.config.LOG_REQUESTS) {

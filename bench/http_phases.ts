@@ -125,6 +125,11 @@ function startJoinFloor(e: PhaseEnv): Promise<Server> {
   });
 }
 
+/** Starts the HTTP floor of a status answer (bench/status_floor_server.ts). */
+function startStatusFloor(e: PhaseEnv): Promise<Server> {
+  return startReference(e, "status-floor", "status_floor_server.ts");
+}
+
 /**
  * The baseline's load: `GET /` with the throughput settings. With `tickets`, it is driven exactly
  * like the run it is compared with (wrk's per-request Lua rotation over the same cookies, which
@@ -198,6 +203,8 @@ export interface JoinsStatus {
   joinFloor?: Paired;
   status?: Paired;
   waitingAfterJoins?: number;
+  /** The HTTP floor of a status answer (bench/status_floor_server.ts), interleaved with it. */
+  statusFloor?: Paired;
   /** Waiting on the status run's own seeded line when its tickets had joined. */
   statusLine?: number;
   statusTickets?: number;
@@ -257,6 +264,7 @@ export async function joinsAndStatus(
     // deadlines (two periods and 30 s after the slot) fall after it too.
     const sd = await seedFile(e, e.cfg.statusLine, 0, "status-line", 0);
     const s = await startServer(e, "server-status", sd.kvPath);
+    let floor: Server | null = null;
     try {
       // Slots must stay in the future for the warm-ups, the rounds, and some slack.
       const until = Date.now() + (4 * e.cfg.warmupSec + 2 * e.cfg.durationSec + 30) * 1000;
@@ -274,18 +282,30 @@ export async function joinsAndStatus(
         ? got.tickets
         : await joinVisitors(s.url, e.cfg.statusTickets);
       const ticketTexts = tickets.map((t) => t.ticket);
-      const [base, status] = await interleave(e, [baselineSpec(e, b, "baseline-s", ticketTexts), {
-        name: "status",
-        url: s.url,
+      const statusSpec = (name: string, url: string): LoadSpec => ({
+        name,
+        url,
         method: "GET",
         path: "/status?queue=default",
         tickets: ticketTexts,
         connections: e.cfg.connections,
         threads: e.cfg.threads,
         durationSec: e.cfg.durationSec,
-      }]);
+      });
+      floor = await startStatusFloor(e);
+      const [base, status, httpFloor] = await interleave(e, [
+        baselineSpec(e, b, "baseline-s", ticketTexts),
+        statusSpec("status", s.url),
+        statusSpec("status-floor", floor.url),
+      ]);
       out.status = { result: status.total, baseline: base.total, slices: slicesOf(status, base) };
+      out.statusFloor = {
+        result: httpFloor.total,
+        baseline: base.total,
+        slices: slicesOf(httpFloor, base),
+      };
     } finally {
+      await floor?.proc.stop();
       await s.proc.stop();
       await removeKv(sd.kvPath);
     }

@@ -1,7 +1,8 @@
 /**
  * The notes of RESULTS.md: how each number was measured, and, while a target is missed, what
  * profiling found. The profile findings were measured when this bench was written
- * (`deno run --cpu-prof` on the server under wrk, and micro-benchmarks of the pieces; those
+ * (the V8 profiler over the inspector and per-thread CPU time of the server under wrk, and
+ * micro-benchmarks of the pieces; those
  * scripts are not kept); re-profile after engine changes.
  */
 import type { BenchConfig } from "./config.ts";
@@ -10,27 +11,31 @@ import { type Results, targets } from "./report.ts";
 
 const f = (x: number) => Math.round(x).toLocaleString("en-US");
 
-/** Profile findings for the joins target (after the first round of fixes). */
+/** Profile findings for the joins target (fourth round, 2026-11-25). */
 export const JOIN_ANALYSIS = [
-  "- Joins, third round (a Hono-free POST /join fast path, no zod on it, a pure-JS HMAC-SHA256 with the key " +
-  "pads hashed once, native base64url, and the join batcher reusing the counts and settings its last commit " +
-  "left instead of reading them before every commit; about 7k to 10k joins/s, 0.10 x on a quiet machine): " +
-  "the main thread is the bottleneck at about 85% busy, with sqlite's own thread near 30%. Per join it spends " +
-  "about 15 us handing the three visitor keys to KV (the V8 serializer and the atomic-write op) and about 10 us " +
-  "in Deno's HTTP layer; the ticket costs 4.5 us instead of 12 us. Batches average about 28 of the 64 open " +
-  "requests. The file KV needs about 25 to 35 us of CPU per join of three keys (2.3 ms per 64), so 0.35 x a " +
-  "100k/s baseline (35k joins/s) is beyond these two cores without storing fewer keys per visitor; a join " +
-  "still answers only after its commit is durable.",
+  "- Joins, fourth round (2026-11-25; the HMAC-SHA256 is again pure JS with the key's pads hashed once, " +
+  "about 2 us a MAC, where node's createHmac set the key up on every call, about 14 us): 0.13 x to 0.15 x. " +
+  'The "KV floor of a join" row is the limit: bench/join_floor_server.ts writes the same records with the ' +
+  "same functions (putWaiting, the checked counts record, the check-in and traffic sums), group-committed up " +
+  "to 250 a commit, and does nothing else (no signing, settings, slots or positions). It reaches 0.17 x to " +
+  "0.23 x in the same runs, with its main thread about half idle. A commit of about 30 joins takes 1.7 to 2.7 " +
+  "ms under load (the wait for a durable write, not CPU: sqlite's thread is busy about 0.6 ms of it), one " +
+  "commit is in flight at a time (the counts record is checked), and 64 closed-loop connections split into " +
+  "two batches that alternate, so each join waits about two commit times. 0.35 x of an 80k/s baseline is 28k " +
+  "joins/s, a round trip of 2.3 ms per connection: less than a commit plus the wait for the previous one. " +
+  "Answering before the commit is durable would get there and lose visitors on a crash, so this service does " +
+  "not. More connections help both (the floor about 15k/s and Tollgate about 10.5k/s at 256).",
 ];
 
-/** Profile findings for the status target (after the first round of fixes). */
+/** Profile findings for the status target (fourth round, 2026-11-25). */
 export const STATUS_ANALYSIS = [
-  "- Status (slot not due), profiled again after the third round (the same fast path, now without " +
-  "URLSearchParams for the usual `queue=<name>` query, one shared response builder with the join fast path; " +
-  "0.43 x to 0.5 x of the baseline): the engine's part (cached view, position, estimate) is under 1 us and a " +
-  "repeat ticket's verification 0.2 us; most of the rest is Deno.serve itself, reading the request headers for " +
-  "the cookie and sending six response headers (the baseline sends one). The ratio also moves with the " +
-  "baseline, which ran between 50k and 114k requests/s on this shared machine.",
+  "- Status (slot not due), fourth round (2026-11-25): between 0.50 x and 0.61 x in four runs on a seeded " +
+  "line, and 0.37 x to 0.47 x in earlier runs that reused the join runs' line, whose lapsing joiners were " +
+  'swept during the status slices. The "HTTP floor of a status answer" row (bench/status_floor_server.ts: ' +
+  "the request id, the cookie read and the same response builder with its six headers, no queue logic) " +
+  "reaches 0.52 x to 0.68 x in the same runs; the engine's own part is about 4 us a call in process. Most " +
+  "of the gap to the baseline is Deno.serve reading the request's headers and sending six more response " +
+  "headers; single slices on this shared machine swing between 22k and 39k requests/s for both.",
 ];
 
 /** The notes of a run. */

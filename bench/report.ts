@@ -62,12 +62,13 @@ export function targets(r: Results): Target[] {
       pass: q === null ? null : q >= min && x!.result.non2xx === 0,
     });
   };
+  const floor = (label: string, x: Paired | undefined) => {
+    if (x) out[out.length - 1].measured += `; ${label} ${f2(x.result.rps / x.baseline.rps)} x`;
+  };
   ratio("joins/s (POST /join)", r.joinsStatus?.joins, 0.35);
-  const floor = r.joinsStatus?.joinFloor;
-  if (floor && out.length > 0) {
-    out[out.length - 1].measured += `; KV floor ${f2(floor.result.rps / floor.baseline.rps)} x`;
-  }
+  floor("KV floor", r.joinsStatus?.joinFloor);
   ratio("status/s (GET /status, slot not due)", r.joinsStatus?.status, 0.5);
+  floor("HTTP floor", r.joinsStatus?.statusFloor);
   const small = r.latency.find((l) => l.line === Math.min(...r.latency.map((x) => x.line)));
   const large = r.latency.find((l) => l.line === Math.max(...r.latency.map((x) => x.line)));
   const lq = small && large && small !== large ? latencyRatio(small, large) : null;
@@ -182,23 +183,17 @@ export function renderMarkdown(r: Results, notes: string[]): string {
   md.push("| run | req/s | x baseline | p50 | p90 | p99 | requests | non-2xx | socket errors |");
   md.push("|---|---|---|---|---|---|---|---|---|");
   const js = r.joinsStatus;
+  const paired = (name: string, p: Paired) => md.push(loadRow(name, p.result, p.baseline.rps));
   if (js?.joins) {
     md.push(loadRow("baseline, interleaved with joins", js.joins.baseline, null));
-    md.push(loadRow("POST /join", js.joins.result, js.joins.baseline.rps));
+    paired("POST /join", js.joins);
   }
-  if (js?.joinFloor) {
-    md.push(
-      loadRow(
-        "KV floor of a join (no queue logic)",
-        js.joinFloor.result,
-        js.joinFloor.baseline.rps,
-      ),
-    );
-  }
+  if (js?.joinFloor) paired("KV floor of a join (no queue logic)", js.joinFloor);
   if (js?.status) {
     md.push(loadRow("baseline, interleaved with status", js.status.baseline, null));
-    md.push(loadRow("GET /status, slot not due", js.status.result, js.status.baseline.rps));
+    paired("GET /status, slot not due", js.status);
   }
+  if (js?.statusFloor) paired("HTTP floor of a status answer (no queue logic)", js.statusFloor);
   if (r.baselineOnly) md.push(loadRow("baseline", r.baselineOnly, null));
   // Latency runs use few connections: their req/s is about 1 / latency, not a throughput.
   for (const l of r.latency) {
@@ -209,7 +204,7 @@ export function renderMarkdown(r: Results, notes: string[]): string {
     const [name, p] of [["joins", js?.joins], ["KV floor", js?.joinFloor], [
       "status",
       js?.status,
-    ]] as const
+    ], ["HTTP floor", js?.statusFloor]] as const
   ) {
     if (!p) continue;
     md.push(

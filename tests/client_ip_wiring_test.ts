@@ -17,14 +17,14 @@ Deno.test("client IP: the served fetch passes the socket address to the routes",
     autoTick: false,
   });
   const login = (ip: string) =>
-    fetch(
+    Promise.resolve(fetch(
       new Request("http://localhost/api/admin/login", {
         method: "POST",
         headers: { "content-type": "application/json", origin: TEST_ORIGIN },
         body: JSON.stringify({ username: "nobody", password: "wrong password!" }),
       }),
       { remoteAddr: { transport: "tcp", hostname: ip, port: 40000 } } as Deno.ServeHandlerInfo,
-    ).then(async (r) => (await r.body?.cancel(), r.status));
+    )).then(async (r) => (await r.body?.cancel(), r.status));
   const first: number[] = [];
   for (let i = 0; i < 6; i++) first.push(await login("10.0.0.1"));
   assertEquals(first, [401, 401, 401, 401, 401, 429]);

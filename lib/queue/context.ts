@@ -143,10 +143,16 @@ export class QueueContext {
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
-  async view(q: string): Promise<QueueView> {
+  /** The cached view of `q` while it is fresh (under a second old), without an await. */
+  freshView(q: string): QueueView | undefined {
     const v = this.#views.get(q);
     const now = this.now();
-    if (v && now - v.loadedAt < 1000 && now >= v.loadedAt) return v;
+    return v && now - v.loadedAt < 1000 && now >= v.loadedAt ? v : undefined;
+  }
+
+  async view(q: string): Promise<QueueView> {
+    const v = this.freshView(q);
+    if (v) return v;
     let p = this.#loading.get(q);
     if (!p) {
       p = this.#load(q).finally(() => this.#loading.delete(q));
@@ -218,11 +224,17 @@ export class QueueContext {
   }
 
   /** Service-wide branding, cached for a second. */
-  async branding(): Promise<Branding> {
+  /** The cached branding while it is fresh (under a second old), without an await. */
+  freshBranding(): Branding | undefined {
     const now = this.now();
-    if (this.#branding && now - this.#branding.at < 1000 && now >= this.#branding.at) {
-      return this.#branding.value;
-    }
+    const b = this.#branding;
+    return b && now - b.at < 1000 && now >= b.at ? b.value : undefined;
+  }
+
+  async branding(): Promise<Branding> {
+    const fresh = this.freshBranding();
+    if (fresh) return fresh;
+    const now = this.now();
     const value = await readBranding(this.kv);
     this.#branding = { value, at: now };
     return value;

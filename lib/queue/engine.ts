@@ -86,6 +86,10 @@ export class Engine {
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
     return visitor.status(this.ctx, q, ticket, visitorId);
   }
+  /** `status` without an await when the answer is in memory; undefined otherwise. */
+  statusNow(q: string, ticket: TicketClaims, visitorId?: string) {
+    return visitor.statusNow(this.ctx, q, ticket, visitorId);
+  }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
   }

@@ -121,14 +121,34 @@ export async function status(
 ): Promise<Outcome> {
   const t = checkTicket(q, ticket, visitorId);
   const v = await ctx.view(q);
-  const now = ctx.now();
-  if (
-    now < t.nca && v.head !== null && t.seq >= v.head && t.seq < v.counts.nextSeq &&
-    !v.goneSet.has(t.seq)
-  ) {
+  if (notDue(ctx, t, v)) {
     return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, await ctx.branding()) };
   }
   return await settle(ctx, q, t.sub, "status");
+}
+
+/** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
+function notDue(ctx: QueueContext, t: TicketClaims, v: QueueView): boolean {
+  return ctx.now() < t.nca && v.head !== null && t.seq >= v.head && t.seq < v.counts.nextSeq &&
+    !v.goneSet.has(t.seq);
+}
+
+/**
+ * `status` for the common case, answered without an await: a valid ticket of this queue whose
+ * slot is not due, with the view and branding cached. Undefined in every other case, which then
+ * goes to `status` (errors included).
+ */
+export function statusNow(
+  ctx: QueueContext,
+  q: string,
+  t: TicketClaims,
+  visitorId?: string,
+): Outcome | undefined {
+  if (t.queue !== q || (visitorId !== undefined && visitorId !== t.sub)) return undefined;
+  const v = ctx.freshView(q);
+  const branding = v && ctx.freshBranding();
+  if (!v || !branding || !notDue(ctx, t, v)) return undefined;
+  return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, branding) };
 }
 
 /** Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. */
