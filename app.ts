@@ -245,9 +245,14 @@ export async function createApp(deps: AppDeps) {
     const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise.
-    const now = req.method === "GET" && STATUS_PATH.test(req.url)
-      ? fastStatusNow(services, req)
-      : undefined;
+    let now: Response | undefined;
+    if (req.method === "GET" && STATUS_PATH.test(req.url)) {
+      try {
+        now = fastStatusNow(services, req);
+      } catch {
+        // Unexpected: the awaited path answers (or reports) it with the usual envelope.
+      }
+    }
     if (now) return finish(req, now, id, started);
     return route(req, info).then((res) => finish(req, res, id, started));
   };

@@ -259,15 +259,23 @@ export async function joinsAndStatus(
   }
   if (doStatus) {
     // Its own line, not the join runs' (their joiners never poll, and the first ones, who joined
-    // a short line, lapse and are swept during the status slices). Seeded as joined now: their
-    // slots fill the next period, so the polled newcomers' slots come after the run, and their
-    // deadlines (two periods and 30 s after the slot) fall after it too.
-    const sd = await seedFile(e, e.cfg.statusLine, 0, "status-line", 0);
-    const s = await startServer(e, "server-status", sd.kvPath);
-    let floor: Server | null = null;
+    // a short line, lapse and are swept during the status slices). Seeded as joined now, so its
+    // slots fill the next period and the polled newcomers' slots come after the run; no seeded
+    // deadline falls within 10 minutes, so nobody is swept during it.
+    const sd = await seedFile(e, e.cfg.statusLine, {
+      joinLater: 0,
+      name: "status-line",
+      slackSec: 0,
+      minLifeSec: 600,
+    });
+    let s: Server | null = null, floor: Server | null = null;
     try {
-      // Slots must stay in the future for the warm-ups, the rounds, and some slack.
-      const until = Date.now() + (4 * e.cfg.warmupSec + 2 * e.cfg.durationSec + 30) * 1000;
+      s = await startServer(e, "server-status", sd.kvPath);
+      floor = await startStatusFloor(e);
+      // Slots must stay in the future through the three runs' warm-ups and slices, with slack
+      // for the joins that find the tickets.
+      const slices = Math.max(1, Math.round(e.cfg.durationSec / e.cfg.rounds)) * e.cfg.rounds;
+      const until = Date.now() + (3 * (e.cfg.warmupSec + slices) + 60) * 1000;
       const got = await notDueTickets(s.url, e.cfg.statusTickets, until, e.cfg.statusTickets * 40);
       out.statusLine = (await metrics(s)).waiting;
       out.statusTickets = got.tickets.length;
@@ -292,7 +300,6 @@ export async function joinsAndStatus(
         threads: e.cfg.threads,
         durationSec: e.cfg.durationSec,
       });
-      floor = await startStatusFloor(e);
       const [base, status, httpFloor] = await interleave(e, [
         baselineSpec(e, b, "baseline-s", ticketTexts),
         statusSpec("status", s.url),
@@ -306,7 +313,7 @@ export async function joinsAndStatus(
       };
     } finally {
       await floor?.proc.stop();
-      await s.proc.stop();
+      await s?.proc.stop();
       await removeKv(sd.kvPath);
     }
   }

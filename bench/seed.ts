@@ -10,7 +10,7 @@
  * `slackSec` seconds from now, so none lapses (liveness deadline) while the bench runs; the
  * check-in occupancy of their seconds is summed as join commits do.
  *
- * Run as its own process: `deno run -A bench/seed.ts PATH WAITING RATE [SLACK_SEC]`.
+ * Run as its own process: `deno run -A bench/seed.ts PATH WAITING RATE [SLACK_SEC [MIN_LIFE_SEC]]`.
  */
 import type { QueueView } from "../lib/queue/context.ts";
 import { sumCheckins } from "../lib/queue/slots.ts";
@@ -48,6 +48,7 @@ export async function planLine(
   rate: number,
   slackSec = 600,
   capacity?: number,
+  minLifeSec = 0,
 ): Promise<PlannedLine> {
   const now = Date.now();
   const at = (Math.floor(now / 1000) + slackSec) * 1000;
@@ -85,7 +86,9 @@ export async function planLine(
       joinedAt: now,
       state: "waiting",
       nextCheckAt: nca,
-      deadline,
+      // Each waiter is scheduled as if the line held only those before it, so the front's
+      // deadlines come early (a 5 s period); `minLifeSec` keeps them all after a run.
+      deadline: Math.max(deadline, now + minLifeSec * 1000),
     };
   }
   scratch.close();
@@ -147,12 +150,13 @@ export async function seedLine(
   waiting: number,
   rate: number,
   slackSec = 600,
+  minLifeSec = 0,
 ): Promise<number> {
-  return await writeLine(kv, await planLine(q, waiting, rate, slackSec));
+  return await writeLine(kv, await planLine(q, waiting, rate, slackSec, undefined, minLifeSec));
 }
 
 if (import.meta.main) {
-  const [path, waiting, rate, slack] = Deno.args;
+  const [path, waiting, rate, slack, minLife] = Deno.args;
   const started = performance.now();
   const kv = await Deno.openKv(path);
   const written = await seedLine(
@@ -161,6 +165,7 @@ if (import.meta.main) {
     Number(waiting),
     Number(rate),
     Number(slack ?? 600),
+    Number(minLife ?? 0),
   );
   kv.close();
   const seconds = (performance.now() - started) / 1000;

@@ -13,15 +13,14 @@ export interface SeededLine {
 /**
  * Seeds `line - joinLater` waiters into a fresh KV file named after `name` (seed.ts, in its own
  * process; the polled waiters join over HTTP later), scheduled as if they had joined `slackSec`
- * seconds from now.
+ * seconds from now, none with a liveness deadline within `minLifeSec` of now.
  */
 export async function seedFile(
   e: PhaseEnv,
   line: number,
-  joinLater = e.cfg.latencyTickets,
-  name = `line-${line}`,
-  slackSec = 600,
+  opts: { joinLater?: number; name?: string; slackSec?: number; minLifeSec?: number } = {},
 ): Promise<SeededLine> {
+  const { joinLater = e.cfg.latencyTickets, name = `line-${line}`, slackSec = 600 } = opts;
   const kvPath = `${e.dir}/${name}.kv`;
   const seeded = line - Math.min(joinLater, line);
   if (seeded === 0) return { line, kvPath, seeded, seedSeconds: 0 };
@@ -35,6 +34,7 @@ export async function seedFile(
     String(seeded),
     String(e.cfg.serverAdmitPerSecond),
     String(slackSec),
+    String(opts.minLifeSec ?? 0),
   ], { cwd: ROOT, logPath: log });
   try {
     const st = await p.finished();

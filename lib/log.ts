@@ -22,13 +22,14 @@ const ids = new WeakMap<Request, string>();
 /**
  * Fresh request ids: UUID-shaped (version 4 layout), a random 74-bit prefix drawn once per process
  * and a 48-bit counter, so ids are unique across instances without a random draw per request.
+ * (The counter shows how many requests an instance has served; ids are not secrets.)
  */
 export class RequestIds {
   #prefix: string;
   #n = 0;
   constructor(random: Uint8Array = crypto.getRandomValues(new Uint8Array(10))) {
     const h = [...random.subarray(0, 10)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const variant = "89ab"[random[0] & 3];
+    const variant = "89ab"[random[9] & 3];
     this.#prefix = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(12, 15)}-${variant}${
       h.slice(15, 18)
     }-`;
