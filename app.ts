@@ -24,7 +24,7 @@ import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
-import { fastStatus, fastStatusNow, SECURITY_HEADERS } from "./routes/status_fast.ts";
+import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
 /** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
@@ -244,17 +244,14 @@ export async function createApp(deps: AppDeps) {
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
     const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
-    // Most status polls are answered from memory, without a promise.
-    let now: Response | undefined;
-    if (req.method === "GET" && STATUS_PATH.test(req.url)) {
-      try {
-        now = fastStatusNow(services, req);
-      } catch {
-        // Unexpected: the awaited path answers (or reports) it with the usual envelope.
-      }
-    }
-    if (now) return finish(req, now, id, started);
-    return route(req, info).then((res) => finish(req, res, id, started));
+    // Most status polls are answered from memory, without a promise; a query the fast path does
+    // not validate goes to Hono for its envelope.
+    const answer = req.method === "GET" && STATUS_PATH.test(req.url)
+      ? fastStatus(services, req) ?? app.fetch(req, info)
+      : route(req, info);
+    return answer instanceof Response
+      ? finish(req, answer, id, started)
+      : answer.then((res) => finish(req, res, id, started));
   };
   /** Gives an answer its request id and, with `LOG_REQUESTS`, logs its access line. */
   const finish = (req: Request, res: Response, id: string, started: number): Response => {
@@ -274,10 +271,7 @@ export async function createApp(deps: AppDeps) {
   };
   const fromOrigin = new WeakSet<Response>();
   const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
-    if (req.method === "GET" && STATUS_PATH.test(req.url)) {
-      const res = await fastStatus(services, req);
-      if (res) return res;
-    } else if (req.method === "POST" && JOIN_URL.test(req.url)) {
+    if (req.method === "POST" && JOIN_URL.test(req.url)) {
       // What the fast path declines comes back (with its body, if read) for Hono to answer.
       const out = await fastJoin(services, req, info);
       if (out instanceof Response) return out;

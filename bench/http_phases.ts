@@ -141,12 +141,27 @@ export function baselineSpec(
   name: string,
   tickets?: string[],
 ): LoadSpec {
-  return {
-    name,
-    url: b.url,
+  return throughputSpec(e, name, b.url, {
     method: "GET",
     path: "/",
     ...(tickets ? { tickets } : {}),
+  });
+}
+
+/** What a load run sends. */
+type LoadRequest = Pick<LoadSpec, "method" | "path" | "body" | "headers" | "tickets">;
+
+/** A throughput run of `request` against `url`, with the run's connections and duration. */
+function throughputSpec(
+  e: PhaseEnv,
+  name: string,
+  url: string,
+  request: LoadRequest,
+): LoadSpec {
+  return {
+    name,
+    url,
+    ...request,
     connections: e.cfg.connections,
     threads: e.cfg.threads,
     durationSec: e.cfg.durationSec,
@@ -192,8 +207,13 @@ export interface Paired {
   slices: { result: number[]; baseline: number[] };
 }
 
-function slicesOf(target: Measured, base: Measured): Paired["slices"] {
-  return { result: target.slices.map((s) => s.rps), baseline: base.slices.map((s) => s.rps) };
+/** A measured run against the baseline slices it alternated with. */
+function paired(target: Measured, base: Measured): Paired {
+  return {
+    result: target.total,
+    baseline: base.total,
+    slices: { result: target.slices.map((x) => x.rps), baseline: base.slices.map((x) => x.rps) },
+  };
 }
 
 /** Results of the joins and status phase. */
@@ -225,30 +245,21 @@ export async function joinsAndStatus(
   if (doJoins) {
     const s = await startServer(e, "server-joins", `${e.dir}/joins.kv`);
     try {
-      const joinSpec = (name: string, url: string): LoadSpec => ({
-        name,
-        url,
+      const join: LoadRequest = {
         method: "POST",
         path: "/join",
         body: JSON.stringify({ queue: "default" }),
         headers: { "Content-Type": "application/json" },
-        connections: e.cfg.connections,
-        threads: e.cfg.threads,
-        durationSec: e.cfg.durationSec,
-      });
+      };
       const floor = await startJoinFloor(e);
       try {
         const [base, joins, kvFloor] = await interleave(e, [
           baselineSpec(e, b, "baseline-j"),
-          joinSpec("joins", s.url),
-          joinSpec("join-floor", floor.url),
+          throughputSpec(e, "joins", s.url, join),
+          throughputSpec(e, "join-floor", floor.url, join),
         ]);
-        out.joins = { result: joins.total, baseline: base.total, slices: slicesOf(joins, base) };
-        out.joinFloor = {
-          result: kvFloor.total,
-          baseline: base.total,
-          slices: slicesOf(kvFloor, base),
-        };
+        out.joins = paired(joins, base);
+        out.joinFloor = paired(kvFloor, base);
       } finally {
         await floor.proc.stop();
       }
@@ -290,27 +301,18 @@ export async function joinsAndStatus(
         ? got.tickets
         : await joinVisitors(s.url, e.cfg.statusTickets);
       const ticketTexts = tickets.map((t) => t.ticket);
-      const statusSpec = (name: string, url: string): LoadSpec => ({
-        name,
-        url,
+      const poll: LoadRequest = {
         method: "GET",
         path: "/status?queue=default",
         tickets: ticketTexts,
-        connections: e.cfg.connections,
-        threads: e.cfg.threads,
-        durationSec: e.cfg.durationSec,
-      });
+      };
       const [base, status, httpFloor] = await interleave(e, [
         baselineSpec(e, b, "baseline-s", ticketTexts),
-        statusSpec("status", s.url),
-        statusSpec("status-floor", floor.url),
+        throughputSpec(e, "status", s.url, poll),
+        throughputSpec(e, "status-floor", floor.url, poll),
       ]);
-      out.status = { result: status.total, baseline: base.total, slices: slicesOf(status, base) };
-      out.statusFloor = {
-        result: httpFloor.total,
-        baseline: base.total,
-        slices: slicesOf(httpFloor, base),
-      };
+      out.status = paired(status, base);
+      out.statusFloor = paired(httpFloor, base);
     } finally {
       await floor?.proc.stop();
       await s?.proc.stop();

@@ -96,26 +96,29 @@ function statusQuery(req: Request): StatusQuery | null {
 }
 
 /**
- * `GET /status` answered at once, with no await: a ticket verified before (every poll after the
- * first) whose slot is not due, from the cached view. Undefined otherwise, for `fastStatus`.
- */
-export function fastStatusNow(s: Services, req: Request): Response | undefined {
-  const p = statusQuery(req);
-  const claims = p?.ticket ? s.signer.knownTicket(p.ticket) : undefined;
-  const out = claims && s.engine.statusNow(p!.queue, claims, p!.visitorId);
-  if (!out) return undefined;
-  s.engine.maybeTick(p!.queue);
-  return visitorResponse(s, req, 200, out.view, undefined);
-}
-
-/**
  * `GET /status` without Hono: the call every waiter makes at every timeslot, answered by plain
- * `Deno.serve` code. Returns null for a query it does not validate itself, which then goes
- * through the Hono app for the full `bad_request` envelope; engine errors are answered here.
+ * `Deno.serve` code. A ticket verified before (every poll after the first) whose slot is not due
+ * is answered at once from the cached view, with no await; everything else (first polls, due
+ * check-ins, engine errors) on the awaited path. Returns null for a query it does not validate
+ * itself, which then goes to the Hono app for the full `bad_request` envelope.
  */
-export async function fastStatus(s: Services, req: Request): Promise<Response | null> {
+export function fastStatus(s: Services, req: Request): Response | Promise<Response> | null {
   const p = statusQuery(req);
   if (!p) return null;
+  const known = p.ticket ? s.signer.knownTicket(p.ticket) : undefined;
+  let now: { view: VisitorView } | undefined;
+  try {
+    now = known && s.engine.statusNow(p.queue, known, p.visitorId);
+  } catch {
+    // Unexpected: the awaited path answers (or reports) it with the usual envelope.
+  }
+  if (!now) return awaitedStatus(s, req, p);
+  s.engine.maybeTick(p.queue);
+  return visitorResponse(s, req, 200, now.view, undefined);
+}
+
+/** The awaited status path: verifies the ticket, reads what it must, renews a due check-in. */
+async function awaitedStatus(s: Services, req: Request, p: StatusQuery): Promise<Response> {
   let out: { view: VisitorView; ticket?: string };
   try {
     out = await s.engine.status(p.queue, await s.signer.verifyTicket(p.ticket), p.visitorId);

@@ -55,7 +55,11 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
   };
 }
 
-/** Shared state and cached reads of the admission engine. */
+/** True when something cached at `at` is still fresh at `now`: under a second old (and not ahead). */
+function withinSecond(at: number, now: number): boolean {
+  return now - at < 1000 && now >= at;
+}
+
 /** What a join commit left: counts and settings with the versionstamps to check against. */
 export interface JoinState {
   counts: Counts;
@@ -64,6 +68,7 @@ export interface JoinState {
   settingsEntry: { key: Deno.KvKey; versionstamp: string | null };
 }
 
+/** Shared state and cached reads of the admission engine. */
 export class QueueContext {
   readonly kv: Deno.Kv;
   readonly clock: Clock;
@@ -142,14 +147,13 @@ export class QueueContext {
     return { counts: withDefaults(EMPTY_COUNTS, entry.value), entry };
   }
 
-  /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
     const v = this.#views.get(q);
-    const now = this.now();
-    return v && now - v.loadedAt < 1000 && now >= v.loadedAt ? v : undefined;
+    return v && withinSecond(v.loadedAt, this.now()) ? v : undefined;
   }
 
+  /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
   async view(q: string): Promise<QueueView> {
     const v = this.freshView(q);
     if (v) return v;
@@ -223,14 +227,13 @@ export class QueueContext {
     return cache.seqs;
   }
 
-  /** Service-wide branding, cached for a second. */
   /** The cached branding while it is fresh (under a second old), without an await. */
   freshBranding(): Branding | undefined {
-    const now = this.now();
     const b = this.#branding;
-    return b && now - b.at < 1000 && now >= b.at ? b.value : undefined;
+    return b && withinSecond(b.at, this.now()) ? b.value : undefined;
   }
 
+  /** Service-wide branding, cached for a second. */
   async branding(): Promise<Branding> {
     const fresh = this.freshBranding();
     if (fresh) return fresh;
