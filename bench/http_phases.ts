@@ -118,10 +118,14 @@ export function startBaseline(e: PhaseEnv): Promise<Server> {
   return startReference(e, "baseline", "baseline_server.ts");
 }
 
-/** Starts the KV floor of a join (bench/join_floor_server.ts) over its own KV file. */
-function startJoinFloor(e: PhaseEnv): Promise<Server> {
-  return startReference(e, "join-floor", "join_floor_server.ts", {
-    DENO_KV_PATH: `${e.dir}/join-floor.kv`,
+/** What a join floor writes (bench/join_floor_server.ts `FLOOR_LAYOUT`). */
+export type JoinFloorLayout = "visitor" | "batch" | "none";
+
+/** Starts a floor of a join (bench/join_floor_server.ts) over its own KV file. */
+function startJoinFloor(e: PhaseEnv, layout: JoinFloorLayout): Promise<Server> {
+  return startReference(e, `join-floor-${layout}`, "join_floor_server.ts", {
+    DENO_KV_PATH: `${e.dir}/join-floor-${layout}.kv`,
+    FLOOR_LAYOUT: layout,
   });
 }
 
@@ -219,8 +223,8 @@ function paired(target: Measured, base: Measured): Paired {
 /** Results of the joins and status phase. */
 export interface JoinsStatus {
   joins?: Paired;
-  /** The KV floor of a join (bench/join_floor_server.ts), interleaved with the joins. */
-  joinFloor?: Paired;
+  /** The floors of a join (bench/join_floor_server.ts), interleaved with the joins. */
+  joinFloors?: Partial<Record<JoinFloorLayout, Paired>>;
   status?: Paired;
   waitingAfterJoins?: number;
   /** The HTTP floor of a status answer (bench/status_floor_server.ts), interleaved with it. */
@@ -251,17 +255,19 @@ export async function joinsAndStatus(
         body: JSON.stringify({ queue: "default" }),
         headers: { "Content-Type": "application/json" },
       };
-      const floor = await startJoinFloor(e);
+      const layouts: JoinFloorLayout[] = ["visitor", "batch", "none"];
+      const floors: Server[] = [];
       try {
-        const [base, joins, kvFloor] = await interleave(e, [
+        for (const l of layouts) floors.push(await startJoinFloor(e, l));
+        const [base, joins, ...measured] = await interleave(e, [
           baselineSpec(e, b, "baseline-j"),
           throughputSpec(e, "joins", s.url, join),
-          throughputSpec(e, "join-floor", floor.url, join),
+          ...floors.map((f, i) => throughputSpec(e, `join-floor-${layouts[i]}`, f.url, join)),
         ]);
         out.joins = paired(joins, base);
-        out.joinFloor = paired(kvFloor, base);
+        out.joinFloors = Object.fromEntries(measured.map((m, i) => [layouts[i], paired(m, base)]));
       } finally {
-        await floor.proc.stop();
+        for (const f of floors) await f.proc.stop();
       }
       out.waitingAfterJoins = (await metrics(s)).waiting;
     } finally {

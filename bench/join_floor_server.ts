@@ -1,11 +1,20 @@
 /**
- * The KV floor of a join, for comparison with `POST /join`: a `Deno.serve` app that does only
- * the storage work of a waiting visitor's join and nothing of the queue. It reads the JSON body,
- * makes an id, and group-commits what Tollgate's join commits, with the same record functions
- * (the visitor record, its arrival index and its liveness index via `putWaiting`, plus one
- * counts record checked against the last commit, a check-in sum and a traffic sum per batch;
- * up to 250 joins per commit, one commit in flight). It answers 202 with a small JSON body and a cookie. It does no signing, no settings, no slot
- * planning and no positions. Run as its own process, like the baseline.
+ * The floors of a join, for comparison with `POST /join`: a `Deno.serve` app that does only the
+ * storage work of a waiting visitor's join and nothing of the queue. It reads the JSON body,
+ * makes an id, and answers 202 with a small JSON body and a cookie. What it writes depends on
+ * `FLOOR_LAYOUT`:
+ *
+ * - `visitor` (the default, "KV floor"): what Tollgate's join commits, with the same record
+ *   functions (the visitor record, its arrival index and its liveness index via `putWaiting`),
+ *   plus one counts record checked against the last commit, a check-in sum and a traffic sum per
+ *   batch; up to 250 joins per commit, one commit in flight.
+ * - `batch`: the same group commits, but one record per batch (the batch's ids) in place of the
+ *   three records per visitor: the cheapest durable join any layout could have (Tollgate finds a
+ *   waiter by its id, its place in line and its liveness deadline).
+ * - `none`: no KV at all, the HTTP work of a join alone.
+ *
+ * It does no signing, no settings, no slot planning and no positions. Run as its own process,
+ * like the baseline.
  */
 import { countTraffic, putWaiting } from "../lib/queue/records.ts";
 import { sumCheckins } from "../lib/queue/slots.ts";
@@ -14,6 +23,11 @@ import { keys } from "../lib/store/keys.ts";
 
 const Q = "default";
 const port = Number(Deno.env.get("PORT") ?? "8101");
+const LAYOUTS = ["visitor", "batch", "none"] as const;
+const layout = Deno.env.get("FLOOR_LAYOUT") ?? "visitor";
+if (!(LAYOUTS as readonly string[]).includes(layout)) {
+  throw new Error(`FLOOR_LAYOUT must be one of ${LAYOUTS.join(", ")}, not "${layout}"`);
+}
 const kv = await Deno.openKv(Deno.env.get("DENO_KV_PATH") ?? ":memory:");
 
 interface Pending {
@@ -43,9 +57,10 @@ async function commit(batch: Pending[]): Promise<number[]> {
       nextCheckAt,
       deadline: nextCheckAt + 30_000,
     };
-    putWaiting(op, Q, v);
+    if (layout === "visitor") putWaiting(op, Q, v);
     seqs.push(seq);
   }
+  if (layout === "batch") op.set(["floor-batch", Q, seqs[0]], batch.map((p) => p.id));
   sumCheckins(op, Q, batch.map(() => sec + 60));
   countTraffic(op, Q, now, "in", batch.length);
   op.set(keys.counts(Q), { waiting: nextSeq, nextSeq });
@@ -79,7 +94,7 @@ Deno.serve(
     const body = await req.json();
     crypto.getRandomValues(rnd);
     const id = Date.now().toString(36) + btoa(String.fromCharCode(...rnd)).slice(0, 22);
-    const seq = await new Promise<number>((resolve, reject) => {
+    const seq = layout === "none" ? nextSeq++ : await new Promise<number>((resolve, reject) => {
       pending.push({ id, resolve, reject });
       if (!busy) void flush();
     });

@@ -11,31 +11,36 @@ import { type Results, targets } from "./report.ts";
 
 const f = (x: number) => Math.round(x).toLocaleString("en-US");
 
-/** Profile findings for the joins target (fourth round, 2026-11-25). */
+/** Profile findings for the joins target (fifth round, 2026-11-25). */
 export const JOIN_ANALYSIS = [
-  "- Joins, fourth round (2026-11-25; the HMAC-SHA256 is again pure JS with the key's pads hashed once, " +
-  "about 2 us a MAC, where node's createHmac set the key up on every call, about 14 us): 0.13 x to 0.15 x. " +
-  'The "KV floor of a join" row is the limit: bench/join_floor_server.ts writes the same records with the ' +
-  "same functions (putWaiting, the checked counts record, the check-in and traffic sums), group-committed up " +
-  "to 250 a commit, and does nothing else (no signing, settings, slots or positions). It reaches 0.17 x to " +
-  "0.23 x in the same runs, with its main thread about half idle. A commit of about 30 joins takes 1.7 to 2.7 " +
-  "ms under load (the wait for a durable write, not CPU: sqlite's thread is busy about 0.6 ms of it), one " +
-  "commit is in flight at a time (the counts record is checked), and 64 closed-loop connections split into " +
-  "two batches that alternate, so each join waits about two commit times. 0.35 x of an 80k/s baseline is 28k " +
-  "joins/s, a round trip of 2.3 ms per connection: less than a commit plus the wait for the previous one. " +
-  "Answering before the commit is durable would get there and lose visitors on a crash, so this service does " +
-  "not. More connections help both (the floor about 15k/s and Tollgate about 10.5k/s at 256).",
+  "- Joins, fifth round (2026-11-25): 0.13 x to 0.15 x. The three join-floor rows bound what any join " +
+  "could do on this machine. bench/join_floor_server.ts reads the body, makes an id and answers like a " +
+  "join, with no signing, settings, slots or positions. With no KV at all it reaches 0.6 x to 0.85 x. With " +
+  "group commits (up to 250 joins a commit, one in flight, the counts record checked) that write one record " +
+  "per batch and nothing per visitor, the cheapest durable join any layout could have, it reaches about " +
+  "0.3 x to 0.4 x. With the three records per visitor that Tollgate writes (a waiter is found by its id, " +
+  'its place in line and its liveness deadline; "KV floor") it reaches 0.17 x to 0.24 x. So 0.35 x lies ' +
+  "inside the range of the cheapest conceivable durable join with no queue logic at all.",
+  "- What bounds the floors is the server's main thread, not the disk: under the load it is about 90% busy " +
+  "(per-thread CPU from top -H; sqlite's thread about 40%). V8's profiler calls half of that time idle, " +
+  "but that is Deno.serve's Rust side and the kernel (an earlier round read it as waiting for durable " +
+  "writes, wrongly). The floor over a KV file on tmpfs is only about 7% faster, and two commits in flight " +
+  "(without the counts check, as an upper bound) are no faster than one. perf puts a third to half of " +
+  "the main thread in the kernel, a fifth of it in the hypervisor's interrupt path of loopback sends that " +
+  "wake the load generator. Each KV mutation costs the main thread several us (V8 serialization of the " +
+  "value, the op's conversion of the mutation list), three a visitor. Answering before the commit is " +
+  "durable would lose visitors on a crash, so this service does not.",
 ];
 
-/** Profile findings for the status target (fourth round, 2026-11-25). */
+/** Profile findings for the status target (fifth round, 2026-11-25). */
 export const STATUS_ANALYSIS = [
-  "- Status (slot not due), fourth round (2026-11-25): between 0.50 x and 0.61 x in four runs on a seeded " +
-  "line, and 0.37 x to 0.47 x in earlier runs that reused the join runs' line, whose lapsing joiners were " +
-  'swept during the status slices. The "HTTP floor of a status answer" row (bench/status_floor_server.ts: ' +
-  "the request id, the cookie read and the same response builder with its six headers, no queue logic) " +
-  "reaches 0.52 x to 0.68 x in the same runs; the engine's own part is about 4 us a call in process. Most " +
-  "of the gap to the baseline is Deno.serve reading the request's headers and sending six more response " +
-  "headers; single slices on this shared machine swing between 22k and 39k requests/s for both.",
+  "- Status (slot not due), fifth round (2026-11-25): 0.43 x to 0.61 x over the day's runs on a seeded " +
+  'line. The "HTTP floor of a status answer" row (bench/status_floor_server.ts: the request id, the cookie ' +
+  "read and the same response builder with its six headers, no queue logic) reaches 0.52 x to 0.72 x in the " +
+  "same runs. Tollgate's own JavaScript is about 3 us of a status request (the V8 profiler: under a tenth " +
+  "of the main thread, which is about 94% busy); the rest is Deno.serve and the kernel. Setting any " +
+  "response header costs Deno.serve about a fifth of a plain-text answer's throughput, each further one " +
+  "about 1.5%. Single slices on this shared machine swing by a third for every server, floors included.",
 ];
 
 /** The notes of a run. */

@@ -66,7 +66,9 @@ export function targets(r: Results): Target[] {
     if (x) out[out.length - 1].measured += `; ${label} ${f2(x.result.rps / x.baseline.rps)} x`;
   };
   ratio("joins/s (POST /join)", r.joinsStatus?.joins, 0.35);
-  floor("KV floor", r.joinsStatus?.joinFloor);
+  floor("KV floor", r.joinsStatus?.joinFloors?.visitor);
+  floor("one record a batch", r.joinsStatus?.joinFloors?.batch);
+  floor("no KV", r.joinsStatus?.joinFloors?.none);
   ratio("status/s (GET /status, slot not due)", r.joinsStatus?.status, 0.5);
   floor("HTTP floor", r.joinsStatus?.statusFloor);
   const small = r.latency.find((l) => l.line === Math.min(...r.latency.map((x) => x.line)));
@@ -188,7 +190,10 @@ export function renderMarkdown(r: Results, notes: string[]): string {
     md.push(loadRow("baseline, interleaved with joins", js.joins.baseline, null));
     paired("POST /join", js.joins);
   }
-  if (js?.joinFloor) paired("KV floor of a join (no queue logic)", js.joinFloor);
+  const floors = js?.joinFloors ?? {};
+  if (floors.visitor) paired("KV floor of a join (no queue logic)", floors.visitor);
+  if (floors.batch) paired("join floor, one record a batch (no per-visitor record)", floors.batch);
+  if (floors.none) paired("join floor, no KV (the HTTP work alone)", floors.none);
   if (js?.status) {
     md.push(loadRow("baseline, interleaved with status", js.status.baseline, null));
     paired("GET /status, slot not due", js.status);
@@ -201,10 +206,14 @@ export function renderMarkdown(r: Results, notes: string[]): string {
   }
   md.push("");
   for (
-    const [name, p] of [["joins", js?.joins], ["KV floor", js?.joinFloor], [
-      "status",
-      js?.status,
-    ], ["HTTP floor", js?.statusFloor]] as const
+    const [name, p] of [
+      ["joins", js?.joins],
+      ["KV floor", floors.visitor],
+      ["one record a batch", floors.batch],
+      ["no KV", floors.none],
+      ["status", js?.status],
+      ["HTTP floor", js?.statusFloor],
+    ] as const
   ) {
     if (!p) continue;
     md.push(

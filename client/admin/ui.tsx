@@ -5,9 +5,46 @@
  * actions, and a copy button.
  */
 import type { ComponentChildren } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { signal } from "@preact/signals";
 import { messageOf } from "./api.ts";
+
+/** How often tabs that show the service's state refresh it while the page is visible. */
+export const POLL_MS = 5_000;
+
+/** Runs `fn` now and every `ms` while the page is visible (and again when it shows). */
+export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
+  useEffect(() => {
+    fn();
+    const timer = setInterval(() => {
+      if (!document.hidden) fn();
+    }, ms);
+    const onVisible = () => {
+      if (!document.hidden) fn();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, deps);
+}
+
+/**
+ * A form field's value that follows `server` (a setting refreshed from the service) until the
+ * operator edits it: a change made elsewhere shows in an untouched field, and never overwrites
+ * what the operator is typing.
+ */
+export function useFollowing<T>(server: T): [T, (v: T) => void] {
+  const [value, setValue] = useState(server);
+  const last = useRef(server);
+  useEffect(() => {
+    const before = last.current;
+    last.current = server;
+    setValue((cur) => (cur === before ? server : cur));
+  }, [server]);
+  return [value, setValue];
+}
 
 /** The outcome of the last action of a form: shown by `<Status>`. */
 export type StatusValue = { kind: "ok" | "error" | "busy"; text: string } | null;

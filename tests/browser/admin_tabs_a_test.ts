@@ -196,6 +196,40 @@ Deno.test({
         assertEquals((await settings()).capacity, 40);
       });
 
+      await t.step(
+        "admission: a change made elsewhere shows live; an edited field is kept",
+        async () => {
+          const capacity = page.getByLabel("Visitors on the site at once");
+          const rate = page.getByLabel("Visitors admitted per second");
+          await capacity.fill("41"); // typed, not saved
+          // Another operator changes mode, rate and capacity (the queue stays paused).
+          const other = async (method: string, path: string, body?: unknown) => {
+            const r = await s.call(method, path, body, session);
+            assertEquals(r.status, 200, `${method} ${path}: ${JSON.stringify(r.json)}`);
+          };
+          await other("POST", "/api/admin/mode", { queue: "default", mode: "queue" });
+          await other("PUT", "/api/admin/rate", { queue: "default", admitPerSecond: 3 });
+          await other("PUT", "/api/admin/capacity", { queue: "default", capacity: 39 });
+          // Within one refresh (5 s), without reopening the tab.
+          await page.getByText("Override: 3 per second (default 0.1).").waitFor({ timeout: 8_000 });
+          await page.getByText(/Now 39\./).waitFor();
+          assert(await page.getByRole("radio", { name: /^Queue/ }).isChecked(), "mode follows");
+          assertEquals(await rate.inputValue(), "3", "an untouched field follows");
+          assertEquals(await capacity.inputValue(), "41", "the typed value is kept");
+          // Back to what the next steps expect: lottery, the default rate, capacity 40.
+          await other("POST", "/api/admin/mode", { queue: "default", mode: "lottery" });
+          await other("DELETE", "/api/admin/rate?queue=default");
+          await other("PUT", "/api/admin/capacity", { queue: "default", capacity: 40 });
+          await page.getByText("Default: 0.1 per second (ADMIT_PER_SECOND).").waitFor({
+            timeout: 8_000,
+          });
+          assert(await page.getByRole("radio", { name: /^Lottery/ }).isChecked(), "mode follows");
+          assertEquals(await rate.inputValue(), "0.1");
+          assertEquals(await capacity.inputValue(), "41");
+          await capacity.fill("40");
+        },
+      );
+
       await t.step("admission: lowering the waiting cap below the line asks first", async () => {
         const cap = page.getByLabel("Most visitors waiting at once");
         await cap.fill("3");

@@ -3,14 +3,26 @@
  * The Admission tab: how the picked queue lets people in. Mode (queue / lottery), silent pause,
  * rate override, opening time (edited in the operator's own time zone, stored as UTC ms),
  * concurrent capacity, the waiting-row cap (stale-checked), force-admit, and a pass to visit the
- * site as an admitted visitor. Every write answers with the queue's settings, shown at once.
+ * site as an admitted visitor. Every write answers with the queue's settings, shown at once; the
+ * settings are refreshed every few seconds while the page is visible, so a change made elsewhere
+ * (another operator, the API) shows without reopening the tab. A field the operator has edited
+ * keeps its value until it is saved.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, ApiError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { type Action, ActionForm, Input, Radios } from "../forms.tsx";
-import { confirmAction, localTime, Section, Status, useAction } from "../ui.tsx";
+import {
+  confirmAction,
+  localTime,
+  POLL_MS,
+  Section,
+  Status,
+  useAction,
+  useFollowing,
+  usePolling,
+} from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -30,18 +42,39 @@ type SetSettings = (s: QueueSettings) => void;
 export function AdmissionTab({ queue }: TabProps) {
   const [s, setS] = useState<QueueSettings | null>(null);
   const [err, setErr] = useState<string | null>(null);
-  useEffect(() => {
-    api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
-      const mine = r.queues.find((x) => x.queue === queue);
-      if (mine) setS(mine);
-      else setErr(`Queue ${queue} is not known to the service.`);
-    }).catch((e) => setErr(messageOf(e)));
-  }, [queue]);
+  const [stale, setStale] = useState<string | null>(null);
+  // Bumped by every answer of this tab's own writes: a refresh that started before one is older
+  // than what it answered, and is dropped.
+  const writes = useRef(0);
+  const set = (x: QueueSettings) => {
+    writes.current++;
+    setS(x);
+  };
+  usePolling(
+    () => {
+      const at = writes.current;
+      api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
+        const mine = r.queues.find((x) => x.queue === queue);
+        if (!mine) return setErr(`Queue ${queue} is not known to the service.`);
+        setStale(null);
+        if (writes.current === at) setS(mine);
+      }).catch((e) => setStale(messageOf(e)));
+    },
+    POLL_MS,
+    [queue],
+  );
   if (err) return <p class="status error" role="alert">{err}</p>;
-  if (!s) return <p>Loading…</p>;
-  const p = { s, set: setS, queue };
+  if (!s) {
+    return stale ? <p class="status error" role="alert">{stale}</p> : <p>Loading…</p>;
+  }
+  const p = { s, set, queue };
   return (
     <div class="admission">
+      {stale && (
+        <p class="status error" role="status">
+          Could not refresh these settings ({stale}); they may be out of date.
+        </p>
+      )}
       <ModeCard {...p} />
       <PauseCard {...p} />
       <RateCard {...p} />
@@ -86,7 +119,7 @@ function NumberForm(
 }
 
 function ModeCard({ s, set, queue }: CardProps) {
-  const [mode, setMode] = useState(s.mode);
+  const [mode, setMode] = useFollowing(s.mode);
   const a = useAction();
   return (
     <Section title="Admission mode" id="adm-mode">
@@ -154,7 +187,7 @@ function PauseCard({ s, set, queue }: CardProps) {
 }
 
 function RateCard({ s, set, queue }: CardProps) {
-  const [rate, setRate] = useState(String(s.admitPerSecond ?? s.defaultAdmitPerSecond));
+  const [rate, setRate] = useFollowing(String(s.admitPerSecond ?? s.defaultAdmitPerSecond));
   const a = useAction();
   const clear = async () => {
     if (
@@ -210,7 +243,7 @@ function RateCard({ s, set, queue }: CardProps) {
 }
 
 function ScheduleCard({ s, set, queue }: CardProps) {
-  const [value, setValue] = useState(s.opensAt ? toLocalInput(s.opensAt) : "");
+  const [value, setValue] = useFollowing(s.opensAt ? toLocalInput(s.opensAt) : "");
   const a = useAction();
   const zone = zoneName();
   const save = (opensAt: number | null) =>
@@ -273,7 +306,7 @@ function ScheduleCard({ s, set, queue }: CardProps) {
 }
 
 function CapacityCard({ s, set, queue }: CardProps) {
-  const [cap, setCap] = useState(String(s.capacity));
+  const [cap, setCap] = useFollowing(String(s.capacity));
   const a = useAction();
   return (
     <Section title="Capacity" id="adm-capacity">
@@ -303,7 +336,7 @@ function CapacityCard({ s, set, queue }: CardProps) {
 }
 
 function LimitCard({ s, set, queue }: CardProps) {
-  const [cap, setCap] = useState(String(s.maxWaitingVisitors));
+  const [cap, setCap] = useFollowing(String(s.maxWaitingVisitors));
   const a = useAction();
   const submit = async () => {
     const next = Number(cap);

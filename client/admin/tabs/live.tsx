@@ -4,13 +4,13 @@
  * from `GET /api/admin/metrics` while the page is visible; the 24 h inflow/outflow chart of
  * `GET /api/admin/traffic` with its CSV download; country-block hits and origin health.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { GeoBlockView } from "../../../lib/access/mod.ts";
 import type { HealthSnapshot } from "../../../lib/access/health_config.ts";
 import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { localTime, Section } from "../ui.tsx";
+import { localTime, POLL_MS, Section, usePolling } from "../ui.tsx";
 import { type Traffic, TrafficChart } from "./live_chart.tsx";
 
 /** `GET /api/admin/metrics`. */
@@ -21,7 +21,6 @@ interface MetricsAnswer {
   health?: HealthSnapshot;
 }
 
-const POLL_MS = 5_000;
 const TRAFFIC_MS = 60_000;
 
 /** Seconds as "45 s", "3 min 20 s", "2 h 5 min". */
@@ -43,24 +42,6 @@ function Stat(p: { label: string; value: string; note?: string }) {
       {p.note && <small class="muted">{p.note}</small>}
     </div>
   );
-}
-
-/** Runs `fn` now and every `ms` while the page is visible (and again when it shows). */
-function usePolling(fn: () => void, ms: number, deps: unknown[]) {
-  useEffect(() => {
-    fn();
-    const timer = setInterval(() => {
-      if (!document.hidden) fn();
-    }, ms);
-    const onVisible = () => {
-      if (!document.hidden) fn();
-    };
-    document.addEventListener("visibilitychange", onVisible);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener("visibilitychange", onVisible);
-    };
-  }, deps);
 }
 
 export function LiveTab({ queue }: TabProps) {
