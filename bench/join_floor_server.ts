@@ -9,8 +9,8 @@
  *   plus one counts record checked against the last commit, a check-in sum and a traffic sum per
  *   batch; up to 250 joins per commit, one commit in flight.
  * - `batch`: the same group commits, but one record per batch (the batch's ids) in place of the
- *   three records per visitor: the cheapest durable join any layout could have (Tollgate finds a
- *   waiter by its id, its place in line and its liveness deadline).
+ *   three records per visitor: close to the cheapest durable join a layout could have (Tollgate
+ *   finds a waiter by its id, its place in line and its liveness deadline).
  * - `none`: no KV at all, the HTTP work of a join alone.
  *
  * It does no signing, no settings, no slot planning and no positions. Run as its own process,

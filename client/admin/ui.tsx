@@ -31,19 +31,17 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
 }
 
 /**
- * A form field's value that follows `server` (a setting refreshed from the service) until the
+ * A form field's value that shows `server` (a setting refreshed from the service) until the
  * operator edits it: a change made elsewhere shows in an untouched field, and never overwrites
- * what the operator is typing.
+ * what the operator typed. `reset()` (after a save) makes the field show the server's value again.
  */
-export function useFollowing<T>(server: T): [T, (v: T) => void] {
-  const [value, setValue] = useState(server);
-  const last = useRef(server);
-  useEffect(() => {
-    const before = last.current;
-    last.current = server;
-    setValue((cur) => (cur === before ? server : cur));
-  }, [server]);
-  return [value, setValue];
+export function useFollowing<T>(server: T): [T, (v: T) => void, () => void] {
+  const [edited, setEdited] = useState<{ value: T } | null>(null);
+  return [
+    edited === null ? server : edited.value,
+    (value: T) => setEdited({ value }),
+    () => setEdited(null),
+  ];
 }
 
 /** The outcome of the last action of a form: shown by `<Status>`. */

@@ -213,7 +213,7 @@ Deno.test({
           // Within one refresh (5 s), without reopening the tab.
           await page.getByText("Override: 3 per second (default 0.1).").waitFor({ timeout: 8_000 });
           await page.getByText(/Now 39\./).waitFor();
-          assert(await page.getByRole("radio", { name: /^Queue/ }).isChecked(), "mode follows");
+          await page.getByRole("radio", { name: /^Queue/, checked: true }).waitFor();
           assertEquals(await rate.inputValue(), "3", "an untouched field follows");
           assertEquals(await capacity.inputValue(), "41", "the typed value is kept");
           // Back to what the next steps expect: lottery, the default rate, capacity 40.
@@ -223,7 +223,7 @@ Deno.test({
           await page.getByText("Default: 0.1 per second (ADMIT_PER_SECOND).").waitFor({
             timeout: 8_000,
           });
-          assert(await page.getByRole("radio", { name: /^Lottery/ }).isChecked(), "mode follows");
+          await page.getByRole("radio", { name: /^Lottery/, checked: true }).waitFor();
           assertEquals(await rate.inputValue(), "0.1");
           assertEquals(await capacity.inputValue(), "41");
           await capacity.fill("40");

@@ -8,11 +8,10 @@
  * (another operator, the API) shows without reopening the tab. A field the operator has edited
  * keeps its value until it is saved.
  */
-import type { ComponentChildren } from "preact";
 import { useRef, useState } from "preact/hooks";
-import { api, ApiError, messageOf } from "../api.ts";
+import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { type Action, ActionForm, Input, Radios } from "../forms.tsx";
+import { ActionForm, Input, Radios } from "../forms.tsx";
 import {
   confirmAction,
   localTime,
@@ -24,6 +23,7 @@ import {
   usePolling,
 } from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
+import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -37,28 +37,34 @@ export interface QueueSettings {
   maxWaitingVisitors: number;
 }
 
-type SetSettings = (s: QueueSettings) => void;
+/** Shows the queue's settings as a write answered them, whole or as a change of the newest. */
+export type SetSettings = (next: QueueSettings | ((now: QueueSettings) => QueueSettings)) => void;
 
 export function AdmissionTab({ queue }: TabProps) {
   const [s, setS] = useState<QueueSettings | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const [stale, setStale] = useState<string | null>(null);
-  // Bumped by every answer of this tab's own writes: a refresh that started before one is older
-  // than what it answered, and is dropped.
+  // Bumped by every answer of this tab's own writes: a refresh that started before one may be
+  // older than what it answered, and is dropped. Only the newest refresh counts at all.
   const writes = useRef(0);
-  const set = (x: QueueSettings) => {
+  const refreshes = useRef(0);
+  const set: SetSettings = (next) => {
     writes.current++;
-    setS(x);
+    setS((now) => typeof next === "function" ? now && next(now) : next);
   };
   usePolling(
     () => {
+      const n = ++refreshes.current;
       const at = writes.current;
       api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
-        const mine = r.queues.find((x) => x.queue === queue);
-        if (!mine) return setErr(`Queue ${queue} is not known to the service.`);
+        if (n !== refreshes.current) return;
         setStale(null);
-        if (writes.current === at) setS(mine);
-      }).catch((e) => setStale(messageOf(e)));
+        const mine = r.queues.find((x) => x.queue === queue);
+        setErr(mine ? null : `Queue ${queue} is not known to the service.`);
+        if (mine && writes.current === at) setS(mine);
+      }).catch((e) => {
+        if (n === refreshes.current) setStale(messageOf(e));
+      });
     },
     POLL_MS,
     [queue],
@@ -87,39 +93,15 @@ export function AdmissionTab({ queue }: TabProps) {
   );
 }
 
-interface CardProps {
+/** What every settings card gets: the settings, their setter and the queue. */
+export interface CardProps {
   s: QueueSettings;
   set: SetSettings;
   queue: string;
 }
 
-/** A card's one-number form: the field with its hint, the submit button (and `buttons`), status. */
-function NumberForm(
-  p: {
-    act: Action;
-    label: string;
-    hint: string;
-    value: string;
-    onValue: (v: string) => void;
-    inputMode: "numeric" | "decimal";
-    min: string;
-    max?: string;
-    step: string;
-    submit: string;
-    buttons?: ComponentChildren;
-    onSubmit: () => unknown;
-  },
-) {
-  const { act, submit, buttons, onSubmit, ...field } = p;
-  return (
-    <ActionForm act={act} noValidate submit={submit} buttons={buttons} onSubmit={onSubmit}>
-      <Input describe type="number" required {...field} />
-    </ActionForm>
-  );
-}
-
 function ModeCard({ s, set, queue }: CardProps) {
-  const [mode, setMode] = useFollowing(s.mode);
+  const [mode, setMode, followMode] = useFollowing(s.mode);
   const a = useAction();
   return (
     <Section title="Admission mode" id="adm-mode">
@@ -130,6 +112,7 @@ function ModeCard({ s, set, queue }: CardProps) {
         onSubmit={() =>
           a.run(async () => {
             set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
+            followMode();
             return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
           })}
       >
@@ -187,7 +170,9 @@ function PauseCard({ s, set, queue }: CardProps) {
 }
 
 function RateCard({ s, set, queue }: CardProps) {
-  const [rate, setRate] = useFollowing(String(s.admitPerSecond ?? s.defaultAdmitPerSecond));
+  const [rate, setRate, followRate] = useFollowing(
+    String(s.admitPerSecond ?? s.defaultAdmitPerSecond),
+  );
   const a = useAction();
   const clear = async () => {
     if (
@@ -202,7 +187,7 @@ function RateCard({ s, set, queue }: CardProps) {
         `/api/admin/rate?queue=${encodeURIComponent(queue)}`,
       );
       set(out);
-      setRate(String(out.defaultAdmitPerSecond));
+      followRate();
       return `Override cleared: back to ${out.defaultAdmitPerSecond} per second.`;
     });
   };
@@ -235,6 +220,7 @@ function RateCard({ s, set, queue }: CardProps) {
                 admitPerSecond: Number(rate),
               }),
             );
+            followRate();
             return `Rate set to ${Number(rate)} per second.`;
           })}
       />
@@ -243,14 +229,14 @@ function RateCard({ s, set, queue }: CardProps) {
 }
 
 function ScheduleCard({ s, set, queue }: CardProps) {
-  const [value, setValue] = useFollowing(s.opensAt ? toLocalInput(s.opensAt) : "");
+  const [value, setValue, followValue] = useFollowing(s.opensAt ? toLocalInput(s.opensAt) : "");
   const a = useAction();
   const zone = zoneName();
   const save = (opensAt: number | null) =>
     a.run(async () => {
       const out = await api<QueueSettings>("PUT", "/api/admin/schedule", { queue, opensAt });
       set(out);
-      if (out.opensAt === null) setValue("");
+      followValue();
       return out.opensAt ? `Opens ${localTime(out.opensAt)}.` : "Open now.";
     });
   return (
@@ -301,108 +287,6 @@ function ScheduleCard({ s, set, queue }: CardProps) {
           onValue={setValue}
         />
       </ActionForm>
-    </Section>
-  );
-}
-
-function CapacityCard({ s, set, queue }: CardProps) {
-  const [cap, setCap] = useFollowing(String(s.capacity));
-  const a = useAction();
-  return (
-    <Section title="Capacity" id="adm-capacity">
-      <NumberForm
-        act={a}
-        label="Visitors on the site at once"
-        hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
-        inputMode="numeric"
-        min="1"
-        max="10000000"
-        step="1"
-        value={cap}
-        onValue={setCap}
-        submit="Save capacity"
-        onSubmit={() =>
-          a.run(async () => {
-            const out = await api<QueueSettings>("PUT", "/api/admin/capacity", {
-              queue,
-              capacity: Number(cap),
-            });
-            set(out);
-            return `Capacity set to ${out.capacity}.`;
-          })}
-      />
-    </Section>
-  );
-}
-
-function LimitCard({ s, set, queue }: CardProps) {
-  const [cap, setCap] = useFollowing(String(s.maxWaitingVisitors));
-  const a = useAction();
-  const submit = async () => {
-    const next = Number(cap);
-    let current = s.maxWaitingVisitors;
-    let waiting: number | null = null;
-    try {
-      const [lim, m] = await Promise.all([
-        api<{ maxWaitingVisitors: number }>(
-          "GET",
-          `/api/admin/queue-limits?queue=${encodeURIComponent(queue)}`,
-        ),
-        api<{ queues: { queue: string; waiting: number }[] }>("GET", "/api/admin/metrics"),
-      ]);
-      current = lim.maxWaitingVisitors;
-      waiting = m.queues.find((x) => x.queue === queue)?.waiting ?? null;
-    } catch { /* the write below reports what is wrong */ }
-    if (Number.isFinite(next) && next < current) {
-      const line = waiting !== null && next < waiting
-        ? ` ${waiting} people are waiting now: nobody is removed, but nobody new can join until the line is shorter than ${next}.`
-        : " Newcomers beyond it are turned away (\u201cthe waiting room is full\u201d).";
-      const ok = await confirmAction(
-        `Lower the waiting-row cap of ${queue} from ${current} to ${next}?${line}`,
-        "Lower the cap",
-      );
-      if (!ok) return;
-    }
-    a.run(async () => {
-      try {
-        const out = await api<{ maxWaitingVisitors: number }>("PUT", "/api/admin/queue-limits", {
-          queue,
-          maxWaitingVisitors: next,
-          previousMaxWaitingVisitors: current,
-          confirmChanges: true,
-        });
-        set({ ...s, maxWaitingVisitors: out.maxWaitingVisitors });
-        return `Waiting-row cap set to ${out.maxWaitingVisitors}.`;
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 409) {
-          const lim = await api<{ maxWaitingVisitors: number }>(
-            "GET",
-            `/api/admin/queue-limits?queue=${encodeURIComponent(queue)}`,
-          );
-          set({ ...s, maxWaitingVisitors: lim.maxWaitingVisitors });
-          throw new Error(
-            `Someone else changed the cap meanwhile: it is now ${lim.maxWaitingVisitors}. Check and save again.`,
-          );
-        }
-        throw e;
-      }
-    });
-  };
-  return (
-    <Section title="Waiting-row cap" id="adm-limit">
-      <NumberForm
-        act={a}
-        label="Most visitors waiting at once"
-        hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
-        inputMode="numeric"
-        min="1"
-        max="50000000"
-        step="1"
-        value={cap}
-        onValue={setCap}
-        submit="Save waiting cap"
-        onSubmit={submit}
-      />
     </Section>
   );
 }
