@@ -37,19 +37,27 @@ export interface PlannedLine {
   slots: number[];
 }
 
+/** How a planned line is scheduled (see `planLine`). */
+export interface PlanOptions {
+  /** The line is scheduled as having joined this many seconds from now (default 600). */
+  slackSec?: number;
+  /** The server's capacity, when it is smaller than the line and so decides its admission rate. */
+  capacity?: number;
+  /** No waiter's liveness deadline falls within this many seconds of now (default 0). */
+  minLifeSec?: number;
+}
+
 /**
  * Schedules `waiting` waiters of queue `q`, each by the engine's `schedule()` as a newcomer last
- * in line, on a scratch in-memory app with the server's rate (and `capacity`, which decides the
- * line's admission rate when it is smaller than the line), `slackSec` seconds from now.
+ * in line, on a scratch in-memory app with the server's rate (and capacity), as `opts` says.
  */
 export async function planLine(
   q: string,
   waiting: number,
   rate: number,
-  slackSec = 600,
-  capacity?: number,
-  minLifeSec = 0,
+  opts: PlanOptions = {},
 ): Promise<PlannedLine> {
+  const { slackSec = 600, capacity, minLifeSec = 0 } = opts;
   const now = Date.now();
   const at = (Math.floor(now / 1000) + slackSec) * 1000;
   const scratch = await makeApp({
@@ -141,32 +149,27 @@ export async function writeLine(kv: Deno.Kv, line: PlannedLine): Promise<number>
 }
 
 /**
- * Writes `waiting` waiters of queue `q` into `kv` (`planLine`, then `writeLine`); returns the
- * number of keys written.
+ * Writes `waiting` waiters of queue `q` into `kv` (`planLine` with `opts`, then `writeLine`);
+ * returns the number of keys written.
  */
 export async function seedLine(
   kv: Deno.Kv,
   q: string,
   waiting: number,
   rate: number,
-  slackSec = 600,
-  minLifeSec = 0,
+  opts: PlanOptions = {},
 ): Promise<number> {
-  return await writeLine(kv, await planLine(q, waiting, rate, slackSec, undefined, minLifeSec));
+  return await writeLine(kv, await planLine(q, waiting, rate, opts));
 }
 
 if (import.meta.main) {
   const [path, waiting, rate, slack, minLife] = Deno.args;
   const started = performance.now();
   const kv = await Deno.openKv(path);
-  const written = await seedLine(
-    kv,
-    "default",
-    Number(waiting),
-    Number(rate),
-    Number(slack ?? 600),
-    Number(minLife ?? 0),
-  );
+  const written = await seedLine(kv, "default", Number(waiting), Number(rate), {
+    slackSec: Number(slack ?? 600),
+    minLifeSec: Number(minLife ?? 0),
+  });
   kv.close();
   const seconds = (performance.now() - started) / 1000;
   console.log("SEEDJSON " + JSON.stringify({ waiting: Number(waiting), keys: written, seconds }));

@@ -60,7 +60,7 @@ Deno.test("a seeded line is what the same joins leave in the store", async () =>
   // Long enough to fill the first seconds of the 750/s budget and a high rate: the front of the
   // line is then scheduled by its predicted admission, so the rate shapes the schedule.
   const n = 4000;
-  const plan = await planLine("default", n, 1000, 0, 10_000_000);
+  const plan = await planLine("default", n, 1000, { slackSec: 0, capacity: 10_000_000 });
   const seeded = await Deno.openKv(":memory:");
   await writeLine(seeded, plan);
   const t = await makeApp({ ADMIT_PER_SECOND: 1000, CAPACITY: 10_000_000 });

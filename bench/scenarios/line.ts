@@ -75,7 +75,7 @@ export async function followLine(e: ScenarioEnv, o: LineOptions): Promise<LineRe
   // or more. So 3 s per 1000 waiters: 337 s for 1M.
   const slackSec = 3 + Math.ceil(o.waiting / 3000);
   e.log(`  seeding ${o.waiting} waiters (the queue opens in ${slackSec} s) ...`);
-  let plan = await planLine(Q, o.waiting, o.rate, slackSec, 10_000_000);
+  let plan = await planLine(Q, o.waiting, o.rate, { slackSec, capacity: 10_000_000 });
   const at = plan.at;
   const kv = await Deno.openKv(kvPath);
   const written = await writeLine(kv, plan);

@@ -38,11 +38,18 @@ export interface Outcome {
 /** Rejects a ticket for another queue or a visitor id that does not match it. */
 export function checkTicket(q: string, t: TicketClaims | null, visitorId?: string): TicketClaims {
   if (!t) throw new UnauthorizedError("missing or invalid tg_ticket cookie; join the queue first");
-  if (t.queue !== q) throw new UnauthorizedError(`tg_ticket is for queue "${t.queue}", not "${q}"`);
-  if (visitorId !== undefined && visitorId !== t.sub) {
-    throw new UnauthorizedError(`visitorId "${visitorId}" does not match the tg_ticket`);
-  }
+  const why = ticketMismatch(q, t, visitorId);
+  if (why !== null) throw new UnauthorizedError(why);
   return t;
+}
+
+/** Why ticket `t` may not act in queue `q` (for `visitorId`, when given); null when it may. */
+function ticketMismatch(q: string, t: TicketClaims, visitorId?: string): string | null {
+  if (t.queue !== q) return `tg_ticket is for queue "${t.queue}", not "${q}"`;
+  if (visitorId !== undefined && visitorId !== t.sub) {
+    return `visitorId "${visitorId}" does not match the tg_ticket`;
+  }
+  return null;
 }
 
 /**
@@ -144,7 +151,7 @@ export function statusNow(
   t: TicketClaims,
   visitorId?: string,
 ): Outcome | undefined {
-  if (t.queue !== q || (visitorId !== undefined && visitorId !== t.sub)) return undefined;
+  if (ticketMismatch(q, t, visitorId) !== null) return undefined;
   const v = ctx.freshView(q);
   const branding = v && ctx.freshBranding();
   if (!v || !branding || !notDue(ctx, t, v)) return undefined;
