@@ -15,14 +15,15 @@ const f = (x: number) => Math.round(x).toLocaleString("en-US");
 export const JOIN_ANALYSIS = [
   "- Joins, fifth round (2026-11-25): 0.13 x to 0.15 x. The three join-floor rows bound what any join " +
   "could do on this machine. bench/join_floor_server.ts reads the body, makes an id and answers like a " +
-  "join, with no signing, settings, slots or positions. With no KV at all it reaches 0.6 x to 0.7 x. With " +
+  "join, with no signing, settings, slots or positions. With no KV at all it reaches 0.61 x to 0.71 x. With " +
   "group commits (up to 250 joins a commit, one in flight, the counts record checked, the two sums) that " +
   "write one record per batch and nothing per visitor, close to the cheapest durable join a layout could " +
   "have, it reaches 0.37 x to 0.39 x (0.28 x to 0.40 x in runs by hand). With the three records per visitor " +
   'that Tollgate writes (a waiter is found by its id, its place in line and its liveness deadline; "KV ' +
   'floor") it reaches 0.17 x to 0.24 x. The throughputs are bound by the main thread, so costs per join ' +
-  "add up: Tollgate's queue logic costs 25 to 45 us per join over the KV floor, which on top of the batch " +
-  "floor would land near 0.2 x. No storage layout alone reaches 0.35 x.",
+  "add up: in the two recorded runs Tollgate took 24 and 43 us per join more than the KV floor, and the " +
+  "batch floor 33 and 43 us per join; added run by run, 0.22 x and 0.20 x. No storage layout alone reaches " +
+  "0.35 x.",
   "- What bounds the floors is the server's main thread, not the disk: under the load it is about 90% busy " +
   "(per-thread CPU from top -H; sqlite's thread about 40%). V8's profiler calls half of that time idle, " +
   "but that is Deno.serve's Rust side and the kernel (an earlier round read it as waiting for durable " +

@@ -33,14 +33,16 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
 /**
  * A form field's value that shows `server` (a setting refreshed from the service) until the
  * operator edits it: a change made elsewhere shows in an untouched field, and never overwrites
- * what the operator typed. `reset()` (after a save) makes the field show the server's value again.
+ * what the operator typed. `follow(saved)`, after a save, makes the field show the server's value
+ * again unless the operator has typed something else since `saved` was sent; `follow()` always.
  */
-export function useFollowing<T>(server: T): [T, (v: T) => void, () => void] {
+export function useFollowing<T>(server: T): [T, (v: T) => void, (...saved: [] | [T]) => void] {
   const [edited, setEdited] = useState<{ value: T } | null>(null);
   return [
     edited === null ? server : edited.value,
     (value: T) => setEdited({ value }),
-    () => setEdited(null),
+    (...saved: [] | [T]) =>
+      setEdited((e) => e !== null && saved.length > 0 && e.value !== saved[0] ? e : null),
   ];
 }
 

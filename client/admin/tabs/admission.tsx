@@ -45,9 +45,10 @@ export function AdmissionTab({ queue }: TabProps) {
   const [err, setErr] = useState<string | null>(null);
   const [stale, setStale] = useState<string | null>(null);
   // Bumped by every answer of this tab's own writes: a refresh that started before one may be
-  // older than what it answered, and is dropped. Only the newest refresh counts at all.
+  // older than what it answered, and is dropped, as is one older than a refresh already shown.
   const writes = useRef(0);
   const refreshes = useRef(0);
+  const shown = useRef(0);
   const set: SetSettings = (next) => {
     writes.current++;
     setS((now) => typeof next === "function" ? now && next(now) : next);
@@ -57,13 +58,14 @@ export function AdmissionTab({ queue }: TabProps) {
       const n = ++refreshes.current;
       const at = writes.current;
       api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
-        if (n !== refreshes.current) return;
+        if (n < shown.current) return;
+        shown.current = n;
         setStale(null);
         const mine = r.queues.find((x) => x.queue === queue);
         setErr(mine ? null : `Queue ${queue} is not known to the service.`);
         if (mine && writes.current === at) setS(mine);
       }).catch((e) => {
-        if (n === refreshes.current) setStale(messageOf(e));
+        if (n >= shown.current) setStale(messageOf(e));
       });
     },
     POLL_MS,
@@ -112,7 +114,7 @@ function ModeCard({ s, set, queue }: CardProps) {
         onSubmit={() =>
           a.run(async () => {
             set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
-            followMode();
+            followMode(mode);
             return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
           })}
       >
@@ -220,7 +222,7 @@ function RateCard({ s, set, queue }: CardProps) {
                 admitPerSecond: Number(rate),
               }),
             );
-            followRate();
+            followRate(rate);
             return `Rate set to ${Number(rate)} per second.`;
           })}
       />
@@ -236,7 +238,8 @@ function ScheduleCard({ s, set, queue }: CardProps) {
     a.run(async () => {
       const out = await api<QueueSettings>("PUT", "/api/admin/schedule", { queue, opensAt });
       set(out);
-      followValue();
+      if (opensAt === null) followValue();
+      else followValue(value);
       return out.opensAt ? `Opens ${localTime(out.opensAt)}.` : "Open now.";
     });
   return (

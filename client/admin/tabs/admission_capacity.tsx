@@ -57,7 +57,7 @@ export function CapacityCard({ s, set, queue }: CardProps) {
               capacity: Number(cap),
             });
             set(out);
-            followCap();
+            followCap(cap);
             return `Capacity set to ${out.capacity}.`;
           })}
       />
@@ -103,7 +103,7 @@ export function LimitCard({ s, set, queue }: CardProps) {
         });
         // A change of the newest settings: a refresh may have come in since this card last rendered.
         set((now) => ({ ...now, maxWaitingVisitors: out.maxWaitingVisitors }));
-        followCap();
+        followCap(cap);
         return `Waiting-row cap set to ${out.maxWaitingVisitors}.`;
       } catch (e) {
         if (e instanceof ApiError && e.status === 409) {
