@@ -230,6 +230,45 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "admission: typing during a save is kept; after a save the field follows",
+        async () => {
+          const capacity = page.getByLabel("Visitors on the site at once");
+          // Hold the save's answer until the operator has typed again.
+          let release!: () => void;
+          const held = new Promise<void>((r) => release = r);
+          const saves = "**/api/admin/capacity";
+          await page.route(saves, async (route) => {
+            await held;
+            await route.continue();
+          });
+          try {
+            await capacity.fill("42");
+            await page.getByRole("button", { name: "Save capacity" }).click();
+            await capacity.fill("43"); // while the save of 42 is in flight
+            release();
+            await cardStatus(page, "Capacity").filter({ hasText: "Capacity set to 42" }).waitFor();
+            assertEquals((await settings()).capacity, 42);
+            assertEquals(await capacity.inputValue(), "43", "typed during the save: kept");
+          } finally {
+            release();
+            await page.unroute(saves);
+          }
+          await page.getByRole("button", { name: "Save capacity" }).click();
+          await cardStatus(page, "Capacity").filter({ hasText: "Capacity set to 43" }).waitFor();
+          // Saved and untouched since: a change made elsewhere shows in it again.
+          const r = await s.call(
+            "PUT",
+            "/api/admin/capacity",
+            { queue: "default", capacity: 40 },
+            session,
+          );
+          assertEquals(r.status, 200);
+          await page.getByText(/Now 40\./).waitFor({ timeout: 8_000 });
+          assertEquals(await capacity.inputValue(), "40", "follows again after its save");
+        },
+      );
+
       await t.step("admission: lowering the waiting cap below the line asks first", async () => {
         const cap = page.getByLabel("Most visitors waiting at once");
         await cap.fill("3");
