@@ -10,8 +10,6 @@ import { freePort, type Proc, ROOT, start, waitReady } from "./procs.ts";
 import { removeKv, seedFile } from "./seeding.ts";
 import { joinVisitors, notDueTickets } from "./tickets.ts";
 
-export { ROOT };
-
 /** Where a phase's files go and which load tool it uses. */
 export interface PhaseEnv {
   cfg: BenchConfig;
@@ -118,8 +116,18 @@ export function startBaseline(e: PhaseEnv): Promise<Server> {
   return startReference(e, "baseline", "baseline_server.ts");
 }
 
-/** What a join floor writes (bench/join_floor_server.ts `FLOOR_LAYOUT`). */
-export type JoinFloorLayout = "visitor" | "batch" | "none";
+/**
+ * The floors of a join (bench/join_floor_server.ts `FLOOR_LAYOUT`), each with its short label
+ * (target line, slices) and its table label.
+ */
+export const JOIN_FLOORS = [
+  ["visitor", "KV floor", "KV floor of a join (no queue logic)"],
+  ["batch", "one record a batch", "join floor, one record a batch (no per-visitor record)"],
+  ["none", "no KV", "join floor, no KV (the HTTP work alone)"],
+] as const;
+
+/** What a join floor writes. */
+export type JoinFloorLayout = typeof JOIN_FLOORS[number][0];
 
 /** Starts a floor of a join (bench/join_floor_server.ts) over its own KV file. */
 function startJoinFloor(e: PhaseEnv, layout: JoinFloorLayout): Promise<Server> {
@@ -255,7 +263,7 @@ export async function joinsAndStatus(
         body: JSON.stringify({ queue: "default" }),
         headers: { "Content-Type": "application/json" },
       };
-      const layouts: JoinFloorLayout[] = ["visitor", "batch", "none"];
+      const layouts = JOIN_FLOORS.map(([layout]) => layout);
       const floors: Server[] = [];
       try {
         for (const l of layouts) floors.push(await startJoinFloor(e, l));

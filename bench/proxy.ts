@@ -20,9 +20,9 @@
  */
 import { Signer } from "../lib/tokens.ts";
 import { readConfig } from "./config.ts";
-import { interleave, type Measured, type PhaseEnv, ROOT, startBaseline } from "./http_phases.ts";
+import { interleave, type Measured, type PhaseEnv, startBaseline } from "./http_phases.ts";
 import { type LoadSpec, runLoad, wrkVersion } from "./load.ts";
-import { freePort, installCleanup, type Proc, start, stopAll, waitReady } from "./procs.ts";
+import { freePort, installCleanup, type Proc, ROOT, start, stopAll, waitReady } from "./procs.ts";
 
 /** The proxied/direct throughput ratio the proxy must reach. */
 export const PROXY_TARGET = 0.6;

@@ -1,11 +1,10 @@
 /** Targets, the console summary and bench/RESULTS.md. */
 import type { CheckinSimResult } from "./checkins_sim.ts";
 import { VARIABLES } from "./config.ts";
-import { type JoinsStatus, merge } from "./http_phases.ts";
+import { JOIN_FLOORS, type JoinsStatus, merge, type Paired } from "./http_phases.ts";
 import type { LineLatency } from "./latency_phase.ts";
 import type { LifecycleResult } from "./lifecycle_sim.ts";
 import type { LoadResult } from "./load.ts";
-import type { Paired } from "./http_phases.ts";
 
 /** Everything one run measured. */
 export interface Results {
@@ -66,9 +65,7 @@ export function targets(r: Results): Target[] {
     if (x) out[out.length - 1].measured += `; ${label} ${f2(x.result.rps / x.baseline.rps)} x`;
   };
   ratio("joins/s (POST /join)", r.joinsStatus?.joins, 0.35);
-  floor("KV floor", r.joinsStatus?.joinFloors?.visitor);
-  floor("one record a batch", r.joinsStatus?.joinFloors?.batch);
-  floor("no KV", r.joinsStatus?.joinFloors?.none);
+  for (const [layout, label] of JOIN_FLOORS) floor(label, r.joinsStatus?.joinFloors?.[layout]);
   ratio("status/s (GET /status, slot not due)", r.joinsStatus?.status, 0.5);
   floor("HTTP floor", r.joinsStatus?.statusFloor);
   const small = r.latency.find((l) => l.line === Math.min(...r.latency.map((x) => x.line)));
@@ -191,9 +188,7 @@ export function renderMarkdown(r: Results, notes: string[]): string {
     paired("POST /join", js.joins);
   }
   const floors = js?.joinFloors ?? {};
-  if (floors.visitor) paired("KV floor of a join (no queue logic)", floors.visitor);
-  if (floors.batch) paired("join floor, one record a batch (no per-visitor record)", floors.batch);
-  if (floors.none) paired("join floor, no KV (the HTTP work alone)", floors.none);
+  for (const [layout, , row] of JOIN_FLOORS) if (floors[layout]) paired(row, floors[layout]);
   if (js?.status) {
     md.push(loadRow("baseline, interleaved with status", js.status.baseline, null));
     paired("GET /status, slot not due", js.status);
@@ -208,9 +203,7 @@ export function renderMarkdown(r: Results, notes: string[]): string {
   for (
     const [name, p] of [
       ["joins", js?.joins],
-      ["KV floor", floors.visitor],
-      ["one record a batch", floors.batch],
-      ["no KV", floors.none],
+      ...JOIN_FLOORS.map(([layout, label]) => [label, floors[layout]] as const),
       ["status", js?.status],
       ["HTTP floor", js?.statusFloor],
     ] as const

@@ -165,17 +165,16 @@ export class Signer {
     return this.sign(claims);
   }
 
-  /** The claims of a ticket already verified (a copy), without an await; undefined otherwise. */
-  knownTicket(token: string): TicketClaims | undefined {
-    const hit = this.#tickets.get(token);
-    return hit ? { ...hit } : undefined;
+  /** The claims of a ticket already verified (shared: read only), without an await. */
+  knownTicket(token: string): Readonly<TicketClaims> | undefined {
+    return this.#tickets.get(token);
   }
 
   /** Verifies a `tg_ticket`; returns its claims or null. */
   async verifyTicket(token: string | undefined | null): Promise<TicketClaims | null> {
     if (!token) return null;
     const hit = this.knownTicket(token);
-    if (hit) return hit;
+    if (hit) return { ...hit };
     const claims = await this.#verifyTicket(token);
     if (claims) remember(this.#tickets, token, claims);
     return claims ? { ...claims } : null;

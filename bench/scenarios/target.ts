@@ -2,8 +2,8 @@
  * The server under load: main.ts in its own process over a KV file, and the driver's copy of its
  * clock (the real one, or `TOLLGATE_CLOCK_SPEED` times as fast from the origin it logs).
  */
-import { ROOT, type Server } from "../http_phases.ts";
-import { freePort, start, waitReady } from "../procs.ts";
+import type { Server } from "../http_phases.ts";
+import { freePort, ROOT, start, waitReady } from "../procs.ts";
 
 /** The server's clock as the driver computes it (both read the same wall clock). */
 export class ServerClock {

@@ -36,13 +36,14 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
  * what the operator typed. `follow(saved)`, after a save, makes the field show the server's value
  * again unless the operator has typed something else since `saved` was sent; `follow()` always.
  */
-export function useFollowing<T>(server: T): [T, (v: T) => void, (...saved: [] | [T]) => void] {
-  const [edited, setEdited] = useState<{ value: T } | null>(null);
+export function useFollowing<T extends string>(
+  server: T,
+): [T, (v: T) => void, (saved?: T) => void] {
+  const [edited, setEdited] = useState<T | null>(null);
   return [
-    edited === null ? server : edited.value,
-    (value: T) => setEdited({ value }),
-    (...saved: [] | [T]) =>
-      setEdited((e) => e !== null && saved.length > 0 && e.value !== saved[0] ? e : null),
+    edited ?? server,
+    setEdited,
+    (saved) => setEdited((e) => saved !== undefined && e !== saved ? e : null),
   ];
 }
 

@@ -87,7 +87,7 @@ export class Engine {
     return visitor.status(this.ctx, q, ticket, visitorId);
   }
   /** `status` without an await when the answer is in memory; undefined otherwise. */
-  statusNow(q: string, ticket: TicketClaims, visitorId?: string) {
+  statusNow(q: string, ticket: Readonly<TicketClaims>, visitorId?: string) {
     return visitor.statusNow(this.ctx, q, ticket, visitorId);
   }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {

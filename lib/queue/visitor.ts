@@ -44,7 +44,11 @@ export function checkTicket(q: string, t: TicketClaims | null, visitorId?: strin
 }
 
 /** Why ticket `t` may not act in queue `q` (for `visitorId`, when given); null when it may. */
-function ticketMismatch(q: string, t: TicketClaims, visitorId?: string): string | null {
+function ticketMismatch(
+  q: string,
+  t: Readonly<TicketClaims>,
+  visitorId?: string,
+): string | null {
   if (t.queue !== q) return `tg_ticket is for queue "${t.queue}", not "${q}"`;
   if (visitorId !== undefined && visitorId !== t.sub) {
     return `visitorId "${visitorId}" does not match the tg_ticket`;
@@ -135,7 +139,7 @@ export async function status(
 }
 
 /** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
-function notDue(ctx: QueueContext, t: TicketClaims, v: QueueView): boolean {
+function notDue(ctx: QueueContext, t: Readonly<TicketClaims>, v: QueueView): boolean {
   return ctx.now() < t.nca && v.head !== null && t.seq >= v.head && t.seq < v.counts.nextSeq &&
     !v.goneSet.has(t.seq);
 }
@@ -148,7 +152,7 @@ function notDue(ctx: QueueContext, t: TicketClaims, v: QueueView): boolean {
 export function statusNow(
   ctx: QueueContext,
   q: string,
-  t: TicketClaims,
+  t: Readonly<TicketClaims>,
   visitorId?: string,
 ): Outcome | undefined {
   if (ticketMismatch(q, t, visitorId) !== null) return undefined;

@@ -44,28 +44,26 @@ export function AdmissionTab({ queue }: TabProps) {
   const [s, setS] = useState<QueueSettings | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const [stale, setStale] = useState<string | null>(null);
-  // Bumped by every answer of this tab's own writes: a refresh that started before one may be
-  // older than what it answered, and is dropped, as is one older than a refresh already shown.
-  const writes = useRef(0);
-  const refreshes = useRef(0);
+  // Each write's answer and each refresh (when it starts) takes the next number; the state shown
+  // is the newest so far, so a refresh that started before a later answer was shown is dropped.
+  const seq = useRef(0);
   const shown = useRef(0);
   const set: SetSettings = (next) => {
-    writes.current++;
+    shown.current = ++seq.current;
     setS((now) => typeof next === "function" ? now && next(now) : next);
   };
   usePolling(
     () => {
-      const n = ++refreshes.current;
-      const at = writes.current;
+      const n = ++seq.current;
       api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues").then((r) => {
         if (n < shown.current) return;
         shown.current = n;
         setStale(null);
         const mine = r.queues.find((x) => x.queue === queue);
         setErr(mine ? null : `Queue ${queue} is not known to the service.`);
-        if (mine && writes.current === at) setS(mine);
+        if (mine) setS(mine);
       }).catch((e) => {
-        if (n >= shown.current) setStale(messageOf(e));
+        if (n > shown.current) setStale(messageOf(e));
       });
     },
     POLL_MS,
