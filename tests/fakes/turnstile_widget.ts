@@ -84,17 +84,21 @@ const API_JS = `(() => {
 })();
 `;
 
-/** The frame page: one button; a click fetches a token and posts it to the parent. */
+/**
+ * The frame page: one button, enabled once its click handler is attached; a click fetches a token
+ * and posts it to the parent.
+ */
 const FRAME_HTML = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Bot challenge</title>
 <style>body{margin:0;font:14px system-ui,sans-serif}div{display:flex;gap:8px;align-items:center;
 border:1px solid #bbb;border-radius:4px;padding:10px;background:#fafafa;color:#222}
 button{font:inherit;padding:6px 10px}</style></head>
-<body><div><button type="button" id="go">Verify you are human</button><span id="out"></span></div>
+<body><div><button type="button" id="go" disabled>Verify you are human</button><span id="out"></span></div>
 <script>
 const q = new URLSearchParams(location.search);
 const out = document.getElementById("out");
-document.getElementById("go").addEventListener("click", async () => {
+const go = document.getElementById("go");
+go.addEventListener("click", async () => {
   out.textContent = "Checking…";
   try {
     const res = await fetch("/turnstile/v0/solve?" + q);
@@ -106,6 +110,8 @@ document.getElementById("go").addEventListener("click", async () => {
     parent.postMessage({ source: "fake-turnstile", event: "error", id: q.get("id") }, "*");
   }
 });
+// Enabled only once it listens: a click that came before would be lost.
+go.disabled = false;
 </script></body></html>`;
 
 /** The widget-side handler, over `fake` (whose `solve` makes the tokens). Put it first. */
