@@ -91,6 +91,10 @@ export const Metrics = z.object({
   abandoned: z.number().int(),
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
+  viewAgeMs: z.number().int().openapi({
+    description: "How old the counts and settings shown are, in ms (each instance reads them " +
+      "from the store at most once a second, so this stays under about 1000).",
+  }),
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

@@ -166,6 +166,17 @@ export class QueueContext {
   }
 
   /**
+   * The cached view, read afresh when it predates arrival number `seq` (a visitor that joined
+   * through another instance since), so that visitor's position is counted in a view that has it.
+   */
+  async viewOf(q: string, seq: number): Promise<QueueView> {
+    const v = await this.view(q);
+    if (seq < v.counts.nextSeq) return v;
+    this.#views.delete(q);
+    return await this.view(q);
+  }
+
+  /**
    * The state this instance's last join commit left, reused by the next group commit (whose
    * checks still catch any other writer); `invalidate` drops it with the view.
    */
@@ -178,13 +189,19 @@ export class QueueContext {
   }
 
   /**
-   * After a local join commit the cached view takes the committed counts instead of a reload:
-   * joins only add to the back, so the head moves only when the line was empty.
+   * After a local join commit the cached view takes the committed counts instead of a reload.
+   * Joins only add to the back, so the head moves only when the line was empty: known here only
+   * when this commit found it empty (`joined` waiters of `counts.waiting` are its own), else the
+   * view is dropped, since another instance may have filled the line since it was read.
    */
-  noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null): void {
+  noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null, joined: number): void {
     const v = this.#views.get(q);
     if (!v || this.#loading.has(q)) return void this.#views.delete(q);
-    const head = v.head ?? firstWaitingSeq;
+    let head = v.head;
+    if (head === null) {
+      if (counts.waiting !== joined) return void this.#views.delete(q);
+      head = firstWaitingSeq;
+    }
     this.#views.set(q, { ...v, counts, head });
   }
 

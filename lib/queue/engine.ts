@@ -32,6 +32,8 @@ export interface QueueMetrics {
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
+  /** How old the counts and settings shown are, in ms: this instance reads them once a second. */
+  viewAgeMs: number;
 }
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
@@ -246,6 +248,7 @@ export class Engine {
       health: this.healthSnapshot
         ? await this.healthSnapshot()
         : unmonitoredSnapshot(s.healthPaused),
+      viewAgeMs: Math.max(0, now - v.loadedAt),
     };
   }
 }

@@ -22,10 +22,19 @@ export interface JoinOutcome extends Outcome {
   ticket: string;
 }
 
+/**
+ * A committed join: the visitor, and for a waiter the line as its own commit left it (exact
+ * counts, head set so that its position is 1 + the waiters ahead of it at that commit).
+ */
+export interface Joined {
+  visitor: Visitor;
+  line: QueueView | null;
+}
+
 interface Pending {
   id: string;
   supplied: boolean;
-  resolve: (v: Visitor) => void;
+  resolve: (v: Joined) => void;
   reject: (e: unknown) => void;
 }
 
@@ -56,7 +65,7 @@ export class JoinBatcher {
   constructor(private ctx: QueueContext) {}
 
   /** Queues a new visitor for the next group commit of queue `q`. */
-  add(q: string, id: string, supplied: boolean): Promise<Visitor> {
+  add(q: string, id: string, supplied: boolean): Promise<Joined> {
     return new Promise((resolve, reject) => {
       let list = this.#pending.get(q);
       if (!list) this.#pending.set(q, list = []);
@@ -106,7 +115,7 @@ export class JoinBatcher {
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
         const op = ctx.kv.atomic().check(entry, settingsEntry);
-        const out: (Visitor | Error)[] = [];
+        const out: (Joined | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
         const seen = new Set<string>();
@@ -153,18 +162,14 @@ export class JoinBatcher {
             };
             const hold = now + branding.admitHoldSeconds * 1000;
             const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
-            out.push(grantSlot(op, q, fresh, counts, now, hold, ttl));
+            out.push({ visitor: grantSlot(op, q, fresh, counts, now, hold, ttl), line: null });
             continue;
           }
           counts.waiting++;
-          // The newcomer is last in line: its position is the waiting count.
-          const [nca, deadline, slot] = schedule(
-            ctx,
-            q,
-            { ...line, head: seq - counts.waiting + 1 },
-            seq,
-            "join",
-          );
+          // The newcomer is last in line: its position is the waiting count, exact because the
+          // commit checks the counts record (whichever instance wrote it last).
+          const own = { ...line, head: seq - counts.waiting + 1 };
+          const [nca, deadline, slot] = schedule(ctx, q, own, seq, "join");
           if (slot !== null) slots.push(slot);
           const v: Visitor = {
             id: p.id,
@@ -175,7 +180,7 @@ export class JoinBatcher {
             deadline,
           };
           putWaiting(op, q, v);
-          out.push(v);
+          out.push({ visitor: v, line: own });
         }
         sumCheckins(op, q, slots);
         countTraffic(op, q, now, "in", joined);
@@ -183,6 +188,7 @@ export class JoinBatcher {
         op.set(keys.counts(q), counts);
         const res = await op.commit();
         if (res.ok) {
+          // Each answer's line shares `counts`, so it shows the waiting count this commit left.
           committed = counts;
           ctx.joinState.set(q, {
             counts: { ...counts },
@@ -215,10 +221,10 @@ export class JoinBatcher {
         }
         return null;
       }, "join"));
-    const firstWaiting = results.find((r): r is Visitor =>
-      !(r instanceof Error) && r.state === "waiting"
-    );
-    if (committed) ctx.noteJoined(q, committed, firstWaiting?.seq ?? null);
+    const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
+    if (committed) {
+      ctx.noteJoined(q, committed, waiters[0]?.visitor.seq ?? null, waiters.length);
+    }
     results.forEach((r, i) => r instanceof Error ? items[i].reject(r) : items[i].resolve(r));
   }
 }
@@ -259,15 +265,16 @@ export async function join(
     id = ticket.sub;
     supplied = true;
   }
-  const v = await batcher.add(q, id ?? newVisitorId(ctx), supplied);
+  const { visitor: v, line } = await batcher.add(q, id ?? newVisitorId(ctx), supplied);
   const ticketStr = await ticketFor(ctx, q, v);
-  if (v.state !== "waiting") {
+  if (v.state !== "waiting" || !line) {
     return { view: await admittedView(ctx, q, v), ticket: ticketStr, httpStatus: 200 };
   }
-  const view = await ctx.view(q);
   const branding = await ctx.branding();
   return {
-    view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, view, branding),
+    // The line as this join's commit left it, not this instance's cached view: another
+    // instance's joins and ticks since the view was read would make the position wrong.
+    view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, line, branding),
     ticket: ticketStr,
     httpStatus: 202,
   };

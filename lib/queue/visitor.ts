@@ -172,7 +172,7 @@ export async function settle(
   return await retryCommit(async () => {
     const entry = await liveEntry(ctx, q, id);
     const rec = entry.value;
-    const v = await ctx.view(q);
+    const v = await ctx.viewOf(q, rec.seq);
     const branding = await ctx.branding();
     const now = ctx.now();
     if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
