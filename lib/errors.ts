@@ -85,3 +85,17 @@ export class EdgeError extends AppError {
 export function errorBody(code: string, message: string, details: Record<string, unknown> = {}) {
   return { error: { code, message, details } };
 }
+
+/**
+ * 503 `store_busy`: the store did not take a write in time (locked by another process, slow, or
+ * every attempt lost its check to other writers). Nothing was changed by this request, except a
+ * write still pending in the store when time ran out, which its checks keep from applying twice.
+ */
+export class StoreBusyError extends AppError {
+  readonly retryAfterSeconds = 2;
+  constructor(what: string, why: string) {
+    super(503, "store_busy", `${what}: ${why}; try again in a few seconds`, {
+      retryAfterSeconds: 2,
+    });
+  }
+}

@@ -1,7 +1,7 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
 import { log } from "../log.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
-import { retryCommit } from "../store/commit.ts";
+import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
@@ -54,11 +54,16 @@ export class Engine {
     for (const name of names) {
       const now = this.ctx.now();
       // A lost check means the queue exists already (maybe made by another instance just now).
-      await retryCommit(async () => {
-        await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
-          .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
-        return true;
-      }, "create queue");
+      await retryCommit(
+        async () => {
+          await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
+            .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
+          return true;
+        },
+        "create queue",
+        200,
+        STARTUP_DEADLINE_MS,
+      );
     }
     this.#names = null;
   }

@@ -1,20 +1,56 @@
-/** Retries an atomic step while it loses a check or the KV file is locked by another process. */
+import { StoreBusyError } from "../errors.ts";
+
+/**
+ * How long one logical write may take, all attempts together, before it fails with 503
+ * `store_busy`: well under the 3 s in which a visitor's page must answer. (A KV file locked by
+ * another process makes a single commit wait 5 s in SQLite before it throws.)
+ */
+export const STORE_DEADLINE_MS = 2500;
+
+/** Start-up writes (migrations, configured queues) wait longer: a fleet starting together contends. */
+export const STARTUP_DEADLINE_MS = 60_000;
+
+/**
+ * Retries an atomic step while it loses a check or the KV file is locked by another process, for
+ * at most `deadlineMs` in all; then throws `StoreBusyError`.
+ */
 export async function retryCommit<T>(
   step: () => Promise<T | null>,
   what: string,
   attempts = 200,
+  deadlineMs = STORE_DEADLINE_MS,
 ): Promise<T> {
+  const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
     try {
-      const out = await step();
+      const out = await beforeDeadline(step(), end, what);
       if (out !== null) return out;
     } catch (e) {
       if (!isLockError(e)) throw e;
     }
+    if (Date.now() >= end) break;
     // Jittered back-off keeps contending instances from retrying in lock-step.
     if (i > 2) await new Promise((r) => setTimeout(r, Math.min(50, i) * Math.random()));
   }
-  throw new Error(`${what}: gave up after ${attempts} conflicting attempts`);
+  throw new StoreBusyError(what, `no write went through in ${deadlineMs} ms`);
+}
+
+/**
+ * `p`, or `StoreBusyError` once the clock passes `end`. A step cut off here may still commit
+ * later; every step checks what it read, so a retry by the caller cannot apply it twice, and
+ * this write gives up instead of retrying after a cut-off.
+ */
+function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreBusyError(what, "the store did not answer in time")),
+      Math.max(0, end - Date.now()),
+    );
+  });
+  // The step runs on after a cut-off: its own failure then has nobody to hear it.
+  p.catch(() => {});
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** True for SQLite's lock errors from a KV file shared by processes (not for domain errors). */

@@ -1,4 +1,4 @@
-import { retryCommit } from "./commit.ts";
+import { retryCommit, STARTUP_DEADLINE_MS } from "./commit.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { keys } from "./keys.ts";
 
@@ -42,15 +42,25 @@ export async function migrate(
   nowMs = Date.now(),
 ): Promise<number> {
   for (;;) {
-    const cur = await retryCommit(() => kv.get<number>(keys.schemaVersion()), "migrate");
+    const cur = await retryCommit(
+      () => kv.get<number>(keys.schemaVersion()),
+      "migrate",
+      200,
+      STARTUP_DEADLINE_MS,
+    );
     const version = cur.value ?? 0;
     const next = migrations.find((m) => m.to > version);
     if (!next) return version;
     await next.run(kv, nowMs);
     // Losing the check means another instance recorded this step: read again and go on.
-    await retryCommit(async () => {
-      await kv.atomic().check(cur).set(keys.schemaVersion(), next.to).commit();
-      return true;
-    }, "migrate");
+    await retryCommit(
+      async () => {
+        await kv.atomic().check(cur).set(keys.schemaVersion(), next.to).commit();
+        return true;
+      },
+      "migrate",
+      200,
+      STARTUP_DEADLINE_MS,
+    );
   }
 }

@@ -1,0 +1,118 @@
+/**
+ * A real `Deno.Kv` seen from far away: every read waits `readMs` and every commit `commitMs`
+ * before it reaches the store, as a remote primary region's round trip would make it wait. The
+ * data and the checks are the real KV's; only time is added. It also counts what an instance
+ * asked of the store (reads, commits, commits that lost a check, lock errors), and can run a
+ * hook before each commit (a competing writer, for tests of a commit that keeps losing).
+ */
+
+/** What one wrapped handle asked of the store. */
+export class KvTally {
+  reads = 0;
+  commits = 0;
+  /** Commits that lost a check (`ok: false`). */
+  lost = 0;
+  /** Commits that threw (a locked file, a closed store). */
+  failed = 0;
+  mutations = 0;
+
+  /** Adds another tally's figures to this one. */
+  add(o: KvTally): void {
+    this.reads += o.reads;
+    this.commits += o.commits;
+    this.lost += o.lost;
+    this.failed += o.failed;
+    this.mutations += o.mutations;
+  }
+}
+
+/** How the wrapper delays, and what it runs before each commit. */
+export interface Delays {
+  readMs: number;
+  commitMs: number;
+  /** Runs before each atomic commit reaches the store (after its delay). */
+  beforeCommit?: () => Promise<void>;
+}
+
+const sleep = (ms: number) => ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+
+/** Wraps `kv`: reads and commits wait as `delays` says; `tally` counts them. */
+export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): Deno.Kv {
+  const commit = async (op: Deno.AtomicOperation, n: number) => {
+    await sleep(delays.commitMs);
+    await delays.beforeCommit?.();
+    tally.commits++;
+    tally.mutations += n;
+    try {
+      const r = await op.commit();
+      if (!r.ok) tally.lost++;
+      return r;
+    } catch (e) {
+      tally.failed++;
+      throw e;
+    }
+  };
+  const wrapOp = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
+    let n = 0;
+    const proxy: Deno.AtomicOperation = new Proxy(op, {
+      get(target, prop) {
+        if (prop === "commit") return () => commit(target, n);
+        const v = Reflect.get(target, prop, target);
+        if (typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          if (prop === "mutate") n += args.length;
+          else if (prop !== "check") n++;
+          v.apply(target, args);
+          return proxy;
+        };
+      },
+    });
+    return proxy;
+  };
+  const read = async <T>(f: () => Promise<T>): Promise<T> => {
+    tally.reads++;
+    await sleep(delays.readMs);
+    return await f();
+  };
+  return new Proxy(kv, {
+    get(target, prop) {
+      switch (prop) {
+        case "atomic":
+          return () => wrapOp(target.atomic());
+        case "get":
+          return (key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) =>
+            read(() => target.get(key, o));
+        case "getMany":
+          return (ks: Deno.KvKey[], o?: { consistency?: Deno.KvConsistencyLevel }) =>
+            read(() => target.getMany(ks, o));
+        case "set":
+          return (key: Deno.KvKey, value: unknown, o?: { expireIn?: number }) =>
+            wrapOp(target.atomic()).set(key, value, o).commit();
+        case "delete":
+          return async (key: Deno.KvKey) => void await wrapOp(target.atomic()).delete(key).commit();
+        case "list":
+          return (sel: Deno.KvListSelector, o?: Deno.KvListOptions) => {
+            const it = target.list(sel, o);
+            let first = true;
+            return {
+              get cursor() {
+                return it.cursor;
+              },
+              async next() {
+                if (first) {
+                  first = false;
+                  return await read(() => it.next());
+                }
+                return await it.next();
+              },
+              [Symbol.asyncIterator]() {
+                return this;
+              },
+            };
+          };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}

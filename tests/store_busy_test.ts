@@ -1,0 +1,125 @@
+/**
+ * A store that will not take a write: a KV file locked by another process, a commit that keeps
+ * losing its check, a store that answers too late. Each time the visitor gets a clear 503 within
+ * the bound (3 s for the waiting page), nothing is counted twice, and once the store answers
+ * again the same visitor gets in line exactly once.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { delayedKv } from "../bench/delayed_kv.ts";
+import { diagnose } from "../lib/queue/doctor.ts";
+import { keys } from "../lib/store/keys.ts";
+import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { Client, makeApp, type TestApp } from "./helpers.ts";
+
+/** A browser over the served fetch (fast paths included), as `Deno.serve` runs it. */
+function served(t: TestApp): Client {
+  return new Client({ request: (p, init) => t.fetch(new Request(`http://localhost${p}`, init)) });
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<[T, number]> {
+  const start = Date.now();
+  const out = await f();
+  return [out, Date.now() - start];
+}
+
+async function countsOf(kv: Deno.Kv): Promise<Counts> {
+  return withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts("default"))).value);
+}
+
+async function tempKv() {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate-busy-" });
+  const path = `${dir}/store.kv`;
+  return { path, kv: await Deno.openKv(path), remove: () => Deno.remove(dir, { recursive: true }) };
+}
+
+Deno.test("a KV file locked by another process: /wait answers its 503 page within 3 s", async () => {
+  const store = await tempKv();
+  const t = await makeApp({}, { kv: store.kv });
+  const v = served(t);
+  // Joins on this queue wait: the line is long enough that nobody is let in at once.
+  await t.engine.setPaused("default", true);
+  const lock = new DatabaseSync(store.path);
+  try {
+    lock.exec("BEGIN EXCLUSIVE");
+    const [page, ms] = await timed(() => v.req("GET", "/wait"));
+    assertEquals(page.status, 503);
+    assert(page.headers.get("content-type")!.startsWith("text/html"), "a page, not JSON");
+    assert(page.text.includes("tries again by itself"), page.text.slice(0, 400));
+    assert(ms < 3000, `answered after ${ms} ms`);
+    const [api, apiMs] = await timed(() => served(t).join());
+    assertEquals([api.status, api.json.error.code], [503, "store_busy"]);
+    assertEquals(api.json.error.details.retryAfterSeconds, 2, "says when to come back");
+    assert(apiMs < 3000, `POST /join answered after ${apiMs} ms`);
+  } finally {
+    lock.exec("ROLLBACK");
+    lock.close();
+  }
+  // The store answers again: a cut-off commit may have landed meanwhile (a row nobody holds a
+  // ticket for, dropped when its deadline passes), but nothing is counted twice.
+  await new Promise((r) => setTimeout(r, 3000));
+  const again = await v.req("GET", "/wait");
+  assertEquals(again.status, 200);
+  const c = await countsOf(t.kv);
+  assert(
+    c.waiting >= 1 && c.waiting <= 3,
+    `waiting ${c.waiting}: the retry, and at most 2 cut off`,
+  );
+  assert((await diagnose(t.kv, "default")).healthy, "counts equal a recount");
+  assertEquals(c.admitted, 0, "nobody admitted while paused");
+  t.close();
+  await store.remove();
+});
+
+Deno.test("a join whose commit keeps losing its check: 503 store_busy, nothing written", async () => {
+  const real = await Deno.openKv(":memory:");
+  let rival = false;
+  // A real competing writer: just before each of our commits it rewrites the queue's settings
+  // (same value, new versionstamp), so every checked commit of ours really loses in the store.
+  const kv = delayedKv(real, {
+    readMs: 0,
+    commitMs: 0,
+    beforeCommit: async () => {
+      if (!rival) return;
+      const s = await real.get(keys.queue("default"));
+      await real.set(keys.queue("default"), s.value);
+    },
+  });
+  const t = await makeApp({}, { kv });
+  await t.engine.setPaused("default", true);
+  const c0 = await countsOf(real);
+  rival = true;
+  const [r, ms] = await timed(() => served(t).join());
+  assertEquals([r.status, r.json.error.code], [503, "store_busy"]);
+  assert(ms < 3000, `gave up after ${ms} ms`);
+  assertEquals(await countsOf(real), c0, "counts unchanged");
+  const rows = [];
+  for await (const e of real.list({ prefix: keys.visitorPrefix("default") })) rows.push(e);
+  assertEquals(rows.length, 0, "no visitor written");
+  rival = false;
+  const ok = await served(t).join();
+  assertEquals(ok.status, 202);
+  assertEquals(ok.json.position, 1);
+  t.close();
+});
+
+Deno.test("a store that answers commits too late: 503 within the bound, then one place in line", async () => {
+  const real = await Deno.openKv(":memory:");
+  const delays = { readMs: 0, commitMs: 0 };
+  const t = await makeApp({}, { kv: delayedKv(real, delays) });
+  await t.engine.setPaused("default", true);
+  const v = served(t);
+  delays.commitMs = 4000;
+  const [r, ms] = await timed(() => v.req("GET", "/wait"));
+  assertEquals(r.status, 503);
+  assert(ms < 3000, `answered after ${ms} ms`);
+  // The cut-off commit still reaches the store later: it lands once, as a row without a ticket.
+  delays.commitMs = 0;
+  await new Promise((r) => setTimeout(r, 2000));
+  const again = await v.req("GET", "/wait");
+  assertEquals(again.status, 200);
+  const c = await countsOf(real);
+  assertEquals([c.waiting, c.nextSeq], [2, 3], "the late commit once, and the retry once");
+  assert((await diagnose(real, "default")).healthy, "counts equal a recount");
+  t.close();
+});
