@@ -15,6 +15,8 @@ export class KvTally {
   /** Commits that threw (a locked file, a closed store). */
   failed = 0;
   mutations = 0;
+  /** Commits and lost commits by the kind `Delays.kind` gave them. */
+  readonly byKind = new Map<string, { commits: number; lost: number }>();
 
   /** Adds another tally's figures to this one. */
   add(o: KvTally): void {
@@ -23,6 +25,19 @@ export class KvTally {
     this.lost += o.lost;
     this.failed += o.failed;
     this.mutations += o.mutations;
+    for (const [k, v] of o.byKind) this.#kind(k, v.commits, v.lost);
+  }
+
+  #kind(k: string, commits: number, lost: number): void {
+    const t = this.byKind.get(k) ?? { commits: 0, lost: 0 };
+    t.commits += commits;
+    t.lost += lost;
+    this.byKind.set(k, t);
+  }
+
+  /** Counts one commit of kind `k`. */
+  note(k: string, lost: boolean): void {
+    this.#kind(k, 1, lost ? 1 : 0);
   }
 }
 
@@ -32,20 +47,23 @@ export interface Delays {
   commitMs: number;
   /** Runs before each atomic commit reaches the store (after its delay). */
   beforeCommit?: () => Promise<void>;
+  /** Names what a commit does from the keys it writes (for the per-kind tally). */
+  kind?: (keys: Deno.KvKey[]) => string;
 }
 
 const sleep = (ms: number) => ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 
 /** Wraps `kv`: reads and commits wait as `delays` says; `tally` counts them. */
 export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): Deno.Kv {
-  const commit = async (op: Deno.AtomicOperation, n: number) => {
+  const commit = async (op: Deno.AtomicOperation, written: Deno.KvKey[]) => {
     await sleep(delays.commitMs);
     await delays.beforeCommit?.();
     tally.commits++;
-    tally.mutations += n;
+    tally.mutations += written.length;
     try {
       const r = await op.commit();
       if (!r.ok) tally.lost++;
+      if (delays.kind) tally.note(delays.kind(written), !r.ok);
       return r;
     } catch (e) {
       tally.failed++;
@@ -53,15 +71,15 @@ export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): D
     }
   };
   const wrapOp = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
-    let n = 0;
+    const written: Deno.KvKey[] = [];
     const proxy: Deno.AtomicOperation = new Proxy(op, {
       get(target, prop) {
-        if (prop === "commit") return () => commit(target, n);
+        if (prop === "commit") return () => commit(target, written);
         const v = Reflect.get(target, prop, target);
         if (typeof v !== "function") return v;
         return (...args: unknown[]) => {
-          if (prop === "mutate") n += args.length;
-          else if (prop !== "check") n++;
+          if (prop === "mutate") { for (const m of args as Deno.KvMutation[]) written.push(m.key); }
+          else if (prop !== "check") written.push(args[0] as Deno.KvKey);
           v.apply(target, args);
           return proxy;
         };

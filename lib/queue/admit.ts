@@ -178,6 +178,38 @@ async function expireInto(
   return n;
 }
 
+/** Fields a tick changes by adding to them, so its changes can be applied to newer counts. */
+const ADDED = [
+  "waiting",
+  "holding",
+  "entered",
+  "abandoned",
+  "admitted",
+  "waitMsSum",
+  "waitCount",
+] as const;
+
+/**
+ * A tick's changes (`mine` against `base`, the counts it read first) applied to `fresh`, the
+ * counts as they are now: added fields by their difference, the bucket refilled to now less this
+ * tick's `n`. Null when that is no longer valid (the bucket or capacity would be overdrawn).
+ */
+function rebase(
+  base: Counts,
+  mine: Counts,
+  fresh: Counts,
+  t: { settings: QueueSettings; n: number; rate: number; now: number; open: boolean },
+): Counts | null {
+  const out = { ...fresh, tickAt: Math.max(fresh.tickAt, mine.tickAt) };
+  for (const f of ADDED) out[f] = fresh[f] + mine[f] - base[f];
+  refill(out, t.rate, Math.max(t.now, fresh.tokensAt), t.open, bucketCap(t.rate));
+  out.tokens -= t.n;
+  if (out.waiting < 0) return null;
+  const over = out.holding + out.entered > t.settings.capacity;
+  if (t.n > 0 && (out.tokens < -1e-9 || over)) return null;
+  return out;
+}
+
 /** Result of an admission tick. */
 export interface TickResult {
   ran: boolean;
@@ -203,7 +235,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
         if (!settings) return false;
         if (round === 0 && counts.tickAt >= sec) return false;
-        const op = ctx.kv.atomic().check(entry, settingsEntry);
+        const base = { ...counts };
+        const op = ctx.kv.atomic().check(settingsEntry);
         const handled = new Set<string>();
         const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
         const open = ctx.isOpen(settings, now);
@@ -222,12 +255,23 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
           counts.tokens -= n;
         }
         counts.tickAt = Math.max(counts.tickAt, sec);
-        op.set(keys.counts(q), counts);
+        // The reads above take several round trips, and other instances' join batches landing
+        // meanwhile starved a tick that checked its first read (bench/scale_sim.ts). So the
+        // counts are read again now and this tick's changes applied to them, when still valid;
+        // the visitors it changed are checked one by one in the same commit.
+        const fresh = await ctx.readCounts(q);
+        let out: Counts | null = counts;
+        if (fresh.entry.versionstamp !== entry.versionstamp) {
+          if (round === 0 && fresh.counts.tickAt >= sec) return false;
+          out = rebase(base, counts, fresh.counts, { settings, n, rate, now, open });
+          if (!out) return null;
+        }
+        op.check(fresh.entry).set(keys.counts(q), out);
         if (!(await op.commit()).ok) return null;
         result.ran = true;
         result.admitted += n;
         result.expired += handled.size;
-        result.waiting = counts.waiting;
+        result.waiting = out.waiting;
         return expired + n >= CHUNK / 2;
       }, "tick"));
     if (!more) break;

@@ -44,6 +44,14 @@ const MAX_BATCH = 250;
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
 const MAX_SUPPLIED = 90;
 
+/** Times one batch steps aside for a starved tick (bounded: joins must answer in time). */
+const MAX_TICK_YIELDS = 3;
+
+/** True when a line is waiting but the tick of the last whole second has not run. */
+function tickStarved(c: Counts, now: number): boolean {
+  return c.waiting > 0 && c.tickAt > 0 && c.tickAt < Math.floor(now / 1000) - 1;
+}
+
 /** Takes the next batch: up to MAX_BATCH joins, of which up to MAX_SUPPLIED supplied ids. */
 function takeBatch(list: Pending[]): Pending[] {
   let supplied = 0, i = 0;
@@ -61,6 +69,7 @@ function takeBatch(list: Pending[]): Pending[] {
 export class JoinBatcher {
   #pending = new Map<string, Pending[]>();
   #busy = new Set<string>();
+  #stepMs = 10;
 
   constructor(private ctx: QueueContext) {}
 
@@ -98,6 +107,7 @@ export class JoinBatcher {
     const ctx = this.ctx;
     let items = batch;
     let committed: Counts | null = null;
+    let yields = 0;
     const results = await ctx.serial(q, () =>
       retryCommit(async () => {
         const now = ctx.now();
@@ -110,6 +120,13 @@ export class JoinBatcher {
           ctx.branding(),
         ]);
         if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+        if (yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
+          // Other instances' join batches keep winning the counts record, so no tick has landed
+          // for over a second: step aside for about a commit's time, then read afresh.
+          yields++;
+          await new Promise((r) => setTimeout(r, Math.random() * 2 * this.#stepMs));
+          return null;
+        }
         await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
         const open = ctx.isOpen(settings, now);
         const rate = ctx.ratePerSecond(settings);
@@ -187,6 +204,8 @@ export class JoinBatcher {
         countTraffic(op, q, now, "out", admitted);
         op.set(keys.counts(q), counts);
         const res = await op.commit();
+        // How long a step takes here (reads and commit): the time to step aside for a tick.
+        this.#stepMs = (this.#stepMs + ctx.now() - now) / 2;
         if (res.ok) {
           // Each answer's line shares `counts`, so it shows the waiting count this commit left.
           committed = counts;

@@ -10,14 +10,8 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import {
-  admitWaiting,
-  countTraffic,
-  enterAdmitted,
-  logGone,
-  releaseSlot,
-  removeWaiting,
-} from "./records.ts";
+import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
+import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./slots.ts";
 import type { Visitor, VisitorView } from "./types.ts";
@@ -258,20 +252,8 @@ async function enterNow(
 ): Promise<Outcome | null> {
   // In line with this instance's other counts writers (join batches, ticks): racing them on the
   // checked counts record starved both under load (found by the flash-crowd load scenario).
-  const next = await ctx.serial(q, async () => {
-    const { counts, entry: ce } = await ctx.readCounts(q);
-    const op = ctx.kv.atomic().check(entry, ce);
-    const next = enterAdmitted(
-      op,
-      q,
-      entry.value,
-      counts,
-      ctx.now(),
-      ctx.config.ACCESS_TOKEN_TTL_SECONDS,
-    );
-    op.set(keys.counts(q), counts);
-    return (await op.commit()).ok ? next : null;
-  });
+  // Enters that come together share one commit.
+  const next = await enterInBatch(ctx, q, entry);
   if (!next) return null;
   ctx.invalidate(q);
   return { view: await admittedView(ctx, q, next) };

@@ -22,6 +22,7 @@ export async function retryCommit<T>(
 ): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
+    const started = Date.now();
     try {
       const out = await beforeDeadline(step(), end, what);
       if (out !== null) return out;
@@ -29,8 +30,12 @@ export async function retryCommit<T>(
       if (!isLockError(e)) throw e;
     }
     if (Date.now() >= end) break;
-    // Jittered back-off keeps contending instances from retrying in lock-step.
-    if (i > 2) await new Promise((r) => setTimeout(r, Math.min(50, i) * Math.random()));
+    // Jittered back-off keeps contending instances from retrying in lock-step. It grows with how
+    // long an attempt takes: against a remote store (100 ms a commit) instances that retried at
+    // once kept losing to each other (bench/scale_sim.ts); on a local file it stays a few ms.
+    const took = Date.now() - started;
+    const wait = (i > 2 ? Math.min(50, i) : 0) + took * Math.min(i + 1, 4) / 2;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait * Math.random()));
   }
   throw new StoreBusyError(what, `no write went through in ${deadlineMs} ms`);
 }

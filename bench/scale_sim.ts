@@ -1,0 +1,252 @@
+/**
+ * Scale-out simulation: N engine instances, each with its own caches, join batcher and
+ * once-a-second tick, over ONE real KV file, with every KV call delayed as a remote primary
+ * region would delay it (bench/delayed_kv.ts). Simulated visitors arrive at a fixed rate (open
+ * loop), join through a random instance and check in at their timeslots through a random
+ * instance, as behind a load balancer. Measures throughput, conflicts, the tick, and the exact
+ * answers every instance gives.
+ */
+import { Engine } from "../lib/queue/engine.ts";
+import { cryptoRandom, systemClock } from "../lib/clock.ts";
+import { testConfig } from "../lib/config.ts";
+import { keys } from "../lib/store/keys.ts";
+import { migrate } from "../lib/store/migrate.ts";
+import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
+import { Signer, type TicketClaims } from "../lib/tokens.ts";
+import { percentile } from "./checkins_sim.ts";
+import { delayedKv, KvTally } from "./delayed_kv.ts";
+
+const Q = "default";
+
+/** One cell of the simulation: instances, latency, offered load. */
+export interface Cell {
+  instances: number;
+  /** Added to every commit (ms). */
+  commitMs: number;
+  /** Added to every read (ms). */
+  readMs: number;
+  /** Open-loop arrivals per second. */
+  arrivalsPerSecond: number;
+  /** Seconds of arrivals. */
+  seconds: number;
+  /** Admissions per second (rate budget). */
+  rate: number;
+}
+
+/** What one cell measured. */
+export interface CellResult extends Cell {
+  joins: number;
+  joinsPerSecond: number;
+  joinP50: number;
+  joinP99: number;
+  failedJoins: number;
+  joinCommitsPerJoin: number;
+  /** Lost checks per commit, all commits and join commits. */
+  retriesPerCommit: number;
+  joinRetriesPerCommit: number;
+  admittedPerMinute: number;
+  ratePerMinute: number;
+  skippedSeconds: number;
+  doubleSeconds: number;
+  ticksPerSecond: number;
+  capacityViolations: number;
+  admittedTwice: number;
+  wrongPositions: number;
+  readsPerVisitor: number;
+  writesPerVisitor: number;
+  statusCalls: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+function claimsOf(ticket: string): TicketClaims {
+  const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+  return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
+}
+
+/** What a commit does, from the keys it writes. */
+function kindOf(written: Deno.KvKey[]): string {
+  if (written.some((k) => k[0] === "t" && k[3] === "in")) return "join";
+  if (written.some((k) => k[0] === "counts")) return "counts";
+  if (written.some((k) => k[0] === "ts")) return "checkin";
+  return "other";
+}
+
+/** Runs one cell over a fresh KV file. */
+export async function runCell(cell: Cell): Promise<CellResult> {
+  // In memory-backed files where there are: the store's own disk stalls are not what is measured.
+  const dir = await Deno.makeTempDir({ prefix: "tollgate-scale-", dir: await shm() });
+  const real = await Deno.openKv(`${dir}/store.kv`);
+  const config = testConfig({
+    ADMIT_PER_SECOND: cell.rate,
+    CAPACITY: 10_000_000,
+    MAX_WAITING_VISITORS: 50_000_000,
+  });
+  const signer = new Signer(config.TOKEN_SECRET);
+  await migrate(real);
+  const tallies: KvTally[] = [];
+  const engines: Engine[] = [];
+  const ticks: number[] = [];
+  for (let i = 0; i < cell.instances; i++) {
+    const tally = new KvTally();
+    tallies.push(tally);
+    const kv = delayedKv(
+      real,
+      { readMs: cell.readMs, commitMs: cell.commitMs, kind: kindOf },
+      tally,
+    );
+    const e = new Engine({ kv, clock: systemClock, config, random: cryptoRandom, signer }, true);
+    const tick = e.tick.bind(e);
+    e.tick = async (q: string) => {
+      const sec = Math.floor(Date.now() / 1000);
+      const r = await tick(q);
+      if (r.ran) ticks.push(sec);
+      return r;
+    };
+    engines.push(e);
+  }
+  await engines[0].ensureQueues([Q]);
+  const pick = () => engines[Math.floor(Math.random() * engines.length)];
+  // Each instance's once-a-second timer, at its own phase (as main.ts runs it).
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  let stopped = false;
+  for (const e of engines) {
+    const start = setTimeout(() => {
+      if (stopped) return;
+      e.maybeTick(Q);
+      timers.push(setInterval(() => e.maybeTick(Q), 1000));
+    }, Math.random() * 1000);
+    timers.push(start);
+  }
+
+  const joinMs: number[] = [];
+  const answers: { seq: number; position: number }[] = [];
+  let failedJoins = 0, statusCalls = 0, visitors = 0;
+  const pollers: Promise<void>[] = [];
+  const t0 = Date.now();
+  const endArrivals = t0 + cell.seconds * 1000;
+  const endPolls = endArrivals + 2000;
+  let lastJoinAt = t0;
+
+  const visitor = async () => {
+    visitors++;
+    const e = pick();
+    const start = performance.now();
+    let out;
+    try {
+      e.maybeTick(Q);
+      out = await e.join(Q, null);
+    } catch {
+      failedJoins++;
+      return;
+    }
+    joinMs.push(performance.now() - start);
+    lastJoinAt = Date.now();
+    let claims = claimsOf(out.ticket);
+    if (out.view.status !== "waiting") return;
+    answers.push({ seq: claims.seq, position: out.view.position! });
+    while (!stopped) {
+      const due = claims.nca + Math.random() * 200;
+      if (due >= endPolls) return;
+      await sleep(due - Date.now());
+      const s = pick();
+      s.maybeTick(Q);
+      statusCalls++;
+      try {
+        const r = s.statusNow(Q, claims) ?? await s.status(Q, claims);
+        if (r.view.status !== "waiting") return;
+        if (r.ticket) claims = claimsOf(r.ticket);
+      } catch {
+        return;
+      }
+    }
+  };
+
+  // Open loop: arrivals every 10 ms at the offered rate, whatever the answers' latency.
+  let owed = 0, admitted0 = 0, window0 = 0;
+  const tickStart = Math.floor(t0 / 1000) + 2;
+  while (Date.now() < endArrivals) {
+    owed += cell.arrivalsPerSecond / 100;
+    for (; owed >= 1; owed--) pollers.push(visitor());
+    if (!window0 && Date.now() >= tickStart * 1000) {
+      window0 = Date.now();
+      admitted0 = (await countsOf(real)).admitted;
+    }
+    await sleep(10);
+  }
+  const windowEnd = Date.now();
+  const admitted1 = (await countsOf(real)).admitted;
+  await Promise.all(pollers);
+  stopped = true;
+  for (const t of timers) clearTimeout(t);
+  await sleep(cell.commitMs * 4 + 200);
+
+  // ---- correctness, from the store ---------------------------------------------------------
+  const counts = await countsOf(real);
+  let held = 0, admittedRecords = 0;
+  for await (const e of real.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+    if (e.value.state !== "waiting") admittedRecords++;
+    if (e.value.state !== "waiting") held++;
+  }
+  real.close();
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  answers.sort((a, b) => a.seq - b.seq);
+  let prefix = 0, wrong = 0;
+  for (const a of answers) {
+    const before = a.seq - a.position;
+    if (before < prefix || before > counts.admitted) wrong++;
+    prefix = Math.max(prefix, before);
+  }
+  const perSecond = new Map<number, number>();
+  for (const s of ticks) perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+  const lastSec = Math.floor(windowEnd / 1000) - 1;
+  let skipped = 0, doubled = 0;
+  for (let s = tickStart; s <= lastSec; s++) {
+    const n = perSecond.get(s) ?? 0;
+    if (n === 0) skipped++;
+    if (n > 1) doubled++;
+  }
+  const total = new KvTally();
+  for (const t of tallies) total.add(t);
+  const join = total.byKind.get("join") ?? { commits: 0, lost: 0 };
+  const okJoin = join.commits - join.lost;
+  const ok = total.commits - total.lost - total.failed;
+  const windowS = (windowEnd - window0) / 1000;
+  const joins = joinMs.length;
+  return {
+    ...cell,
+    joins,
+    joinsPerSecond: joins / ((lastJoinAt - t0) / 1000),
+    joinP50: percentile(joinMs, 50),
+    joinP99: percentile(joinMs, 99),
+    failedJoins,
+    joinCommitsPerJoin: okJoin / Math.max(1, joins),
+    retriesPerCommit: total.lost / Math.max(1, ok),
+    joinRetriesPerCommit: join.lost / Math.max(1, okJoin),
+    admittedPerMinute: ((admitted1 - admitted0) / windowS) * 60,
+    ratePerMinute: cell.rate * 60,
+    skippedSeconds: skipped,
+    doubleSeconds: doubled,
+    ticksPerSecond: ticks.filter((s) => s >= tickStart && s <= lastSec).length /
+      Math.max(1, lastSec - tickStart + 1),
+    capacityViolations: counts.entered + counts.holding > config.CAPACITY ? 1 : 0,
+    admittedTwice: counts.admitted - admittedRecords,
+    wrongPositions: wrong,
+    readsPerVisitor: total.reads / Math.max(1, visitors),
+    writesPerVisitor: ok / Math.max(1, visitors),
+    statusCalls,
+  };
+}
+
+async function countsOf(kv: Deno.Kv): Promise<Counts> {
+  return withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
+}
+
+/** /dev/shm when it exists (a memory-backed file system), else the default temp dir. */
+async function shm(): Promise<string | undefined> {
+  try {
+    return (await Deno.stat("/dev/shm")).isDirectory ? "/dev/shm" : undefined;
+  } catch {
+    return undefined;
+  }
+}
