@@ -1,0 +1,131 @@
+/**
+ * `deno run -A bench/scale_run.ts [--quick]`: the scale-out simulation (bench/scale_sim.ts) at
+ * 1 to 50 instances and 0, 20 and 100 ms per commit; prints each cell, checks the targets and
+ * writes its section of bench/RESULTS.md.
+ */
+import { type CellResult, runCell } from "./scale_sim.ts";
+
+const quick = Deno.args.includes("--quick");
+const INSTANCES = quick ? [1, 10, 50] : [1, 2, 5, 10, 25, 50];
+const LATENCIES = [0, 20, 100];
+const SECONDS = quick ? 3 : 5;
+const RATE = 20;
+const HEADING = "## Scale-out simulation (bench/scale_run.ts)";
+
+const f0 = (x: number) => Math.round(x).toString();
+const f2 = (x: number) => x.toFixed(2);
+
+function row(r: CellResult, ceiling: number): string {
+  return `| ${r.commitMs} | ${r.instances} | ${f0(r.arrivalsPerSecond)} | ${
+    f0(r.joinsPerSecond)
+  } | ` +
+    `${f2(r.joinsPerSecond / ceiling)} | ${f0(r.joinP50)} / ${
+      f0(r.joinP99)
+    } | ${r.failedJoins} | ` +
+    `${f2(r.joinCommitsPerJoin)} | ${f2(r.retriesPerCommit)} / ${f2(r.joinRetriesPerCommit)} | ` +
+    `${
+      f0(r.admittedPerMinute)
+    } / ${r.ratePerMinute} | ${r.skippedSeconds} / ${r.doubleSeconds} | ` +
+    `${f2(r.ticksPerSecond)} | ${r.capacityViolations} | ${r.admittedTwice} | ` +
+    `${r.wrongPositions} | ${f2(r.readsPerVisitor)} / ${f2(r.writesPerVisitor)} |`;
+}
+
+const results: CellResult[] = [];
+const ceiling = new Map<number, number>();
+const offered = new Map<number, number>();
+const started = Date.now();
+for (const ms of LATENCIES) {
+  // What one instance sustains at this latency, offered far more than it can take.
+  const probe = await runCell({
+    instances: 1,
+    commitMs: ms,
+    readMs: ms / 4,
+    arrivalsPerSecond: 3000,
+    seconds: SECONDS,
+    rate: RATE,
+  });
+  offered.set(ms, Math.max(400, Math.round(4 * probe.joinsPerSecond)));
+  console.log(
+    `${ms} ms: one instance sustains ${f0(probe.joinsPerSecond)} joins/s; offering ` +
+      `${offered.get(ms)}/s`,
+  );
+  for (const n of INSTANCES) {
+    const r = await runCell({
+      instances: n,
+      commitMs: ms,
+      readMs: ms / 4,
+      arrivalsPerSecond: offered.get(ms)!,
+      seconds: SECONDS,
+      rate: RATE,
+    });
+    if (ms === 0) ceiling.set(n, r.joinsPerSecond);
+    results.push(r);
+    console.log(
+      `  N=${n}: ${f0(r.joinsPerSecond)} joins/s, p99 ${f0(r.joinP99)} ms, failed ` +
+        `${r.failedJoins}, retries/commit ${f2(r.retriesPerCommit)}, admitted/min ` +
+        `${f0(r.admittedPerMinute)}, ticks/s ${f2(r.ticksPerSecond)}, wrong ${r.wrongPositions}`,
+    );
+  }
+}
+
+const at = (ms: number, n: number) => results.find((r) => r.commitMs === ms && r.instances === n);
+const checks: string[] = [];
+for (const r of results) {
+  const dev = Math.abs(r.admittedPerMinute - r.ratePerMinute) / r.ratePerMinute;
+  if (dev > 0.01) {
+    checks.push(`admitted/min ${f0(r.admittedPerMinute)} at N=${r.instances}, ${r.commitMs} ms`);
+  }
+  if (r.skippedSeconds || r.doubleSeconds) {
+    checks.push(
+      `ticks: ${r.skippedSeconds} skipped, ${r.doubleSeconds} twice at N=${r.instances}, ${r.commitMs} ms`,
+    );
+  }
+  if (r.capacityViolations || r.wrongPositions || r.admittedTwice) {
+    checks.push(`correctness at N=${r.instances}, ${r.commitMs} ms`);
+  }
+}
+const n1 = at(100, 1), n10 = at(100, 10), n50 = at(100, 50);
+if (n1 && n10) {
+  const want = Math.min(5 * n1.joinsPerSecond, 0.8 * (ceiling.get(10) ?? Infinity));
+  if (n10.joinsPerSecond < want) {
+    checks.push(`100 ms, N=10: ${f0(n10.joinsPerSecond)} joins/s, target ${f0(want)}`);
+  }
+}
+if (n50 && n50.retriesPerCommit > 0.5) {
+  checks.push(`100 ms, N=50: ${f2(n50.retriesPerCommit)} retries per commit, target 0.5`);
+}
+
+const lines = [
+  HEADING,
+  "",
+  `Run ${new Date(started).toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
+  `${SECONDS} s of arrivals a cell, rate ${RATE}/s, load average ` +
+  `${
+    Deno.loadavg().map((x) => x.toFixed(1)).join(" ")
+  } on ${navigator.hardwareConcurrency} CPUs. ` +
+  `Reads wait a quarter of a commit. Offered per latency: ` +
+  [...offered].map(([ms, r]) => `${ms} ms ${r}/s`).join(", ") + ".",
+  "",
+  "| ms/commit | N | offered/s | joins/s | x CPU ceiling | join p50 / p99 ms | failed joins | " +
+  "join commits/join | retries/commit all / join | admitted/min / rate | s skipped / twice | " +
+  "ticks/s | cap. viol. | admitted twice | wrong pos. | KV reads / writes per visitor |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ...results.map((r) => row(r, ceiling.get(r.instances) ?? r.joinsPerSecond)),
+  "",
+  checks.length ? "Targets missed:" : "Every target met.",
+  ...checks.map((c) => `- ${c}`),
+];
+const block = lines.join("\n");
+console.log("\n" + block);
+if (!quick) {
+  const path = new URL("./RESULTS.md", import.meta.url).pathname;
+  const doc = await Deno.readTextFile(path);
+  const b = doc.indexOf(HEADING);
+  const rest = b >= 0 ? doc.slice(b + HEADING.length) : "";
+  const next = rest.search(/\n## /);
+  const out = b >= 0
+    ? doc.slice(0, b) + block + (next >= 0 ? rest.slice(next) : "\n")
+    : doc.trimEnd() + "\n\n" + block + "\n";
+  await Deno.writeTextFile(path, out);
+}
+Deno.exit(0);
