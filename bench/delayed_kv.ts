@@ -45,6 +45,8 @@ export class KvTally {
 export interface Delays {
   readMs: number;
   commitMs: number;
+  /** Runs before each read reaches the store (after its delay). */
+  beforeRead?: () => Promise<void>;
   /** Runs before each atomic commit reaches the store (after its delay). */
   beforeCommit?: () => Promise<void>;
   /** Names what a commit does from the keys it writes (for the per-kind tally). */
@@ -90,6 +92,7 @@ export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): D
   const read = async <T>(f: () => Promise<T>): Promise<T> => {
     tally.reads++;
     await sleep(delays.readMs);
+    await delays.beforeRead?.();
     return await f();
   };
   return new Proxy(kv, {

@@ -1,0 +1,84 @@
+/**
+ * What several instances on one store need from the engine, each over real KV (two apps on one
+ * store, or one app whose KV calls take time): a tick that another instance's join overtakes
+ * between its reads still lands at once, with both counted; enters that come together share one
+ * commit of the counts record.
+ */
+import { delayedKv, KvTally } from "../bench/delayed_kv.ts";
+import { FakeClock } from "../lib/clock.ts";
+import { diagnose } from "../lib/queue/doctor.ts";
+import { keys } from "../lib/store/keys.ts";
+import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
+import type { TicketClaims } from "../lib/tokens.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
+
+const Q = "default";
+
+async function countsOf(kv: Deno.Kv): Promise<Counts> {
+  return withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
+}
+
+function claims(ticket: string): TicketClaims {
+  const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+  return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
+}
+
+Deno.test("a tick overtaken by another instance's join between its reads lands without a retry", async () => {
+  const real = await Deno.openKv(":memory:");
+  const clock = new FakeClock();
+  const tally = new KvTally();
+  let armed = -1;
+  const other = await makeApp({ ADMIT_PER_SECOND: 3, CAPACITY: 100 }, { kv: real, clock });
+  const a = await makeApp({ ADMIT_PER_SECOND: 3, CAPACITY: 100 }, {
+    clock,
+    kv: delayedKv(real, {
+      readMs: 0,
+      commitMs: 0,
+      // The third read of the tick (past its counts and settings): another instance joins.
+      beforeRead: async () => {
+        if (armed >= 0 && ++armed === 3) await other.engine.join(Q, null);
+      },
+    }, tally),
+  });
+  for (let i = 0; i < 8; i++) await other.engine.join(Q, null);
+  clock.advance(2000);
+  const before = await countsOf(real);
+  armed = 0;
+  const lostBefore = tally.lost;
+  const r = await a.engine.tick(Q);
+  assert(armed >= 3, "the other instance joined during the tick");
+  assert(r.ran && r.admitted > 0, `the tick ran and admitted: ${JSON.stringify(r)}`);
+  assertEquals(tally.lost - lostBefore, 0, "its commit did not lose to the join");
+  const after = await countsOf(real);
+  assertEquals(after.nextSeq, before.nextSeq + 1, "the join counted");
+  assertEquals(after.waiting, before.waiting + 1 - r.admitted, "both changes in the waiting count");
+  assertEquals(after.admitted, before.admitted + r.admitted);
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
+
+Deno.test("enters that come together share one commit of the counts record", async () => {
+  const real = await Deno.openKv(":memory:");
+  const tally = new KvTally();
+  const kinds = (written: Deno.KvKey[]) =>
+    written.some((k) => k[0] === "counts") && written.some((k) => k[0] === "x") ? "counts" : "x";
+  const t = await makeApp({ ADMIT_PER_SECOND: 50, CAPACITY: 100 }, {
+    kv: delayedKv(real, { readMs: 2, commitMs: 20, kind: kinds }, tally),
+  });
+  await t.engine.setPaused(Q, true);
+  const joined = await Promise.all(Array.from({ length: 30 }, () => t.engine.join(Q, null)));
+  await t.engine.setPaused(Q, false);
+  t.clock.advance(1000);
+  assertEquals((await t.engine.tick(Q)).admitted, 30);
+  t.clock.advance(10_000);
+  const before = tally.byKind.get("counts")?.commits ?? 0;
+  const out = await Promise.all(joined.map((j) => t.engine.status(Q, claims(j.ticket))));
+  assert(out.every((o) => o.view.status === "admitted" && o.view.entered), "all entered");
+  const commits = (tally.byKind.get("counts")?.commits ?? 0) - before;
+  assert(commits > 0 && commits <= 5, `${commits} counts commits for 30 enters`);
+  const c = await countsOf(real);
+  assertEquals([c.entered, c.holding], [30, 0]);
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
