@@ -106,6 +106,12 @@ let skipped = 0;
 for (let s = secs[0] + 1; s < secs[secs.length - 1]; s++) if (!bySec.has(s)) skipped++;
 const over = inner.filter((n) => n > 2 * RATE).length;
 const statusErrors = followers.reduce((n, f) => n + f.tally.errors, 0);
+const statusOutcomes: Record<string, number> = {};
+for (const f of followers) {
+  for (const [k, n] of Object.entries(f.tally.summary().outcomes)) {
+    statusOutcomes[k] = (statusOutcomes[k] ?? 0) + n;
+  }
+}
 const j = joins.summary();
 const lines = [
   HEADING,
@@ -129,7 +135,7 @@ const lines = [
   } / ${RATE} |`,
   `| seconds without an admission while draining / over 2x the rate | ${skipped} / ${over} |`,
   `| drain seconds | ${drainSeconds.toFixed(0)} |`,
-  `| status errors | ${statusErrors} |`,
+  `| status answers by outcome (errors) | ${JSON.stringify(statusOutcomes)} (${statusErrors}) |`,
 ];
 const block = lines.join("\n");
 console.log(block);
