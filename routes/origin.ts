@@ -6,14 +6,14 @@
  * proxied traffic.
  */
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { errorBody } from "../lib/errors.ts";
 import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/origin/forward.ts";
-import { requesterOfRequest } from "../lib/access/join.ts";
+import { requesterOf } from "../lib/access/join.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
-import { jsonResponse, SECURITY_HEADERS } from "./status_fast.ts";
+import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
 export type OriginGate = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | null>;
@@ -75,7 +75,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
 
 async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
   const rules = await s.access.rules.current();
-  return rules.allow.matches(requesterOfRequest(req, info, s.config).ip);
+  return rules.allow.matches(requesterOf(req.headers, info, s.config).ip);
 }
 
 /** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */
