@@ -10,6 +10,7 @@ import type { Services } from "./services.ts";
 import { errorBody } from "../lib/errors.ts";
 import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/origin/forward.ts";
 import { requesterOf } from "../lib/access/join.ts";
+import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
@@ -65,7 +66,9 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // token here either: no detour through the waiting room.
     if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
     try {
-      return await forward(req, vr, base, peerOf(info), options);
+      // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
+      const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
+      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import type { Services } from "../services.ts";
 import { DemoPage } from "../../components/DemoPage.tsx";
 import { Document } from "../../components/Document.tsx";
-import { requireAdmission } from "../../lib/require_admission.ts";
+import { requireAdmission } from "../../http/require_admission.ts";
 import type { AccessClaims } from "../../lib/tokens.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
