@@ -16,6 +16,8 @@ const EnvSchema = z.object({
     .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),
   MAX_WAITING_VISITORS: positiveInt(1, 50_000_000).default(1_000_000),
+  /** Default new places one client may take per minute in a new queue (0: no limit). */
+  JOINS_PER_CLIENT_PER_MINUTE: positiveInt(0, 100_000).default(60),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(10, 86400 * 7).default(900),
   QUEUES: z.string().default("default").transform((s) =>
     s.split(",").map((q) => q.trim()).filter(Boolean)
@@ -103,6 +105,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
     TOLLGATE_ENV: "test",
+    // Tests of the per-client limit set it; the rest join thousands from one loopback address.
+    JOINS_PER_CLIENT_PER_MINUTE: 0,
     ...overrides,
   };
 }

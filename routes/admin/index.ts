@@ -4,6 +4,7 @@ import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
 import { edgeRoutes } from "./edge.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
@@ -16,6 +17,7 @@ export function adminRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", integrationRoutes(s));
   app.route("/", edgeRoutes(s));

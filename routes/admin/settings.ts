@@ -44,7 +44,7 @@ export function settingsView(s: Services, q: QueueSettings) {
   };
 }
 
-const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
+export const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
 
 function write<T extends z.ZodType>(
   method: "post" | "put",
