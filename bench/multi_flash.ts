@@ -41,7 +41,18 @@ for (let i = 0; i < PROCESSES; i++) {
   );
 }
 const joinPools = targets.map((t) => new HttpPool(t.url, CONNECTIONS / PROCESSES));
-const followers = targets.map((t) => new Follower(new HttpPool(t.url, 8), t.clock));
+/** Visitors a status answered 404 `not_in_queue` (none is expected): id, and their ticket's claims. */
+const gone: string[] = [];
+const followers = targets.map((t) => {
+  const pool = new HttpPool(t.url, 8);
+  const request = pool.request.bind(pool);
+  pool.request = async (c) => {
+    const a = await request(c);
+    if (a.status === 404 && c.ticket) gone.push(JSON.stringify(decodeTicket(c.ticket)));
+    return a;
+  };
+  return new Follower(pool, t.clock);
+});
 const joins = new Tally();
 const answers: { seq: number; position: number }[] = [];
 let sent = 0, admittedAtJoin = 0;
@@ -137,6 +148,7 @@ const lines = [
   `| drain seconds | ${drainSeconds.toFixed(0)} |`,
   `| status answers by outcome (errors) | ${JSON.stringify(statusOutcomes)} (${statusErrors}) |`,
 ];
+if (gone.length) console.log("answered 404 not_in_queue:\n" + gone.join("\n"));
 const block = lines.join("\n");
 console.log(block);
 const path = new URL("./RESULTS.md", import.meta.url).pathname;

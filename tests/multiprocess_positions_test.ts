@@ -64,6 +64,7 @@ async function exactPositions(processes: number, joins: number, inFlight: number
         CAPACITY: "50",
         QUEUES: Q,
         ADMISSION_MODE: "queue",
+        JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
       },
       true,
       servers,

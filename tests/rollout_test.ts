@@ -49,6 +49,7 @@ async function serve(dir: string, kvPath: string): Promise<Proc> {
       TOLLGATE_ENV: "test",
       ADMIT_PER_SECOND: "5",
       CAPACITY: "30",
+      JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
     },
     stdin: "null",
     stdout: "null",

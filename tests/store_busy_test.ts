@@ -50,6 +50,7 @@ Deno.test("a KV file locked by another process: /wait answers its 503 page withi
     const [api, apiMs] = await timed(() => served(t).join());
     assertEquals([api.status, api.json.error.code], [503, "store_busy"]);
     assertEquals(api.json.error.details.retryAfterSeconds, 2, "says when to come back");
+    assertEquals(api.headers.get("retry-after"), "2");
     assert(apiMs < 3000, `POST /join answered after ${apiMs} ms`);
   } finally {
     lock.exec("ROLLBACK");
