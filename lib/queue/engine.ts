@@ -1,6 +1,6 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
 import { log } from "../log.ts";
-import { BadRequestError, ConflictError } from "../errors.ts";
+import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
@@ -141,7 +141,13 @@ export class Engine {
     if ((this.#lastTick.get(q) ?? -1) >= sec || this.#ticking.has(q)) return;
     this.#lastTick.set(q, sec);
     this.#ticking.add(q);
-    this.tick(q).catch((e) => log("error", "tick failed", { queue: q, error: String(e) }))
+    // A store too slow for one tick is a warning: the next second's tick goes on from there.
+    this.tick(q).catch((e) =>
+      log(e instanceof StoreBusyError ? "warn" : "error", "tick failed", {
+        queue: q,
+        error: String(e),
+      })
+    )
       .finally(() => this.#ticking.delete(q));
   }
 

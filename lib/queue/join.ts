@@ -1,5 +1,5 @@
 import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
-import { retryCommit } from "../store/commit.ts";
+import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
 import {
@@ -107,8 +107,13 @@ export class JoinBatcher {
     let items = batch;
     let committed: Counts | null = null;
     let yields = 0;
+    // The bound of a join counts from here: waiting behind this instance's other counts writers
+    // (a tick, an enter batch) uses it up too, so a visitor hears within it whatever holds them.
+    const end = Date.now() + STORE_DEADLINE_MS;
+    const retry = <T>(step: () => Promise<T | null>) =>
+      retryCommit(step, "join", 200, end - Date.now());
     const results = await ctx.serial(q, () =>
-      retryCommit(async () => {
+      retry(async () => {
         const now = ctx.now();
         // The state this instance's last join commit left, if any: its checks fail (and the
         // retry reads afresh) when anything else wrote the counts or settings since.
@@ -238,7 +243,7 @@ export class JoinBatcher {
           if (items.length === 0) return [];
         }
         return null;
-      }, "join"));
+      }));
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
     if (committed) {
       ctx.noteJoined(q, committed, waiters[0]?.visitor.seq ?? null, waiters.length);

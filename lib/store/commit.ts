@@ -23,6 +23,8 @@ export async function retryCommit<T>(
   const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
     const started = Date.now();
+    // Out of time before a step starts (a caller's wait used it up): the step never runs.
+    if (started >= end) break;
     try {
       const out = await beforeDeadline(step(), end, what);
       if (out !== null) return out;
