@@ -113,7 +113,9 @@ export const errors = {
   ),
   409: err("not admitted yet (`not_admitted`) or a conflicting write (`conflict`)"),
   429: err("too many attempts (`rate_limited`, with `Retry-After`)"),
-  503: err("waiting-row cap reached (`queue_full`)"),
+  503: err(
+    "waiting-row cap reached (`queue_full`), or the store took no write within 2.5 s (`store_busy`, with `Retry-After`)",
+  ),
 };
 
 /** Picks some of `errors` by status, for a route's `responses`. */
