@@ -9,6 +9,7 @@ import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { AppError, errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
+import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
@@ -236,12 +237,15 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  const basePath = deps.config.BASE_PATH;
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
+    if (basePath) req = stripBasePath(basePath, req);
     const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does

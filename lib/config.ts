@@ -56,6 +56,22 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * Path prefix of Tollgate's own paths (e.g. `/_tollgate`): behind nginx, Caddy or Traefik the
+   * site then keeps its own `/status`, `/static/…` and the rest; links and redirects follow it.
+   */
+  BASE_PATH: z.string().regex(
+    /^(?:\/[A-Za-z0-9._~-]+)+$/,
+    "must be a path like /_tollgate (leading slash, no trailing slash)",
+  ).optional(),
+  /**
+   * Whether `/verify*` accepts `?accessToken=` (SPEC's third place). `0` makes the checks read
+   * only the cookie and the Authorization header: a proxy that cannot strip the query would
+   * otherwise hand the token to the site and its logs.
+   */
+  VERIFY_QUERY_TOKEN: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
+    v === "1" || v === "true"
+  ),
 });
 
 /** Every configuration variable the service reads. */

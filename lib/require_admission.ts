@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { errorBody } from "./errors.ts";
-import { readVisitorRequest } from "./origin/request.ts";
+import { type ReadOptions, readVisitorRequest } from "./origin/request.ts";
 import { type AccessClaims, Signer } from "./tokens.ts";
 
 /** Options of `requireAdmission()`. */
@@ -21,10 +21,11 @@ export async function verifyAnyToken(
   req: Request,
   nowMs: number,
   queue?: string,
+  opts?: ReadOptions,
 ): Promise<AccessClaims | null> {
   // The proxy's reading of a request: each place in turn, so a site's own bearer token does not
   // hide a valid `tg_access` cookie.
-  return (await readVisitorRequest(signer, req, nowMs, queue)).claims;
+  return (await readVisitorRequest(signer, req, nowMs, queue, opts)).claims;
 }
 
 /**

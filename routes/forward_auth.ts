@@ -9,10 +9,13 @@
  *   answer the proxy hands to the visitor: 302 to the waiting room on the visitor's host (401
  *   for a non-GET request).
  *
- * The original request comes from `X-Forwarded-Uri`/`-Method` (Caddy, Traefik) or
- * `X-Original-URI`/`-Method` (set by the nginx config). The token is found like the origin
- * proxy finds it (a foreign `Authorization` does not hide a valid `tg_access` cookie), with the
- * original URI's `?accessToken=` as the query (SPEC 5).
+ * The original request comes from the headers the example config sets: `X-Original-URI`/`-Method`
+ * for nginx (its subrequest also carries whatever the client sent, so `X-Forwarded-Uri` is not
+ * read there), `X-Forwarded-Uri`/`-Method` for Caddy and Traefik (which overwrite them). The token
+ * is found like the origin proxy finds it (a foreign `Authorization` does not hide a valid
+ * `tg_access` cookie), with the original URI's `?accessToken=` as the query (SPEC 5) unless
+ * `VERIFY_QUERY_TOKEN=0`. With `?queue=`, only that queue's tokens pass and the waiting room
+ * URL names that queue.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -57,9 +60,12 @@ const forwardAuthRoute = check(
   },
 );
 
+/** Which headers describe the original request: the ones each example config sets. */
+type Dialect = "x-original" | "x-forwarded";
+
 /** The original request's URI as the proxy describes it: its path and query without our token. */
-function originalUri(c: Context): { path: string; token: string | null } {
-  const raw = c.req.header("x-forwarded-uri") ?? c.req.header("x-original-uri") ?? "/";
+function originalUri(c: Context, from: Dialect): { path: string; token: string | null } {
+  const raw = c.req.header(from === "x-original" ? "x-original-uri" : "x-forwarded-uri") ?? "/";
   const q = raw.indexOf("?");
   if (q < 0) return { path: raw, token: null };
   // Our token in the original query must not be echoed back into the return path.
@@ -67,10 +73,12 @@ function originalUri(c: Context): { path: string; token: string | null } {
   return { path: raw.slice(0, q) + (rest ? `?${rest}` : ""), token };
 }
 
-/** The waiting room URL for the original request. */
-function waitFor(path: string): string {
+/** The waiting room URL (under `base`) for the original request, naming `queue` when given. */
+function waitFor(path: string, base: string, queue: string | undefined): string {
   const back = safeReturnPath(path);
-  return back ? waitUrlFor(back) : "/wait";
+  if (!queue) return back ? waitUrlFor(back, base) : `${base}/wait`;
+  const q = `${base}/wait?queue=${encodeURIComponent(queue)}`;
+  return back ? `${q}&return=${encodeURIComponent(back)}` : q;
 }
 
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
@@ -89,9 +97,9 @@ function onVisitorHost(c: Context, path: string): string {
   return path;
 }
 
-function originalMethod(c: Context): string {
-  return (c.req.header("x-forwarded-method") ?? c.req.header("x-original-method") ?? "GET")
-    .toUpperCase();
+function originalMethod(c: Context, from: Dialect): string {
+  return (c.req.header(from === "x-original" ? "x-original-method" : "x-forwarded-method") ??
+    "GET").toUpperCase();
 }
 
 const denied = (c: Context, wait: string) =>
@@ -101,14 +109,17 @@ const denied = (c: Context, wait: string) =>
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
 
+  const base = s.config.BASE_PATH ?? "";
+  const read = { queryToken: s.config.VERIFY_QUERY_TOKEN };
+
   /**
    * True (with the visitor named in headers) when the check carries a valid token: the usual
    * places (bearer, cookie, the check's own query), or `?accessToken=` of the original URI.
    */
   const admitted = async (c: Context, queue: string | undefined, token: string | null) => {
     const now = s.clock.now();
-    const claims = (await readVisitorRequest(s.signer, c.req.raw, now, queue)).claims ??
-      await s.signer.verifyAccessToken(token, now, queue);
+    const claims = (await readVisitorRequest(s.signer, c.req.raw, now, queue, read)).claims ??
+      (read.queryToken ? await s.signer.verifyAccessToken(token, now, queue) : null);
     if (!claims) return false;
     c.header("X-Tollgate-Visitor", claims.sub);
     c.header("X-Tollgate-Queue", claims.queue);
@@ -116,18 +127,21 @@ export function forwardAuthRoutes(s: Services) {
   };
 
   app.openapi(authRequestRoute, async (c) => {
-    const orig = originalUri(c);
-    if (await admitted(c, c.req.valid("query").queue, orig.token)) return c.body(null, 204);
-    const wait = waitFor(orig.path);
+    const { queue } = c.req.valid("query");
+    const orig = originalUri(c, "x-original");
+    if (await admitted(c, queue, orig.token)) return c.body(null, 204);
+    // nginx turns the 401 into the visitor's answer (a 302 to this Location for GET and HEAD).
+    const wait = waitFor(orig.path, base, queue);
     c.header("Location", wait);
     return denied(c, wait);
   });
 
   app.openapi(forwardAuthRoute, async (c) => {
-    const orig = originalUri(c);
-    if (await admitted(c, c.req.valid("query").queue, orig.token)) return c.body(null, 204);
-    const wait = waitFor(orig.path);
-    const m = originalMethod(c);
+    const { queue } = c.req.valid("query");
+    const orig = originalUri(c, "x-forwarded");
+    if (await admitted(c, queue, orig.token)) return c.body(null, 204);
+    const wait = waitFor(orig.path, base, queue);
+    const m = originalMethod(c, "x-forwarded");
     if (m === "GET" || m === "HEAD") return c.redirect(onVisitorHost(c, wait), 302);
     return denied(c, wait);
   });

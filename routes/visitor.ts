@@ -170,7 +170,9 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(verifyRoute, async (c) => {
     const { queue } = c.req.valid("query");
-    const claims = await verifyAnyToken(s.signer, c.req.raw, s.clock.now(), queue);
+    const claims = await verifyAnyToken(s.signer, c.req.raw, s.clock.now(), queue, {
+      queryToken: s.config.VERIFY_QUERY_TOKEN,
+    });
     if (!claims) {
       return c.json(
         { error: { code: "unauthorized", message: "no valid access token", details: {} } },

@@ -251,7 +251,7 @@ Deno.test("/cost page: blank form fields mean the defaults", async () => {
   );
   assertEquals(r.status, 200);
   assert(r.text.includes("fixed (chosen)"));
-  assert(r.text.includes('href="/api/cost-estimate?pollingMode=fixed"'));
+  assert(r.text.includes('href="api/cost-estimate?pollingMode=fixed"'));
 });
 
 Deno.test("/cost page: bad input is a 400 page with the message, nothing unescaped", async () => {

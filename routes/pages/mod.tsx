@@ -2,7 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { QueueName } from "../schemas.ts";
-import { assetsOnce, staticRoutes } from "./assets.ts";
+import { assetsOnce, loadAssets, staticRoutes } from "./assets.ts";
 import { adminPageRoutes } from "./admin.tsx";
 import { demoRoutes } from "./demo.tsx";
 import { waitRoutes } from "./wait.tsx";
@@ -16,7 +16,11 @@ const redirect = (description: string) => ({ description });
 /** Mounts the pages; the asset manifest is read once, on first use. */
 export function pageRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
-  const getAssets = assetsOnce();
+  // Asset URLs carry the path prefix: the browser asks for them through the proxy.
+  const base = s.config.BASE_PATH ?? "";
+  const getAssets = assetsOnce(async () =>
+    Object.fromEntries(Object.entries(await loadAssets()).map(([k, v]) => [k, base + v]))
+  );
   app.route("/", staticRoutes());
   app.route("/", waitRoutes(s, getAssets));
   app.route("/", demoRoutes(s, getAssets));

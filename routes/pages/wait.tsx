@@ -37,6 +37,7 @@ function originOf(url: string): string[] {
 /** The waiting-room page and its no-JS enter form. */
 export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   const app = new Hono();
+  const base = s.config.BASE_PATH ?? "";
 
   const notice = async (
     c: Context,
@@ -51,7 +52,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
-      ? { seconds: retrySeconds, url: url.pathname + url.search, always: true }
+      ? { seconds: retrySeconds, url: base + url.pathname + url.search, always: true }
       : undefined;
     if (retrySeconds) c.header("Retry-After", String(retrySeconds));
     const css = themeCss(b);
@@ -63,6 +64,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         themeCss={css}
         refresh={retry}
         embed={c.req.query("embed") === "1"}
+        base={base}
       >
         <Notice heading={heading}>
           <p>{text}</p>
@@ -171,11 +173,12 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       returnPath,
       embed,
       title: b.title,
+      base,
     };
     const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
       ? {
         seconds: Math.max(1, Math.ceil((view.nextCheckAt - now) / 1000)),
-        url: waitUrl(queue, returnPath, embed, start),
+        url: waitUrl(queue, returnPath, embed, start, base),
         // Without the built bundle nothing would follow the timeslots: refresh for everyone.
         always: !a["wait.js"],
       }
@@ -191,6 +194,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         propsJson={a["wait.js"] ? scriptJson(island) : undefined}
         refresh={refresh}
         embed={embed}
+        base={base}
       >
         <WaitPage branding={b} island={island} />
       </Document>,
@@ -227,6 +231,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       returnPath: "",
       embed,
       title: b.title,
+      base,
     };
     const css = themeCss(b);
     return htmlPage(
@@ -236,6 +241,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         styleHref={a["style.css"]}
         themeCss={css}
         embed={embed}
+        base={base}
       >
         <WaitPage branding={b} island={island} />
       </Document>,
@@ -251,7 +257,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
-    const back = waitUrl(queue, returnPath);
+    const back = waitUrl(queue, returnPath, false, null, base);
     const ticket = await ticketOf(c, s.signer);
     if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
     try {
