@@ -102,8 +102,16 @@ function originalMethod(c: Context, from: Dialect): string {
     "GET").toUpperCase();
 }
 
-const denied = (c: Context, wait: string) =>
-  c.json(errorBody("unauthorized", "no valid access token", { waitUrl: wait }), 401);
+/** 401 naming the waiting room, worded like the origin proxy's and the nginx example's. */
+const denied = (c: Context, wait: string) => {
+  c.header("WWW-Authenticate", 'Bearer realm="tollgate"');
+  return c.json(
+    errorBody("unauthorized", "a valid access token is required; join the waiting room first", {
+      waitUrl: wait,
+    }),
+    401,
+  );
+};
 
 /** The two proxy access checks. */
 export function forwardAuthRoutes(s: Services) {
