@@ -20,6 +20,7 @@ import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
+import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -293,7 +294,8 @@ export async function createApp(deps: AppDeps) {
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);
   };
-  return { app, services, fetch };
+  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
+  return { app, services, fetch: withProxyChecks(services, fetch) };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */

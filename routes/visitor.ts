@@ -3,7 +3,6 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie } from "hono/cookie";
 import type { Services } from "../app.ts";
 import { joinWithAccess, requesterOf } from "../lib/access/join.ts";
-import { verifyAnyToken } from "../lib/require_admission.ts";
 import { answerVisitor, secureRequest, ticketOf as readTicket } from "../lib/visitor_cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
@@ -93,17 +92,6 @@ const leaveRoute = createRoute({
   },
 });
 
-const verifyRoute = createRoute({
-  method: "get",
-  path: "/verify",
-  summary: "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
-  request: { query: z.object({ queue: z.string().max(64).optional() }) },
-  responses: {
-    204: { description: "a valid access token is present (header, query or cookie)" },
-    401: errors[401],
-  },
-});
-
 /** The visitor API of SPEC 4.1 and DECISIONS. */
 export function visitorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
@@ -166,22 +154,6 @@ export function visitorRoutes(s: Services) {
     deleteCookie(c, "tg_ticket", { path: "/", secure: secureRequest(c) });
     deleteCookie(c, "tg_access", { path: "/", secure: secureRequest(c) });
     return c.json({ status: "left" as const }, 200);
-  });
-
-  app.openapi(verifyRoute, async (c) => {
-    const { queue } = c.req.valid("query");
-    const claims = await verifyAnyToken(s.signer, c.req.raw, s.clock.now(), queue, {
-      queryToken: s.config.VERIFY_QUERY_TOKEN,
-    });
-    if (!claims) {
-      return c.json(
-        { error: { code: "unauthorized", message: "no valid access token", details: {} } },
-        401,
-      );
-    }
-    c.header("X-Tollgate-Visitor", claims.sub);
-    c.header("X-Tollgate-Queue", claims.queue);
-    return c.body(null, 204);
   });
 
   return app;

@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
 import { stripBasePath } from "../lib/base_path.ts";
+import { withProxyChecks } from "../routes/proxy_check.ts";
 
 const get = (t: TestApp, path: string, headers: Record<string, string> = {}) =>
   t.fetch(new Request(`http://tollgate.test${path}`, { headers }));
@@ -126,5 +127,54 @@ Deno.test("BASE_PATH: Tollgate answers under the prefix, and its pages and redir
   // The demo's redirect and the default destination stay under the prefix too.
   r = await get(t, "/_tollgate/demo");
   assertEquals(r.headers.get("location"), "/_tollgate/wait?return=/_tollgate/demo");
+  t.close();
+});
+
+Deno.test("the served fetch answers the checks first, exactly as the documented routes do", async () => {
+  const t = await makeApp({ QUEUES: ["default", "tickets"] });
+  const token = await t.services.signer.signAccessToken("v-fast-01", "default", t.clock.now(), 60);
+  const cases: [string, Record<string, string>][] = [
+    ["/verify", { cookie: `tg_access=${token}` }],
+    [`/verify?accessToken=${token}`, {}],
+    ["/verify?queue=tickets", { cookie: `tg_access=${token}` }],
+    ["/verify/auth-request", { "x-original-uri": "/a?b=1" }],
+    ["/verify/auth-request?queue=tickets", { "x-original-uri": "/t", cookie: "tg_access=x.y" }],
+    ["/verify/forward-auth", { "x-forwarded-uri": "/c", "x-forwarded-method": "DELETE" }],
+    ["/verify/forward-auth", { "x-forwarded-uri": "/c", authorization: `Bearer ${token}` }],
+    ["/verify/forward-auth?queue=x&other=1", { "x-forwarded-uri": "/c" }],
+    [`/verify/forward-auth?queue=${"q".repeat(65)}`, {}], // too long: Hono's 400 either way
+  ];
+  for (const [path, headers] of cases) {
+    const served = await get(t, path, headers);
+    const plain = await t.app.request(path, { headers });
+    const seen = async (r: Response) => [
+      r.status,
+      r.headers.get("location"),
+      r.headers.get("x-tollgate-visitor"),
+      r.headers.get("x-tollgate-queue"),
+      r.headers.get("cache-control"),
+      await r.text(),
+    ];
+    assertEquals(await seen(served), await seen(plain), path);
+    assert(served.headers.get("x-request-id"), `${path}: the request id`);
+  }
+  t.close();
+});
+
+Deno.test("withProxyChecks: a check (with or without the prefix) never reaches the inner fetch", async () => {
+  const t = await makeApp({ BASE_PATH: "/_tollgate" });
+  const passed: string[] = [];
+  const served = withProxyChecks(t.services, (req: Request) => {
+    passed.push(new URL(req.url).pathname);
+    return new Response("inner");
+  });
+  for (const p of ["/verify", "/_tollgate/verify/auth-request", "/verify/forward-auth?queue=a"]) {
+    const r = await served(new Request(`http://h${p}`));
+    assert(r.status === 401 || r.status === 302, `${p}: ${r.status}`);
+  }
+  for (const p of ["/other/verify", "/_tollgatex/verify", "/verify/other", "/_tollgate/wait"]) {
+    assertEquals(await (await served(new Request(`http://h${p}`))).text(), "inner", p);
+  }
+  assertEquals(passed, ["/other/verify", "/_tollgatex/verify", "/verify/other", "/_tollgate/wait"]);
   t.close();
 });

@@ -7,8 +7,9 @@ import { serveApp } from "../browser/helper.ts";
 import { type Config, parseEnv } from "../../lib/config.ts";
 import { assert } from "../assert.ts";
 import { freePort, sleep } from "../server_procs.ts";
+import { nginxArgs, type Ports, render, renderNginx } from "./examples.ts";
 
-const EXAMPLES = new URL("../../docs/examples/", import.meta.url);
+export type { Ports };
 
 /** Debian's binaries (`.ci/run` installs them when missing). */
 export const NGINX = "/usr/sbin/nginx";
@@ -95,26 +96,6 @@ export async function startTollgate(
   return { ...app, port: +new URL(app.base).port, config };
 }
 
-/** The ports a rendered example points at. */
-export interface Ports {
-  proxy: number;
-  tollgate: number;
-  site: number;
-}
-
-/**
- * An example's text with its ports substituted: each `[from, to]` must occur, so an example that
- * drifts from what the tests expect fails here instead of testing something else.
- */
-export function render(name: string, swaps: [string, string][]): string {
-  let text = Deno.readTextFileSync(new URL(name, EXAMPLES));
-  for (const [from, to] of swaps) {
-    assert(text.includes(from), `docs/examples/${name} no longer contains ${JSON.stringify(from)}`);
-    text = text.replaceAll(from, to);
-  }
-  return text;
-}
-
 /** A running proxy. */
 export interface Proxy {
   base: string;
@@ -186,26 +167,8 @@ export async function startNginx(
   extra: [string, string][] = [],
 ): Promise<Proxy> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate-nginx-" });
-  const conf = `${dir}/nginx.conf`;
-  await Deno.writeTextFile(
-    conf,
-    render(file, [
-      ["listen 80;", `listen 127.0.0.1:${ports.proxy};`],
-      ["127.0.0.1:8000", `127.0.0.1:${ports.tollgate}`],
-      ["127.0.0.1:3000", `127.0.0.1:${ports.site}`],
-      ...extra,
-    ]),
-  );
-  const p = await spawn(NGINX, [
-    "-c",
-    conf,
-    "-p",
-    dir,
-    "-e",
-    `${dir}/error.log`,
-    "-g",
-    `daemon off; pid ${dir}/nginx.pid;`,
-  ], ports.proxy);
+  await Deno.writeTextFile(`${dir}/nginx.conf`, renderNginx(ports, file, extra));
+  const p = await spawn(NGINX, nginxArgs(dir), ports.proxy);
   return {
     ...p,
     log: () => p.log() + readOr(`${dir}/error.log`),
