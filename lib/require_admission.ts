@@ -1,6 +1,4 @@
-import type { MiddlewareHandler } from "hono";
-import { errorBody } from "./errors.ts";
-import { type ReadOptions, readVisitorRequest } from "./origin/request.ts";
+import { readVisitorRequest } from "./origin/request.ts";
 import { type AccessClaims, Signer } from "./tokens.ts";
 
 /** Options of `requireAdmission()`. */
@@ -21,11 +19,10 @@ export async function verifyAnyToken(
   req: Request,
   nowMs: number,
   queue?: string,
-  opts?: ReadOptions,
 ): Promise<AccessClaims | null> {
   // The proxy's reading of a request: each place in turn, so a site's own bearer token does not
   // hide a valid `tg_access` cookie.
-  return (await readVisitorRequest(signer, req, nowMs, queue, opts)).claims;
+  return (await readVisitorRequest(signer, req, nowMs, queue)).claims;
 }
 
 /**
@@ -41,31 +38,4 @@ export function admissionChecker(
   const signer = typeof opts.secret === "string" ? new Signer(opts.secret) : opts.secret;
   const now = opts.now ?? (() => Date.now());
   return (req) => verifyAnyToken(signer, req, now(), opts.queue);
-}
-
-/**
- * Hono middleware for protected apps: lets admitted visitors through with their claims in
- * `c.get("admission")`; anyone else gets 401 (or a redirect to the waiting room).
- *
- * @example
- * app.use("/checkout/*", requireAdmission({ secret: Deno.env.get("TOKEN_SECRET")!, redirectTo: "/wait" }));
- */
-export function requireAdmission(
-  opts: AdmissionOptions,
-): MiddlewareHandler<{ Variables: { admission: AccessClaims } }> {
-  const check = admissionChecker(opts);
-  return async (c, next) => {
-    const claims = await check(c.req.raw);
-    if (!claims) {
-      if (opts.redirectTo) {
-        const to = typeof opts.redirectTo === "function"
-          ? opts.redirectTo(c.req.raw)
-          : opts.redirectTo;
-        return c.redirect(to, 302);
-      }
-      return c.json(errorBody("unauthorized", "a valid access token is required"), 401);
-    }
-    c.set("admission", claims);
-    await next();
-  };
 }

@@ -12,9 +12,10 @@
  * What they answer is routes/proxy_check.ts's, shared with the served `fetch`'s fast path.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { proxyChecks } from "./proxy_check.ts";
 import { errors } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 const Query = z.object({
   queue: z.string().max(64).optional().openapi({
@@ -59,7 +60,7 @@ const forwardAuthRoute = check(
 
 /** The three access checks as documented routes (the served `fetch` answers them first). */
 export function forwardAuthRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   const { answer } = proxyChecks(s);
   app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue));
   app.openapi(

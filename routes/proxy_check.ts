@@ -13,13 +13,13 @@
  * two proxy checks) unless `VERIFY_QUERY_TOKEN=0`. With `?queue=`, only that queue's tokens pass
  * and the waiting room URL names that queue.
  */
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { safeReturnPath } from "../lib/destination.ts";
 import { errorBody } from "../lib/errors.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { waitUrlFor } from "./origin.ts";
-import { jsonResponse, SECURITY_HEADERS } from "./status_fast.ts";
+import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
 export type CheckKind = "verify" | "auth-request" | "forward-auth";
