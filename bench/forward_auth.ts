@@ -11,7 +11,7 @@
  * Knobs: the BENCH_* variables of bench/config.ts (duration, rounds, warm-up, connections).
  */
 import { Signer } from "../lib/tokens.ts";
-import { nginxArgs, renderNginx } from "../tests/proxies/examples.ts";
+import { checkCacheSwaps, nginxArgs, renderNginx } from "../tests/proxies/examples.ts";
 import { readConfig } from "./config.ts";
 import { interleave, type Measured, type PhaseEnv, startBaseline } from "./http_phases.ts";
 import { type LoadSpec, wrkVersion } from "./load.ts";
@@ -22,33 +22,6 @@ import { cpuSeconds } from "./proxy.ts";
 export const FORWARD_AUTH_TARGET = 0.7;
 
 const NGINX = "/usr/sbin/nginx";
-
-/** The check cache of docs/forward-auth.md, put into the example where that page says. */
-export const CACHE_SWAPS: [string, string][] = [
-  [
-    "    upstream tollgate {",
-    "    proxy_cache_path /tmp/tollgate-checks keys_zone=tollgate_checks:1m max_size=10m;\n\n" +
-    "    upstream tollgate {",
-  ],
-  [
-    "            internal;\n",
-    "            internal;\n" +
-    "            proxy_cache tollgate_checks;\n" +
-    '            proxy_cache_key "$cookie_tg_access|$http_authorization";\n' +
-    "            proxy_cache_valid 204 5s;\n" +
-    "            proxy_ignore_headers Cache-Control Expires;\n" +
-    "            proxy_no_cache $tollgate_uncacheable;\n" +
-    "            proxy_cache_bypass $tollgate_uncacheable;\n",
-  ],
-  [
-    "    server {\n",
-    '    map "$cookie_tg_access$http_authorization" $tollgate_uncacheable {\n' +
-    '        ""      1;\n' +
-    "        default 0;\n" +
-    "    }\n\n" +
-    "    server {\n",
-  ],
-];
 
 /** One nginx from the example (with `swaps`) in its own directory; ready once `probe` is 200. */
 async function startNginx(
@@ -130,7 +103,13 @@ async function measure(
   ], "/");
   const checked = await startNginx(e, `${name}-checked`, ports, [], "/_tollgate/health");
   const cached = withCache
-    ? await startNginx(e, `${name}-cached`, ports, CACHE_SWAPS, "/_tollgate/health")
+    ? await startNginx(
+      e,
+      `${name}-cached`,
+      ports,
+      checkCacheSwaps(`${e.dir}/${name}-checks`),
+      "/_tollgate/health",
+    )
     : null;
   const token = await new Signer(tollgate.secret).signAccessToken(
     "bench",

@@ -50,3 +50,20 @@ export function nginxArgs(dir: string): string[] {
     `daemon off; pid ${dir}/nginx.pid;`,
   ];
 }
+
+/**
+ * The optional check cache exactly as docs/forward-auth.md gives it (its two nginx blocks: the
+ * `http` part and the check location's), as swaps for nginx.conf, its cache kept in `cacheDir`.
+ */
+export function checkCacheSwaps(cacheDir: string): [string, string][] {
+  const doc = Deno.readTextFileSync(new URL("../forward-auth.md", EXAMPLES));
+  const blocks = [...doc.matchAll(/```nginx\n([\s\S]*?)```/g)].map((m) => m[1]);
+  if (blocks.length !== 2) throw new Error("docs/forward-auth.md: expected two nginx blocks");
+  const indent = (text: string, pad: string) =>
+    text.trimEnd().split("\n").map((l) => pad + l).join("\n") + "\n";
+  const http = indent(blocks[0].replace("/var/cache/nginx/tollgate", cacheDir), "    ");
+  return [
+    ["    upstream tollgate {", `${http}\n    upstream tollgate {`],
+    ["            internal;\n", "            internal;\n" + indent(blocks[1], "            ")],
+  ];
+}

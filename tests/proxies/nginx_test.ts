@@ -5,6 +5,8 @@
 import { assert, assertEquals } from "../assert.ts";
 import { missing, NGINX, portsFor, startNginx, startSite, startTollgate } from "./procs.ts";
 import { admitThrough, forwardAuthScenario, Visitor } from "./scenario.ts";
+import { checkCacheSwaps } from "./examples.ts";
+import { Signer } from "../../lib/tokens.ts";
 
 const skip = missing(NGINX);
 if (skip) console.warn(`SKIPPED nginx forward-auth tests: ${skip}`);
@@ -90,6 +92,53 @@ Deno.test({
       await proxy.stop();
       await tg.close().catch(() => {});
       await site.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nginx.conf with the check cache of docs/forward-auth.md: an admitted cookie skips the check for a while, nothing else is cached",
+  ignore: skip !== null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const site = startSite();
+    const tg = await startTollgate(["default"]);
+    const cache = await Deno.makeTempDir({ prefix: "tollgate-checks-" });
+    const proxy = await startNginx(
+      portsFor(tg.port, site.port),
+      "nginx.conf",
+      checkCacheSwaps(cache),
+    );
+    try {
+      const base = proxy.base;
+      const v = new Visitor(base);
+      const wait = (await v.req("/shop")).res.headers.get("location")!;
+      await admitThrough(base, tg, v, wait);
+      assertEquals((await v.req("/shop")).res.status, 200, "admitted, and the answer cached");
+      const other = await new Signer(tg.config.TOKEN_SECRET).signAccessToken(
+        "v-other-1",
+        "default",
+        Date.now(),
+        60,
+      );
+      await tg.close();
+      // Tollgate is gone: only the cookie whose check was cached still passes.
+      assertEquals((await v.req("/shop")).res.status, 200);
+      for (const cookie of [`tg_access=${other}`, ""]) {
+        const r = await fetch(`${base}/shop`, { headers: cookie ? { cookie } : {} });
+        await r.body?.cancel();
+        assertEquals(r.status, 503, `never cached: ${cookie || "no cookie"}`);
+      }
+    } catch (e) {
+      console.error(proxy.log().slice(-3000));
+      throw e;
+    } finally {
+      await proxy.stop();
+      await tg.close().catch(() => {});
+      await site.close();
+      await Deno.remove(cache, { recursive: true }).catch(() => {});
     }
   },
 });
