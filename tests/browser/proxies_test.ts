@@ -1,7 +1,8 @@
 /**
  * A visitor in real Chromium through Debian's nginx and Caddy, each started from its file in
  * docs/examples/: the protected item sends it to the waiting room under /_tollgate/, the page's
- * bundle and calls work under that prefix, and after /admit it lands on the item it asked for.
+ * bundle and calls work under that prefix, and after /admit it lands on the item it asked for;
+ * the admin app, opened under the prefix, calls its API there too.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -75,6 +76,21 @@ for (
         // (Chromium asks the site's pages for their favicon too: admitted, so the site gets it.)
         const paths = site.hits.map((h) => h.path).filter((p) => p !== "/favicon.ico");
         assertEquals(paths, ["/shop/item?x=1", "/status"]);
+
+        // The admin app under the prefix: its bundle and its API calls go there too.
+        const admin = await (await browser.newContext()).newPage();
+        const api: string[] = [];
+        admin.on("response", (r) => {
+          const p = new URL(r.url()).pathname;
+          if (p.includes("/api/")) api.push(`${p} ${r.status()}`);
+        });
+        await admin.goto(`${base}/_tollgate/admin`);
+        await admin.waitForResponse((r) => r.url().includes("/api/admin/bootstrap"));
+        assert(
+          api.length > 0 && api.every((a) => a.startsWith("/_tollgate/api/admin/")),
+          api.join(),
+        );
+        assert(api.includes("/_tollgate/api/admin/bootstrap 200"), api.join());
       } catch (e) {
         if (proxy) console.error(proxy.log().slice(-3000));
         throw e;
