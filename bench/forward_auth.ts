@@ -203,6 +203,8 @@ async function main() {
   const wrk = await wrkVersion();
   const tool = cfg.loadgen === "deno" || !wrk ? "deno" : "wrk";
   const dir = await Deno.makeTempDir({ prefix: "tollgate-fa-bench-" });
+  // nginx's workers (not root) keep the check cache under it.
+  await Deno.chmod(dir, 0o755);
   const e: PhaseEnv = { cfg, tool, dir, log: (m) => console.log(m) };
   console.log(
     `load tool: ${tool === "wrk" ? wrk : "bench/loadgen.ts"}; ${cfg.connections} connections, ` +
