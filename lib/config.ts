@@ -81,7 +81,7 @@ const EnvSchema = z.object({
    * only the cookie and the Authorization header: a proxy that cannot strip the query would
    * otherwise hand the token to the site and its logs.
    */
-  VERIFY_QUERY_TOKEN: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
+  VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
     v === "1" || v === "true"
   ),
 });

@@ -41,7 +41,7 @@ const verifyRoute = check(
   "/verify",
   "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
   { 401: errors[401] },
-  "a valid access token is present (header, cookie, or query unless VERIFY_QUERY_TOKEN=0)",
+  "a valid access token is present (header, cookie, or query unless VERIFY_TOKEN_IN_QUERY=0)",
 );
 
 const authRequestRoute = check(

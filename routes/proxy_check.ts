@@ -10,7 +10,7 @@
  * read there), `X-Forwarded-Uri`/`-Method` for Caddy and Traefik (which overwrite them). The token
  * is found like the origin proxy finds it (a foreign `Authorization` does not hide a valid
  * `tg_access` cookie), with `?accessToken=` (the check's own query, or the original URI's for the
- * two proxy checks) unless `VERIFY_QUERY_TOKEN=0`. With `?queue=`, only that queue's tokens pass
+ * two proxy checks) unless `VERIFY_TOKEN_IN_QUERY=0`. With `?queue=`, only that queue's tokens pass
  * and the waiting room URL names that queue.
  */
 import type { Services } from "./services.ts";
@@ -71,7 +71,7 @@ function bare(status: number): Response {
 /** The checks over `s`: `answer` is what every path to them returns. */
 export function proxyChecks(s: Services) {
   const base = s.config.BASE_PATH ?? "";
-  const read = { queryToken: s.config.VERIFY_QUERY_TOKEN };
+  const read = { queryToken: s.config.VERIFY_TOKEN_IN_QUERY };
 
   /** 401 naming the waiting room, worded like the origin proxy's and the nginx example's. */
   const denied = (wait: string) => {

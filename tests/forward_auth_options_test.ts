@@ -1,6 +1,6 @@
 /**
  * What the forward-auth examples rely on beyond plain checks: each proxy check reads only the
- * headers its proxy sets, `?queue=` names its waiting room, `VERIFY_QUERY_TOKEN=0`, and
+ * headers its proxy sets, `?queue=` names its waiting room, `VERIFY_TOKEN_IN_QUERY=0`, and
  * `BASE_PATH` (Tollgate's paths under a prefix, through the served `fetch`, links included).
  */
 import { assert, assertEquals } from "./assert.ts";
@@ -50,8 +50,8 @@ Deno.test("proxy checks with ?queue= send the visitor to that queue's waiting ro
   t.close();
 });
 
-Deno.test("VERIFY_QUERY_TOKEN=0: every check admits by cookie or Authorization only", async () => {
-  const t = await makeApp({ VERIFY_QUERY_TOKEN: false });
+Deno.test("VERIFY_TOKEN_IN_QUERY=0: every check admits by cookie or Authorization only", async () => {
+  const t = await makeApp({ VERIFY_TOKEN_IN_QUERY: false });
   const token = await t.services.signer.signAccessToken("visitor-nq", "default", t.clock.now(), 60);
   assertEquals((await get(t, `/verify?accessToken=${token}`)).status, 401);
   assertEquals((await get(t, "/verify", { cookie: `tg_access=${token}` })).status, 204);

@@ -30,7 +30,7 @@ export const EXAMPLE_ENV = {
   BASE_PATH: "/_tollgate",
   TRUSTED_PROXIES: "127.0.0.1",
   CLIENT_IP_HEADER: "x-forwarded-for",
-  VERIFY_QUERY_TOKEN: "0",
+  VERIFY_TOKEN_IN_QUERY: "0",
 };
 
 /** What the site saw of one request. */

@@ -178,7 +178,7 @@ export async function forwardAuthScenario(
         assertEquals(r.status, 302, name);
         assertEquals(r.headers.get("location"), waitUrl, name);
       }
-      // The query token is ignored (VERIFY_QUERY_TOKEN=0): only the cookie or a header admits.
+      // The query token is ignored (VERIFY_TOKEN_IN_QUERY=0): only the cookie or a header admits.
       const q = await fetch(`${base}/shop/item?accessToken=${token}`, { redirect: "manual" });
       await q.body?.cancel();
       assertEquals(q.status, 302, "?accessToken= does not admit");
