@@ -3,7 +3,7 @@
  * nginx and Caddy started from the very files in docs/examples/, with only their ports (and,
  * where a test says so, the one documented fail-open switch) substituted.
  */
-import { serveApp } from "../browser/helper.ts";
+import { serveApp } from "../live_app.ts";
 import { type Config, parseEnv } from "../../lib/config.ts";
 import { assert } from "../assert.ts";
 import { freePort, sleep } from "../server_procs.ts";
