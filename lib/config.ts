@@ -77,8 +77,8 @@ const EnvSchema = z.object({
     "must be a path like /_tollgate (leading slash, no trailing slash)",
   ).optional(),
   /**
-   * Whether `/verify*` accepts `?accessToken=` (SPEC's third place). `0` makes the checks read
-   * only the cookie and the Authorization header: a proxy that cannot strip the query would
+   * Whether `/verify*` accepts `?accessToken=` beside the cookie and the Authorization header.
+   * `0` makes the checks read only those two: a proxy that cannot strip the query would
    * otherwise hand the token to the site and its logs.
    */
   VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
