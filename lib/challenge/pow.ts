@@ -80,6 +80,7 @@ const enc = new TextEncoder();
 /** Issues and verifies proof-of-work challenges with a key derived from the service secret. */
 export class ProofOfWork {
   readonly #hmac: HmacSha256;
+  readonly #hasher = new PowHasher("A".repeat(SEED_LENGTH));
 
   /** `secret` is `TOKEN_SECRET`; the challenge key is derived from it, never used raw. */
   constructor(secret: string, private readonly clock: Clock, private readonly random: Random) {
@@ -163,7 +164,7 @@ export class ProofOfWork {
           "required; solve a fresh one",
       );
     }
-    if (!new PowHasher(seed).solves(nonce, thresholdOf(difficulty))) {
+    if (!this.#hasher.reset(seed).solves(nonce, thresholdOf(difficulty))) {
       throw new ChallengeFailedError(
         "not_solved",
         `nonce ${nonce} does not meet the challenge's difficulty`,

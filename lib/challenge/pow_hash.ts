@@ -31,10 +31,15 @@ export class PowHasher {
   readonly #w = new Uint32Array(64);
   readonly #s = new Uint32Array(8);
   readonly #tail = new Uint8Array(16);
-  readonly #seedTail: number[];
+  readonly #seedTail = [0, 0, 0];
 
   /** Prepares the hasher for a 43-character ASCII seed. */
   constructor(seed: string) {
+    this.reset(seed);
+  }
+
+  /** Switches to another seed (the server reuses one hasher for every check). */
+  reset(seed: string): this {
     if (seed.length !== SEED_LENGTH) throw new RangeError("seed must be 43 characters");
     const w = this.#w;
     for (let i = 0; i < 10; i++) {
@@ -42,7 +47,10 @@ export class PowHasher {
       w[i] = (seed.charCodeAt(o) << 24) | (seed.charCodeAt(o + 1) << 16) |
         (seed.charCodeAt(o + 2) << 8) | seed.charCodeAt(o + 3);
     }
-    this.#seedTail = [seed.charCodeAt(40), seed.charCodeAt(41), seed.charCodeAt(42)];
+    this.#seedTail[0] = seed.charCodeAt(40);
+    this.#seedTail[1] = seed.charCodeAt(41);
+    this.#seedTail[2] = seed.charCodeAt(42);
+    return this;
   }
 
   /** The first 32 bits of SHA-256(seed + nonce), unsigned; `nonce` is 1 to 12 ASCII digits. */
