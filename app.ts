@@ -7,6 +7,7 @@ import type { Clock, Random } from "./lib/clock.ts";
 import type { Config } from "./lib/config.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { AppError, errorBody } from "./lib/errors.ts";
+import { createJoinGuards, type JoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
@@ -69,6 +70,8 @@ export interface Services extends AppDeps {
   access: Access;
   /** The origin proxy setting: ORIGIN_URL and the admin override, cached about a second. */
   origin: OriginSettings;
+  /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
+  guards: JoinGuards;
   // deno-lint-ignore no-explicit-any
   validationHook: (result: any, c: Context) => Response | void;
 }
@@ -178,6 +181,7 @@ export async function createApp(deps: AppDeps) {
     validationHook,
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
+    guards: createJoinGuards({ ...deps, fetch: (i, init) => services.fetch(i, init) }, engine),
   };
 
   services.isAdminSession = sessionChecker(services);

@@ -39,7 +39,9 @@ export type PowFailure =
   /** Easier than the caller now requires (the operator raised the difficulty since). */
   | "too_easy"
   /** The nonce does not meet the challenge's difficulty. */
-  | "not_solved";
+  | "not_solved"
+  /** Turnstile refused the response (join with Turnstile picked). */
+  | "turnstile";
 
 /**
  * 403 `challenge_required`: a proof-of-work solution (or a Turnstile response) is needed;

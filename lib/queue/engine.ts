@@ -6,7 +6,7 @@ import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
-import { join, JoinBatcher, type JoinOutcome } from "./join.ts";
+import { join, JoinBatcher, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
@@ -80,8 +80,14 @@ export class Engine {
     return names.length === 1 ? names[0] : null;
   }
 
-  join(q: string, ticket: TicketClaims | null, visitorId?: string): Promise<JoinOutcome> {
-    return join(this.ctx, this.#batcher, q, ticket, visitorId);
+  /** Joins or resumes; `guard` is what `checkJoinGuards` passed (records for the commit). */
+  join(
+    q: string,
+    ticket: TicketClaims | null,
+    visitorId?: string,
+    guard?: JoinGuardPass,
+  ): Promise<JoinOutcome> {
+    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
     return visitor.status(this.ctx, q, ticket, visitorId);
