@@ -79,7 +79,7 @@ Deno.test("challenge on: required, solved once, replays and foreign solutions re
     assert((again.details.challenge as PowChallenge).challenge !== ch.challenge);
     assertEquals(await snapshot(t), mid);
     // Another queue's challenge, another client's, and a made-up nonce.
-    // A quiet queue in automatic mode (the default) asks nothing.
+    // A queue with the challenge off (the default) asks nothing.
     assertEquals((await join(g, t, { queue: "shop" })).httpStatus, 200);
     const other = (await refusal(join(g, t))).details.challenge as PowChallenge;
     const otherProof = { challenge: other.challenge, nonce: solve(other) };

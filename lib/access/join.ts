@@ -8,6 +8,7 @@ import { clientIp } from "../client_ip.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError } from "../errors.ts";
+import type { JoinGuards } from "../guard/mod.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
 import { keys } from "../store/keys.ts";
@@ -51,6 +52,15 @@ export interface AccessJoinDeps {
   clock: Clock;
   config: Config;
   access: { rules: RulesCache; hits: HitCounter };
+  guards: Pick<JoinGuards, "check">;
+}
+
+/** What a join may carry for its queue's guards (fields of the join body; `/wait`'s link). */
+export interface JoinProofs {
+  /** A proof-of-work solution: `{challenge, nonce}`. */
+  proof?: unknown;
+  turnstileResponse?: string;
+  enqueueToken?: string;
 }
 
 /** The 403 a visitor from a blocked country gets (the page shows its message). */
@@ -62,8 +72,9 @@ export function geoBlockedError(): ForbiddenError {
 }
 
 /**
- * Joins `q` under the access rules. The allowlist wins over the country block: an operator who
- * lists an address means it, wherever the edge places it.
+ * Joins `q` under the access rules, then its join guards (bot challenge, enqueue token). The
+ * allowlist wins over the country block and the guards: an operator who lists an address means
+ * it, wherever the edge places it.
  */
 export async function joinWithAccess(
   s: AccessJoinDeps,
@@ -71,6 +82,7 @@ export async function joinWithAccess(
   ticket: TicketClaims | null,
   visitorId: string | undefined,
   who: Requester,
+  proofs: JoinProofs = {},
 ): Promise<JoinOutcome> {
   const rules = await s.access.rules.current();
   if (rules.allow.matches(who.ip)) return await bypassJoin(s, q, ticket, visitorId);
@@ -82,7 +94,14 @@ export async function joinWithAccess(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
-  return await s.engine.join(q, ticket, visitorId);
+  await s.engine.settings(q); // 404 unknown_queue before any challenge
+  const pass = await s.guards.check({
+    queue: q,
+    client: who.ip,
+    resuming: ticket !== null && ticket.queue === q,
+    ...proofs,
+  });
+  return await s.engine.join(q, ticket, visitorId, pass);
 }
 
 /**

@@ -36,9 +36,13 @@ export interface JoinGuardSettings {
  */
 export const DEFAULT_JOIN_DIFFICULTY = 750_000;
 
-/** The guards of a queue nobody configured: challenge automatic, built-in, no enqueue tokens. */
+/**
+ * The guards of a queue nobody configured: no challenge (existing API clients keep working; the
+ * per-client limit on new places is the default defence), built-in when turned on, thresholds
+ * for automatic mode, no enqueue tokens.
+ */
 export const DEFAULT_JOIN_GUARDS: JoinGuardSettings = {
-  challenge: "auto",
+  challenge: "off",
   provider: "builtin",
   difficulty: DEFAULT_JOIN_DIFFICULTY,
   autoJoinsPerMinute: 1200,

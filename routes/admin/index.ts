@@ -3,6 +3,7 @@ import type { Services } from "../../app.ts";
 import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
 import { edgeRoutes } from "./edge.ts";
+import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { originRoutes } from "./origin.ts";
 import { settingsRoutes } from "./settings.ts";
@@ -15,6 +16,7 @@ export function adminRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", guardRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", integrationRoutes(s));
   app.route("/", edgeRoutes(s));
