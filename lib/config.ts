@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { trustedProxiesProblem } from "./client_ip.ts";
 import { QUEUE_NAME_RE } from "./names.ts";
 
 const positiveInt = (min: number, max: number) =>
@@ -26,6 +27,15 @@ const EnvSchema = z.object({
   ),
   ORIGIN_URL: z.url({ protocol: /^https?$/ }).optional(),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").optional(),
+  /**
+   * Proxies whose forwarded headers are believed (comma-separated addresses or CIDR ranges):
+   * `CLIENT_IP_HEADER`, `GEO_COUNTRY_HEADER` and `X-Forwarded-Proto` from any other peer are
+   * ignored. Unset: those headers are believed from every peer (only safe when nothing but the
+   * proxy can reach the port).
+   */
+  TRUSTED_PROXIES: z.string().refine((v) => trustedProxiesProblem(v) === null, {
+    error: (i) => trustedProxiesProblem(String(i.input)) ?? "invalid",
+  }).optional(),
   GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").default(
     "cf-ipcountry",
   ),

@@ -3,8 +3,7 @@
  * client IP is admitted at once without a place or slot; a visitor from a blocked country is
  * refused with 403 `geo_blocked`; everyone else joins the queue as usual.
  */
-import type { Context } from "hono";
-import { clientIp } from "../client_ip.ts";
+import { clientIp, type ClientIpConfig, clientKey, trustedHeader } from "../client_ip.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError } from "../errors.ts";
@@ -20,29 +19,30 @@ import type { RulesCache } from "./rules.ts";
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
 export interface Requester {
   ip: string;
-  /** Upper-case ISO code; null when the header is missing, `XX` or `T1`. */
+  /** Upper-case ISO code; null when the header is missing, untrusted, `XX` or `T1`. */
   country: string | null;
 }
 
-type IpConfig = Pick<Config, "CLIENT_IP_HEADER" | "GEO_COUNTRY_HEADER">;
+type IpConfig = ClientIpConfig & Pick<Config, "GEO_COUNTRY_HEADER">;
 
-/** The requester of a Hono request. */
-export function requesterOf(c: Context, config: IpConfig): Requester {
+/**
+ * The requester of a request, from its headers and connection info, under the trusted-proxy
+ * rule (`lib/client_ip.ts`): the country header counts only from a trusted peer.
+ */
+export function requesterOf(
+  headers: Headers,
+  info: Deno.ServeHandlerInfo | undefined | null,
+  config: IpConfig,
+): Requester {
   return {
-    ip: clientIp(c, config),
-    country: visitorCountry(c.req.header(config.GEO_COUNTRY_HEADER)),
+    ip: clientIp(headers, info, config),
+    country: visitorCountry(trustedHeader(headers, info, config.GEO_COUNTRY_HEADER, config)),
   };
 }
 
-/** The requester of a raw request and its connection info (the fast path has no Hono context). */
-export function requesterOfRequest(
-  req: Request,
-  info: Deno.ServeHandlerInfo | undefined,
-  config: IpConfig,
-): Requester {
-  // The one rule for the client IP lives in `clientIp`; this is the little of a context it reads.
-  const c = { req: { header: (name: string) => req.headers.get(name) ?? undefined }, env: info };
-  return requesterOf(c as unknown as Context, config);
+/** The HTTP status of a join's answer: 200 admitted, 202 waiting. */
+export function joinStatus(view: { status: string }): 200 | 202 {
+  return view.status === "admitted" ? 200 : 202;
 }
 
 /** What the access-aware join needs from the services. */
@@ -97,7 +97,9 @@ export async function joinWithAccess(
   await s.engine.settings(q); // 404 unknown_queue before any challenge
   const pass = await s.guards.check({
     queue: q,
-    client: who.ip,
+    // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
+    // addresses inside its own network.
+    client: clientKey(who.ip),
     resuming: ticket !== null && ticket.queue === q,
     ...proofs,
   });
@@ -140,6 +142,5 @@ async function bypassJoin(
   return {
     view: { queue: q, visitorId: id, status: "admitted", entered: true, accessToken },
     ticket: ticketText,
-    httpStatus: 200,
   };
 }

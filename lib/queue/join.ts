@@ -9,9 +9,8 @@ import type { Visitor } from "./types.ts";
 
 export { JoinBatcher, type JoinRecord } from "./join_batch.ts";
 
-/** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
+/** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
 export interface JoinOutcome extends Outcome {
-  httpStatus: 200 | 202;
   ticket: string;
 }
 
@@ -38,7 +37,7 @@ async function resume(ctx: QueueContext, q: string, id: string): Promise<JoinOut
   const out = await settle(ctx, q, id, "join");
   const rec = await ctx.kv.get<Visitor>(keys.visitor(q, id));
   const tk = out.ticket ?? (rec.value ? await ticketFor(ctx, q, rec.value) : "");
-  return { ...out, ticket: tk, httpStatus: out.view.status === "admitted" ? 200 : 202 };
+  return { ...out, ticket: tk };
 }
 
 /** True for the engine's 404 `not_in_queue` (the visitor is gone). */
@@ -100,14 +99,13 @@ export async function join(
   }
   const ticketStr = await ticketFor(ctx, q, v);
   if (v.state !== "waiting") {
-    return { view: await admittedView(ctx, q, v), ticket: ticketStr, httpStatus: 200 };
+    return { view: await admittedView(ctx, q, v), ticket: ticketStr };
   }
   const view = await ctx.view(q);
   const branding = await ctx.branding();
   return {
     view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, view, branding),
     ticket: ticketStr,
-    httpStatus: 202,
   };
 }
 

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import { challengeActive } from "../../lib/guard/load.ts";
 import {
@@ -8,6 +8,7 @@ import {
   readJoinGuards,
   writeJoinGuards,
 } from "../../lib/guard/settings.ts";
+import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { pickQueue } from "./settings.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
@@ -106,7 +107,7 @@ async function guardsView(s: Services, q: string, g?: JoinGuardSettings) {
 
 /** `GET`/`PUT /api/admin/join-guards` behind the admin session. */
 export function guardRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/join-guards", adminSession(s));
   app.openapi(getRoute, async (c) => {
     const q = await pickQueue(s, c.req.valid("query").queue);

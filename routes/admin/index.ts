@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
 import { edgeRoutes } from "./edge.ts";
@@ -10,10 +10,11 @@ import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
 import { stateRoutes } from "./state.ts";
+import { validationHook } from "../../http/validation.ts";
 
 /** The administrative API of SPEC 4.3 (edge, challenge and origin parts come in their issues). */
 export function adminRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
   app.route("/", guardRoutes(s));

@@ -7,18 +7,18 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { waitUrl } from "../../client/format.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
-import { joinWithAccess, requesterOf } from "../../lib/access/join.ts";
+import { joinWithAccess } from "../../lib/access/join.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
-import { answerVisitor, ticketOf } from "../../lib/visitor_cookies.ts";
+import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts";
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
@@ -132,13 +132,13 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     let out: JoinOutcome;
     try {
       // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
-      const ticket = await ticketOf(c, s.signer);
+      const ticket = await ticketOf(c, s.signer, queue);
       out = await joinWithAccess(
         s,
         queue,
         ticket,
         undefined,
-        requesterOf(c, s.config),
+        requesterOfContext(c, s.config),
         enqueueToken ? { enqueueToken } : {},
       );
     } catch (e) {
@@ -269,7 +269,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     const back = waitUrl(queue, returnPath);
-    const ticket = await ticketOf(c, s.signer);
+    const ticket = await ticketOf(c, s.signer, queue);
     if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
     try {
       const out = await s.engine.enter(queue, ticket, ticket.sub);

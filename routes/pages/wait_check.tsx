@@ -4,7 +4,7 @@
  * JavaScript it says the check needs it. A refused enqueue token gets a plain page saying so.
  */
 import type { Context } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { Document } from "../../components/Document.tsx";
 import type { JoinCheckProps } from "../../islands/JoinCheck.tsx";
 import { JoinCheck } from "../../islands/JoinCheck.tsx";
