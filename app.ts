@@ -98,6 +98,7 @@ export async function createApp(deps: AppDeps) {
   };
 
   services.isAdminSession = sessionChecker(services);
+  engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);

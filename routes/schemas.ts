@@ -133,6 +133,17 @@ export const HealthSnapshotView = z.object({
   }),
 }).openapi("HealthSnapshot");
 
+/** Refused and challenged joins of the last hour (metrics and the admin's join guards). */
+export const JoinGuardCounts = z.object({
+  rateLimited: z.number().int().openapi({ description: "joins refused by the per-client limit" }),
+  challengesIssued: z.number().int(),
+  challengesSolved: z.number().int().openapi({ description: "solutions that verified" }),
+  challengesFailed: z.number().int().openapi({
+    description: "solutions or Turnstile responses refused (forged, expired, replayed, ...)",
+  }),
+  enqueueTokensRefused: z.number().int(),
+}).openapi("JoinGuardCounts");
+
 export const Metrics = z.object({
   queue: z.string(),
   waiting: z.number().int(),
@@ -151,6 +162,7 @@ export const Metrics = z.object({
   abandoned: z.number().int(),
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
+  joinGuards: JoinGuardCounts,
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

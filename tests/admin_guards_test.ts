@@ -2,7 +2,7 @@
 import { readJoinGuards } from "../lib/guard/settings.ts";
 import { assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
-import { makeApp } from "./helpers.ts";
+import { makeApp, operator } from "./helpers.ts";
 
 Deno.test("join guards: defaults, a change, bad values refused with the field named", async () => {
   const t = await makeApp();
@@ -35,6 +35,11 @@ Deno.test("join guards: defaults, a change, bad values refused with the field na
     assertEquals(j.headers.get("set-cookie"), null);
     r = await admin.req("GET", "/api/admin/join-guards");
     assertEquals(r.json.lastHour.challengesIssued, 1);
+    // /metrics carries the same counts.
+    const m = await t.fetch(
+      new Request("http://x/metrics?queue=default", { headers: operator(t.config) }),
+    );
+    assertEquals((await m.json()).joinGuards.challengesIssued, 1);
     const before = await readJoinGuards(t.kv, "default");
     for (
       const [body, field] of [

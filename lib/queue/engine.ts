@@ -1,4 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
+import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
@@ -32,6 +33,8 @@ export interface QueueMetrics {
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
+  /** Refused and challenged joins of the last hour (lib/guard/stats.ts). */
+  joinGuards: GuardCounts;
 }
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
@@ -121,6 +124,9 @@ export class Engine {
 
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
+
+  /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */
+  guardCounts?: (q: string) => Promise<GuardCounts>;
 
   /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
   healthSnapshot?: () => Promise<HealthSnapshot>;
@@ -252,6 +258,18 @@ export class Engine {
       health: this.healthSnapshot
         ? await this.healthSnapshot()
         : unmonitoredSnapshot(s.healthPaused),
+      joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
     };
   }
+}
+
+/** All-zero join-guard counts (an engine without the guards wired in). */
+function noGuardCounts(): GuardCounts {
+  return {
+    rateLimited: 0,
+    challengesIssued: 0,
+    challengesSolved: 0,
+    challengesFailed: 0,
+    enqueueTokensRefused: 0,
+  };
 }

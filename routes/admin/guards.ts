@@ -9,7 +9,7 @@ import {
   writeJoinGuards,
 } from "../../lib/guard/settings.ts";
 import { validationHook } from "../../http/validation.ts";
-import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import { adminSecurity, errs, JoinGuardCounts, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { pickQueue } from "./settings.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 
@@ -23,16 +23,6 @@ const Provider = z.enum(["builtin", "turnstile", "both"]).openapi({
 });
 const num = (k: keyof typeof GUARD_BOUNDS) =>
   z.number().int().min(GUARD_BOUNDS[k][0]).max(GUARD_BOUNDS[k][1]);
-
-const Counts = z.object({
-  rateLimited: z.number().int().openapi({ description: "joins refused by the per-client limit" }),
-  challengesIssued: z.number().int(),
-  challengesSolved: z.number().int().openapi({ description: "solutions that verified" }),
-  challengesFailed: z.number().int().openapi({
-    description: "solutions or Turnstile responses refused (forged, expired, replayed, ...)",
-  }),
-  enqueueTokensRefused: z.number().int(),
-}).openapi("JoinGuardCounts");
 
 const GuardsView = z.object({
   queue: z.string(),
@@ -51,7 +41,7 @@ const GuardsView = z.object({
   waiting: z.number().int(),
   turnstileLive: z.boolean().openapi({ description: "a Turnstile widget is live and reachable" }),
   enqueueSecretSet: z.boolean().openapi({ description: "ENQUEUE_SECRET is configured" }),
-  lastHour: Counts,
+  lastHour: JoinGuardCounts,
 }).openapi("JoinGuards");
 
 const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
