@@ -148,6 +148,17 @@ Deno.test("a resumed ticket needs no solution; off and automatic modes", async (
     for (let i = 0; i < 3; i++) await join(g, t);
     t.clock.advance(1000); // the engine's view of the line is at most a second old
     assertEquals((await refusal(join(g, t))).code, "challenge_required");
+    // The join rate: a burst switches it on, and it stays on 5 minutes after the burst.
+    await writeJoinGuards(t.kv, "shop", { challenge: "auto", autoJoinsPerMinute: 150 });
+    g.settings.invalidate("shop");
+    await join(g, t, { queue: "shop" });
+    await join(g, t, { queue: "shop" }); // 2 in a second: 120 a minute
+    // The third attempt in that second: 180 a minute.
+    assertEquals((await refusal(join(g, t, { queue: "shop" }))).code, "challenge_required");
+    t.clock.advance(4 * 60_000);
+    assertEquals((await refusal(join(g, t, { queue: "shop" }))).code, "challenge_required");
+    t.clock.advance(5 * 60_000 + 1000);
+    assertEquals((await join(g, t, { queue: "shop" })).view.status, "admitted");
   } finally {
     await g.stats.idle();
     t.close();
@@ -161,6 +172,8 @@ Deno.test("difficulty rises with the client's own attempts, not another client's
       ((await refusal(join(g, t, { client }))).details.challenge as PowChallenge).difficulty;
     const first = await d(IP);
     for (let i = 0; i < 100; i++) await d(IP);
+    // Past the join-rate window (the burst itself raised everyone's difficulty for a moment).
+    t.clock.advance(3000);
     const later = await d(IP);
     assert(later >= first * 4, `${first} -> ${later}`);
     assertEquals(await d("198.51.100.77"), first);

@@ -17,7 +17,7 @@ import {
   type EnqueueTokens,
   keyHash,
 } from "./enqueue.ts";
-import { challengeActive, type ClientAttempts, joinDifficulty, type JoinRates } from "./load.ts";
+import { type AutoSwitch, type ClientAttempts, joinDifficulty, type JoinRates } from "./load.ts";
 import type { JoinGuardCache, JoinGuardSettings } from "./settings.ts";
 import type { GuardStats } from "./stats.ts";
 import type { JoinTurnstile } from "./turnstile.ts";
@@ -47,6 +47,7 @@ export interface JoinGuardDeps {
   enqueue: EnqueueTokens | null;
   turnstile: JoinTurnstile;
   rates: JoinRates;
+  auto: AutoSwitch;
   attempts: ClientAttempts;
   stats: GuardStats;
   /** The queue's waiting count (the engine's view, at most a second old). */
@@ -57,6 +58,8 @@ export interface JoinGuardDeps {
 export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Promise<JoinGuardPass> {
   const pass: JoinGuardPass = { records: [] };
   if (j.resuming) return pass;
+  // Every new join counts toward automatic mode's rate, refused ones too.
+  d.rates.noteAttempt(j.queue);
   const s = await d.settings.get(j.queue);
   if (s.requireEnqueueToken || j.enqueueToken !== undefined) {
     pass.enqueueKey = enqueueKeyOf(d, s, j);
@@ -65,8 +68,8 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     joinsPerMinute: await d.rates.perMinute(j.queue),
     waiting: await d.waiting(j.queue),
   };
-  if (!challengeActive(s, load)) return pass;
   const now = d.clock.now();
+  if (!d.auto.active(j.queue, s, load, now)) return pass;
   const siteKey = s.provider === "builtin" ? null : await d.turnstile.siteKey();
   // Turnstile picked and usable: its response is checked first (the built-in one stands in
   // when no widget is live or Turnstile cannot be reached).

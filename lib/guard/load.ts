@@ -54,15 +54,47 @@ export interface QueueLoad {
   waiting: number;
 }
 
-/** Reads the queue's join rate from its traffic counters, at most once a second per queue. */
+/**
+ * The queue's join rate: the larger of all instances' joins (the traffic counters the joins
+ * already write, read at most once a second) and this instance's join attempts over the last one
+ * to two seconds (in memory, so a burst is seen at once, refused attempts included).
+ */
 export class JoinRates {
   #cache = new Map<string, { at: number; perMinute: number }>();
+  #local = new Map<string, { sec: number; cur: number; prev: number }>();
 
   constructor(private kv: Deno.Kv, private clock: Clock) {}
 
-  /** Joins per minute into `q`: the current 15 s bucket and the one before, over their time. */
+  /** Counts one join attempt into `q` on this instance. */
+  noteAttempt(q: string): void {
+    const sec = Math.floor(this.clock.now() / 1000);
+    const e = this.#local.get(q);
+    if (!e) this.#local.set(q, { sec, cur: 1, prev: 0 });
+    else if (e.sec === sec) e.cur++;
+    else {
+      e.prev = e.sec === sec - 1 ? e.cur : 0;
+      e.sec = sec;
+      e.cur = 1;
+    }
+  }
+
+  /** This instance's attempts per minute into `q`: this second and the one before. */
+  #localPerMinute(q: string, now: number): number {
+    const e = this.#local.get(q);
+    const sec = Math.floor(now / 1000);
+    if (!e || e.sec < sec - 1) return 0;
+    const [cur, prev] = e.sec === sec ? [e.cur, e.prev] : [0, e.cur];
+    return (cur + prev) * 60_000 / (1000 + (now - sec * 1000));
+  }
+
+  /** Joins per minute into `q` (see the class). */
   async perMinute(q: string): Promise<number> {
     const now = this.clock.now();
+    return Math.max(this.#localPerMinute(q, now), await this.#shared(q, now));
+  }
+
+  /** All instances' joins per minute: the current 15 s bucket and the one before. */
+  async #shared(q: string, now: number): Promise<number> {
     const hit = this.#cache.get(q);
     if (hit && now >= hit.at && now - hit.at < 1000) return hit.perMinute;
     const b = Math.floor(now / TRAFFIC_BUCKET_MS);
@@ -78,11 +110,27 @@ export class JoinRates {
   }
 }
 
-/** True when the queue's challenge is on now: always, never, or above a threshold. */
-export function challengeActive(s: JoinGuardSettings, load: QueueLoad): boolean {
-  if (s.challenge === "on") return true;
-  if (s.challenge === "off") return false;
-  return load.joinsPerMinute >= s.autoJoinsPerMinute || load.waiting >= s.autoWaiting;
+/** How long automatic mode stays on after the last moment a threshold was reached. */
+export const AUTO_HOLD_MS = 5 * 60_000;
+
+/**
+ * Automatic mode's switch per queue: on while the join rate or the line is at its threshold, and
+ * for 5 minutes after, so a flood that slows down once it must solve (and so falls under the
+ * threshold) does not switch the check off and get a new free burst.
+ */
+export class AutoSwitch {
+  #until = new Map<string, number>();
+
+  /** True when the queue's challenge is on now: always, never, or (auto) see the class. */
+  active(q: string, s: JoinGuardSettings, load: QueueLoad, now: number): boolean {
+    if (s.challenge === "on") return true;
+    if (s.challenge === "off") return false;
+    if (load.joinsPerMinute >= s.autoJoinsPerMinute || load.waiting >= s.autoWaiting) {
+      this.#until.set(q, now + AUTO_HOLD_MS);
+      return true;
+    }
+    return now < (this.#until.get(q) ?? 0);
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Engine } from "../queue/engine.ts";
 import type { JoinGuardPass } from "../queue/join.ts";
 import { checkJoinGuards, type JoinGuardDeps, type JoinGuardInput } from "./check.ts";
 import { EnqueueTokens } from "./enqueue.ts";
-import { ClientAttempts, JoinRates } from "./load.ts";
+import { AutoSwitch, ClientAttempts, JoinRates } from "./load.ts";
 import { JoinGuardCache } from "./settings.ts";
 import { GuardStats } from "./stats.ts";
 import { JoinTurnstile } from "./turnstile.ts";
@@ -35,6 +35,7 @@ export function createJoinGuards(
     enqueue: config.ENQUEUE_SECRET ? new EnqueueTokens(config.ENQUEUE_SECRET) : null,
     turnstile: new JoinTurnstile(deps),
     rates: new JoinRates(kv, clock),
+    auto: new AutoSwitch(),
     attempts: new ClientAttempts(),
     stats: new GuardStats(kv, clock),
     waiting: async (q) => (await engine.ctx.view(q)).counts.waiting,

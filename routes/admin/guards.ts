@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
-import { challengeActive } from "../../lib/guard/load.ts";
 import {
   GUARD_BOUNDS,
   type JoinGuardSettings,
@@ -86,7 +85,7 @@ async function guardsView(s: Services, q: string, g?: JoinGuardSettings) {
   return {
     queue: q,
     ...settings,
-    active: challengeActive(settings, load),
+    active: s.guards.auto.active(q, settings, load, s.clock.now()),
     joinsPerMinute: Math.round(load.joinsPerMinute * 10) / 10,
     waiting: load.waiting,
     turnstileLive: (await s.guards.turnstile.siteKey()) !== null,
