@@ -108,12 +108,13 @@ const attackers: Worker[] = [];
 const samples: { sec: number; live: number; attacker: number }[] = [];
 const started = Date.now();
 const visits: Promise<void>[] = [];
-let sent = 0, second = 0;
+let sent = 0, second = 0, done = 0;
 console.log(`pow attack: ${o.visitors} visitors over ${o.seconds} s, ${o.attackers} attacker(s)`);
-while (Date.now() - started < (o.seconds + 15) * 1000) {
+// Until every ordinary visitor is placed (or refused), and at least 15 s after the last joined.
+while (Date.now() - started < (o.seconds + 15) * 1000 || done < o.visitors) {
   const elapsed = (Date.now() - started) / 1000;
   for (; sent < Math.min(o.visitors, Math.floor(elapsed * o.visitors / o.seconds)); sent++) {
-    visits.push(visitor(sent));
+    visits.push(visitor(sent).finally(() => done++));
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
     for (let a = 0; a < o.attackers; a++) {
@@ -168,7 +169,8 @@ const lines = [
   `Run ${
     new Date().toISOString()
   }: queue capped at ${o.cap} waiting rows, ${o.visitors} ordinary ` +
-  `visitors from ${o.visitors} addresses over ${o.seconds} s (then 15 s more), ` +
+  `visitors from ${o.visitors} addresses over ${o.seconds} s (until all are placed, at least ` +
+  "15 s more), " +
   `${o.attackers} attacker worker(s) from second 5, each join from a new address. Check: ` +
   `automatic (on at ${o.autoJoinsPerMinute} joins a minute or ${o.autoWaiting} waiting), base ` +
   `difficulty ${o.difficulty.toLocaleString("en")}. This machine (2 cores) runs the server, the ` +

@@ -100,6 +100,7 @@ export async function joinWithAccess(
     // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
     // addresses inside its own network.
     client: clientKey(who.ip),
+    ip: who.ip,
     resuming: ticket !== null && ticket.queue === q,
     ...proofs,
   });

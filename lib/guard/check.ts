@@ -26,8 +26,10 @@ import type { JoinGuardPass } from "../queue/join.ts";
 /** What a join brings to the guards. */
 export interface JoinGuardInput {
   queue: string;
-  /** The client's address as the join path derives it (the per-client limits use the same). */
+  /** The client as the per-client limits count it (IPv6 by its /64): challenges are bound to it. */
   client: string;
+  /** The client's own address, for Turnstile's `remoteip` (defaults to `client`). */
+  ip?: string;
   /** True when the join resumes a valid ticket for this queue: no challenge, no token. */
   resuming: boolean;
   /** `proof` of the join body: `{challenge, nonce}`. */
@@ -77,7 +79,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     if (!j.turnstileResponse) {
       throw required(d, s, j, load, siteKey, s.provider === "both");
     }
-    const out = await d.turnstile.check(j.turnstileResponse, j.client);
+    const out = await d.turnstile.check(j.turnstileResponse, j.ip ?? j.client);
     if (out === "refused") {
       d.stats.add(j.queue, "challengesFailed");
       throw new ChallengeFailedError("turnstile", "Turnstile refused the challenge response", {
