@@ -117,12 +117,14 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         The check is <strong>{g.active ? "on" : "off"}</strong> now ({g.joinsPerMinute}{" "}
         joins a minute, {g.waiting.toLocaleString()} waiting).{" "}
         <span class="muted">
-          A visitor who already has a place never sees it; API clients get `challenge_required`.
+          A visitor who already has a place never sees it; API clients get the challenge_required
+          error.
         </span>
       </p>
       <ActionForm act={a} submit="Save bot check" noValidate onSubmit={save}>
         <Radios
           legend="When joins need the check"
+          class="adm-choices"
           name="adm-guard-mode"
           options={[
             ["off", "Never"],
@@ -134,6 +136,7 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         />
         <Radios
           legend="Which check"
+          class="adm-choices"
           name="adm-guard-provider"
           options={[
             ["builtin", "Built-in: the browser solves a small puzzle (no third party)"],
