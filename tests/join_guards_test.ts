@@ -232,3 +232,44 @@ Deno.test("enqueue tokens: required, each refusal its reason, one place per key"
     t.close();
   }
 });
+
+Deno.test("a guarded join is one commit: its spent solution and enqueue key ride in it", async () => {
+  const { t, g } = await setup({ requireEnqueueToken: true });
+  try {
+    const tokens = new EnqueueTokens(ENQUEUE_SECRET);
+    const enqueueToken = tokens.sign({
+      queue: "default",
+      key: "dave",
+      exp: Math.floor(t.clock.now() / 1000) + 600,
+    });
+    const ch = (await refusal(join(g, t, { enqueueToken }))).details.challenge as PowChallenge;
+    const pass = await g.check({
+      queue: "default",
+      client: IP,
+      resuming: false,
+      proof: { challenge: ch.challenge, nonce: solve(ch) },
+      enqueueToken,
+    });
+    assertEquals(pass.records.length, 1);
+    assert(pass.enqueueKey !== undefined);
+    await g.stats.idle(); // the statistics' own writes are not the join's
+    let commits = 0;
+    const atomic = t.kv.atomic.bind(t.kv);
+    t.kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => (commits++, commit());
+      return op;
+    };
+    await t.engine.join("default", null, undefined, pass);
+    assertEquals(commits, 1);
+    assert((await t.kv.get(keys.powSpent(ch.seed))).value !== null);
+    assertEquals(
+      (await t.kv.get(keys.enqueueKey("default", pass.enqueueKey!))).versionstamp !== null,
+      true,
+    );
+  } finally {
+    await g.stats.idle();
+    t.close();
+  }
+});
