@@ -57,9 +57,10 @@ const t = await startTarget({ dir, log: console.log }, "server-pow", kvPath, {
   CLIENT_IP_HEADER: "x-client-ip",
 });
 
-const worker = (role: string) =>
+/** A worker of bench/scenarios/pow_attacker.ts (its role comes with its first message). */
+const worker = () =>
   new Worker(new URL("./scenarios/pow_attacker.ts", import.meta.url), { type: "module" });
-const solver = worker("solve");
+const solver = worker();
 const waitingFor = new Map<number, (nonce: string) => void>();
 solver.onmessage = (e) => waitingFor.get(e.data.id)?.(e.data.nonce);
 let solveId = 0;
@@ -118,7 +119,7 @@ while (Date.now() - started < (o.seconds + 15) * 1000 || done < o.visitors) {
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
     for (let a = 0; a < o.attackers; a++) {
-      const w = worker("attack");
+      const w = worker();
       w.onmessage = (e) => {
         if (e.data.kind === "joined") {
           attack.joined++;
