@@ -94,7 +94,11 @@ export async function createApp(deps: AppDeps) {
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
-    guards: createJoinGuards({ ...deps, fetch: (i, init) => services.fetch(i, init) }, engine),
+    guards: createJoinGuards(
+      { ...deps, fetch: (i, init) => services.fetch(i, init) },
+      engine,
+      access.hits,
+    ),
   };
 
   services.isAdminSession = sessionChecker(services);

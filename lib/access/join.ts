@@ -6,7 +6,7 @@
 import { clientIp, type ClientIpConfig, clientKey, trustedHeader } from "../client_ip.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import { ForbiddenError, UnauthorizedError } from "../errors.ts";
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors.ts";
 import type { JoinGuards } from "../guard/mod.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
@@ -15,6 +15,8 @@ import type { Signer, TicketClaims } from "../tokens.ts";
 import { visitorCountry } from "./countries.ts";
 import type { HitCounter } from "./hits.ts";
 import type { RulesCache } from "./rules.ts";
+import type { ClientJoinLimiter } from "./client_limit.ts";
+import { countRefusal } from "./refusals.ts";
 
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
 export interface Requester {
@@ -51,7 +53,7 @@ export interface AccessJoinDeps {
   signer: Signer;
   clock: Clock;
   config: Config;
-  access: { rules: RulesCache; hits: HitCounter };
+  access: { rules: RulesCache; hits: HitCounter; clientLimit: ClientJoinLimiter };
   guards: Pick<JoinGuards, "check">;
 }
 
@@ -61,6 +63,17 @@ export interface JoinProofs {
   proof?: unknown;
   turnstileResponse?: string;
   enqueueToken?: string;
+}
+
+/** 429 `rate_limited` for a client that took too many new places in a queue. */
+export class ClientLimitError extends RateLimitedError {
+  constructor(retryAfterSeconds: number, perMinute: number) {
+    super(
+      retryAfterSeconds,
+      `too many new places from your address (at most ${perMinute} a minute); try again in ${retryAfterSeconds} s`,
+      { reason: "client_limit", limitPerMinute: perMinute },
+    );
+  }
 }
 
 /** The 403 a visitor from a blocked country gets (the page shows its message). */
@@ -94,6 +107,9 @@ export async function joinWithAccess(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
+  // The join guards first (a refused check must not use up the client's allowance), then the
+  // per-client limit; resuming with a valid ticket for this queue needs neither.
+  const resuming = ticket !== null && ticket.queue === q;
   await s.engine.settings(q); // 404 unknown_queue before any challenge
   const pass = await s.guards.check({
     queue: q,
@@ -101,10 +117,22 @@ export async function joinWithAccess(
     // addresses inside its own network.
     client: clientKey(who.ip),
     ip: who.ip,
-    resuming: ticket !== null && ticket.queue === q,
+    resuming,
     ...proofs,
   });
+  if (!resuming) await takeNewPlace(s, q, who);
   return await s.engine.join(q, ticket, visitorId, pass);
+}
+
+/** Counts a new place against the client's per-minute allowance; 429 when it is spent. */
+async function takeNewPlace(s: AccessJoinDeps, q: string, who: Requester): Promise<void> {
+  const settings = await s.engine.settings(q);
+  const perMinute = settings.joinsPerClientPerMinute ?? s.config.JOINS_PER_CLIENT_PER_MINUTE;
+  const now = s.clock.now();
+  const took = s.access.clientLimit.take(q, clientKey(who.ip), perMinute, now);
+  if (took.ok) return;
+  countRefusal(s.access.hits, q, "client_limit", now);
+  throw new ClientLimitError(took.retryAfterSeconds, perMinute);
 }
 
 /**

@@ -4,6 +4,7 @@
  * The join path calls `guards.check(...)` before the engine and passes its answer to
  * `engine.join(...)`.
  */
+import type { HitCounter } from "../access/hits.ts";
 import { ProofOfWork } from "../challenge/pow.ts";
 import type { Random } from "../clock.ts";
 import type { ProviderDeps } from "../edge/provider.ts";
@@ -22,10 +23,14 @@ export interface JoinGuards extends JoinGuardDeps {
   check(j: JoinGuardInput): Promise<JoinGuardPass>;
 }
 
-/** Builds the join guards (app.ts wires them in as `services.guards`). */
+/**
+ * Builds the join guards (app.ts wires them in as `services.guards`); `hits` is the join path's
+ * refusal counter, which their statistics share.
+ */
 export function createJoinGuards(
   deps: ProviderDeps & { random: Random },
   engine: Engine,
+  hits: HitCounter,
 ): JoinGuards {
   const { kv, clock, config } = deps;
   const g: JoinGuards = {
@@ -37,7 +42,7 @@ export function createJoinGuards(
     rates: new JoinRates(kv, clock),
     auto: new AutoSwitch(),
     attempts: new ClientAttempts(),
-    stats: new GuardStats(kv, clock),
+    stats: new GuardStats(kv, clock, hits),
     waiting: async (q) => (await engine.ctx.view(q)).counts.waiting,
     check: (j) => checkJoinGuards(g, j),
   };

@@ -118,6 +118,8 @@ export function adminSession(
   opts: { allowStaleTos?: boolean } = {},
 ): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
+    // Already checked for this request (the default-on gate of every admin path ran first).
+    if (c.get("admin")) return await next();
     if (!(await authorize(s, c, opts.allowStaleTos ?? false))) {
       throw new UnauthorizedError("admin session required (sign in again)");
     }

@@ -155,6 +155,16 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (e instanceof AppError && e.code === "unknown_queue") {
         return notice(c, 404, "Not found", "There is no waiting room here.");
       }
+      if (e instanceof RateLimitedError) {
+        const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));
+        return notice(
+          c,
+          429,
+          "Too many new places from your network",
+          `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
+          wait,
+        );
+      }
       if (e instanceof AppError && e.code === "queue_full") {
         return notice(
           c,

@@ -24,6 +24,7 @@ import {
 } from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
+import { JoinLimitCard } from "./admission_abuse.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -88,6 +89,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <ScheduleCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <JoinLimitCard queue={queue} />
       <GuardCards queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
