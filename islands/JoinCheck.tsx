@@ -92,7 +92,20 @@ export function JoinCheck(p: JoinCheckProps) {
           ...(p.enqueueToken ? { enqueueToken: p.enqueueToken } : {}),
         }),
       });
-      if (res.ok) return location.replace(p.next);
+      if (res.ok) {
+        // The ticket must come back before the page reloads: in a frame whose cookies the
+        // browser does not keep, a reload would ask for the check again, and again.
+        const back = await fetch(`/status?queue=${encodeURIComponent(p.queue)}`, {
+          cache: "no-store",
+        });
+        if (back.status === 401) {
+          throw new Error(
+            "the browser does not keep the waiting room's cookie in this frame; open the " +
+              "waiting room in its own window",
+          );
+        }
+        return location.replace(p.next);
+      }
       const body = await res.json().catch(() => null);
       const err = body?.error;
       // A refused solution comes with a fresh challenge: solve that one.
