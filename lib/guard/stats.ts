@@ -21,13 +21,19 @@ export type GuardKind = keyof typeof CAUSES;
 /** The counts of the last hour, by kind. */
 export type GuardCounts = Record<GuardKind, number>;
 
+/** How long a queue's counts are reused (metrics scrapes and admin polls list the buckets). */
+const CACHE_MS = 2000;
+
 /** Counts join-guard events; cheap on the join path (a map update). */
 export class GuardStats {
+  #cache = new Map<string, { at: number; value: GuardCounts }>();
+
   constructor(private kv: Deno.Kv, private clock: Clock, private hits: HitCounter) {}
 
   /** Counts one `kind` event in queue `q` now. */
   add(q: string, kind: GuardKind): void {
     countRefusal(this.hits, q, CAUSES[kind], this.clock.now());
+    this.#cache.delete(q); // this instance's own counts show at once
   }
 
   /** Resolves once every count so far is written. */
@@ -35,11 +41,15 @@ export class GuardStats {
     return this.hits.idle();
   }
 
-  /** The counts of the last hour in `q`. */
+  /** The counts of the last hour in `q` (other instances' within 2 s). */
   async lastHour(q: string): Promise<GuardCounts> {
-    const by = await refusalsLastHour(this.kv, this.hits, q, this.clock.now());
+    const now = this.clock.now();
+    const hit = this.#cache.get(q);
+    if (hit && now >= hit.at && now - hit.at < CACHE_MS) return { ...hit.value };
+    const by = await refusalsLastHour(this.kv, this.hits, q, now);
     const out = {} as GuardCounts;
     for (const [k, cause] of Object.entries(CAUSES)) out[k as GuardKind] = by[cause] ?? 0;
-    return out;
+    this.#cache.set(q, { at: now, value: out });
+    return { ...out };
   }
 }
