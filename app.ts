@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
+import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log } from "./lib/log.ts";
 import { stripBasePath } from "./lib/base_path.ts";
@@ -95,9 +96,15 @@ export async function createApp(deps: AppDeps) {
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
+    guards: createJoinGuards(
+      { ...deps, fetch: (i, init) => services.fetch(i, init) },
+      engine,
+      access.hits,
+    ),
   };
 
   services.isAdminSession = sessionChecker(services);
+  engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);

@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   ),
   WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
   WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  /** Key of the enqueue tokens the operator's site signs (one place per person); none: not used. */
+  ENQUEUE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
@@ -116,7 +118,9 @@ export function parseEnv(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? "environment");
-    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    const shown = name === "TOKEN_SECRET" || name === "ENQUEUE_SECRET"
+      ? "(hidden)"
+      : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
   }
   return parsed.data;

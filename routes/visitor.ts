@@ -6,6 +6,7 @@ import { answerVisitor, requesterOfContext, ticketOf as readTicket } from "../ht
 import { clearedCookie, cookieValues, isSecureRequest } from "../http/cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
+  ChallengeDetails,
   errors,
   JoinBody,
   jsonBody,
@@ -31,11 +32,21 @@ const joinRoute = createRoute({
     400: errors[400],
     401: errors[401],
     403: {
-      description: "the visitor's country is blocked (`geo_blocked`)",
+      description: "the visitor's country is blocked (`geo_blocked`); the queue's bot challenge " +
+        "needs an answer (`challenge_required`, the challenge in `details.challenge`, a Turnstile " +
+        "site key in `details.turnstile`) or refused one (`challenge_failed`, `details.reason`: " +
+        "malformed, forged, expired, replayed, wrong_scope, wrong_purpose, too_easy, not_solved, " +
+        "turnstile; a fresh challenge in `details.challenge`); the queue needs an enqueue token " +
+        "(`enqueue_token_required`) or refused one (`enqueue_token_invalid`, `details.reason`: " +
+        "malformed, forged, expired, wrong_queue). See docs/abuse.md.",
       content: errors[403].content,
     },
     404: errors[404],
-    503: errors[503],
+    503: {
+      description: "waiting-row cap reached (`queue_full`), or the queue needs enqueue tokens " +
+        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`)",
+      content: errors[503].content,
+    },
   },
 });
 
@@ -104,13 +115,14 @@ export function visitorRoutes(s: Services) {
   };
 
   app.openapi(joinRoute, async (c) => {
-    const { queue, visitorId } = c.req.valid("json");
+    const { queue, visitorId, ...proofs } = c.req.valid("json");
     const out = await joinWithAccess(
       s,
       queue,
       await ticketOf(c, queue),
       visitorId,
       requesterOfContext(c, s.config),
+      proofs,
     );
     return c.json(answer(c, queue, out), joinStatus(out.view));
   });
@@ -118,6 +130,8 @@ export function visitorRoutes(s: Services) {
   // The hottest call of all (every waiter, every timeslot): validated by hand with the same
   // schema instead of the validator middleware, which costs more than the status itself.
   app.openAPIRegistry.registerPath(statusRoute);
+  // The shape of the challenge in a refused join's `details` (pinned for API clients).
+  app.openAPIRegistry.register("ChallengeDetails", ChallengeDetails);
   app.get("/status", async (c) => {
     // `createApp().fetch` serves this call on its fast path; here it is answered the plain way
     // (what the fast path declines, and `app.request()`), which its tests compare against.

@@ -58,13 +58,20 @@ export function pageRoutes(s: Services) {
         preview: z.enum(["1"]).optional().openapi({
           description: "with an admin session: sample figures for the branding preview, no join",
         }),
+        enqueueToken: z.string().optional().openapi({
+          description: "the operator site's enqueue token, sent with the join (one place per key)",
+        }),
       }),
     },
     responses: {
-      200: html("waiting (or click-to-enter) page; sets tg_ticket"),
+      200: html(
+        "waiting (or click-to-enter) page; sets tg_ticket. While the queue's bot challenge is " +
+          "on, a new visitor first gets the check page (solves it in a Web Worker, then joins); " +
+          "without JavaScript it says the check needs it",
+      ),
       303: redirect("admitted and entered: to the destination; sets tg_access"),
       400: html("malformed queue name"),
-      403: html("refused (e.g. geo_blocked): a plain page"),
+      403: html("refused (geo_blocked, a missing or refused enqueue token): a plain page"),
       404: html("unknown queue"),
       429: html("rate limited: a page that retries after Retry-After"),
       503: html(

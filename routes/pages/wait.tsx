@@ -22,6 +22,7 @@ import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts"
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
+import { CHECK_CODES, checkPage, ENQUEUE_CODES, enqueueWords } from "./wait_check.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
@@ -128,12 +129,28 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
       return previewPage(c, queue, embed);
     }
+    // A link from the operator's site may carry an enqueue token (one place per person).
+    const enqueueToken = c.req.query("enqueueToken") ?? "";
     let out: JoinOutcome;
     try {
       // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
       const ticket = await ticketOf(c, s.signer, queue);
-      out = await joinWithAccess(s, queue, ticket, undefined, requesterOfContext(c, s.config));
+      out = await joinWithAccess(
+        s,
+        queue,
+        ticket,
+        undefined,
+        requesterOfContext(c, s.config),
+        enqueueToken ? { enqueueToken } : {},
+      );
     } catch (e) {
+      if (e instanceof AppError && CHECK_CODES.has(e.code)) {
+        return checkPage(c, s, await assets(), queue, e.details, enqueueToken, embed);
+      }
+      if (e instanceof AppError && ENQUEUE_CODES.has(e.code)) {
+        const [heading, text] = enqueueWords(e.code);
+        return notice(c, e.status, heading, text);
+      }
       if (e instanceof AppError && e.code === "geo_blocked") {
         return notice(c, 403, "Not available in your country", e.message);
       }
