@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { trustedProxiesProblem } from "./client_ip.ts";
-import { QUEUE_NAME_RE } from "./names.ts";
+import { MODES, QUEUE_NAME_RE } from "./names.ts";
 
 const positiveInt = (min: number, max: number) =>
   z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
@@ -11,7 +11,7 @@ const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
   TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
-  ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
+  ADMISSION_MODE: z.enum(MODES).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
     .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),
@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   ),
   WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
   WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  /** Key of the enqueue tokens the operator's site signs (one place per person); none: not used. */
+  ENQUEUE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
@@ -68,6 +70,30 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * Path prefix of Tollgate's own paths (e.g. `/_tollgate`): behind nginx, Caddy or Traefik the
+   * site then keeps its own `/status`, `/static/…` and the rest; links and redirects follow it.
+   */
+  BASE_PATH: z.string().regex(
+    /^(?:\/[A-Za-z0-9._~-]+)+$/,
+    "must be a path like /_tollgate (leading slash, no trailing slash)",
+  ).optional(),
+  /**
+   * Whether `/verify*` accepts `?accessToken=` beside the cookie and the Authorization header.
+   * `0` makes the checks read only those two: a proxy that cannot strip the query would
+   * otherwise hand the token to the site and its logs.
+   */
+  VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
+    v === "1" || v === "true"
+  ),
+  /**
+   * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
+   * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
+   * run fast).
+   */
+  TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
+    .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
+    .optional(),
 });
 
 /** Every configuration variable the service reads. */
@@ -92,7 +118,9 @@ export function parseEnv(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? "environment");
-    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    const shown = name === "TOKEN_SECRET" || name === "ENQUEUE_SECRET"
+      ? "(hidden)"
+      : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
   }
   return parsed.data;
