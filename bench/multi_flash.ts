@@ -7,6 +7,7 @@
  * recount, admissions per second against the rate, and writes its section of bench/RESULTS.md.
  */
 import { decodeTicket } from "./tickets.ts";
+import { wrongPositions } from "./scale_sim.ts";
 import { installCleanup, stopAll } from "./procs.ts";
 import { Follower } from "./scenarios/follower.ts";
 import { HttpPool } from "./scenarios/http.ts";
@@ -97,13 +98,7 @@ const health = await doctor(kvPath);
 const kv = await Deno.openKv(kvPath);
 const counts = (await kv.get<{ admitted: number }>(["counts", "default"])).value!;
 kv.close();
-answers.sort((a, b) => a.seq - b.seq);
-let prefix = 0, wrong = 0;
-for (const a of answers) {
-  const before = a.seq - a.position;
-  if (before < prefix || before > counts.admitted) wrong++;
-  prefix = Math.max(prefix, before);
-}
+const wrong = wrongPositions(answers, counts.admitted);
 const bySec = new Map<number, number>();
 for (const at of admitted.values()) {
   const s = Math.floor(at / 1000);

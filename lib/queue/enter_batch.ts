@@ -1,4 +1,5 @@
 import { keys } from "../store/keys.ts";
+import { QueueBatches } from "./batches.ts";
 import type { QueueContext } from "./context.ts";
 import { enterAdmitted } from "./records.ts";
 import type { Visitor } from "./types.ts";
@@ -19,38 +20,18 @@ const MAX_ENTERS = 90;
  * took 100 ms (found by bench/scale_sim.ts), and join batches waited behind them.
  */
 class EnterBatcher {
-  #pending = new Map<string, PendingEnter[]>();
-  #busy = new Set<string>();
+  #batches = new QueueBatches<PendingEnter>(
+    (list) => list.splice(0, MAX_ENTERS),
+    async (q, batch) => {
+      const out = await this.ctx.serial(q, () => this.#commit(q, batch));
+      batch.forEach((p, i) => p.resolve(out[i]));
+    },
+  );
 
   constructor(private ctx: QueueContext) {}
 
   add(q: string, entry: Deno.KvEntry<Visitor>): Promise<Visitor | null> {
-    return new Promise((resolve, reject) => {
-      let list = this.#pending.get(q);
-      if (!list) this.#pending.set(q, list = []);
-      list.push({ entry, resolve, reject });
-      if (!this.#busy.has(q)) this.#flush(q);
-    });
-  }
-
-  async #flush(q: string): Promise<void> {
-    this.#busy.add(q);
-    try {
-      await Promise.resolve();
-      for (;;) {
-        const list = this.#pending.get(q) ?? [];
-        if (list.length === 0) break;
-        const batch = list.splice(0, MAX_ENTERS);
-        try {
-          const out = await this.ctx.serial(q, () => this.#commit(q, batch));
-          batch.forEach((p, i) => p.resolve(out[i]));
-        } catch (e) {
-          for (const p of batch) p.reject(e);
-        }
-      }
-    } finally {
-      this.#busy.delete(q);
-    }
+    return new Promise((resolve, reject) => this.#batches.add(q, { entry, resolve, reject }));
   }
 
   /** One checked commit of the batch; all null when a check lost (each caller re-reads). */

@@ -9,6 +9,7 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
+import { QueueBatches } from "./batches.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { schedule } from "./visitor.ts";
@@ -83,8 +84,7 @@ function takeBatch(list: Pending[]): Pending[] {
  * the next one, so the hot counter is checked once per batch instead of once per visitor.
  */
 export class JoinBatcher {
-  #pending = new Map<string, Pending[]>();
-  #busy = new Set<string>();
+  #batches = new QueueBatches<Pending>(takeBatch, (q, batch) => this.#commit(q, batch));
   #stepMs = 10;
 
   constructor(private ctx: QueueContext) {}
@@ -92,31 +92,8 @@ export class JoinBatcher {
   /** Queues a new visitor (and its guard records) for the next group commit of queue `q`. */
   add(q: string, id: string, supplied: boolean, records: JoinRecord[] = []): Promise<Joined> {
     return new Promise((resolve, reject) => {
-      let list = this.#pending.get(q);
-      if (!list) this.#pending.set(q, list = []);
-      list.push({ id, supplied, records, resolve, reject });
-      if (!this.#busy.has(q)) this.#flush(q);
+      this.#batches.add(q, { id, supplied, records, resolve, reject });
     });
-  }
-
-  async #flush(q: string): Promise<void> {
-    this.#busy.add(q);
-    try {
-      // Let the joins of this event-loop turn arrive before the first commit.
-      await Promise.resolve();
-      for (;;) {
-        const list = this.#pending.get(q) ?? [];
-        if (list.length === 0) break;
-        const batch = takeBatch(list);
-        try {
-          await this.#commit(q, batch);
-        } catch (e) {
-          for (const p of batch) p.reject(e);
-        }
-      }
-    } finally {
-      this.#busy.delete(q);
-    }
   }
 
   async #commit(q: string, batch: Pending[]): Promise<void> {
