@@ -46,11 +46,19 @@ Deno.test("a KV file locked by another process: /wait answers its 503 page withi
     // bound counts its wait behind it too.
     t.clock.advance(1000);
     const ticking = t.engine.tick("default").catch((e) => e);
+    // A second visitor comes a second later, while the first one's join is stuck: its bound
+    // counts from its own arrival too, not from when the stuck batch lets go.
+    const later = new Promise((r) => setTimeout(r, 1000)).then(() =>
+      timed(() => served(t).req("GET", "/wait"))
+    );
     const [page, ms] = await timed(() => v.req("GET", "/wait"));
     assertEquals(page.status, 503);
     assert(page.headers.get("content-type")!.startsWith("text/html"), "a page, not JSON");
     assert(page.text.includes("tries again by itself"), page.text.slice(0, 400));
     assert(ms < 3000, `answered after ${ms} ms`);
+    const [second, secondMs] = await later;
+    assertEquals(second.status, 503);
+    assert(secondMs < 3000, `the second visitor heard after ${secondMs} ms`);
     const [api, apiMs] = await timed(() => served(t).join());
     assertEquals([api.status, api.json.error.code], [503, "store_busy"]);
     assertEquals(api.json.error.details.retryAfterSeconds, 2, "says when to come back");

@@ -1,4 +1,4 @@
-import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { AppError, QueueFullError, StoreBusyError, UnauthorizedError } from "../errors.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import {
@@ -42,6 +42,8 @@ interface Pending {
   id: string;
   supplied: boolean;
   records: JoinRecord[];
+  /** When the join was added (`Date.now()`): its bound counts from here. */
+  at: number;
   resolve: (v: Joined) => void;
   reject: (e: unknown) => void;
 }
@@ -92,18 +94,24 @@ export class JoinBatcher {
   /** Queues a new visitor (and its guard records) for the next group commit of queue `q`. */
   add(q: string, id: string, supplied: boolean, records: JoinRecord[] = []): Promise<Joined> {
     return new Promise((resolve, reject) => {
-      this.#batches.add(q, { id, supplied, records, resolve, reject });
+      this.#batches.add(q, { id, supplied, records, at: Date.now(), resolve, reject });
     });
   }
 
   async #commit(q: string, batch: Pending[]): Promise<void> {
     const ctx = this.ctx;
-    let items = batch;
+    // A join's bound counts from when it was added: waiting for the batch ahead (stuck on a
+    // locked store, or a backlog) and behind this instance's other counts writers uses it up
+    // too, so every visitor hears within it. Joins already out of time are never written.
+    const started = Date.now();
+    let items = batch.filter((p) => started - p.at < STORE_DEADLINE_MS);
+    for (const p of batch) {
+      if (!items.includes(p)) p.reject(new StoreBusyError("join", "no commit took it in time"));
+    }
+    if (items.length === 0) return;
     let committed: Counts | null = null;
     let yields = 0;
-    // The bound of a join counts from here: waiting behind this instance's other counts writers
-    // (a tick, an enter batch) uses it up too, so a visitor hears within it whatever holds them.
-    const end = Date.now() + STORE_DEADLINE_MS;
+    const end = Math.min(...items.map((p) => p.at)) + STORE_DEADLINE_MS;
     const retry = <T>(step: () => Promise<T | null>) =>
       retryCommit(step, "join", 200, end - Date.now());
     const results = await ctx.serial(q, () =>
