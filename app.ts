@@ -10,6 +10,7 @@ import { AppError, errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
+import { observeRequest, pathOf } from "./lib/metrics/http.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks, type Webhooks } from "./lib/webhooks.ts";
@@ -242,7 +243,7 @@ export async function createApp(deps: AppDeps) {
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
+    const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
     // not validate goes to Hono for its envelope.
@@ -253,12 +254,14 @@ export async function createApp(deps: AppDeps) {
       ? finish(req, answer, id, started)
       : answer.then((res) => finish(req, res, id, started));
   };
-  /** Gives an answer its request id and, with `LOG_REQUESTS`, logs its access line. */
+  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
   const finish = (req: Request, res: Response, id: string, started: number): Response => {
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.
     if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
+    // Per-instance request metrics (route label, status, duration) and the span's route name.
+    observeRequest(req, res.status, performance.now() - started, fromOrigin.has(res));
     if (deps.config.LOG_REQUESTS) {
-      const path = req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2)).split("?")[0];
+      const path = pathOf(req.url);
       log("info", "request", {
         requestId: id,
         method: req.method,

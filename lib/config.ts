@@ -9,6 +9,11 @@ const positiveInt = (min: number, max: number) =>
 const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
   TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Read-only bearer credential of `GET /metrics` (for scrapers), accepted by no other endpoint. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").regex(
+    /^[\x21-\x7e]+$/,
+    "must be printable ASCII without spaces",
+  ).optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
   ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
@@ -80,11 +85,18 @@ export function parseEnv(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? "environment");
-    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    const shown = SECRET_KEYS.has(name) ? "(hidden)" : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
+  }
+  if (parsed.data.METRICS_TOKEN && parsed.data.METRICS_TOKEN === parsed.data.TOKEN_SECRET) {
+    // A scraper holding it would hold the key that signs every token.
+    throw new ConfigError("invalid METRICS_TOKEN=(hidden): must differ from TOKEN_SECRET");
   }
   return parsed.data;
 }
+
+/** Variables whose values never appear in an error message. */
+const SECRET_KEYS = new Set(["TOKEN_SECRET", "METRICS_TOKEN"]);
 
 /** Builds a full config for tests: defaults, a fixed secret, and any overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {

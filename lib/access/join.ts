@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { ForbiddenError, UnauthorizedError } from "../errors.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
+import { observeJoin } from "../metrics/spans.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer, TicketClaims } from "../tokens.ts";
 import { visitorCountry } from "./countries.ts";
@@ -65,7 +66,18 @@ export function geoBlockedError(): ForbiddenError {
  * Joins `q` under the access rules. The allowlist wins over the country block: an operator who
  * lists an address means it, wherever the edge places it.
  */
-export async function joinWithAccess(
+export function joinWithAccess(
+  s: AccessJoinDeps,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string | undefined,
+  who: Requester,
+): Promise<JoinOutcome> {
+  // One span per join; a refusal thrown below counts by its code (`observeJoin`).
+  return observeJoin(q, () => joinUnderRules(s, q, ticket, visitorId, who));
+}
+
+async function joinUnderRules(
   s: AccessJoinDeps,
   q: string,
   ticket: TicketClaims | null,

@@ -1,5 +1,6 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
 import { log } from "../log.ts";
+import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -84,11 +85,13 @@ export class Engine {
     return join(this.ctx, this.#batcher, q, ticket, visitorId);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
-    return visitor.status(this.ctx, q, ticket, visitorId);
+    return observeStatus(q, () => visitor.status(this.ctx, q, ticket, visitorId));
   }
   /** `status` without an await when the answer is in memory; undefined otherwise. */
   statusNow(q: string, ticket: Readonly<TicketClaims>, visitorId?: string) {
-    return visitor.statusNow(this.ctx, q, ticket, visitorId);
+    const out = visitor.statusNow(this.ctx, q, ticket, visitorId);
+    if (out) noteStatusNow(q, out.view.status);
+    return out;
   }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
@@ -107,7 +110,7 @@ export class Engine {
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
-    const out = await tick(this.ctx, q);
+    const out = await observeTick(q, () => tick(this.ctx, q));
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) this.onTicked?.(q, out.waiting);
     return out;

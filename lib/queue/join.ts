@@ -1,4 +1,5 @@
 import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
@@ -214,7 +215,8 @@ export class JoinBatcher {
           if (items.length === 0) return [];
         }
         return null;
-      }, "join"));
+      }, "join", { attributes: { "tollgate.queue": q, "tollgate.batch.size": batch.length } }));
+    instanceMetrics.batchSize.observe([], batch.length);
     const firstWaiting = results.find((r): r is Visitor =>
       !(r instanceof Error) && r.state === "waiting"
     );
