@@ -24,7 +24,7 @@ export function observeJoin<T extends { view: { status: string } }>(
       span.setAttribute("tollgate.outcome", out.view.status);
       return out;
     } catch (e) {
-      if (e instanceof AppError && e.status < 500 && !NOT_REFUSALS.has(e.code)) {
+      if (e instanceof AppError && !NOT_REFUSALS.has(e.code)) {
         instanceMetrics.refusals.inc([q, e.code]);
       }
       throw e;
