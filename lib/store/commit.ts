@@ -27,18 +27,20 @@ export function retryCommit<T>(
   return traced("tollgate.kv.commit", {
     attributes: { "tollgate.kv.op": op, ...detail.attributes },
   }, async (span) => {
-    let conflicts = 0;
+    let conflicts = 0, failed = 0;
     try {
       const out = await retrySteps(step, what, detail.attempts ?? 200, () => conflicts++);
       span.setAttribute("tollgate.outcome", "committed");
       return out;
     } catch (e) {
       // A domain refusal thrown from the step (a visitor gone, a stale write) is not a failure.
-      if (!(e instanceof AppError)) m.commitFailures.inc([op]);
+      if (!(e instanceof AppError)) failed = 1;
       throw e;
     } finally {
       span.setAttribute("tollgate.kv.conflicts", conflicts);
-      if (conflicts) m.commitConflicts.inc([op], conflicts);
+      // Added even when zero: a series that exists reads as 0 in rates and alerts, not as absent.
+      m.commitConflicts.inc([op], conflicts);
+      m.commitFailures.inc([op], failed);
       m.commitSeconds.observe([op], (performance.now() - started) / 1000);
     }
   });
