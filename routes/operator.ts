@@ -90,7 +90,8 @@ const metricsRoute = createRoute({
     "at most 500 queues (by name; `tollgate_queues_omitted` counts the rest, `?queue=` reaches " +
     "any). Besides the operator credentials, `Authorization: Bearer <METRICS_TOKEN>` is " +
     "accepted here and nowhere else.",
-  security: [...security, { metricsBearer: [] }],
+  // Fresh objects, not `security`'s: shared ones become YAML aliases in openapi.yaml.
+  security: [{ operatorBearer: [] }, { operatorHeader: [] }, { metricsBearer: [] }],
   request: {
     query: z.object({
       queue: QueueName.optional(),
