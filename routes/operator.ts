@@ -40,6 +40,12 @@ export function metricsAuth(s: Services): MiddlewareHandler {
 }
 
 const security: Record<string, string[]>[] = [{ operatorBearer: [] }, { operatorHeader: [] }];
+// Fresh objects, not `security`'s: shared ones become YAML aliases in openapi.yaml.
+const metricsSecurity: Record<string, string[]>[] = [
+  { operatorBearer: [] },
+  { operatorHeader: [] },
+  { metricsBearer: [] },
+];
 const authErrors = { 400: errors[400], 401: errors[401], 403: errors[403], 404: errors[404] };
 
 const admitRoute = createRoute({
@@ -90,8 +96,7 @@ const metricsRoute = createRoute({
     "at most 500 queues (by name; `tollgate_queues_omitted` counts the rest, `?queue=` reaches " +
     "any). Besides the operator credentials, `Authorization: Bearer <METRICS_TOKEN>` is " +
     "accepted here and nowhere else.",
-  // Fresh objects, not `security`'s: shared ones become YAML aliases in openapi.yaml.
-  security: [{ operatorBearer: [] }, { operatorHeader: [] }, { metricsBearer: [] }],
+  security: metricsSecurity,
   request: {
     query: z.object({
       queue: QueueName.optional(),
