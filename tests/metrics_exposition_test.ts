@@ -302,3 +302,27 @@ Deno.test("KV commit metrics: conflicts retried, failures counted, domain refusa
   );
   assertEquals(m.commitFailures.value(["obs_test"]) - failures0, 2);
 });
+
+Deno.test("oldest wait follows the head of the line (its arrival time is read once per head)", async () => {
+  const t = await makeApp({ METRICS_TOKEN: TOKEN });
+  try {
+    await t.engine.setPaused("default", true);
+    await new Client(t.app).join();
+    t.clock.advance(10_000);
+    await new Client(t.app).join();
+    t.clock.advance(10_000);
+    const oldest = async () => {
+      const s = parseSamples((await scrape(t, "?format=prometheus", BEARER)).text);
+      return valueOf(s, "tollgate_queue_oldest_wait_seconds", { queue: "default" });
+    };
+    assertEquals(await oldest(), 20);
+    t.clock.advance(5_000);
+    assertEquals(await oldest(), 25, "the same head, older");
+    await t.engine.setPaused("default", false);
+    assertEquals(await t.engine.admit("default", 1), 1);
+    t.clock.advance(1_000);
+    assertEquals(await oldest(), 16, "the second arrival is the head now");
+  } finally {
+    t.close();
+  }
+});

@@ -42,6 +42,8 @@ export class Engine {
   #lastTick = new Map<string, number>();
   #ticking = new Set<string>();
   #names: { value: string[]; at: number } | null = null;
+  /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
+  #heads = new Map<string, { seq: number; createdAt: number; joinedAt: number | null }>();
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
@@ -220,9 +222,16 @@ export class Engine {
     const s = v.settings, c = v.counts;
     let oldest = 0;
     if (v.head !== null) {
-      const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
-      const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
-      if (rec) oldest = Math.max(0, Math.round((now - rec.joinedAt) / 1000));
+      // The head's arrival time is read once per head (scrapes come every second or so); arrival
+      // numbers are never reused within a queue, and a queue made again has a new createdAt.
+      let head = this.#heads.get(q);
+      if (head?.seq !== v.head || head.createdAt !== s.createdAt) {
+        const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
+        const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
+        head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
+        this.#heads.set(q, head);
+      }
+      if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
     }
     return {
       queue: q,
