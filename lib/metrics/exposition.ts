@@ -72,8 +72,11 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
   g("holding", "Admitted visitors holding a slot, not yet entered.", (s) => s.m.holding);
   g("open_slots", "Slots free for the next admissions.", (s) => s.m.openSlots);
   g("paused", "1 while an operator paused the queue.", (s) => s.m.paused);
-  g("health_paused", "1 while the origin health throttle holds admissions.", (s) =>
-    s.m.healthPaused);
+  g(
+    "health_paused",
+    "1 while the origin health throttle holds admissions.",
+    (s) => s.m.healthPaused,
+  );
   w.gauge(
     "tollgate_queue_admission_mode",
     "1 for the queue's admission mode (queue or lottery), 0 for the other.",
@@ -85,11 +88,17 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     ),
   );
   g("admit_per_second", "Effective admission rate (per second).", (s) => s.m.admitPerSecond);
-  g("estimated_wait_seconds", "Estimated wait of a visitor joining now.", (s) =>
-    s.m.estimatedWaitSeconds);
+  g(
+    "estimated_wait_seconds",
+    "Estimated wait of a visitor joining now.",
+    (s) => s.m.estimatedWaitSeconds,
+  );
   g("average_wait_seconds", "Average wait of admitted visitors.", (s) => s.m.averageWaitSeconds);
-  g("oldest_wait_seconds", "How long the first visitor in line has waited.", (s) =>
-    s.m.oldestWaitSeconds);
+  g(
+    "oldest_wait_seconds",
+    "How long the first visitor in line has waited.",
+    (s) => s.m.oldestWaitSeconds,
+  );
   w.gauge(
     "tollgate_queue_opens_at_timestamp_seconds",
     "Scheduled opening time (unix seconds), for queues with one.",

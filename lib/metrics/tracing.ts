@@ -4,13 +4,7 @@
  * exports over OTLP; without it the API hands out no-op spans, which cost a few tens of
  * nanoseconds, so the calls stay in place either way. Attribute names carry a `tollgate.` prefix.
  */
-import {
-  type Attributes,
-  type Span,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from "@opentelemetry/api";
+import { type Attributes, type Span, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import { AppError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 
@@ -71,6 +65,11 @@ export function traced<T>(
 /** A finished span for work done without an await (the in-memory status answer). */
 export function spanNow(name: string, attributes: Attributes): void {
   tracerOf().startSpan(name, { attributes }).end();
+}
+
+/** Adds attributes to the active span (the KV commit span inside a commit's step). */
+export function annotateSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /** Names the request's server span (Deno's, when tracing is on) after its route. */

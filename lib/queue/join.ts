@@ -1,5 +1,6 @@
 import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
+import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
@@ -92,6 +93,7 @@ export class JoinBatcher {
     let committed: Counts | null = null;
     const results = await ctx.serial(q, () =>
       retryCommit(async () => {
+        annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": items.length });
         const now = ctx.now();
         // The state this instance's last join commit left, if any: its checks fail (and the
         // retry reads afresh) when anything else wrote the counts or settings since.
@@ -215,7 +217,7 @@ export class JoinBatcher {
           if (items.length === 0) return [];
         }
         return null;
-      }, "join", { attributes: { "tollgate.queue": q, "tollgate.batch.size": batch.length } }));
+      }, "join"));
     instanceMetrics.batchSize.observe([], batch.length);
     const firstWaiting = results.find((r): r is Visitor =>
       !(r instanceof Error) && r.state === "waiting"

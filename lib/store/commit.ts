@@ -1,12 +1,9 @@
-import type { Attributes } from "@opentelemetry/api";
 import { AppError } from "../errors.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { traced } from "../metrics/tracing.ts";
 
-/** What a commit's span and metrics say besides its operation name. */
+/** How a commit is retried. */
 export interface CommitDetail {
-  /** Span attributes, e.g. `tollgate.queue` and `tollgate.batch.size`. */
-  attributes?: Attributes;
   /** Attempts before giving up (default 200). */
   attempts?: number;
 }
@@ -14,7 +11,8 @@ export interface CommitDetail {
 /**
  * Retries an atomic step while it loses a check or the KV file is locked by another process.
  * Each call is one `tollgate.kv.commit` span and one observation of the commit metrics, labelled
- * with `what` (a fixed name per call site, so the label set stays bounded).
+ * with `what` (a fixed name per call site, so the label set stays bounded); the step may add span
+ * attributes with `annotateSpan` (a join batch adds its queue and size).
  */
 export function retryCommit<T>(
   step: () => Promise<T | null>,
@@ -25,7 +23,7 @@ export function retryCommit<T>(
   const started = performance.now();
   const op = opLabel(what);
   return traced("tollgate.kv.commit", {
-    attributes: { "tollgate.kv.op": op, ...detail.attributes },
+    attributes: { "tollgate.kv.op": op },
   }, async (span) => {
     let conflicts = 0, failed = 0;
     try {
