@@ -53,6 +53,11 @@ export class Counter {
     if (s) s.n += n;
   }
 
+  /** The series of `labels` itself, for a hot path to keep and add to (undefined when full). */
+  cell(labels: LabelValues): { n: number } | undefined {
+    return this.series.get(labels);
+  }
+
   /** The current value of one series (0 when it never counted). */
   value(labels: LabelValues): number {
     for (const e of this.series.entries()) {
@@ -62,7 +67,8 @@ export class Counter {
   }
 }
 
-interface HistogramSeries {
+/** One histogram series: counts per bucket (not cumulative), sum and count. */
+export interface HistogramSeries {
   counts: number[];
   sum: number;
   count: number;
@@ -83,7 +89,16 @@ export class Histogram {
   /** Records one observation in the series of `labels`. */
   observe(labels: LabelValues, value: number): void {
     const s = this.series.get(labels);
-    if (!s) return;
+    if (s) this.record(s, value);
+  }
+
+  /** The series of `labels` itself, for a hot path to keep (undefined when full). */
+  cell(labels: LabelValues): HistogramSeries | undefined {
+    return this.series.get(labels);
+  }
+
+  /** Records one observation in a series `cell` returned. */
+  record(s: HistogramSeries, value: number): void {
     // Counts per bucket (not cumulative) keep an observation to one increment; the writer sums.
     const b = this.bounds;
     let i = 0;
