@@ -42,11 +42,7 @@ const ORIGIN: Route = ["origin", ""];
 /** A route's label, and its name on a span (`/api/admin/*` for a family; empty: not named). */
 type Route = [label: string, pattern: string];
 
-/** The route label of a path: a fixed name, or `other` for anything unknown. */
-export function routeLabel(path: string): string {
-  return routeOf(path)[0];
-}
-
+/** The route of a path: a fixed label, or `other` for anything unknown. */
 function routeOf(path: string): Route {
   const exact = EXACT.get(path);
   if (exact) return exact;
