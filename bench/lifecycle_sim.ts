@@ -82,7 +82,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<LifecycleResult
     };
     let admittedAtJoin = 0;
     for (const j of joined) {
-      if (j.httpStatus === 200) admittedAtJoin++;
+      if (j.view.status === "admitted") admittedAtJoin++;
       else schedule(decodeTicket(j.ticket));
     }
     const entered = new Set<string>();

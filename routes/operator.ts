@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { buildExposition, negotiateFormat } from "../lib/metrics/exposition.ts";
 import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
@@ -8,6 +8,7 @@ import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
 import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
 export function operatorAuth(s: Services): MiddlewareHandler {
@@ -122,7 +123,7 @@ const metricsRoute = createRoute({
 
 /** The operator API of SPEC 4.2. */
 export function operatorRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   const auth = operatorAuth(s);
   for (const p of ["/admit", "/mode", "/pause"]) app.use(p, auth);
   app.use("/metrics", metricsAuth(s));

@@ -21,7 +21,10 @@ export async function makeApp(
     autoTick: opts.autoTick ?? false,
   });
   return {
-    app,
+    /** Requests through the served handler, as `Deno.serve` runs it (fast paths included). */
+    app: served(fetch),
+    /** The Hono app alone (tests that say they test Hono only, and its OpenAPI registry). */
+    hono: app,
     services,
     /** The served handler (`/status` and `/join` fast paths, then Hono), as `Deno.serve` runs it. */
     fetch,
@@ -32,6 +35,30 @@ export async function makeApp(
     /** Writes branding fields straight to the store (the admin API comes later). */
     setBranding: (b: Partial<Branding>) => writeBranding(kv, services.engine, b),
     close: () => kv.close(),
+  };
+}
+
+/** The connection info a loopback client would have (the socket address `clientIp` falls back to). */
+export const LOOPBACK_INFO = {
+  remoteAddr: { transport: "tcp", hostname: "127.0.0.1", port: 40000 },
+  completed: Promise.resolve(),
+} as unknown as Deno.ServeHandlerInfo;
+
+/**
+ * `app.request()`'s shape over the served handler: a path (or URL, or Request) and init become a
+ * Request to `http://localhost`, answered by the `fetch` that `Deno.serve` runs.
+ */
+export function served(
+  fetch: (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response>,
+  info: Deno.ServeHandlerInfo = LOOPBACK_INFO,
+) {
+  return {
+    request: (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const req = input instanceof Request
+        ? new Request(input, init)
+        : new Request(new URL(String(input), "http://localhost"), init);
+      return Promise.resolve(fetch(req, info));
+    },
   };
 }
 

@@ -15,6 +15,8 @@ export interface QueueSettings {
   /** Set by the origin health throttle. */
   healthPaused: boolean;
   createdAt: number;
+  /** New places one client may take per minute (0: no limit); null follows the default. */
+  joinsPerClientPerMinute: number | null;
 }
 
 /** Exact counters of a queue, stored at `keys.counts(name)`. */
