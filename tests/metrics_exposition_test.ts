@@ -326,3 +326,22 @@ Deno.test("oldest wait follows the head of the line (its arrival time is read on
     t.close();
   }
 });
+
+Deno.test("a per-client limit refusal counts under its reason, client_limit", async () => {
+  const t = await makeApp({ METRICS_TOKEN: TOKEN, JOINS_PER_CLIENT_PER_MINUTE: 1 });
+  try {
+    const refused = async () =>
+      valueOf(
+        parseSamples((await scrape(t, "?format=prometheus", BEARER)).text),
+        "tollgate_join_refusals_total",
+        { queue: "default", cause: "client_limit" },
+      ) ?? 0;
+    const before = await refused();
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await new Client(t.app).join()).status);
+    assertEquals(statuses, [200, 429]);
+    assertEquals(await refused() - before, 1);
+  } finally {
+    t.close();
+  }
+});

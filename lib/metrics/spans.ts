@@ -11,6 +11,15 @@ import { spanNow, traced } from "./tracing.ts";
 const NOT_REFUSALS = new Set(["unknown_queue", "bad_request", "internal"]);
 
 /**
+ * The cause of a refusal: the error's `details.reason` when it names one (`client_limit` for the
+ * per-client limit's 429 `rate_limited`), else its code (`queue_full`, `geo_blocked`, ...).
+ */
+function causeOf(e: AppError): string {
+  const reason = e.details.reason;
+  return typeof reason === "string" && /^[a-z_]{1,40}$/.test(reason) ? reason : e.code;
+}
+
+/**
  * Runs a join as a `tollgate.join` span; a refused join (an error the visitor is answered with,
  * like `queue_full` or `geo_blocked`) counts in `tollgate_join_refusals_total` by its code.
  */
@@ -25,7 +34,7 @@ export function observeJoin<T extends { view: { status: string } }>(
       return out;
     } catch (e) {
       if (e instanceof AppError && !NOT_REFUSALS.has(e.code)) {
-        instanceMetrics.refusals.inc([q, e.code]);
+        instanceMetrics.refusals.inc([q, causeOf(e)]);
       }
       throw e;
     }
