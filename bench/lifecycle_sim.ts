@@ -7,7 +7,7 @@
 import { keys } from "../lib/store/keys.ts";
 import type { Counts } from "../lib/queue/types.ts";
 import type { TicketClaims } from "../lib/tokens.ts";
-import { makeApp } from "../tests/helpers.ts";
+import { makeApp } from "../testing/app.ts";
 import { countingKv, WriteCounter, type WriteLabel } from "./counting_kv.ts";
 import { percentile } from "./checkins_sim.ts";
 

@@ -73,6 +73,14 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
+   * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
+   * run fast).
+   */
+  TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
+    .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
+    .optional(),
 });
 
 /** Every configuration variable the service reads. */

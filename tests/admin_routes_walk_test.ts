@@ -10,7 +10,9 @@ import { makeApp } from "./helpers.ts";
 
 Deno.test("admin routes: a session is required everywhere but the listed exceptions", async () => {
   const t = await makeApp();
-  const doc = openApiDocument(t.hono) as unknown as { paths: Record<string, Record<string, unknown>> };
+  const doc = openApiDocument(t.hono) as unknown as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const listed = new Set(NO_SESSION_ROUTES.map((r) => `${r.method} ${r.path}`));
   const seen = new Set<string>();
   let walked = 0;
