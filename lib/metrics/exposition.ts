@@ -5,7 +5,7 @@
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
 import { VERSION } from "../version.ts";
 import { instanceMetrics } from "./instance.ts";
-import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
+import { ExpositionWriter, type TextFormat } from "./registry.ts";
 
 /** Most queues one exposition lists (sorted by name); `?queue=` reaches any other. */
 export const MAX_EXPOSED_QUEUES = 500;
@@ -39,8 +39,6 @@ export function negotiateFormat(
   return best;
 }
 
-type Sample = [Labels, number | boolean];
-
 /** One queue's gauges and counters (all but the instance's own). */
 interface QueueSeries {
   m: QueueMetrics;
@@ -60,57 +58,54 @@ async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
   };
 }
 
-/** Writes the per-queue families. */
-function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
-  const each = (f: (s: QueueSeries) => number | boolean): Sample[] =>
-    all.map((s) => [{ queue: s.m.queue }, f(s)]);
-  const g = (name: string, help: string, f: (s: QueueSeries) => number | boolean) =>
-    w.gauge(`tollgate_queue_${name}`, help, each(f));
-  g("waiting", "Visitors waiting in line.", (s) => s.m.waiting);
-  g("capacity", "Concurrent slots (entered plus holding).", (s) => s.m.capacity);
-  g("entered", "Admitted visitors that entered and hold a slot.", (s) => s.m.entered);
-  g("holding", "Admitted visitors holding a slot, not yet entered.", (s) => s.m.holding);
-  g("open_slots", "Slots free for the next admissions.", (s) => s.m.openSlots);
-  g("paused", "1 while an operator paused the queue.", (s) => s.m.paused);
-  g(
+/** The per-queue gauges: name after `tollgate_queue_`, help, value. */
+const QUEUE_GAUGES: [string, string, (s: QueueSeries) => number | boolean][] = [
+  ["waiting", "Visitors waiting in line.", (s) => s.m.waiting],
+  ["capacity", "Concurrent slots (entered plus holding).", (s) => s.m.capacity],
+  ["entered", "Admitted visitors that entered and hold a slot.", (s) => s.m.entered],
+  ["holding", "Admitted visitors holding a slot, not yet entered.", (s) => s.m.holding],
+  ["open_slots", "Slots free for the next admissions.", (s) => s.m.openSlots],
+  ["paused", "1 while an operator paused the queue.", (s) => s.m.paused],
+  [
     "health_paused",
     "1 while the origin health throttle holds admissions.",
     (s) => s.m.healthPaused,
-  );
-  w.gauge(
-    "tollgate_queue_admission_mode",
-    "1 for the queue's admission mode (queue or lottery), 0 for the other.",
-    all.flatMap((s) =>
-      (["queue", "lottery"] as const).map((mode): Sample => [
-        { queue: s.m.queue, mode },
-        s.m.admissionMode === mode,
-      ])
-    ),
-  );
-  g("admit_per_second", "Effective admission rate (per second).", (s) => s.m.admitPerSecond);
-  g(
+  ],
+  ["admit_per_second", "Effective admission rate (per second).", (s) => s.m.admitPerSecond],
+  [
     "estimated_wait_seconds",
     "Estimated wait of a visitor joining now.",
     (s) => s.m.estimatedWaitSeconds,
-  );
-  g("average_wait_seconds", "Average wait of admitted visitors.", (s) => s.m.averageWaitSeconds);
-  g(
+  ],
+  ["average_wait_seconds", "Average wait of admitted visitors.", (s) => s.m.averageWaitSeconds],
+  [
     "oldest_wait_seconds",
     "How long the first visitor in line has waited.",
     (s) => s.m.oldestWaitSeconds,
+  ],
+  ["tick_lag_seconds", "Seconds since an admission tick of the queue last ran (any instance).", (
+    s,
+  ) => s.tickLag],
+  ["state_age_seconds", "Age of the values above on the instance that answers.", (s) => s.age],
+];
+
+/** Writes the per-queue families. */
+function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
+  for (const [name, help, value] of QUEUE_GAUGES) {
+    w.gauge(`tollgate_queue_${name}`, help, all.map((s) => [{ queue: s.m.queue }, value(s)]));
+  }
+  w.stateGauge(
+    "tollgate_queue_admission_mode",
+    "1 for the queue's admission mode (queue or lottery), 0 for the other.",
+    "mode",
+    ["queue", "lottery"],
+    all.map((s) => [{ queue: s.m.queue }, s.m.admissionMode]),
   );
   w.gauge(
     "tollgate_queue_opens_at_timestamp_seconds",
     "Scheduled opening time (unix seconds), for queues with one.",
-    all.filter((s) => s.m.opensAt !== null).map((s) => [
-      { queue: s.m.queue },
-      s.m.opensAt! / 1000,
-    ]),
+    all.filter((s) => s.m.opensAt !== null).map((s) => [{ queue: s.m.queue }, s.m.opensAt! / 1000]),
   );
-  g("tick_lag_seconds", "Seconds since an admission tick of the queue last ran (any instance).", (
-    s,
-  ) => s.tickLag);
-  g("state_age_seconds", "Age of the values above on the instance that answers.", (s) => s.age);
   w.counter(
     "tollgate_queue_admitted_total",
     "Admissions ever (by rate, forced, or at once on join).",
@@ -172,13 +167,12 @@ export async function buildExposition(
   }
   const health = all[0]?.m.health.state;
   if (health) {
-    w.gauge(
+    w.stateGauge(
       "tollgate_origin_health",
       "1 for the origin health state (unmonitored, healthy or unhealthy), 0 for the others.",
-      (["unmonitored", "healthy", "unhealthy"] as const).map((state) => [
-        { state },
-        health === state,
-      ]),
+      "state",
+      ["unmonitored", "healthy", "unhealthy"],
+      [[{}, health]],
     );
   }
   writeQueues(w, all);

@@ -166,6 +166,26 @@ export class ExpositionWriter {
     for (const [l, v] of samples) this.#lines.push(`${name}${labelText(l)} ${num(v)}`);
   }
 
+  /**
+   * A gauge per state of an enumeration: 1 for the current state of each row, 0 for the others
+   * (the admission mode of each queue, the origin health).
+   */
+  stateGauge(
+    name: string,
+    help: string,
+    label: string,
+    states: readonly string[],
+    rows: [Labels, string][],
+  ): void {
+    this.gauge(
+      name,
+      help,
+      rows.flatMap(([l, current]) =>
+        states.map((state): [Labels, boolean] => [{ ...l, [label]: state }, current === state])
+      ),
+    );
+  }
+
   /** A counter family; `name` ends in `_total`. */
   counter(name: string, help: string, samples: [Labels, number][]): void {
     if (samples.length === 0) return;
