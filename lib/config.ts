@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { trustedProxiesProblem } from "./client_ip.ts";
-import { QUEUE_NAME_RE } from "./names.ts";
+import { MODES, QUEUE_NAME_RE } from "./names.ts";
 
 const positiveInt = (min: number, max: number) =>
   z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
@@ -16,7 +16,7 @@ const EnvSchema = z.object({
     "must be printable ASCII without spaces",
   ).optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
-  ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
+  ADMISSION_MODE: z.enum(MODES).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
     .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),

@@ -7,7 +7,7 @@ import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
-import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
+import { errors, jsonBody, jsonOk, Metrics, ModeSchema, QueueName } from "./schemas.ts";
 import { validationHook } from "../http/validation.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
@@ -68,9 +68,9 @@ const modeRoute = createRoute({
   path: "/mode",
   summary: "Switch admission mode at run time",
   security,
-  request: { body: jsonBody(z.object({ queue: QueueName, mode: z.enum(["queue", "lottery"]) })) },
+  request: { body: jsonBody(z.object({ queue: QueueName, mode: ModeSchema })) },
   responses: {
-    200: jsonOk(z.object({ queue: z.string(), mode: z.enum(["queue", "lottery"]) }), "new mode"),
+    200: jsonOk(z.object({ queue: z.string(), mode: ModeSchema }), "new mode"),
     ...authErrors,
   },
 });

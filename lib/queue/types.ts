@@ -1,5 +1,6 @@
+import type { MODES } from "../names.ts";
 /** Admission mode of a queue. */
-export type Mode = "queue" | "lottery";
+export type Mode = (typeof MODES)[number];
 
 /** A queue's operator settings, stored at `keys.queue(name)`. */
 export interface QueueSettings {

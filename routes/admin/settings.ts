@@ -3,7 +3,15 @@ import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
-import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import {
+  adminSecurity,
+  errors,
+  errs,
+  jsonBody,
+  jsonOk,
+  ModeSchema,
+  QueueName,
+} from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
 
@@ -21,7 +29,7 @@ export const MAX_QUEUES = 100;
 
 const QueueSettingsView = z.object({
   queue: z.string(),
-  mode: z.enum(["queue", "lottery"]),
+  mode: ModeSchema,
   paused: z.boolean(),
   opensAt: z.number().int().nullable(),
   admitPerSecond: z.number().nullable().openapi({ description: "override; null = default" }),
@@ -69,7 +77,7 @@ const modeRoute = write(
   "post",
   "/api/admin/mode",
   "Switch admission mode",
-  z.object({ queue: OptQueue, mode: z.enum(["queue", "lottery"]) }),
+  z.object({ queue: OptQueue, mode: ModeSchema }),
 );
 const scheduleRoute = write(
   "put",
@@ -156,7 +164,7 @@ const queuesPostRoute = createRoute({
   summary: "Create a queue (idempotent) and set its mode",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ name: QueueName, mode: z.enum(["queue", "lottery"]).optional() })),
+    body: jsonBody(z.object({ name: QueueName, mode: ModeSchema.optional() })),
   },
   responses: {
     200: jsonOk(QueueSettingsView, "the queue's settings"),
