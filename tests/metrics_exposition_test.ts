@@ -8,6 +8,7 @@ import { ConfigError, parseEnv } from "../lib/config.ts";
 import { AppError } from "../lib/errors.ts";
 import { MAX_EXPOSED_QUEUES, negotiateFormat } from "../lib/metrics/exposition.ts";
 import { instanceMetrics } from "../lib/metrics/instance.ts";
+import { Counter, ExpositionWriter, Histogram, MAX_SERIES } from "../lib/metrics/registry.ts";
 import { retryCommit } from "../lib/store/commit.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { Client, makeApp, operator } from "./helpers.ts";
@@ -344,4 +345,23 @@ Deno.test("a per-client limit refusal counts under its reason, client_limit", as
   } finally {
     t.close();
   }
+});
+
+Deno.test("registry: a family keeps at most MAX_SERIES series; label values are escaped", () => {
+  const c = new Counter("x_things_total", "Things.", ["k"]);
+  for (let i = 0; i <= MAX_SERIES; i++) c.inc([`v${i}`]);
+  assertEquals([...c.series.entries()].length, MAX_SERIES);
+  assertEquals(c.series.dropped, 1);
+  const h = new Histogram("x_seconds", "Seconds.", ["k"], [0.1, 1]);
+  for (const v of [0.05, 0.1, 0.5, 3]) h.observe(['a"b\\c\nd'], v);
+  const w = new ExpositionWriter("openmetrics");
+  w.histogramOf(h);
+  w.counter("x_done_total", "Done.", [[{}, 2]]);
+  const text = w.text();
+  assert(text.includes('x_seconds_bucket{k="a\\"b\\\\c\\nd",le="0.1"} 2'), text);
+  assert(text.includes('le="1"} 3') && text.includes('le="+Inf"} 4'), "cumulative buckets");
+  assert(text.includes("x_seconds_sum{") && text.includes("x_seconds_count{"), text);
+  assert(text.includes("# TYPE x_done counter\nx_done_total 2\n# EOF\n"), text);
+  const parsed = parseSamples(text.replace("# EOF\n", ""));
+  assertEquals(parsed.find((x) => x.name === "x_seconds_count")?.labels.k, 'a"b\\c\nd');
 });
