@@ -21,7 +21,7 @@ function causeOf(e: AppError): string {
 
 /**
  * Runs a join as a `tollgate.join` span; a refused join (an error the visitor is answered with,
- * like `queue_full` or `geo_blocked`) counts in `tollgate_join_refusals_total` by its code.
+ * like `queue_full` or `geo_blocked`) counts in `tollgate_join_refusals_total` by its cause.
  */
 export function observeJoin<T extends { view: { status: string } }>(
   q: string,
