@@ -342,6 +342,17 @@ Deno.test("a per-client limit refusal counts under its reason, client_limit", as
     for (let i = 0; i < 2; i++) statuses.push((await new Client(t.app).join()).status);
     assertEquals(statuses, [200, 429]);
     assertEquals(await refused() - before, 1);
+    // The shared store's last-hour count of the same refusal (what every instance reports; the
+    // guard counts are cached for two seconds).
+    t.clock.advance(2000);
+    const s = parseSamples((await scrape(t, "?format=prometheus", BEARER)).text);
+    assertEquals(
+      valueOf(s, "tollgate_queue_join_guard_events_last_hour", {
+        queue: "default",
+        event: "rate_limited",
+      }),
+      1,
+    );
   } finally {
     t.close();
   }

@@ -5,7 +5,7 @@
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
 import { VERSION } from "../version.ts";
 import { instanceMetrics } from "./instance.ts";
-import { ExpositionWriter, type TextFormat } from "./registry.ts";
+import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
 
 /** Most queues one exposition lists (sorted by name); `?queue=` reaches any other. */
 export const MAX_EXPOSED_QUEUES = 500;
@@ -105,6 +105,17 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "tollgate_queue_opens_at_timestamp_seconds",
     "Scheduled opening time (unix seconds), for queues with one.",
     all.filter((s) => s.m.opensAt !== null).map((s) => [{ queue: s.m.queue }, s.m.opensAt! / 1000]),
+  );
+  w.gauge(
+    "tollgate_queue_join_guard_events_last_hour",
+    "Join guard events of the last hour (all instances): refused by the per-client limit, " +
+      "challenges issued, solved and failed, enqueue tokens refused.",
+    all.flatMap((s) =>
+      Object.entries(s.m.joinGuards).map(([kind, n]): [Labels, number] => [
+        { queue: s.m.queue, event: kind.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()) },
+        n,
+      ])
+    ),
   );
   w.counter(
     "tollgate_queue_admitted_total",

@@ -11,12 +11,14 @@ import { spanNow, traced } from "./tracing.ts";
 const NOT_REFUSALS = new Set(["unknown_queue", "bad_request", "internal"]);
 
 /**
- * The cause of a refusal: the error's `details.reason` when it names one (`client_limit` for the
- * per-client limit's 429 `rate_limited`), else its code (`queue_full`, `geo_blocked`, ...).
+ * The cause of a refusal: its error code (`queue_full`, `geo_blocked`, `challenge_required`, ...),
+ * except that a 429 `rate_limited` says which limit (`client_limit`) by its `details.reason`.
  */
 function causeOf(e: AppError): string {
   const reason = e.details.reason;
-  return typeof reason === "string" && /^[a-z_]{1,40}$/.test(reason) ? reason : e.code;
+  return e.code === "rate_limited" && typeof reason === "string" && /^[a-z_]{1,40}$/.test(reason)
+    ? reason
+    : e.code;
 }
 
 /**
