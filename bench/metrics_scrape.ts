@@ -227,7 +227,9 @@ async function main() {
     `${QUEUES} queues in the exposition), ${tool}, ${CONNECTIONS} connections, ${ROUNDS} rounds ` +
     `of ${SECONDS} s per arm, the order rotating each round; the scraper (another process) asks ` +
     "for OpenMetrics with METRICS_TOKEN, as Prometheus does.",
-    `Run ${started.toISOString()}, load average ${(await Deno.loadavg()).join(" ")} at the end.`,
+    `Run ${started.toISOString()}, load average ${
+      (await Deno.loadavg()).map((x) => x.toFixed(1)).join(" ")
+    } at the end.`,
     "",
     "| arm | server CPU per join | x no scraping | joins/s (mean) | x no scraping (median of rounds) | per round | scrape p50 | scrape max | exposition |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -245,7 +247,7 @@ async function main() {
     `(joins/s per round: ${base.runs.map((x) => fmt(x.rps)).join(", ")}). The target: a scrape ` +
     "every second lowers joins by at most 5%, within that spread. Joins are bound by the " +
     "server's CPU, so the server's CPU per join (median of the rounds, from /proc, which other " +
-    "processes on the machine do not move) measures the same cost with far less noise.",
+    "processes on the machine move far less) measures the same cost with less noise.",
     "",
     `One scrape through the served handler in the bench's own process (same code, in-memory KV, ` +
     `${QUEUES} queues with waiters), median: ${fmt(cost.cached, 2)} ms back to back, ` +
