@@ -105,7 +105,9 @@ const updatesRoute = createRoute({
         running: z.string(),
         latest: z.string().nullable(),
         updateAvailable: z.boolean(),
-        url: z.string().optional(),
+        url: z.string().regex(/^https:\/\//).optional().openapi({
+          description: "release page; only https links are ever given",
+        }),
         publishedAt: z.string().optional(),
         checkedAt: z.number().int(),
         error: z.string().optional().openapi({ description: "why the last lookup failed" }),
