@@ -55,6 +55,14 @@ const EnvSchema = z.object({
   LOG_REQUESTS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
     v === "1" || v === "true"
   ),
+  /**
+   * Admin-configured targets (webhook, health probe, origin override) may be loopback, private
+   * or unique-local addresses: a receiver or origin on the same host or LAN. Link-local and cloud
+   * metadata addresses stay refused.
+   */
+  ALLOW_PRIVATE_TARGETS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
+    v === "1" || v === "true"
+  ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
@@ -93,6 +101,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
     TOLLGATE_ENV: "test",
+    // The fake receivers, origins and feeds of the tests listen on loopback.
+    ALLOW_PRIVATE_TARGETS: true,
     ...overrides,
   };
 }

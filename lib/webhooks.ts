@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { unseal } from "./seal.ts";
 import { keys } from "./store/keys.ts";
 import { hmacB64url } from "./tokens.ts";
+import { type OutboundConfig, outboundGuard } from "./outbound/guard.ts";
 import { VERSION } from "./version.ts";
 import {
   loadWebhookSettings,
@@ -31,7 +32,8 @@ export interface WebhookDeps {
   kv: Deno.Kv;
   clock: Clock;
   fetch: typeof fetch;
-  config: Pick<Config, "TOKEN_SECRET">;
+  /** The secret, and the outbound-URL policy's settings (each delivery's address is checked). */
+  config: Pick<Config, "TOKEN_SECRET"> & OutboundConfig;
   timeoutMs?: number;
   /** One line per problem, never a secret or the full URL (default: console.warn). */
   log?: (line: string) => void;
@@ -165,7 +167,10 @@ export class Webhooks implements EventSink {
       } else headers["x-service-signature"] = signWebhookBody(secret, body);
     }
     let result: DeliveryResult;
+    // Checked before each delivery: the name may resolve elsewhere than when it was saved.
+    const refused = await outboundGuard(this.deps.config).checkSend(s.url).catch(() => null);
     try {
+      if (refused) throw refused;
       const res = await this.deps.fetch(s.url, {
         method: "POST",
         headers,
@@ -184,7 +189,9 @@ export class Webhooks implements EventSink {
       const name = e instanceof Error ? e.name : "";
       result = {
         delivered: false,
-        error: name === "TimeoutError" || name === "AbortError"
+        error: e === refused && refused
+          ? `refused: ${refused.detail}`
+          : name === "TimeoutError" || name === "AbortError"
           ? `no answer within ${this.#timeoutMs} ms`
           : `could not reach ${host}: ${redactUrls(String(e instanceof Error ? e.message : e))}`,
       };
