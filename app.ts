@@ -9,6 +9,7 @@ import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { AppError, errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
+import { withBodyDeadline } from "./lib/http/body_deadline.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
@@ -293,7 +294,8 @@ export async function createApp(deps: AppDeps) {
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);
   };
-  return { app, services, fetch };
+  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
+  return { app, services, fetch: withBodyDeadline(fetch, { ms: deps.config.BODY_TIMEOUT_MS }) };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */

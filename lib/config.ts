@@ -49,6 +49,8 @@ const EnvSchema = z.object({
   TURNSTILE_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default(
     "https://challenges.cloudflare.com/turnstile/v0/api.js",
   ),
+  /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
+  BODY_TIMEOUT_MS: positiveInt(100, 120_000).default(5_000),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */
