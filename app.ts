@@ -305,7 +305,9 @@ export function openApiDocument(app: OpenAPIHono) {
     info: {
       title: "Tollgate",
       version: VERSION,
-      description: "Virtual waiting room: visitor, operator and system API.",
+      description: "Virtual waiting room: visitor, operator and system API. A request body " +
+        "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
+        "`request_timeout` on every route of the service.",
     },
   });
 }
