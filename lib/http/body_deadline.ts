@@ -1,7 +1,9 @@
 /**
  * A deadline for receiving a request body: a client that has not sent its whole body within
- * `BODY_TIMEOUT_MS` of the request's start gets 408 `request_timeout`, and its body is cancelled,
- * so half-sent bodies cannot hold connections and memory. It wraps the served handler, so every
+ * `BODY_TIMEOUT_MS` of the request's start gets 408 `request_timeout`, and the route's read of the
+ * body fails, so a half-sent body never acts and no route waits on it. (Deno's server keeps the
+ * socket, and what arrived, until the client goes: a proxy's body timeout closes it sooner.) It
+ * wraps the served handler, so every
  * route of ours (the fast `/join` path and Hono alike) has it. Bodies forwarded to the origin
  * stream through without it: a large upload may take longer, and the origin has its own limits.
  *
