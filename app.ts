@@ -4,9 +4,11 @@ import { bodyLimit } from "hono/body-limit";
 import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
+import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log } from "./lib/log.ts";
 import { withBodyDeadline } from "./lib/http/body_deadline.ts";
+import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
@@ -17,6 +19,7 @@ import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
+import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -94,9 +97,15 @@ export async function createApp(deps: AppDeps) {
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
+    guards: createJoinGuards(
+      { ...deps, fetch: (i, init) => services.fetch(i, init) },
+      engine,
+      access.hits,
+    ),
   };
 
   services.isAdminSession = sessionChecker(services);
+  engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
@@ -152,12 +161,15 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  const basePath = deps.config.BASE_PATH;
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
+    if (basePath) req = stripBasePath(basePath, req);
     const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
@@ -205,8 +217,14 @@ export async function createApp(deps: AppDeps) {
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);
   };
+  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
   // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
-  return { app, services, fetch: withBodyDeadline(fetch, { ms: deps.config.BODY_TIMEOUT_MS }) };
+  const served = withProxyChecks(services, fetch);
+  return {
+    app,
+    services,
+    fetch: withBodyDeadline(served, { ms: deps.config.BODY_TIMEOUT_MS, basePath }),
+  };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */

@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   ),
   WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
   WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  /** Key of the enqueue tokens the operator's site signs (one place per person); none: not used. */
+  ENQUEUE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
@@ -79,6 +81,22 @@ const EnvSchema = z.object({
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
   /**
+   * Path prefix of Tollgate's own paths (e.g. `/_tollgate`): behind nginx, Caddy or Traefik the
+   * site then keeps its own `/status`, `/static/…` and the rest; links and redirects follow it.
+   */
+  BASE_PATH: z.string().regex(
+    /^(?:\/[A-Za-z0-9._~-]+)+$/,
+    "must be a path like /_tollgate (leading slash, no trailing slash)",
+  ).optional(),
+  /**
+   * Whether `/verify*` accepts `?accessToken=` beside the cookie and the Authorization header.
+   * `0` makes the checks read only those two: a proxy that cannot strip the query would
+   * otherwise hand the token to the site and its logs.
+   */
+  VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
+    v === "1" || v === "true"
+  ),
+  /**
    * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
    * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
    * run fast).
@@ -110,7 +128,9 @@ export function parseEnv(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? "environment");
-    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    const shown = name === "TOKEN_SECRET" || name === "ENQUEUE_SECRET"
+      ? "(hidden)"
+      : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
   }
   return parsed.data;

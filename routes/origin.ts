@@ -104,9 +104,9 @@ function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
   return addr?.hostname ?? null;
 }
 
-/** Where an unadmitted visitor goes: the waiting room, back here once admitted. */
-export function waitUrlFor(pathAndQuery: string): string {
-  return `/wait?return=${encodeURIComponent(pathAndQuery)}`;
+/** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
+export function waitUrlFor(pathAndQuery: string, base = ""): string {
+  return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;
 }
 
 /**

@@ -7,6 +7,9 @@ import { makeApp } from "./helpers.ts";
 import { BadRequestError } from "../lib/errors.ts";
 import { fromB64url, headerSafe, Signer } from "../lib/tokens.ts";
 import { HmacSha256 } from "../lib/hmac.ts";
+import { ProofOfWork } from "../lib/challenge/pow.ts";
+import { FakeClock, seededRandom } from "../lib/clock.ts";
+import { EnqueueTokens } from "../lib/guard/enqueue.ts";
 
 const SECRET = "test-secret-test-secret-test-secret-0123";
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -103,4 +106,31 @@ Deno.test("a claim no header can carry is refused when the token is made", async
     assert(err instanceof BadRequestError, `${JSON.stringify([sub, queue])}`);
   }
   assert(headerSafe("visitor-1") && headerSafe("admin-a b") && !headerSafe("x\ty"));
+});
+
+Deno.test("enqueue tokens and proof-of-work challenges take only their canonical spelling too", () => {
+  const clock = new FakeClock();
+  const tokens = new EnqueueTokens("enqueue-secret-enqueue-secret-0123456789");
+  const exp = Math.floor(clock.now() / 1000) + 60;
+  const token = tokens.sign({ queue: "default", key: "person-1", exp });
+  assertEquals(tokens.verify(token, "default", clock.now()).key, "person-1");
+  let refused = false;
+  try {
+    tokens.verify(bumpLast(token), "default", clock.now());
+  } catch {
+    refused = true;
+  }
+  assert(refused, "an enqueue token with its spare bits changed");
+
+  const pow = new ProofOfWork(SECRET, clock, seededRandom(3));
+  const scope = { purpose: "join", scope: "default", client: "203.0.113.9" };
+  const c = pow.issue(scope, 1);
+  assert(pow.verify({ challenge: c.challenge, nonce: "0" }, scope));
+  refused = false;
+  try {
+    pow.verify({ challenge: bumpLast(c.challenge), nonce: "0" }, scope);
+  } catch {
+    refused = true;
+  }
+  assert(refused, "a challenge with its seed's spare bits changed");
 });

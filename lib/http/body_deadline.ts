@@ -82,10 +82,21 @@ for (const name of ["arrayBuffer", "bytes", "formData", "json", "text"] as const
 }
 
 /** `handler` with a deadline on the bodies of requests for our own paths. */
-export function withBodyDeadline(handler: Handler, opts: { ms?: number } = {}): Handler {
+export function withBodyDeadline(
+  handler: Handler,
+  opts: { ms?: number; basePath?: string } = {},
+): Handler {
   const ms = opts.ms ?? BODY_TIMEOUT_MS;
+  const base = opts.basePath;
   return (req, info) => {
-    if (req.body === null || !isOwnPath(pathname(req.url))) return handler(req, info);
+    if (req.body === null) return handler(req, info);
+    const path = pathname(req.url);
+    // Under BASE_PATH the request is rebuilt without the prefix later, which keeps the body
+    // stream but not a watched reader: such a request gets the watched stream.
+    const own = isOwnPath(path);
+    const prefixed = !own && base !== undefined && path.startsWith(`${base}/`) &&
+      isOwnPath(path.slice(base.length));
+    if (!own && !prefixed) return handler(req, info);
     // One promise settles the answer: the route's, or 408 at the deadline (whichever is first).
     return new Promise<Response>((resolve, reject) => {
       const expire = () => resolve(timeoutResponse(ms, requestIdOf(req) ?? assignRequestId(req)));
@@ -93,7 +104,8 @@ export function withBodyDeadline(handler: Handler, opts: { ms?: number } = {}): 
       const setTimer = (t: ReturnType<typeof setTimeout>) => timer = t;
       // A declared length (the usual JSON call): the request's own readers get the deadline,
       // which costs next to nothing. Otherwise the body is streamed through a watched copy.
-      const known = req.headers.has("content-length") && !req.headers.has("transfer-encoding");
+      const known = !prefixed && req.headers.has("content-length") &&
+        !req.headers.has("transfer-encoding");
       const run = known
         ? watchReaders(req, ms, setTimer, expire)
         : watchStream(req, ms, setTimer, expire);

@@ -69,6 +69,12 @@ export function splitCookies(
   return { rest: kept.length ? kept.join("; ") : null, access: cookieValues(header, "tg_access") };
 }
 
+/** How `readVisitorRequest` reads a request. */
+export interface ReadOptions {
+  /** `false`: `?accessToken=` does not admit (it is still taken out of the origin's query). */
+  queryToken?: boolean;
+}
+
 /**
  * Splits `req` into our part and the origin's, verifying access tokens with `signer` at `nowMs`.
  * Without `queue`, any queue's token admits (the origin proxy: one site behind every queue).
@@ -78,6 +84,7 @@ export async function readVisitorRequest(
   req: Request,
   nowMs: number,
   queue?: string,
+  opts: ReadOptions = {},
 ): Promise<VisitorRequest> {
   const full = pathOf(req.url);
   const q = full.indexOf("?");
@@ -102,7 +109,9 @@ export async function readVisitorRequest(
     claims = await signer.verifyAccessToken(bearer, nowMs, queue);
     dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
   }
-  if (!claims && queryToken) claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  if (!claims && queryToken && opts.queryToken !== false) {
+    claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  }
   for (const value of access) {
     if (claims) break;
     claims = await signer.verifyAccessToken(value, nowMs, queue);

@@ -1,4 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
+import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
@@ -6,7 +7,7 @@ import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
-import { join, JoinBatcher, type JoinOutcome } from "./join.ts";
+import { join, JoinBatcher, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
@@ -32,6 +33,8 @@ export interface QueueMetrics {
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
+  /** Refused and challenged joins of the last hour (lib/guard/stats.ts). */
+  joinGuards: GuardCounts;
 }
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
@@ -80,8 +83,14 @@ export class Engine {
     return names.length === 1 ? names[0] : null;
   }
 
-  join(q: string, ticket: TicketClaims | null, visitorId?: string): Promise<JoinOutcome> {
-    return join(this.ctx, this.#batcher, q, ticket, visitorId);
+  /** Joins or resumes; `guard` is what `checkJoinGuards` passed (records for the commit). */
+  join(
+    q: string,
+    ticket: TicketClaims | null,
+    visitorId?: string,
+    guard?: JoinGuardPass,
+  ): Promise<JoinOutcome> {
+    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
     return visitor.status(this.ctx, q, ticket, visitorId);
@@ -115,6 +124,9 @@ export class Engine {
 
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
+
+  /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */
+  guardCounts?: (q: string) => Promise<GuardCounts>;
 
   /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
   healthSnapshot?: () => Promise<HealthSnapshot>;
@@ -246,6 +258,18 @@ export class Engine {
       health: this.healthSnapshot
         ? await this.healthSnapshot()
         : unmonitoredSnapshot(s.healthPaused),
+      joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
     };
   }
+}
+
+/** All-zero join-guard counts (an engine without the guards wired in). */
+function noGuardCounts(): GuardCounts {
+  return {
+    rateLimited: 0,
+    challengesIssued: 0,
+    challengesSolved: 0,
+    challengesFailed: 0,
+    enqueueTokensRefused: 0,
+  };
 }

@@ -4,6 +4,7 @@ import type { Services } from "../services.ts";
 import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
 import { edgeRoutes } from "./edge.ts";
+import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
@@ -49,6 +50,7 @@ export function adminRoutes(s: Services) {
   app.use("/api/admin/*", defaultSession(s));
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", integrationRoutes(s));
