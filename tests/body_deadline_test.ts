@@ -80,6 +80,22 @@ Deno.test("slow bodies: 408 request_timeout at the deadline, on /join and the Ho
   }
 });
 
+Deno.test("slow bodies: under BASE_PATH the prefixed paths have the deadline too", async () => {
+  const t = await makeApp({ BODY_TIMEOUT_MS: DEADLINE, BASE_PATH: "/_tollgate" });
+  const srv = serveApp(t);
+  try {
+    for (const path of ["/_tollgate/join", "/_tollgate/leave"]) {
+      const r = await halfSent(srv.port, post(path, 100, '{"queue":"default"}'));
+      assertEquals([r.status, JSON.parse(r.body).error.code], [408, "request_timeout"], path);
+    }
+    const m = await t.engine.metrics("default");
+    assertEquals([m.waiting, m.entered, m.holding], [0, 0, 0], "no place taken");
+  } finally {
+    await srv.close();
+    t.close();
+  }
+});
+
 Deno.test("slow bodies: a body sent in pieces within the deadline is answered as usual", async () => {
   const t = await makeApp({ BODY_TIMEOUT_MS: DEADLINE });
   const srv = serveApp(t);
