@@ -65,7 +65,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // An admin's origin is an outbound target like a webhook (ORIGIN_URL is the operator's own):
     // its name is checked again, as it may resolve elsewhere than when it was saved.
     if (eff.source === "admin") {
-      const refused = await outboundGuard(s.config).checkSend(base).catch(() => null);
+      const refused = await outboundGuard(s.config).checkSend(base);
       if (refused) return down(req, "refused_target", refused.detail);
     }
     // Checked before the token: the pass that comes back to us carries none (we strip it).

@@ -194,7 +194,7 @@ export class HealthMonitor {
   async #probe(cfg: HealthConfig): Promise<{ ok: boolean; error: string | null }> {
     const host = urlHost(cfg.url) ?? "(invalid url)";
     // The name may resolve elsewhere than when it was saved: a refused address is a failed probe.
-    const refused = await outboundGuard(this.deps.config).checkSend(cfg.url).catch(() => null);
+    const refused = await outboundGuard(this.deps.config).checkSend(cfg.url);
     if (refused) return { ok: false, error: `refused: ${refused.detail}` };
     try {
       const res = await this.deps.fetch(cfg.url, {

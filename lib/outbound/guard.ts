@@ -167,7 +167,13 @@ export class OutboundGuard {
     const now = this.#now();
     const hit = this.#verdicts.get(url);
     if (hit && now - hit.at < DNS_CACHE_MS && now >= hit.at) return hit.refusal;
-    const refusal = await this.#checkSend(url);
+    // Fails closed: whatever cannot be checked is not sent to.
+    const refusal = await this.#checkSend(url).catch((e) =>
+      new OutboundRefused(
+        "unresolved",
+        `${url.split("/")[2] ?? "the URL"} could not be checked: ${e}`,
+      )
+    );
     if (this.#verdicts.size >= 1000) this.#verdicts.clear();
     this.#verdicts.set(url, { at: now, refusal });
     return refusal;
