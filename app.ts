@@ -7,6 +7,7 @@ import { errorBody } from "./lib/errors.ts";
 import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log } from "./lib/log.ts";
+import { withBodyDeadline } from "./lib/http/body_deadline.ts";
 import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { observeRequest, pathOf } from "./lib/metrics/http.ts";
@@ -220,7 +221,13 @@ export async function createApp(deps: AppDeps) {
     return await app.fetch(req, info);
   };
   // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
-  return { app, services, fetch: withProxyChecks(services, fetch) };
+  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
+  const served = withProxyChecks(services, fetch);
+  return {
+    app,
+    services,
+    fetch: withBodyDeadline(served, { ms: deps.config.BODY_TIMEOUT_MS, basePath }),
+  };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */
@@ -230,7 +237,9 @@ export function openApiDocument(app: OpenAPIHono) {
     info: {
       title: "Tollgate",
       version: VERSION,
-      description: "Virtual waiting room: visitor, operator and system API.",
+      description: "Virtual waiting room: visitor, operator and system API. A request body " +
+        "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
+        "`request_timeout` on every route of the service.",
     },
   });
 }

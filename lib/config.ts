@@ -68,10 +68,20 @@ const EnvSchema = z.object({
   TURNSTILE_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default(
     "https://challenges.cloudflare.com/turnstile/v0/api.js",
   ),
+  /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
+  BODY_TIMEOUT_MS: positiveInt(100, 120_000).default(5_000),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */
   LOG_REQUESTS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
+    v === "1" || v === "true"
+  ),
+  /**
+   * Admin-configured targets (webhook, health probe, origin override) may be loopback, private
+   * or unique-local addresses: a receiver or origin on the same host or LAN. Link-local and cloud
+   * metadata addresses stay refused.
+   */
+  ALLOW_PRIVATE_TARGETS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
     v === "1" || v === "true"
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -143,6 +153,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
     TOLLGATE_ENV: "test",
+    // The fake receivers, origins and feeds of the tests listen on loopback.
+    ALLOW_PRIVATE_TARGETS: true,
     // Tests of the per-client limit set it; the rest join thousands from one loopback address.
     JOINS_PER_CLIENT_PER_MINUTE: 0,
     ...overrides,
