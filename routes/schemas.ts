@@ -178,7 +178,13 @@ const err = (description: string) => ({
 });
 /** The error responses of every route, by status; `errs(...)` picks some. */
 export const errors = {
-  400: err("malformed JSON or failed validation (`bad_request`)"),
+  400: err(
+    "malformed JSON or failed validation (`bad_request`); a webhook, health probe or origin URL " +
+      "the outbound-target policy refuses says why in `details.reason`: `forbidden_address` " +
+      "(link-local, cloud metadata, unspecified, multicast), `private_address` (loopback, " +
+      "private, unique-local; allowed by ALLOW_PRIVATE_TARGETS), `self` (this service) or " +
+      "`unresolved`",
+  ),
   401: err("missing or invalid session, ticket, token or credential (`unauthorized`)"),
   403: err(
     "not allowed: stale ToS, a foreign Origin on a session write, or a refused action (`forbidden`)",

@@ -12,7 +12,12 @@ const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
 
 /** Variables the env example may set that Deno itself reads, not Tollgate's config. */
-const RUNTIME_VARS = ["DENO_KV_ACCESS_TOKEN"];
+const RUNTIME_VARS = [
+  "DENO_KV_ACCESS_TOKEN",
+  "OTEL_DENO",
+  "OTEL_SERVICE_NAME",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+];
 /** Variables whose example value is what the unit and the image set, not the service default. */
 const SET_BY_UNIT = ["DENO_KV_PATH"];
 

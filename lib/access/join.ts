@@ -10,6 +10,7 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors.t
 import type { JoinGuards } from "../guard/mod.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
+import { observeJoin } from "../metrics/spans.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer, TicketClaims } from "../tokens.ts";
 import { visitorCountry } from "./countries.ts";
@@ -89,7 +90,13 @@ export function geoBlockedError(): ForbiddenError {
  * allowlist wins over the country block and the guards: an operator who lists an address means
  * it, wherever the edge places it.
  */
-export async function joinWithAccess(
+export function joinWithAccess(...args: Parameters<typeof joinUnderRules>): Promise<JoinOutcome> {
+  // One span per join; a refusal thrown below counts by its cause (`observeJoin`). The
+  // parameters are `joinUnderRules`'s own, so the two cannot drift apart.
+  return observeJoin(args[1], () => joinUnderRules(...args));
+}
+
+async function joinUnderRules(
   s: AccessJoinDeps,
   q: string,
   ticket: TicketClaims | null,

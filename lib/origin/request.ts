@@ -4,10 +4,11 @@
  */
 import { cookieValues } from "../cookies.ts";
 import type { AccessClaims, Signer } from "../tokens.ts";
+import { normalizePath } from "./normalize_path.ts";
 
 /** The visitor's request, split into our part and the origin's. */
 export interface VisitorRequest {
-  /** The path and query the origin gets: the query without `accessToken`. */
+  /** The path and query the origin gets: the normalised path, the query without `accessToken`. */
   pathAndQuery: string;
   /** The Cookie header without `tg_*` cookies; null when nothing is left. */
   cookie: string | null;
@@ -87,12 +88,14 @@ export async function readVisitorRequest(
 ): Promise<VisitorRequest> {
   const full = pathOf(req.url);
   const q = full.indexOf("?");
-  let pathAndQuery = full;
+  // The origin gets the path the gate matched (lib/origin/normalize_path.ts), not another spelling.
+  const path = normalizePath(q < 0 ? full : full.slice(0, q));
+  let pathAndQuery = q < 0 ? path : path + full.slice(q);
   let queryToken: string | null = null;
   if (q >= 0) {
     const { rest, token } = splitQuery(full.slice(q + 1));
     queryToken = token;
-    pathAndQuery = rest ? `${full.slice(0, q)}?${rest}` : full.slice(0, q);
+    pathAndQuery = rest ? `${path}?${rest}` : path;
   }
   const { rest: cookie, access } = splitCookies(req.headers.get("cookie"));
   const auth = req.headers.get("authorization");

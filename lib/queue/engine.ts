@@ -1,6 +1,7 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
 import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
+import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -46,6 +47,8 @@ export class Engine {
   #lastTick = new Map<string, number>();
   #ticking = new Set<string>();
   #names: { value: string[]; at: number } | null = null;
+  /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
+  #heads = new Map<string, { seq: number; createdAt: number; joinedAt: number | null }>();
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
@@ -64,8 +67,7 @@ export class Engine {
           return true;
         },
         "create queue",
-        200,
-        STARTUP_DEADLINE_MS,
+        { deadlineMs: STARTUP_DEADLINE_MS },
       );
     }
     this.#names = null;
@@ -100,11 +102,13 @@ export class Engine {
     return join(this.ctx, this.#batcher, q, ticket, visitorId, guard);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
-    return visitor.status(this.ctx, q, ticket, visitorId);
+    return observeStatus(q, () => visitor.status(this.ctx, q, ticket, visitorId));
   }
   /** `status` without an await when the answer is in memory; undefined otherwise. */
   statusNow(q: string, ticket: Readonly<TicketClaims>, visitorId?: string) {
-    return visitor.statusNow(this.ctx, q, ticket, visitorId);
+    const out = visitor.statusNow(this.ctx, q, ticket, visitorId);
+    if (out) noteStatusNow(q, out.view.status);
+    return out;
   }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
@@ -123,7 +127,7 @@ export class Engine {
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
-    const out = await tick(this.ctx, q);
+    const out = await observeTick(q, () => tick(this.ctx, q));
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) this.onTicked?.(q, out.waiting);
     return out;
@@ -242,9 +246,16 @@ export class Engine {
     const s = v.settings, c = v.counts;
     let oldest = 0;
     if (v.head !== null) {
-      const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
-      const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
-      if (rec) oldest = Math.max(0, Math.round((now - rec.joinedAt) / 1000));
+      // The head's arrival time is read once per head (scrapes come every second or so); arrival
+      // numbers are never reused within a queue, and a queue made again has a new createdAt.
+      let head = this.#heads.get(q);
+      if (head?.seq !== v.head || head.createdAt !== s.createdAt) {
+        const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
+        const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
+        head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
+        this.#heads.set(q, head);
+      }
+      if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
     }
     return {
       queue: q,

@@ -1,4 +1,6 @@
 import { AppError, QueueFullError, StoreBusyError, UnauthorizedError } from "../errors.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
+import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import {
@@ -113,9 +115,10 @@ export class JoinBatcher {
     let yields = 0;
     const end = Math.min(...items.map((p) => p.at)) + STORE_DEADLINE_MS;
     const retry = <T>(step: () => Promise<T | null>) =>
-      retryCommit(step, "join", 200, end - Date.now());
+      retryCommit(step, "join", { deadlineMs: end - Date.now() });
     const results = await ctx.serial(q, () =>
       retry(async () => {
+        annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": items.length });
         const now = ctx.now();
         // The state this instance's last join commit left, if any: its checks fail (and the
         // retry reads afresh) when anything else wrote the counts or settings since.
@@ -260,6 +263,7 @@ export class JoinBatcher {
         }
         return null;
       }));
+    instanceMetrics.batchSize.observe([], batch.length);
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
     if (committed) {
       ctx.noteJoined(q, committed, waiters[0]?.visitor.seq ?? null, waiters.length);

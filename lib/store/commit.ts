@@ -1,4 +1,6 @@
-import { StoreBusyError } from "../errors.ts";
+import { AppError, StoreBusyError } from "../errors.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
+import { traced } from "../metrics/tracing.ts";
 
 /**
  * How long one logical write may take, all attempts together, before it fails with 503
@@ -10,15 +12,75 @@ export const STORE_DEADLINE_MS = 2500;
 /** Start-up writes (migrations, configured queues) wait longer: a fleet starting together contends. */
 export const STARTUP_DEADLINE_MS = 60_000;
 
+/** How a commit is retried. */
+export interface CommitDetail {
+  /** Attempts before giving up (default 200). */
+  attempts?: number;
+  /** All attempts together may take this long (default `STORE_DEADLINE_MS`); then `StoreBusyError`. */
+  deadlineMs?: number;
+}
+
 /**
- * Retries an atomic step while it loses a check or the KV file is locked by another process, for
- * at most `deadlineMs` in all; then throws `StoreBusyError`.
+ * Retries an atomic step while it loses a check or the KV file is locked by another process.
+ * Each call is one `tollgate.kv.commit` span and one observation of the commit metrics, labelled
+ * with `what` (a fixed name per call site, so the label set stays bounded); the step may add span
+ * attributes with `annotateSpan` (a join batch adds its queue and size).
  */
-export async function retryCommit<T>(
+export function retryCommit<T>(
   step: () => Promise<T | null>,
   what: string,
-  attempts = 200,
-  deadlineMs = STORE_DEADLINE_MS,
+  detail: CommitDetail = {},
+): Promise<T> {
+  const m = instanceMetrics;
+  const started = performance.now();
+  const op = opLabel(what);
+  return traced("tollgate.kv.commit", {
+    attributes: { "tollgate.kv.op": op },
+  }, async (span) => {
+    let conflicts = 0, failed = 0;
+    try {
+      const out = await retrySteps(
+        step,
+        what,
+        detail.attempts ?? 200,
+        detail.deadlineMs ?? STORE_DEADLINE_MS,
+        () => conflicts++,
+      );
+      span.setAttribute("tollgate.outcome", "committed");
+      return out;
+    } catch (e) {
+      // A domain refusal thrown from the step (a visitor gone, a stale write) is not a failure.
+      if (!(e instanceof AppError) || e instanceof StoreBusyError) failed = 1;
+      throw e;
+    } finally {
+      span.setAttribute("tollgate.kv.conflicts", conflicts);
+      // Added even when zero: a series that exists reads as 0 in rates and alerts, not as absent.
+      m.commitConflicts.inc([op], conflicts);
+      m.commitFailures.inc([op], failed);
+      m.commitSeconds.observe([op], (performance.now() - started) / 1000);
+    }
+  });
+}
+
+const opLabels = new Map<string, string>();
+
+/** The metric label of a call site's name: `create queue` becomes `create_queue`. */
+function opLabel(what: string): string {
+  let label = opLabels.get(what);
+  if (label === undefined) {
+    label = what.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "");
+    // Call sites name fixed strings; the cap only guards against a caller that does not.
+    if (opLabels.size < 200) opLabels.set(what, label);
+  }
+  return label;
+}
+
+async function retrySteps<T>(
+  step: () => Promise<T | null>,
+  what: string,
+  attempts: number,
+  deadlineMs: number,
+  conflict: () => void,
 ): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
@@ -31,6 +93,7 @@ export async function retryCommit<T>(
     } catch (e) {
       if (!isLockError(e)) throw e;
     }
+    conflict();
     if (Date.now() >= end) break;
     // Jittered back-off keeps contending instances from retrying in lock-step. It grows with how
     // long an attempt takes: against a remote store (100 ms a commit) instances that retried at

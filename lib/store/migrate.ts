@@ -45,8 +45,7 @@ export async function migrate(
     const cur = await retryCommit(
       () => kv.get<number>(keys.schemaVersion()),
       "migrate",
-      200,
-      STARTUP_DEADLINE_MS,
+      { deadlineMs: STARTUP_DEADLINE_MS },
     );
     const version = cur.value ?? 0;
     const next = migrations.find((m) => m.to > version);
@@ -59,8 +58,7 @@ export async function migrate(
         return true;
       },
       "migrate",
-      200,
-      STARTUP_DEADLINE_MS,
+      { deadlineMs: STARTUP_DEADLINE_MS },
     );
   }
 }
