@@ -102,7 +102,10 @@ async function retrySteps<T>(
     const wait = (i > 2 ? Math.min(50, i) : 0) + took * Math.min(i + 1, 4) / 2;
     if (wait > 0) await new Promise((r) => setTimeout(r, wait * Math.random()));
   }
-  throw new StoreBusyError(what, `no write went through in ${deadlineMs} ms`);
+  const why = Date.now() >= end
+    ? `no write went through in ${deadlineMs} ms`
+    : `gave up after ${attempts} conflicting attempts`;
+  throw new StoreBusyError(what, why);
 }
 
 /**
