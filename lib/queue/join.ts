@@ -1,4 +1,4 @@
-import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { AppError, NotOpenError, QueueFullError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
@@ -10,6 +10,7 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
+import { prequeueAtJoin } from "./prequeue.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
@@ -106,6 +107,8 @@ export class JoinBatcher {
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
         const op = ctx.kv.atomic().check(entry, settingsEntry);
+        // A pre-queue refuses joins before its window and publishes its commitment with the first.
+        const accepting = prequeueAtJoin(ctx, q, op, settings, counts, now);
         const out: (Visitor | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
@@ -120,6 +123,10 @@ export class JoinBatcher {
           loadedAt: now,
         };
         for (const p of items) {
+          if (!accepting) {
+            out.push(new NotOpenError(q));
+            continue;
+          }
           if (seen.has(p.id)) {
             // The same new id twice in one batch (a double click): the second is a takeover.
             out.push(

@@ -21,13 +21,8 @@ import {
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./slots.ts";
 import type { Visitor, VisitorView } from "./types.ts";
-import {
-  admissionStart,
-  admittedView,
-  lotteryDrawsAtTick,
-  lotteryOdds,
-  waitingView,
-} from "./view.ts";
+import { drawPending } from "./prequeue_phase.ts";
+import { admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
 export interface Outcome {
@@ -108,11 +103,12 @@ export function schedule(
   const input: ScheduleInput = {
     nowMs: now,
     waiting: v.counts.waiting,
-    position: s.mode === "queue" ? ctx.position(v, seq) : undefined,
+    // Before the opening draw nobody has a position: the budget alone places check-ins.
+    position: s.mode === "queue" && !drawPending(s) ? ctx.position(v, seq) : undefined,
     rate: ctx.lineRate(v),
-    // While paused, schedule as if running: the front keeps its 5 s cadence (ready for the
-    // resume) and nothing in the schedule gives the silent pause away.
-    startMs: admissionStart(s, now) ?? now,
+    // While paused or before the opening, schedule as if running now: the front keeps its 5 s
+    // cadence and nothing in the schedule gives the silent pause or the opening time away.
+    startMs: now,
     kind,
   };
   const { sec, reserved } = planCheckIn(ctx.slots, q, input);

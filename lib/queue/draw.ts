@@ -1,0 +1,242 @@
+/**
+ * The opening draw of a pre-queue, run at `opensAt`: fix the list of participants (arrival
+ * numbers still waiting from the window), publish its hash and reveal the seed in one write, then
+ * move every participant to its drawn place, and open admissions.
+ *
+ * Crash safety: each step is a checked write that a rerun resumes from. The seed was fixed when
+ * the window opened and the list is stored under its hash before the state says `listed`, so a
+ * rerun (here or on another instance) recomputes the same order; a participant is moved by a write
+ * that checks its record, so a leave or check-in meanwhile is never lost and nobody is moved twice.
+ * Places are arrival numbers kept after the window (`preCutoff` on), so later arrivals queue
+ * behind them and exact positions keep working unchanged.
+ */
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import type { QueueContext } from "./context.ts";
+import { drawOrder, listHashOf, type PublicDraw } from "./draw_scheme.ts";
+import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
+import type { QueueSettings, Visitor } from "./types.ts";
+
+/** Participants moved per write: each costs one check (an op allows 100) and three mutations. */
+const MOVE_CHUNK = 100;
+/** Arrival numbers per stored list chunk (4 bytes each, under the 64 KiB value limit). */
+const LIST_CHUNK = 16_000;
+
+/** Test hooks: a smaller write size, and a call after each write (a test may stop there). */
+export interface DrawOptions {
+  chunk?: number;
+  onMoved?: (moved: number) => Promise<void> | void;
+}
+
+type Entry = Deno.KvEntry<Visitor>;
+
+/** Waiting participants of `rec`'s window not moved yet, by arrival number; and legacy waiters. */
+async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff: number) {
+  const byArrival = new Map<number, Entry>();
+  let legacy = false;
+  const iter = ctx.kv.list<Visitor>({ prefix: keys.visitorPrefix(q) }, { batchSize: 1000 });
+  for await (const e of iter) {
+    const v = e.value;
+    if (v.state !== "waiting") continue;
+    if (v.seq >= rec.preFrom && v.seq < cutoff) byArrival.set(v.seq, e as Entry);
+    else if (v.seq < rec.preFrom) legacy = true;
+  }
+  return { byArrival, legacy };
+}
+
+/** Stores the list in chunks under its hash (offsets from `preFrom`, 4 bytes big-endian each). */
+async function storeList(ctx: QueueContext, q: string, rec: DrawRecord, list: number[]) {
+  const hash = listHashOf(list);
+  let chunks = 0;
+  for (let i = 0; i < list.length || i === 0; i += LIST_CHUNK, chunks++) {
+    const part = list.slice(i, i + LIST_CHUNK);
+    const bytes = new Uint8Array(part.length * 4);
+    const dv = new DataView(bytes.buffer);
+    part.forEach((a, j) => dv.setUint32(j * 4, a - rec.preFrom));
+    await ctx.kv.set(keys.drawList(q, hash, chunks), bytes);
+  }
+  return { hash, chunks };
+}
+
+/** Reads a fixed list back from its chunks. */
+export async function readList(ctx: QueueContext, q: string, rec: DrawRecord): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < (rec.chunks ?? 0); i++) {
+    const b = (await ctx.kv.get<Uint8Array>(keys.drawList(q, rec.listHash!, i))).value;
+    if (!b) throw new Error(`draw list chunk ${i} of queue "${q}" is missing`);
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    for (let j = 0; j < b.length; j += 4) out.push(rec.preFrom + dv.getUint32(j));
+  }
+  return out;
+}
+
+/** Fixes the list: stored under its hash, then hash and seed published in one checked write. */
+async function fixList(
+  ctx: QueueContext,
+  q: string,
+  entry: Deno.KvEntry<DrawRecord>,
+): Promise<{ rec: DrawRecord; byArrival: Map<number, Entry> | null }> {
+  const rec = entry.value;
+  const { counts } = await ctx.readCounts(q);
+  const cutoff = counts.preCutoff, reserved = counts.preReserved;
+  const { byArrival, legacy } = await scanWindow(ctx, q, rec, cutoff);
+  const list = [...byArrival.keys()].sort((a, b) => a - b);
+  const { hash, chunks } = await storeList(ctx, q, rec, list);
+  const seed = (await ctx.kv.get<{ round: number; seed: string }>(keys.drawSeed(q))).value;
+  if (!seed || seed.round !== rec.round) throw new Error(`draw seed of queue "${q}" is missing`);
+  const next: DrawRecord = {
+    ...rec,
+    state: "listed",
+    cutoff,
+    reserved,
+    count: list.length,
+    listHash: hash,
+    chunks,
+    seed: seed.seed,
+    listedAt: ctx.now(),
+    legacy,
+  };
+  const res = await ctx.kv.atomic().check(entry).set(keys.draw(q), next).commit();
+  if (res.ok) return { rec: next, byArrival };
+  // Another instance fixed it first: its list is the one (ours is left unused under our hash).
+  const now = (await ctx.kv.get<DrawRecord>(keys.draw(q))).value!;
+  return { rec: now, byArrival: now.listHash === hash ? byArrival : null };
+}
+
+/** Moves the participants to their drawn places, a checked write per chunk, front first. */
+async function moveAll(
+  ctx: QueueContext,
+  q: string,
+  rec: DrawRecord,
+  known: Map<number, Entry> | null,
+  opts: DrawOptions,
+): Promise<void> {
+  const cutoff = rec.cutoff!;
+  const byArrival = known ?? (await scanWindow(ctx, q, rec, cutoff)).byArrival;
+  const list = known ? [...known.keys()].sort((a, b) => a - b) : await readList(ctx, q, rec);
+  const order = drawOrder(rec.seed!, list, rec.listHash!);
+  const size = opts.chunk ?? MOVE_CHUNK;
+  let moved = 0;
+  for (let i = 0; i < order.length; i += size) {
+    let items = order.slice(i, i + size).map((a, j) => ({ a, place: cutoff + i + j }))
+      .filter((x) => byArrival.has(x.a));
+    await retryCommit(async () => {
+      if (items.length === 0) return true;
+      const now = ctx.now();
+      const op = ctx.kv.atomic();
+      for (const { a, place } of items) {
+        const e = byArrival.get(a)!;
+        op.check(e)
+          .set(e.key, { ...e.value, seq: place, arrival: a })
+          .delete(keys.fifo(q, a))
+          .set(keys.fifo(q, place), e.value.id);
+        if (rec.legacy) op.set(keys.gone(q, now, a), 1);
+      }
+      if ((await op.commit()).ok) return true;
+      // Someone left, checked in or moved them meanwhile: read again, keep who still waits here.
+      const got = await ctx.kv.getMany<Visitor[]>(items.map((x) => byArrival.get(x.a)!.key));
+      items = items.filter((x, j) => {
+        const g = got[j];
+        const ok = g.value !== null && g.value.state === "waiting" && g.value.seq === x.a;
+        if (ok) byArrival.set(x.a, g as Entry);
+        return ok;
+      });
+      return null;
+    }, "draw");
+    moved += items.length;
+    await opts.onMoved?.(moved);
+  }
+}
+
+/** Logs the places nobody took (left before being moved, or spare), so positions stay exact. */
+async function logEmptyPlaces(ctx: QueueContext, q: string, rec: DrawRecord): Promise<void> {
+  const from = rec.cutoff!, to = rec.cutoff! + rec.reserved!;
+  const taken = new Set<number>();
+  for await (
+    const e of ctx.kv.list({ start: keys.fifo(q, from), end: keys.fifo(q, to) }, {
+      batchSize: 1000,
+    })
+  ) taken.add(e.key[2] as number);
+  let op = ctx.kv.atomic(), n = 0;
+  const now = ctx.now();
+  for (let s = from; s < to; s++) {
+    if (taken.has(s)) continue;
+    op.set(keys.gone(q, now, s), 1);
+    if (++n % 900 === 0) await op.commit(), op = ctx.kv.atomic();
+  }
+  await op.commit();
+}
+
+/** Marks the draw done and opens admissions, in one write checked against both records. */
+async function finish(ctx: QueueContext, q: string, round: number): Promise<DrawRecord> {
+  const out = await retryCommit(async () => {
+    const [entry, { settings, entry: se }] = await Promise.all([
+      ctx.kv.get<DrawRecord>(keys.draw(q)),
+      ctx.readSettingsEntry(q),
+    ]);
+    const rec = entry.value!;
+    if (rec.state === "done" || !settings) return rec;
+    const done: DrawRecord = { ...rec, state: "done", drawnAt: ctx.now() };
+    const s: QueueSettings = { ...settings, drawnFor: round };
+    const res = await ctx.kv.atomic().check(entry, se).set(keys.draw(q), done)
+      .set(keys.queue(q), s).commit();
+    return res.ok ? done : null;
+  }, "draw finish");
+  ctx.invalidate(q);
+  return out;
+}
+
+/**
+ * Runs (or resumes) the opening draw of `q` when it is due; the record when done, else null.
+ * Safe to call again at any point, from any instance.
+ */
+export async function runDraw(
+  ctx: QueueContext,
+  q: string,
+  opts: DrawOptions = {},
+): Promise<DrawRecord | null> {
+  await settleRoundNow(ctx, q);
+  const settings = await ctx.readSettings(q);
+  if (!settings || prequeuePhase(settings, ctx.now()) !== "drawing") return null;
+  let entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
+  if (!entry.value || entry.value.round !== settings.opensAt) return null;
+  let known: Map<number, Entry> | null = null;
+  if (entry.value.state === "committed") {
+    const fixed = await fixList(ctx, q, entry as Deno.KvEntry<DrawRecord>);
+    known = fixed.byArrival;
+    entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
+  }
+  const rec = entry.value!;
+  if (rec.state === "listed") {
+    await moveAll(ctx, q, rec, known, opts);
+    await logEmptyPlaces(ctx, q, rec);
+  }
+  return await finish(ctx, q, rec.round);
+}
+
+/** The record as anyone may see it once published: no opening time, no internal numbers. */
+export async function publicDraw(
+  ctx: QueueContext,
+  q: string,
+  rec: DrawRecord,
+): Promise<PublicDraw> {
+  const out: PublicDraw = {
+    scheme: rec.scheme,
+    queue: q,
+    state: rec.state,
+    commitment: rec.commitment,
+    committedAt: rec.committedAt,
+  };
+  if (rec.state === "committed") return out;
+  const list = await readList(ctx, q, rec);
+  return {
+    ...out,
+    count: rec.count,
+    listHash: rec.listHash,
+    seed: rec.seed,
+    list,
+    order: drawOrder(rec.seed!, list, rec.listHash!),
+    drawnAt: rec.drawnAt,
+  };
+}
