@@ -18,6 +18,8 @@ import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
+import { drawRoutes } from "./routes/draw.ts";
+import { assetsOnce } from "./routes/pages/assets.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { originGate, originMiddleware } from "./routes/origin.ts";
@@ -220,6 +222,7 @@ export async function createApp(deps: AppDeps) {
   app.route("/", adminRoutes(services));
   app.route("/", pageRoutes(services));
   app.route("/", costRoutes(services));
+  app.route("/", drawRoutes(services, assetsOnce()));
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorBearer", {
     type: "http",
     scheme: "bearer",

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 const ENTRIES: Record<string, string> = {
   "wait.js": "client/wait.tsx",
   "admin.js": "client/admin/main.tsx",
+  "verify_draw.js": "client/verify_draw.ts",
 };
 /** Files copied as they are (with a hashed name); a list is concatenated in its order. */
 const COPIES: Record<string, string | (() => Promise<string[]>)> = {

@@ -8,26 +8,11 @@ import { publicDraw } from "../lib/queue/draw.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
-import { Client, makeApp, type TestApp } from "./helpers.ts";
+import { makeApp } from "./helpers.ts";
+import { prequeueApp, served } from "./prequeue_helpers.ts";
 
 const Q = "default";
 const HOUR = 3_600_000;
-
-/** A visitor whose requests go through the served `fetch`, as `Deno.serve` runs it. */
-export function served(t: TestApp): Client {
-  return new Client({
-    request: (p, init) => t.fetch(new Request(`http://localhost${p}`, init)),
-  });
-}
-
-/** An app whose `default` queue opens in `opensIn` ms with a pre-queue of `minutes`. */
-export async function prequeueApp(opensIn = HOUR, minutes = 30) {
-  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
-  const opensAt = t.clock.now() + opensIn;
-  await t.engine.setOpensAt(Q, opensAt);
-  await t.engine.setPrequeue(Q, minutes);
-  return { t, opensAt };
-}
 
 Deno.test("before the window a join is refused with not_open, never saying when, and nothing changes", async () => {
   const { t } = await prequeueApp(HOUR, 30);

@@ -5,6 +5,7 @@ import { accountRoutes } from "./accounts.ts";
 import { edgeRoutes } from "./edge.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { originRoutes } from "./origin.ts";
+import { prequeueRoutes } from "./prequeue.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -15,6 +16,7 @@ export function adminRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", prequeueRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", integrationRoutes(s));
   app.route("/", edgeRoutes(s));
