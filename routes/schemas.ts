@@ -124,7 +124,6 @@ export const Metrics = z.object({
     }),
     commitment: z.string().nullable(),
     seed: z.string().nullable().openapi({ description: "revealed with the list at opensAt" }),
-    listHash: z.string().nullable(),
     drawnAt: z.number().int().nullable(),
     published: z.boolean().openapi({ description: "the draw record is public at GET /draw" }),
   }).openapi("PrequeueMetrics"),

@@ -113,9 +113,10 @@ export class Engine {
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
-    // The pre-queue's round and draw run beside the tick: a draw of many takes seconds.
-    this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
     const out = await tick(this.ctx, q);
+    // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
+    // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
+    this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) this.onTicked?.(q, out.waiting);
     return out;
@@ -154,7 +155,10 @@ export class Engine {
     let p = this.#draws.get(q);
     if (!p) {
       p = (async () => {
-        const phase = prequeuePhase(await this.settings(q), this.ctx.now());
+        // Read without filling the view cache (this runs beside visitor requests).
+        const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
+        if (!settings) return;
+        const phase = prequeuePhase(settings, this.ctx.now());
         if (phase === "window") await settleRoundNow(this.ctx, q);
         if (phase === "drawing") await runDraw(this.ctx, q, this.drawOptions);
       })().finally(() => this.#draws.delete(q));

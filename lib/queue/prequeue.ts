@@ -114,7 +114,9 @@ export function prequeueAtJoin(
 
 /** Opens the round or closes its window in a write of its own (the tick's part). */
 export async function settleRoundNow(ctx: QueueContext, q: string): Promise<void> {
-  const v = await ctx.view(q);
+  // Read without filling the view cache: a view loaded beside a tick could keep stale counts.
+  const v = ctx.freshView(q) ?? await ctx.readState(q);
+  if (!v.settings) return;
   const phase = prequeuePhase(v.settings, ctx.now());
   if (phase !== "window" && phase !== "drawing") return;
   if (v.counts.preRound === v.settings.opensAt && (phase === "window" || v.counts.preCutoff)) {

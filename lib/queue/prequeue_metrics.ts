@@ -14,7 +14,6 @@ export interface PrequeueMetrics {
   commitment: string | null;
   /** Revealed with the list at the opening time. */
   seed: string | null;
-  listHash: string | null;
   drawnAt: number | null;
   /** Whether the operator published the draw record (`GET /draw`). */
   published: boolean;
@@ -48,7 +47,6 @@ export async function prequeueMetrics(
     participants,
     commitment: current?.commitment ?? null,
     seed: current?.seed ?? null,
-    listHash: current?.listHash ?? null,
     drawnAt: current?.drawnAt ?? null,
     published: pub.value === true,
   };
