@@ -135,7 +135,11 @@ async function moveAll(
       }
       if ((await op.commit()).ok) return true;
       // Someone left, checked in or moved them meanwhile: read again, keep who still waits here.
-      const got = await ctx.kv.getMany<Visitor[]>(items.map((x) => byArrival.get(x.a)!.key));
+      const got: Deno.KvEntryMaybe<Visitor>[] = [];
+      for (let k = 0; k < items.length; k += 10) {
+        const part = items.slice(k, k + 10).map((x) => byArrival.get(x.a)!.key);
+        got.push(...await ctx.kv.getMany<Visitor[]>(part));
+      }
       items = items.filter((x, j) => {
         const g = got[j];
         const ok = g.value !== null && g.value.state === "waiting" && g.value.seq === x.a;
