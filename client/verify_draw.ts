@@ -19,7 +19,9 @@ function show(r: Partial<PublicDraw>): void {
   const head = document.createElement("p");
   head.className = check.ok ? "turn" : "hint";
   head.textContent = check.ok
-    ? `The draw checks out: ${r.list?.length ?? 0} participants, order recomputed.`
+    ? `The draw checks out: ${r.list?.length ?? 0} participant${
+      r.list?.length === 1 ? "" : "s"
+    }, order recomputed.`
     : "The draw does NOT check out (see below).";
   const ul = document.createElement("ul");
   for (const l of check.lines) {
