@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
+import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../lib/queue/wording.ts";
 
 export const QueueName = z.string().regex(QUEUE_NAME_RE, {
   message: "queue must match ^[a-z0-9][a-z0-9_-]{0,63}$",
@@ -20,7 +21,9 @@ export const VisitorView = z.object({
   queue: z.string(),
   visitorId: z.string(),
   status: z.enum(["waiting", "admitted"]),
-  admissionMode: z.enum(["queue", "lottery"]).optional(),
+  admissionMode: z.enum(["queue", "lottery"]).optional().openapi({
+    description: `${QUEUE_MODE_WORDS} ${LOTTERY_MODE_WORDS}`,
+  }),
   nextCheckAt: z.number().int().optional().openapi({ description: "unix ms, second-aligned" }),
   nextPollAfterMs: z.number().int().optional(),
   estimatedWaitSeconds: z.number().optional().openapi({

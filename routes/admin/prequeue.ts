@@ -6,6 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { PREQUEUE_MAX_MINUTES } from "../../lib/queue/prequeue_phase.ts";
 import { keys } from "../../lib/store/keys.ts";
+import { PREQUEUE_WORDS } from "../../lib/queue/wording.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { DRAW_COMMITTED_409, OptQueue, pickQueue, settingsChange, write } from "./settings.ts";
@@ -13,7 +14,7 @@ import { DRAW_COMMITTED_409, OptQueue, pickQueue, settingsChange, write } from "
 const prequeueRoute = write(
   "put",
   "/api/admin/prequeue",
-  "Turn the pre-queue on (joins from windowMinutes before opensAt, shuffled at opensAt) or off",
+  `Turn the pre-queue on or off. ${PREQUEUE_WORDS}`,
   z.object({
     queue: OptQueue,
     enabled: z.boolean(),
