@@ -120,3 +120,50 @@ Deno.test("two instances drawing at once agree on one order, and a rerun changes
   assertEquals(again.drawnAt, rec.drawnAt, "done once");
   kv.close();
 });
+
+Deno.test("leaves during the draw are never undone; check-ins meanwhile write nothing; positions stay exact", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { opensAt, left } = await fillWindow(kv, 300);
+  const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 10) });
+  const ids: string[] = [];
+  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) ids.push(e.value.id);
+  const leaving = [ids[5], ids[150], ids[ids.length - 1]];
+  const ticket = (id: string) => ({ sub: id, queue: Q, iat: 0, seq: 0, nca: 0 });
+  let once = false;
+  t.engine.drawOptions = {
+    chunk: 40,
+    onMoved: async () => {
+      if (once) return;
+      once = true;
+      // One moved, two not yet: all three leave mid-draw.
+      for (const id of leaving) await t.engine.leave(Q, ticket(id), id);
+      // A due check-in of a waiting participant answers without writing its record.
+      const id = ids.find((x) => !leaving.includes(x))!;
+      const before = await kv.get(keys.visitor(Q, id));
+      const out = await t.engine.heartbeat(Q, ticket(id), id);
+      assertEquals(out.view.drawPending, true);
+      assertEquals((await kv.get(keys.visitor(Q, id))).versionstamp, before.versionstamp);
+    },
+  };
+  await t.engine.drawIfDue(Q);
+  assert(once);
+  for (const id of leaving) {
+    assertEquals(await t.engine.visitor(Q, id), null, `${id} stays gone`);
+    left.add(id);
+  }
+  const rec = (await t.kv.get<DrawRecord>(keys.draw(Q))).value!;
+  const pub = await publicDraw(t.engine.ctx, Q, rec);
+  assertEquals(pub.count, 300 - 20, "they were in the list");
+  const view = await t.engine.ctx.view(Q);
+  let place = 0;
+  for (const a of pub.order!) {
+    const v = [...(await Array.fromAsync(kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })))]
+      .find((e) => e.value.arrival === a)?.value;
+    if (!v) continue;
+    place++;
+    assertEquals(t.engine.ctx.position(view, v.seq), place, `arrival ${a}`);
+  }
+  assertEquals(place, 300 - 20 - leaving.length);
+  assertEquals((await t.engine.metrics(Q)).waiting, place);
+  kv.close();
+});

@@ -5,8 +5,11 @@
  *
  * Crash safety: each step is a checked write that a rerun resumes from. The seed was fixed when
  * the window opened and the list is stored under its hash before the state says `listed`, so a
- * rerun (here or on another instance) recomputes the same order; a participant is moved by a write
- * that checks its record, so a leave or check-in meanwhile is never lost and nobody is moved twice.
+ * rerun (here or on another instance) recomputes the same order. While the draw runs, a
+ * participant's record changes only by the draw (check-ins answer without writing, see
+ * `frozenForDraw`), and every removal of a participant bumps a guard key that each move checks:
+ * a leave or lapse meanwhile makes the move read its records again, so nobody comes back or is
+ * lost, and two runs write the same places.
  * Places are arrival numbers kept after the window (`preCutoff` on), so later arrivals queue
  * behind them and exact positions keep working unchanged.
  */
@@ -18,8 +21,8 @@ import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { QueueSettings, Visitor } from "./types.ts";
 
-/** Participants moved per write: each costs one check (an op allows 100) and three mutations. */
-const MOVE_CHUNK = 100;
+/** Participants moved per write: two mutations each (an op allows 1000). */
+const MOVE_CHUNK = 320;
 /** Arrival numbers per stored list chunk (4 bytes each, under the 64 KiB value limit). */
 const LIST_CHUNK = 16_000;
 
@@ -78,8 +81,10 @@ async function fixList(
   ctx: QueueContext,
   q: string,
   entry: Deno.KvEntry<DrawRecord>,
-): Promise<{ rec: DrawRecord; byArrival: Map<number, Entry> | null }> {
+) {
   const rec = entry.value;
+  // Read before the scan: a removal after it shows in the guard, which every move checks.
+  const guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
   const { counts } = await ctx.readCounts(q);
   const cutoff = counts.preCutoff, reserved = counts.preReserved;
   const { byArrival, legacy } = await scanWindow(ctx, q, rec, cutoff);
@@ -100,61 +105,78 @@ async function fixList(
     legacy,
   };
   const res = await ctx.kv.atomic().check(entry).set(keys.draw(q), next).commit();
-  if (res.ok) return { rec: next, byArrival };
+  if (res.ok) return { rec: next, scanned: { byArrival, guard } };
   // Another instance fixed it first: its list is the one (ours is left unused under our hash).
   const now = (await ctx.kv.get<DrawRecord>(keys.draw(q))).value!;
-  return { rec: now, byArrival: now.listHash === hash ? byArrival : null };
+  return { rec: now, scanned: now.listHash === hash ? { byArrival, guard } : null };
 }
 
-/** Moves the participants to their drawn places, a checked write per chunk, front first. */
+/** Reads the records of `arrivals` afresh, 10 keys a read. */
+async function reread(
+  ctx: QueueContext,
+  q: string,
+  byArrival: Map<number, Entry>,
+  arrivals: number[],
+): Promise<void> {
+  for (let k = 0; k < arrivals.length; k += 10) {
+    const part = arrivals.slice(k, k + 10).filter((a) => byArrival.has(a));
+    const got = await ctx.kv.getMany<Visitor[]>(part.map((a) => byArrival.get(a)!.key));
+    got.forEach((g, j) => {
+      // Gone, or moved by another run: nothing left to do for it here.
+      if (g.value?.state === "waiting" && g.value.seq === part[j]) {
+        byArrival.set(part[j], g as Entry);
+      } else byArrival.delete(part[j]);
+    });
+  }
+}
+
+/**
+ * Moves the participants to their drawn places: the record takes its place as its arrival-order
+ * key (keeping the arrival number) and the line gets its entry, in writes checked against the
+ * guard read before `byArrival` was. After a lost check every later write reads its records again.
+ */
 async function moveAll(
   ctx: QueueContext,
   q: string,
   rec: DrawRecord,
-  known: Map<number, Entry> | null,
+  scanned: { byArrival: Map<number, Entry>; guard: Deno.KvEntryMaybe<Deno.KvU64> } | null,
   opts: DrawOptions,
 ): Promise<number> {
   const cutoff = rec.cutoff!;
-  const byArrival = known ?? (await scanWindow(ctx, q, rec, cutoff)).byArrival;
-  const list = known ? [...known.keys()].sort((a, b) => a - b) : await readList(ctx, q, rec);
+  let guard = scanned?.guard ?? await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
+  const byArrival = scanned?.byArrival ?? (await scanWindow(ctx, q, rec, cutoff)).byArrival;
+  const list = scanned ? [...byArrival.keys()].sort((a, b) => a - b) : await readList(ctx, q, rec);
   const order = drawOrder(rec.seed!, list, rec.listHash!);
   const placeOf = new Map<number, number>();
   order.forEach((a, i) => placeOf.set(a, cutoff + i));
   const size = opts.chunk ?? MOVE_CHUNK;
-  let moved = 0;
-  // In arrival order, not drawn order: neighbouring records and line entries share pages, which
-  // made the writes about twice as fast as random order on a KV file. Admissions wait for all.
+  let moved = 0, fresh = false;
+  // In arrival order, not drawn order: neighbouring records share pages, which made the writes
+  // about twice as fast as random order on a KV file. Admissions wait for all of them anyway.
   for (let i = 0; i < list.length; i += size) {
-    let items = list.slice(i, i + size).filter((a) => byArrival.has(a))
-      .map((a) => ({ a, place: placeOf.get(a)! }));
+    const chunk = list.slice(i, i + size);
+    let n = 0;
     await retryCommit(async () => {
-      if (items.length === 0) return true;
+      if (fresh) {
+        guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
+        await reread(ctx, q, byArrival, chunk);
+      }
       const now = ctx.now();
-      const op = ctx.kv.atomic();
-      for (const { a, place } of items) {
-        const e = byArrival.get(a)!;
-        op.check(e)
-          .set(e.key, { ...e.value, seq: place, arrival: a })
-          .delete(keys.fifo(q, a))
-          .set(keys.fifo(q, place), e.value.id);
+      const op = ctx.kv.atomic().check(guard);
+      n = 0;
+      for (const a of chunk) {
+        const e = byArrival.get(a);
+        if (!e) continue;
+        const place = placeOf.get(a)!;
+        op.set(e.key, { ...e.value, seq: place, arrival: a }).set(keys.fifo(q, place), e.value.id);
         if (rec.legacy) op.set(keys.gone(q, now, a), 1);
+        n++;
       }
-      if ((await op.commit()).ok) return true;
-      // Someone left, checked in or moved them meanwhile: read again, keep who still waits here.
-      const got: Deno.KvEntryMaybe<Visitor>[] = [];
-      for (let k = 0; k < items.length; k += 10) {
-        const part = items.slice(k, k + 10).map((x) => byArrival.get(x.a)!.key);
-        got.push(...await ctx.kv.getMany<Visitor[]>(part));
-      }
-      items = items.filter((x, j) => {
-        const g = got[j];
-        const ok = g.value !== null && g.value.state === "waiting" && g.value.seq === x.a;
-        if (ok) byArrival.set(x.a, g as Entry);
-        return ok;
-      });
+      if (n === 0 || (await op.commit()).ok) return true;
+      fresh = true;
       return null;
     }, "draw");
-    moved += items.length;
+    moved += n;
     await opts.onMoved?.(moved);
   }
   return moved;
@@ -212,10 +234,10 @@ export async function runDraw(
   if (!settings || prequeuePhase(settings, ctx.now()) !== "drawing") return null;
   let entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
   if (!entry.value || entry.value.round !== settings.opensAt) return null;
-  let known: Map<number, Entry> | null = null;
+  let known: Parameters<typeof moveAll>[3] = null;
   if (entry.value.state === "committed") {
     const fixed = await fixList(ctx, q, entry as Deno.KvEntry<DrawRecord>);
-    known = fixed.byArrival;
+    known = fixed.scanned;
     opts.onStep?.("listed");
     entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
   }

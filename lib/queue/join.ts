@@ -11,6 +11,7 @@ import {
   wholeTokens,
 } from "./context.ts";
 import { prequeueAtJoin } from "./prequeue.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { admittedView, waitingView } from "./view.ts";
@@ -109,6 +110,7 @@ export class JoinBatcher {
         const op = ctx.kv.atomic().check(entry, settingsEntry);
         // A pre-queue refuses joins before its window and publishes its commitment with the first.
         const accepting = prequeueAtJoin(ctx, q, op, settings, counts, now);
+        const windowJoin = prequeuePhase(settings, now) === "window";
         const out: (Visitor | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
@@ -181,7 +183,7 @@ export class JoinBatcher {
             nextCheckAt: nca,
             deadline,
           };
-          putWaiting(op, q, v);
+          putWaiting(op, q, v, !windowJoin);
           out.push(v);
         }
         sumCheckins(op, q, slots);

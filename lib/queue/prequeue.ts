@@ -10,7 +10,7 @@ import type { QueueContext, QueueView } from "./context.ts";
 import { commitmentOf, DRAW_SCHEME, hex } from "./draw_scheme.ts";
 import { PREQUEUE_MAX_MINUTES, prequeuePhase } from "./prequeue_phase.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
-import type { Counts, QueueSettings, VisitorView } from "./types.ts";
+import type { Counts, QueueSettings, Visitor, VisitorView } from "./types.ts";
 
 /** A queue's opening-draw record as stored (the seed lives apart until it is revealed). */
 export interface DrawRecord {
@@ -131,6 +131,23 @@ export async function settleRoundNow(ctx: QueueContext, q: string): Promise<void
       return (await op.set(keys.counts(q), counts).commit()).ok ? true : null;
     }, "pre-queue round"));
   ctx.invalidate(q);
+}
+
+/**
+ * True while the opening draw may be moving this participant (past `opensAt`, draw not done):
+ * then its record changes only by the draw, so check-ins answer without writing (see draw.ts).
+ */
+export function frozenForDraw(
+  v: { settings: QueueSettings; counts: Counts },
+  rec: Visitor,
+  now: number,
+): boolean {
+  const c = v.counts;
+  if (prequeuePhase(v.settings, now) !== "drawing" || c.preRound !== v.settings.opensAt) {
+    return false;
+  }
+  const a = rec.arrival ?? rec.seq;
+  return a >= c.preFrom && (c.preCutoff === 0 || a < c.preCutoff);
 }
 
 /** True when arrival number `seq` joined in the round's window and is not placed yet. */

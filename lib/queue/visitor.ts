@@ -22,6 +22,7 @@ import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./slots.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
+import { frozenForDraw } from "./prequeue.ts";
 import { admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
@@ -175,6 +176,12 @@ export async function settle(
     if (rec.state === "admitted") {
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
       return await enterNow(ctx, q, entry);
+    }
+    if (frozenForDraw(v, rec, now)) {
+      // The opening draw is moving pre-queue participants: their records change only by it.
+      const soon = (Math.floor(now / 1000) + 2) * 1000;
+      const nca = Math.max(rec.nextCheckAt, soon);
+      return { view: waitingView(ctx, q, id, rec.seq, nca, v, branding) };
     }
     const due = now >= rec.nextCheckAt;
     if (why !== "heartbeat" && !due) {

@@ -40,6 +40,8 @@ export const keys = {
   /** Chunk `i` of a fixed participant list, under the list's hash. */
   drawList: (q: string, hash: string, i: number) => ["drawList", q, hash, i] as const,
   drawListPrefix: (q: string) => ["drawList", q] as const,
+  /** Bumped (KV `sum`) by every removal of a pre-queue participant while its draw may run. */
+  drawGuard: (q: string) => ["drawGuard", q] as const,
   /** Whether the operator published the queue's draw records. */
   drawPublished: (q: string) => ["drawPublished", q] as const,
   /** Service-wide branding record. */
