@@ -21,8 +21,8 @@ import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { QueueSettings, Visitor } from "./types.ts";
 
-/** Participants moved per write: two mutations each (an op allows 1000). */
-const MOVE_CHUNK = 320;
+/** Records (or line entries) written per commit (an op allows 1000 mutations). */
+const MOVE_CHUNK = 900;
 /** Arrival numbers per stored list chunk (4 bytes each, under the 64 KiB value limit). */
 const LIST_CHUNK = 16_000;
 
@@ -31,14 +31,18 @@ export interface DrawOptions {
   chunk?: number;
   onMoved?: (moved: number) => Promise<void> | void;
   /** Called as each step ends (the bench times them). */
-  onStep?: (step: "listed" | "moved" | "logged" | "done") => void;
+  onStep?: (step: "listed" | "ordered" | "records" | "moved" | "logged" | "done") => void;
 }
 
 type Entry = Deno.KvEntry<Visitor>;
 
-/** Waiting participants of `rec`'s window not moved yet, by arrival number; and legacy waiters. */
+/**
+ * The window's waiting participants by arrival number: not moved yet (`byArrival`) and already
+ * moved by an earlier run (`moved`); and whether waiters from before the window are in line.
+ */
 async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff: number) {
   const byArrival = new Map<number, Entry>();
+  const moved = new Map<number, Entry>();
   let legacy = false;
   const iter = ctx.kv.list<Visitor>({ prefix: keys.visitorPrefix(q) }, { batchSize: 1000 });
   for await (const e of iter) {
@@ -46,8 +50,11 @@ async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff:
     if (v.state !== "waiting") continue;
     if (v.seq >= rec.preFrom && v.seq < cutoff) byArrival.set(v.seq, e as Entry);
     else if (v.seq < rec.preFrom) legacy = true;
+    else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
+      moved.set(v.arrival, e as Entry);
+    }
   }
-  return { byArrival, legacy };
+  return { byArrival, moved, legacy };
 }
 
 /** Stores the list in chunks under its hash (offsets from `preFrom`, 4 bytes big-endian each). */
@@ -111,19 +118,62 @@ async function fixList(
   return { rec: now, scanned: now.listHash === hash ? { byArrival, guard } : null };
 }
 
-/** Reads the records of `arrivals` afresh, 10 keys a read. */
-async function reread(
+/** What the moves know: records by arrival number, and the guard read before they were. */
+interface Known {
+  byArrival: Map<number, Entry>;
+  guard: Deno.KvEntryMaybe<Deno.KvU64>;
+}
+
+/**
+ * Writes `items` in commits of `size`, each checked against the guard. After a lost check (a
+ * participant left) the guard is read again and every later commit first calls `refresh` on its
+ * items, reading their records afresh. Returns how many items were written.
+ */
+async function guarded<T>(
   ctx: QueueContext,
   q: string,
+  known: Known,
+  items: T[],
+  size: number,
+  put: (op: Deno.AtomicOperation, item: T, now: number) => boolean,
+  refresh: (items: T[]) => Promise<void>,
+  onDone?: (n: number) => Promise<void> | void,
+): Promise<number> {
+  let total = 0, fresh = false;
+  for (let i = 0; i < items.length; i += size) {
+    const chunk = items.slice(i, i + size);
+    let n = 0;
+    await retryCommit(async () => {
+      if (fresh) {
+        known.guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
+        await refresh(chunk);
+      }
+      const op = ctx.kv.atomic().check(known.guard);
+      const now = ctx.now();
+      n = 0;
+      for (const item of chunk) if (put(op, item, now)) n++;
+      if (n === 0 || (await op.commit()).ok) return true;
+      fresh = true;
+      return null;
+    }, "draw");
+    total += n;
+    await onDone?.(total);
+  }
+  return total;
+}
+
+/** Reads the records of `arrivals` afresh (10 keys a read); keeps those `still` accepts. */
+async function reread(
+  ctx: QueueContext,
   byArrival: Map<number, Entry>,
   arrivals: number[],
+  still: (a: number, v: Visitor) => boolean,
 ): Promise<void> {
   for (let k = 0; k < arrivals.length; k += 10) {
     const part = arrivals.slice(k, k + 10).filter((a) => byArrival.has(a));
     const got = await ctx.kv.getMany<Visitor[]>(part.map((a) => byArrival.get(a)!.key));
     got.forEach((g, j) => {
-      // Gone, or moved by another run: nothing left to do for it here.
-      if (g.value?.state === "waiting" && g.value.seq === part[j]) {
+      if (g.value?.state === "waiting" && still(part[j], g.value)) {
         byArrival.set(part[j], g as Entry);
       } else byArrival.delete(part[j]);
     });
@@ -131,55 +181,77 @@ async function reread(
 }
 
 /**
- * Moves the participants to their drawn places: the record takes its place as its arrival-order
- * key (keeping the arrival number) and the line gets its entry, in writes checked against the
- * guard read before `byArrival` was. After a lost check every later write reads its records again.
+ * Moves the participants to their drawn places in two passes of plain writes, each in key order
+ * (random order made the writes several times slower on a KV file): the records take their place
+ * as their arrival-order key, keeping the arrival number, in arrival order; then the line gets
+ * their entries, in place order. Admissions wait for both; a rerun redoes what is missing.
  */
 async function moveAll(
   ctx: QueueContext,
   q: string,
   rec: DrawRecord,
-  scanned: { byArrival: Map<number, Entry>; guard: Deno.KvEntryMaybe<Deno.KvU64> } | null,
+  scanned: Known | null,
   opts: DrawOptions,
 ): Promise<number> {
   const cutoff = rec.cutoff!;
-  let guard = scanned?.guard ?? await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
-  const byArrival = scanned?.byArrival ?? (await scanWindow(ctx, q, rec, cutoff)).byArrival;
-  const list = scanned ? [...byArrival.keys()].sort((a, b) => a - b) : await readList(ctx, q, rec);
+  let known: Known, list: number[];
+  const moved = new Map<number, Entry>();
+  if (scanned) {
+    known = scanned;
+    list = [...known.byArrival.keys()].sort((a, b) => a - b);
+  } else {
+    const guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
+    const scan = await scanWindow(ctx, q, rec, cutoff);
+    known = { byArrival: scan.byArrival, guard };
+    for (const [a, e] of scan.moved) moved.set(a, e);
+    list = await readList(ctx, q, rec);
+  }
   const order = drawOrder(rec.seed!, list, rec.listHash!);
   const placeOf = new Map<number, number>();
   order.forEach((a, i) => placeOf.set(a, cutoff + i));
+  opts.onStep?.("ordered");
   const size = opts.chunk ?? MOVE_CHUNK;
-  let moved = 0, fresh = false;
-  // In arrival order, not drawn order: neighbouring records share pages, which made the writes
-  // about twice as fast as random order on a KV file. Admissions wait for all of them anyway.
-  for (let i = 0; i < list.length; i += size) {
-    const chunk = list.slice(i, i + size);
-    let n = 0;
-    await retryCommit(async () => {
-      if (fresh) {
-        guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
-        await reread(ctx, q, byArrival, chunk);
-      }
-      const now = ctx.now();
-      const op = ctx.kv.atomic().check(guard);
-      n = 0;
-      for (const a of chunk) {
-        const e = byArrival.get(a);
-        if (!e) continue;
-        const place = placeOf.get(a)!;
-        op.set(e.key, { ...e.value, seq: place, arrival: a }).set(keys.fifo(q, place), e.value.id);
-        if (rec.legacy) op.set(keys.gone(q, now, a), 1);
-        n++;
-      }
-      if (n === 0 || (await op.commit()).ok) return true;
-      fresh = true;
-      return null;
-    }, "draw");
-    moved += n;
-    await opts.onMoved?.(moved);
-  }
-  return moved;
+  const byArrival = known.byArrival;
+  // Pass 1: records.
+  const unmoved = list.filter((a) => byArrival.has(a));
+  const n = await guarded(
+    ctx,
+    q,
+    known,
+    unmoved,
+    rec.legacy ? Math.floor(size / 2) : size,
+    (op, a, now) => {
+      const e = byArrival.get(a);
+      if (!e) return false;
+      const v: Visitor = { ...e.value, seq: placeOf.get(a)!, arrival: a };
+      op.set(e.key, v);
+      // Waiters from before the window still in line: the vacated numbers count as gone.
+      if (rec.legacy) op.set(keys.gone(q, now, a), 1);
+      moved.set(a, { ...e, value: v });
+      return true;
+    },
+    (chunk) => reread(ctx, byArrival, chunk, (a, v) => v.seq === a),
+    opts.onMoved,
+  );
+  opts.onStep?.("records");
+  // Pass 2: line entries, for everyone moved (now or by an earlier run) and still waiting.
+  const placed = order.filter((a) => moved.has(a));
+  await guarded(
+    ctx,
+    q,
+    known,
+    placed,
+    size,
+    (op, a) => {
+      const e = moved.get(a);
+      if (!e) return false;
+      op.set(keys.fifo(q, e.value.seq), e.value.id);
+      return true;
+    },
+    (chunk) => reread(ctx, moved, chunk, (a, v) => v.seq === placeOf.get(a)),
+  );
+  // One that leaves after its line entry is written removes the entry itself.
+  return n;
 }
 
 /** Logs the places nobody took (left before being moved, or spare), so positions stay exact. */
