@@ -8,6 +8,7 @@ import { publicDraw } from "../lib/queue/draw.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
+import { diagnose } from "../lib/queue/doctor.ts";
 import { makeApp } from "./helpers.ts";
 import { prequeueApp, served } from "./prequeue_helpers.ts";
 
@@ -113,5 +114,16 @@ Deno.test("bad input: window over 24 h or without opensAt, opensAt moved after t
   await assertRejects(() => t.engine.setPrequeue(Q, null), "commitment");
   const s = await t.engine.settings(Q);
   assertEquals([s.prequeueMinutes, s.opensAt], [1440, t.clock.now() + HOUR]);
+  t.close();
+});
+
+Deno.test("the queue doctor finds nothing wrong in a pre-queue window or after its draw", async () => {
+  const { t, opensAt } = await prequeueApp(10 * 60_000, 30);
+  for (let i = 0; i < 12; i++) await t.engine.join(Q, null);
+  assertEquals((await diagnose(t.kv, Q)).indexProblems, []);
+  t.clock.ms = opensAt;
+  await t.engine.drawIfDue(Q);
+  const d = await diagnose(t.kv, Q);
+  assertEquals([d.indexProblems, d.counterDiffs], [[], []]);
   t.close();
 });

@@ -77,7 +77,12 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   }
   for (const v of byId.values()) {
     if (v.state === "waiting") {
-      if (!seen.fifo.has(v.id)) problems.push(`waiting visitor ${v.id} has no line entry`);
+      // A pre-queue participant gets its line entry from the opening draw.
+      const drawWaits = stored.preRound > 0 && v.arrival === undefined && v.seq >= stored.preFrom &&
+        (stored.preCutoff === 0 || v.seq < stored.preCutoff);
+      if (!seen.fifo.has(v.id) && !drawWaits) {
+        problems.push(`waiting visitor ${v.id} has no line entry`);
+      }
       if (!seen.deadline.has(v.id)) problems.push(`waiting visitor ${v.id} has no deadline entry`);
     } else if (!expiry.has(v.id)) {
       problems.push(`${v.state} visitor ${v.id} has no slot expiry entry`);
