@@ -10,7 +10,7 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import { prequeueAtJoin } from "./prequeue.ts";
+import { settleRound } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
@@ -109,7 +109,7 @@ export class JoinBatcher {
         refill(counts, rate, now, open, bucketCap(rate));
         const op = ctx.kv.atomic().check(entry, settingsEntry);
         // A pre-queue refuses joins before its window and publishes its commitment with the first.
-        const accepting = prequeueAtJoin(ctx, q, op, settings, counts, now);
+        const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
         const windowJoin = prequeuePhase(settings, now) === "window";
         const out: (Visitor | Error)[] = [];
         let joined = 0, admitted = 0;

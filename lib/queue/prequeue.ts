@@ -70,9 +70,10 @@ function openRound(
 }
 
 /**
- * Brings a round up to date in a counts write: opens it (commitment) once the window is open,
- * and at `opensAt` closes the window's arrival numbers, keeping one number per waiter for the
- * drawn places, so everyone who comes later queues behind them. True when `counts` changed.
+ * Brings a round up to date in a counts write (a join batch's or the tick's): opens it (the
+ * commitment) once the window is open, and at `opensAt` closes the window's arrival numbers,
+ * keeping one number per waiter for the drawn places, so everyone who comes later queues behind
+ * them. `refused` before the window (joins are refused then), `changed` when `counts` changed.
  */
 export function settleRound(
   ctx: QueueContext,
@@ -81,35 +82,22 @@ export function settleRound(
   s: QueueSettings,
   counts: Counts,
   now: number,
-): boolean {
+): "refused" | "changed" | "same" {
   const phase = prequeuePhase(s, now);
-  if (phase !== "window" && phase !== "drawing") return false;
-  let changed = false;
+  if (phase === "before") return "refused";
+  if (phase !== "window" && phase !== "drawing") return "same";
+  let changed: "changed" | "same" = "same";
   if (counts.preRound !== s.opensAt) {
     openRound(ctx, q, op, s.opensAt!, counts, now);
-    changed = true;
+    changed = "changed";
   }
   if (phase === "drawing" && counts.preCutoff === 0) {
     counts.preCutoff = counts.nextSeq;
     counts.preReserved = counts.waiting;
     counts.nextSeq += counts.waiting;
-    changed = true;
+    changed = "changed";
   }
   return changed;
-}
-
-/** For a join batch: false when the pre-queue refuses joins now (before its window). */
-export function prequeueAtJoin(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  s: QueueSettings,
-  counts: Counts,
-  now: number,
-): boolean {
-  if (prequeuePhase(s, now) === "before") return false;
-  settleRound(ctx, q, op, s, counts, now);
-  return true;
 }
 
 /** Opens the round or closes its window in a write of its own (the tick's part). */
@@ -127,7 +115,7 @@ export async function settleRoundNow(ctx: QueueContext, q: string): Promise<void
       const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return true;
       const op = ctx.kv.atomic().check(entry, settingsEntry);
-      if (!settleRound(ctx, q, op, settings, counts, ctx.now())) return true;
+      if (settleRound(ctx, q, op, settings, counts, ctx.now()) !== "changed") return true;
       return (await op.set(keys.counts(q), counts).commit()).ok ? true : null;
     }, "pre-queue round"));
   ctx.invalidate(q);

@@ -131,7 +131,7 @@ export function OpeningCard({ s, set, queue }: CardProps) {
           class="adm-choices"
           name="adm-prequeue"
           options={[
-            ["off", "Queue arrivals in order (no pre-queue)"],
+            ["off", "No pre-queue: early arrivals keep their arrival order"],
             ["on", "Pre-queue: shuffle everyone who joined in the window at the opening"],
           ]}
           value={on}
