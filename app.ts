@@ -1,18 +1,19 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
-import { type Access, createAccess } from "./lib/access/mod.ts";
-import type { Clock, Random } from "./lib/clock.ts";
-import type { Config } from "./lib/config.ts";
+import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
-import { AppError, errorBody } from "./lib/errors.ts";
+import { errorBody } from "./lib/errors.ts";
+import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
-import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
+import { assignRequestId, log } from "./lib/log.ts";
+import { withBodyDeadline } from "./lib/http/body_deadline.ts";
+import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
+import { observeRequest, pathOf } from "./lib/metrics/http.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
-import { createWebhooks, type Webhooks } from "./lib/webhooks.ts";
+import { createWebhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
@@ -21,59 +22,20 @@ import { costRoutes } from "./routes/cost.ts";
 import { drawRoutes } from "./routes/draw.ts";
 import { assetsOnce } from "./routes/pages/assets.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
+import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
-import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
+import { fastStatus } from "./routes/status_fast.ts";
+import { SECURITY_HEADERS } from "./http/response.ts";
+import { errorResponse } from "./http/response.ts";
+import { validationHook } from "./http/validation.ts";
+import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
-/** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
-export interface AppDeps {
-  kv: Deno.Kv;
-  clock: Clock;
-  config: Config;
-  fetch: typeof fetch;
-  random: Random;
-  /** Run an admission tick from the first request of each second (default true; tests turn it off). */
-  autoTick?: boolean;
-}
-
-/** Events operators can subscribe to (webhooks plug in here). */
-export interface EventSink {
-  emit(
-    event: "pause" | "health" | "depth",
-    queue: string,
-    detail: Record<string, unknown>,
-  ): Promise<void>;
-}
-
-/** The bot-challenge gate of login, invite accept and recovery (SPEC 5 rule 3). */
-export interface ChallengeGate {
-  /** True once a challenge is configured (live, not pending). */
-  configured(): Promise<boolean>;
-  /** Passes while no challenge is configured; otherwise verifies `response` server-side. */
-  verify(response: string | undefined, ip: string): Promise<boolean>;
-}
-
-/** The services the routes share. */
-export interface Services extends AppDeps {
-  engine: Engine;
-  signer: Signer;
-  events: EventSink;
-  /** The webhook sender behind `events` (the admin test delivery uses it directly). */
-  webhooks: Webhooks;
-  /** True when the request carries a valid admin session (operator endpoints accept it). */
-  isAdminSession(c: Context): Promise<boolean>;
-  challenge: ChallengeGate;
-  /** IP allowlist, country block and origin health throttle (issue 5). */
-  access: Access;
-  /** The origin proxy setting: ORIGIN_URL and the admin override, cached about a second. */
-  origin: OriginSettings;
-  // deno-lint-ignore no-explicit-any
-  validationHook: (result: any, c: Context) => Response | void;
-}
+export type { AppDeps, ChallengeGate, EventSink, Services };
 
 const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
 const ADMIN_PATH = /^\/(admin|api\/admin)(\/|$)/;
@@ -100,50 +62,9 @@ export function adminCsp(turnstileScript: string): string {
 
 export { MAX_BODY_BYTES };
 
-/** Turns a failed zod validation into the 400 envelope with the failing fields. */
-// deno-lint-ignore no-explicit-any
-function validationHook(result: any, c: Context): Response | void {
-  if (result.success) return;
-  const fields = (result.error?.issues ?? []).map((i: { path: unknown[]; message: string }) => ({
-    path: i.path.join("."),
-    message: i.message,
-  }));
-  const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
-  return c.json(
-    errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }),
-    400,
-  );
-}
-
-/** Maps any thrown error to the envelope; never a stack trace on the wire. */
+/** Maps any thrown error to the envelope (the one mapper in `http/response.ts`). */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof AppError) {
-    // Any error that says when to come back (login limits, a provider's rate limit) says so.
-    const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-    if (typeof retry === "number" && retry > 0) c.header("Retry-After", String(Math.ceil(retry)));
-    return c.json(errorBody(err.code, err.message, err.details), err.status);
-  }
-  if (err instanceof HTTPException) {
-    const status = err.status;
-    const code = status === 413
-      ? "payload_too_large"
-      : status === 401
-      ? "unauthorized"
-      : "bad_request";
-    const msg = status === 413
-      ? `request body larger than ${MAX_BODY_BYTES} bytes`
-      : err.message || "bad request";
-    const details = status === 413 || status === 401
-      ? {}
-      : { fields: [{ path: "body", message: msg }] };
-    return c.json(errorBody(code, msg, details), status === 413 || status === 401 ? status : 400);
-  }
-  log("error", "unhandled", {
-    requestId: requestIdOf(c.req.raw),
-    path: c.req.path,
-    error: String(err),
-  });
-  return c.json(errorBody("internal", "internal error"), 500);
+  return errorResponse(err, c.req.raw);
 }
 
 /** Builds the service: migrates the store, creates configured queues, mounts the routes. */
@@ -177,12 +98,17 @@ export async function createApp(deps: AppDeps) {
     webhooks,
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
-    validationHook,
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
+    guards: createJoinGuards(
+      { ...deps, fetch: (i, init) => services.fetch(i, init) },
+      engine,
+      access.hits,
+    ),
   };
 
   services.isAdminSession = sessionChecker(services);
+  engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
@@ -239,13 +165,16 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  const basePath = deps.config.BASE_PATH;
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
+    if (basePath) req = stripBasePath(basePath, req);
+    const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
     // not validate goes to Hono for its envelope.
@@ -256,12 +185,14 @@ export async function createApp(deps: AppDeps) {
       ? finish(req, answer, id, started)
       : answer.then((res) => finish(req, res, id, started));
   };
-  /** Gives an answer its request id and, with `LOG_REQUESTS`, logs its access line. */
+  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
   const finish = (req: Request, res: Response, id: string, started: number): Response => {
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.
     if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
+    // Per-instance request metrics (route label, status, duration) and the span's route name.
+    observeRequest(req, res.status, performance.now() - started, fromOrigin.has(res));
     if (deps.config.LOG_REQUESTS) {
-      const path = req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2)).split("?")[0];
+      const path = pathOf(req.url);
       log("info", "request", {
         requestId: id,
         method: req.method,
@@ -292,7 +223,14 @@ export async function createApp(deps: AppDeps) {
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);
   };
-  return { app, services, fetch };
+  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
+  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
+  const served = withProxyChecks(services, fetch);
+  return {
+    app,
+    services,
+    fetch: withBodyDeadline(served, { ms: deps.config.BODY_TIMEOUT_MS, basePath }),
+  };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */
@@ -302,7 +240,9 @@ export function openApiDocument(app: OpenAPIHono) {
     info: {
       title: "Tollgate",
       version: VERSION,
-      description: "Virtual waiting room: visitor, operator and system API.",
+      description: "Virtual waiting room: visitor, operator and system API. A request body " +
+        "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
+        "`request_timeout` on every route of the service.",
     },
   });
 }

@@ -58,7 +58,7 @@ function fail(text: string): void {
 document.getElementById("tg-verify-fetch")!.addEventListener("click", async () => {
   out.textContent = "Checking…";
   try {
-    const res = await fetch(`/draw?queue=${encodeURIComponent(props.queue)}`, {
+    const res = await fetch(`${props.base ?? ""}/draw?queue=${encodeURIComponent(props.queue)}`, {
       cache: "no-store",
     });
     const body = await res.json();

@@ -15,6 +15,8 @@ export interface DocumentProps {
   refresh?: { seconds: number; url: string; always?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;
+  /** Tollgate's path prefix (`BASE_PATH`) for the page's own links. */
+  base?: string;
   children: ComponentChildren;
 }
 
@@ -56,7 +58,7 @@ export function Document(p: DocumentProps) {
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>
-            Waiting room by Tollgate · <a href="/demo">How it works</a>
+            Waiting room by Tollgate · <a href={`${p.base ?? ""}/demo`}>How it works</a>
           </footer>
         )}
         {p.propsJson && (

@@ -31,6 +31,8 @@ export interface WaitRoomProps {
   returnPath: string;
   embed: boolean;
   title: string;
+  /** Tollgate's path prefix (`BASE_PATH`), "" or absent without one. */
+  base?: string;
 }
 
 /** Local outcomes the server view does not carry. */
@@ -75,6 +77,7 @@ export function WaitRoom(p: WaitRoomProps) {
     }
     return followTimeslots({
       queue: p.queue,
+      base: p.base,
       view: p.view,
       offset,
       onView: (v, rejoined) => {
@@ -131,7 +134,7 @@ export function WaitRoom(p: WaitRoomProps) {
 
   async function enter(e: Event) {
     e.preventDefault();
-    const res = await fetch("/enter", {
+    const res = await fetch(`${p.base ?? ""}/enter`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ queue: p.queue, visitorId: view.visitorId }),
@@ -147,8 +150,8 @@ export function WaitRoom(p: WaitRoomProps) {
   }
 
   const top = p.embed ? "_top" : undefined;
-  const back = waitUrl(p.queue, p.returnPath);
-  const again = waitUrl(p.queue, p.returnPath, p.embed);
+  const back = waitUrl(p.queue, p.returnPath, false, null, p.base);
+  const again = waitUrl(p.queue, p.returnPath, p.embed, null, p.base);
   const lottery = view.admissionMode === "lottery";
   const pending = view.drawPending === true;
   const position = view.position ?? 1;
@@ -193,7 +196,7 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {holding && (
         <>
-          <form method="post" action="/wait/enter" target={top} onSubmit={enter}>
+          <form method="post" action={`${p.base ?? ""}/wait/enter`} target={top} onSubmit={enter}>
             <input type="hidden" name="queue" value={p.queue} />
             <input type="hidden" name="return" value={p.returnPath} />
             <button type="submit" class="button">Enter now</button>
@@ -208,14 +211,16 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={p.destination} target={top}>Continue</a>
         </p>
       )}
-      {waiting && pending && <PreQueue view={view} queue={p.queue} arrival={arrival} />}
+      {waiting && pending && (
+        <PreQueue view={view} queue={p.queue} arrival={arrival} base={p.base ?? ""} />
+      )}
       {waiting && !pending && (
         <Waiting view={view} lottery={lottery} position={position} start={start} />
       )}
       {waiting && !pending && arrival !== null && (
         <p class="hint">
           Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
-          <a href={`/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
+          <a href={`${p.base ?? ""}/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
             Check the opening draw
           </a>
         </p>
@@ -229,7 +234,7 @@ export function WaitRoom(p: WaitRoomProps) {
 }
 
 /** A pre-queue visitor before the opening draw: how it works, its arrival number, the estimate. */
-function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null }) {
+function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null; base: string }) {
   const { view } = p;
   return (
     <>
@@ -245,7 +250,9 @@ function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null 
         <p class="hint commitment">
           The draw's secret was fixed before anyone joined; its fingerprint is{" "}
           <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
-          <a href={`/draw/verify?queue=${encodeURIComponent(p.queue)}`}>How to check the draw</a>
+          <a href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}`}>
+            How to check the draw
+          </a>
         </p>
       )}
       <progress aria-label="Waiting for the opening draw" />

@@ -5,6 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../app.ts";
+import { validationHook } from "../http/validation.ts";
 import { NoDrawError } from "../lib/errors.ts";
 import { publicDraw } from "../lib/queue/draw.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
@@ -51,7 +52,7 @@ const drawRoute = createRoute({
 
 /** Public draw record and its check page. */
 export function drawRoutes(s: Services, assets: () => Promise<Assets>) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   // The order of a large draw takes a moment to recompute: keep the last answer per queue.
   const cache = new Map<string, { tag: string; body: string }>();
   app.openapi(drawRoute, async (c) => {

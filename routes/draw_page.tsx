@@ -19,9 +19,10 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
       c,
       <Document
         title="Check an opening draw"
+        base={s.config.BASE_PATH ?? ""}
         styleHref={a["style.css"]}
         scriptSrc={a["verify_draw.js"]}
-        propsJson={scriptJson({ queue })}
+        propsJson={scriptJson({ queue, base: s.config.BASE_PATH ?? "" })}
       >
         <div class="panel" id="tg-verify">
           <h1>Check an opening draw</h1>

@@ -6,14 +6,17 @@
  * proxied traffic.
  */
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { errorBody } from "../lib/errors.ts";
 import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/origin/forward.ts";
-import { requesterOfRequest } from "../lib/access/join.ts";
+import { requesterOf } from "../lib/access/join.ts";
+import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
+import { outboundGuard } from "../lib/outbound/guard.ts";
+import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
-import { jsonResponse, SECURITY_HEADERS } from "./status_fast.ts";
+import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
 export type OriginGate = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | null>;
@@ -51,13 +54,20 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     const full = pathOf(req.url);
     const q = full.indexOf("?");
     if (isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
-    let base: string | null;
+    let eff: EffectiveOrigin;
     try {
-      base = (s.origin.fresh() ?? await s.origin.effective()).base;
+      eff = s.origin.fresh() ?? await s.origin.effective();
     } catch (e) {
       return down(req, "settings", String(e));
     }
+    const base = eff.base;
     if (!base) return null;
+    // An admin's origin is an outbound target like a webhook (ORIGIN_URL is the operator's own):
+    // its name is checked again, as it may resolve elsewhere than when it was saved.
+    if (eff.source === "admin") {
+      const refused = await outboundGuard(s.config).checkSend(base);
+      if (refused) return down(req, "refused_target", refused.detail);
+    }
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
@@ -65,7 +75,9 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // token here either: no detour through the waiting room.
     if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
     try {
-      return await forward(req, vr, base, peerOf(info), options);
+      // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
+      const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
+      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));
@@ -75,7 +87,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
 
 async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
   const rules = await s.access.rules.current();
-  return rules.allow.matches(requesterOfRequest(req, info, s.config).ip);
+  return rules.allow.matches(requesterOf(req.headers, info, s.config).ip);
 }
 
 /** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */
@@ -92,9 +104,9 @@ function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
   return addr?.hostname ?? null;
 }
 
-/** Where an unadmitted visitor goes: the waiting room, back here once admitted. */
-export function waitUrlFor(pathAndQuery: string): string {
-  return `/wait?return=${encodeURIComponent(pathAndQuery)}`;
+/** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
+export function waitUrlFor(pathAndQuery: string, base = ""): string {
+  return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;
 }
 
 /**

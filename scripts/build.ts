@@ -12,6 +12,8 @@ const ENTRIES: Record<string, string> = {
   "wait.js": "client/wait.tsx",
   "admin.js": "client/admin/main.tsx",
   "verify_draw.js": "client/verify_draw.ts",
+  // The proof-of-work solver of /wait's check, run in a Web Worker.
+  "pow_worker.js": "client/pow_worker.ts",
 };
 /** Files copied as they are (with a hashed name); a list is concatenated in its order. */
 const COPIES: Record<string, string | (() => Promise<string[]>)> = {

@@ -2,11 +2,13 @@
  * What a visitor's request carries for us, taken out of what the origin gets: the access token
  * (Authorization bearer when it is ours, `?accessToken=`, `tg_access`) and every `tg_*` cookie.
  */
+import { cookieValues } from "../cookies.ts";
 import type { AccessClaims, Signer } from "../tokens.ts";
+import { normalizePath } from "./normalize_path.ts";
 
 /** The visitor's request, split into our part and the origin's. */
 export interface VisitorRequest {
-  /** The path and query the origin gets: the query without `accessToken`. */
+  /** The path and query the origin gets: the normalised path, the query without `accessToken`. */
   pathAndQuery: string;
   /** The Cookie header without `tg_*` cookies; null when nothing is left. */
   cookie: string | null;
@@ -54,23 +56,23 @@ export function splitQuery(query: string): { rest: string; token: string | null 
   return { rest: kept.join("&"), token };
 }
 
-/** The Cookie header without `tg_*` cookies, and the `tg_access` value. */
+/** The Cookie header without `tg_*` cookies, and every `tg_access` value (any valid one counts). */
 export function splitCookies(
   header: string | null,
-): { rest: string | null; access: string | null } {
-  if (!header) return { rest: null, access: null };
-  if (!header.includes("tg_")) return { rest: header, access: null };
-  let access: string | null = null;
+): { rest: string | null; access: string[] } {
+  if (!header) return { rest: null, access: [] };
+  if (!header.includes("tg_")) return { rest: header, access: [] };
   const kept: string[] = [];
   for (const part of header.split(";")) {
-    if (!TG_COOKIE.test(part)) {
-      if (part.trim()) kept.push(part.trim());
-      continue;
-    }
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === "tg_access") access ??= part.slice(eq + 1).trim();
+    if (!TG_COOKIE.test(part) && part.trim()) kept.push(part.trim());
   }
-  return { rest: kept.length ? kept.join("; ") : null, access };
+  return { rest: kept.length ? kept.join("; ") : null, access: cookieValues(header, "tg_access") };
+}
+
+/** How `readVisitorRequest` reads a request. */
+export interface ReadOptions {
+  /** `false`: `?accessToken=` does not admit (it is still taken out of the origin's query). */
+  queryToken?: boolean;
 }
 
 /**
@@ -82,15 +84,18 @@ export async function readVisitorRequest(
   req: Request,
   nowMs: number,
   queue?: string,
+  opts: ReadOptions = {},
 ): Promise<VisitorRequest> {
   const full = pathOf(req.url);
   const q = full.indexOf("?");
-  let pathAndQuery = full;
+  // The origin gets the path the gate matched (lib/origin/normalize_path.ts), not another spelling.
+  const path = normalizePath(q < 0 ? full : full.slice(0, q));
+  let pathAndQuery = q < 0 ? path : path + full.slice(q);
   let queryToken: string | null = null;
   if (q >= 0) {
     const { rest, token } = splitQuery(full.slice(q + 1));
     queryToken = token;
-    pathAndQuery = rest ? `${full.slice(0, q)}?${rest}` : full.slice(0, q);
+    pathAndQuery = rest ? `${path}?${rest}` : path;
   }
   const { rest: cookie, access } = splitCookies(req.headers.get("cookie"));
   const auth = req.headers.get("authorization");
@@ -104,7 +109,12 @@ export async function readVisitorRequest(
     claims = await signer.verifyAccessToken(bearer, nowMs, queue);
     dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
   }
-  if (!claims && queryToken) claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
-  if (!claims && access) claims = await signer.verifyAccessToken(access, nowMs, queue);
+  if (!claims && queryToken && opts.queryToken !== false) {
+    claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  }
+  for (const value of access) {
+    if (claims) break;
+    claims = await signer.verifyAccessToken(value, nowMs, queue);
+  }
   return { pathAndQuery, cookie, dropAuthorization, claims };
 }

@@ -55,6 +55,7 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     createdAt: now,
     prequeueMinutes: null,
     drawnFor: null,
+    joinsPerClientPerMinute: null,
   };
 }
 

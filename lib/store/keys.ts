@@ -85,6 +85,10 @@ export const keys = {
   geoHits: (since: number, cc: string) => ["stats", "geoHits", since, cc] as const,
   geoHitsPrefix: (since?: number) =>
     since === undefined ? ["stats", "geoHits"] as const : ["stats", "geoHits", since] as const,
+  /** Refused joins per queue, cause and minute (unix ms of the minute's start; KV `sum`). */
+  refusals: (q: string, cause: string, minute: number) =>
+    ["stats", "refusals", q, cause, minute] as const,
+  refusalsPrefix: (q: string) => ["stats", "refusals", q] as const,
   /** IP allowlist (bypass) text (issue 5; survives a factory reset). */
   bypass: () => ["settings", "bypass"] as const,
   /** Origin health throttle config and override; the probe state beside it (issue 5). */
@@ -99,6 +103,12 @@ export const keys = {
   setupPendingChallenge: () => ["settings", "setup", "challenge"] as const,
   /** The wizard's own steps (queue picked, branding saved), so a reload resumes there. */
   setupSteps: () => ["settings", "setup", "steps"] as const,
+  /** A used proof-of-work challenge, by its seed (expires with the challenge). */
+  powSpent: (seed: string) => ["powSpent", seed] as const,
+  /** Per-queue join guards: bot challenge mode and provider, enqueue tokens required. */
+  joinGuards: (q: string) => ["settings", "joinGuards", q] as const,
+  /** The place an enqueue key holds in a queue (the visitor id), by a hash of the key. */
+  enqueueKey: (q: string, keyHash: string) => ["enqueueKey", q, keyHash] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
 };

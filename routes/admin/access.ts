@@ -4,7 +4,7 @@
  * each read with GET and written with PUT (audited; writes need this service's Origin).
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import {
   HEALTH_BOUNDS,
   type HealthConfig,
@@ -12,6 +12,7 @@ import {
   healthConfigSummary,
 } from "../../lib/access/health_config.ts";
 import { MAX_ALLOWLIST_ENTRIES } from "../../lib/access/ip.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import { geoBlockView } from "../../lib/access/mod.ts";
 import {
   MAX_ALLOWLIST_CHARS,
@@ -21,6 +22,7 @@ import {
 } from "../../lib/access/rules.ts";
 import { adminPutRoute, adminRoute, healthProbeFields, HealthSnapshotView } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const BypassView = z.object({
   allowlistText: z.string().openapi({ description: "as saved, comments and blank lines kept" }),
@@ -169,7 +171,7 @@ const health = setting(
 
 /** The Access tab's API. */
 export function accessRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (const r of [bypass, geo, health]) app.use(r.path, session);
 
@@ -207,6 +209,8 @@ export function accessRoutes(s: Services) {
       await audit(s, c, "health.override", { override });
       return c.json(await healthView(cfg), 200);
     }
+    // The probe is an outbound request like a webhook: the same policy, the service never itself.
+    if (input.url) await outboundGuard(s.config).assertSavable(input.url, c.req.url);
     const cfg = await s.access.health.saveConfig(input as HealthConfigInput);
     await audit(s, c, "health.config", healthConfigSummary(cfg));
     return c.json(await healthView(cfg), 200);

@@ -1,11 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { TRAFFIC_BUCKET_MS } from "../../lib/queue/records.ts";
 import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
 import { isHttpsUrl } from "../../lib/destination.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import {
-  ownEndpoints,
   readWebhookSettings,
   saveWebhookSettings,
   WEBHOOK_EVENTS,
@@ -13,6 +13,7 @@ import {
 import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { pickQueue } from "./settings.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const WebhookUrl = z.string().max(2048).refine((u) => u === "" || isHttpsUrl(u), {
   message: "must be an https:// URL (or empty while disabled)",
@@ -105,7 +106,9 @@ const updatesRoute = createRoute({
         running: z.string(),
         latest: z.string().nullable(),
         updateAvailable: z.boolean(),
-        url: z.string().optional(),
+        url: z.string().regex(/^https:\/\//).optional().openapi({
+          description: "release page; only https links are ever given",
+        }),
         publishedAt: z.string().optional(),
         checkedAt: z.number().int(),
         error: z.string().optional().openapi({ description: "why the last lookup failed" }),
@@ -154,7 +157,7 @@ const trafficRoute = createRoute({
 
 /** Webhooks, update check and traffic under /api/admin. */
 export function integrationRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (const p of ["/api/admin/webhooks", "/api/admin/webhooks/test", "/api/admin/updates"]) {
     app.use(p, session);
@@ -167,9 +170,14 @@ export function integrationRoutes(s: Services) {
 
   app.openapi(putWebhooksRoute, async (c) => {
     const b = c.req.valid("json");
-    // Both the address this request came in on and the public URL reach us.
-    const own = ownEndpoints([c.req.url, s.config.PUBLIC_URL]);
-    const view = await saveWebhookSettings(s.kv, s.config.TOKEN_SECRET, b, own);
+    // The address this request came in on reaches us too.
+    const guard = outboundGuard(s.config);
+    const view = await saveWebhookSettings(
+      s.kv,
+      s.config.TOKEN_SECRET,
+      b,
+      (url) => guard.assertSavable(url, c.req.url),
+    );
     await audit(s, c, "webhooks.save", {
       enabled: view.enabled,
       host: view.url ? new URL(view.url).host : "",

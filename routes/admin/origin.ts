@@ -4,11 +4,12 @@
  * DELETE removes it, which goes back to ORIGIN_URL.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { isOriginUrl, type OriginView } from "../../lib/origin/settings.ts";
-import { ownEndpoints } from "../../lib/webhooks_settings.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import { adminPutRoute, adminRoute } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const OriginViewSchema = z.object({
   enabled: z.boolean().openapi({ description: "the proxy runs (effective)" }),
@@ -61,24 +62,16 @@ const auditDetail = (v: OriginView) => ({ enabled: v.enabled, url: v.url, source
 
 /** The origin override routes. */
 export function originRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use(PATH, adminSession(s));
 
   app.openapi(getRoute, async (c) => c.json(await s.origin.view(), 200));
 
   app.openapi(putRoute, async (c) => {
     const b = c.req.valid("json");
-    // The address this request came in on, the public URL and our listener reach us: a loop.
-    const port = s.config.PORT;
-    const own = ownEndpoints([
-      c.req.url,
-      s.config.PUBLIC_URL,
-      // This host's own listener, however it is spelled.
-      `http://localhost:${port}`,
-      `http://127.0.0.1:${port}`,
-      `http://[::1]:${port}`,
-    ]);
-    const view = await s.origin.save(b, own);
+    // The address this request came in on reaches us too (a proxy loop).
+    const guard = outboundGuard(s.config);
+    const view = await s.origin.save(b, (url) => guard.assertSavable(url, c.req.url));
     await audit(s, c, "origin.save", auditDetail(view));
     return c.json(view, 200);
   });

@@ -4,6 +4,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
+import { validationHook } from "../../http/validation.ts";
 import { PREQUEUE_MAX_MINUTES } from "../../lib/queue/prequeue_phase.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { PREQUEUE_WORDS } from "../../lib/queue/wording.ts";
@@ -45,7 +46,7 @@ const publishRoute = createRoute({
 
 /** Pre-queue settings and draw publication. */
 export function prequeueRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/prequeue", adminSession(s));
   app.use("/api/admin/draw/publish", adminSession(s));
   const change = settingsChange(s);

@@ -1,10 +1,19 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
-import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import {
+  adminSecurity,
+  errors,
+  errs,
+  jsonBody,
+  jsonOk,
+  ModeSchema,
+  QueueName,
+} from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 /** The queue an admin write means: the named one, else the engine's default queue. */
 export async function pickQueue(s: Services, queue?: string): Promise<string> {
@@ -20,7 +29,7 @@ export const MAX_QUEUES = 100;
 
 const QueueSettingsView = z.object({
   queue: z.string(),
-  mode: z.enum(["queue", "lottery"]),
+  mode: ModeSchema,
   paused: z.boolean(),
   opensAt: z.number().int().nullable(),
   admitPerSecond: z.number().nullable().openapi({ description: "override; null = default" }),
@@ -79,7 +88,7 @@ const modeRoute = write(
   "post",
   "/api/admin/mode",
   "Switch admission mode",
-  z.object({ queue: OptQueue, mode: z.enum(["queue", "lottery"]) }),
+  z.object({ queue: OptQueue, mode: ModeSchema }),
 );
 const scheduleRoute = write(
   "put",
@@ -167,7 +176,7 @@ const queuesPostRoute = createRoute({
   summary: "Create a queue (idempotent) and set its mode",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ name: QueueName, mode: z.enum(["queue", "lottery"]).optional() })),
+    body: jsonBody(z.object({ name: QueueName, mode: ModeSchema.optional() })),
   },
   responses: {
     200: jsonOk(QueueSettingsView, "the queue's settings"),
@@ -193,7 +202,7 @@ export function settingsChange(s: Services) {
 
 /** Per-queue admission settings of SPEC 4.3 behind the admin session. */
 export function settingsRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (
     const p of [

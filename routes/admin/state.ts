@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setCookie } from "hono/cookie";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { resetService } from "../../lib/admin/reset.ts";
 import { accessMetrics } from "../../lib/access/mod.ts";
 import { ChallengeState, challengeState } from "../../lib/challenge/view.ts";
@@ -22,6 +22,7 @@ import {
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const BrandingView = BrandingInput.required().openapi("Branding");
 const loose = z.record(z.string(), z.unknown());
@@ -104,7 +105,7 @@ const resetRoute = createRoute({
 
 /** Control-room state, live metrics, branding, the admin pass and the factory reset. */
 export function stateRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (
     const p of ["/api/admin/state", "/api/admin/metrics", "/api/admin/branding", "/api/admin/pass"]

@@ -26,6 +26,8 @@ import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
+import { JoinLimitCard } from "./admission_abuse.tsx";
+import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -92,6 +94,8 @@ export function AdmissionTab({ queue }: TabProps) {
       <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <JoinLimitCard queue={queue} />
+      <GuardCards queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
     </div>

@@ -5,7 +5,7 @@
  * operator may publish (that tells anyone the number of participants).
  */
 import { useState } from "preact/hooks";
-import { api, messageOf } from "../api.ts";
+import { api, basePath, messageOf } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
 import {
   confirmAction,
@@ -153,8 +153,10 @@ export function OpeningCard({ s, set, queue }: CardProps) {
       </ActionForm>
       {pre && pre.phase !== "off" && (
         <div class="actions">
-          <a href={`/draw?queue=${q}`} target="_blank" rel="noopener">Draw record</a>
-          <a href={`/draw/verify?queue=${q}`} target="_blank" rel="noopener">Check page</a>
+          <a href={`${basePath()}/draw?queue=${q}`} target="_blank" rel="noopener">Draw record</a>
+          <a href={`${basePath()}/draw/verify?queue=${q}`} target="_blank" rel="noopener">
+            Check page
+          </a>
           <button type="button" disabled={pub.busy} onClick={() => publish(!pre.published)}>
             {pre.published ? "Withdraw the draw record" : "Publish the draw record"}
           </button>

@@ -8,7 +8,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/queue/types.ts";
-import { api, ApiError, type FieldError, messageOf } from "../api.ts";
+import { api, ApiError, basePath, type FieldError, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { ActionForm, Check } from "../forms.tsx";
 import { Section, useAction, useId } from "../ui.tsx";
@@ -53,7 +53,7 @@ export function BrandingTab({ queue }: TabProps) {
         <iframe
           key={reload}
           class="branding-preview"
-          src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
+          src={`${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
           title="Waiting page preview"
         />
       </Section>

@@ -6,7 +6,7 @@
  */
 import type { Branding } from "../../../lib/queue/types.ts";
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, basePath } from "../api.ts";
 import { BrandingForm, loadBranding } from "../tabs/branding.tsx";
 import { Status, useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
@@ -48,7 +48,7 @@ export function BrandingStep(p: StepProps) {
             }
             <iframe
               key={preview}
-              src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
+              src={`${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
               title="Waiting page preview"
               sandbox="allow-same-origin"
             />
