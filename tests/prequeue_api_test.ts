@@ -7,6 +7,7 @@ import { assert, assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { makeApp, operator } from "./helpers.ts";
 import { served } from "./prequeue_helpers.ts";
+import { parseSamples, scrape, valueOf } from "./metrics_helpers.ts";
 
 const Q = "default";
 const HOUR = 3_600_000;
@@ -98,5 +99,26 @@ Deno.test("the draw record is public only when published; /metrics shows the pre
   const page = await anyone.req("GET", `/draw/verify?queue=${Q}`);
   assertEquals(page.status, 200);
   assert(page.text.includes("Check an opening draw"));
+  t.close();
+});
+
+Deno.test("Prometheus /metrics: the pre-queue's phase and participants", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 5 });
+  const opensAt = t.clock.now() + HOUR;
+  await t.engine.setOpensAt(Q, opensAt);
+  await t.engine.setPrequeue(Q, 120);
+  for (let i = 0; i < 4; i++) await t.engine.join(Q, null);
+  const bearer = operator(t.config);
+  let s = parseSamples((await scrape(t, "?format=prometheus", bearer)).text);
+  const q = { queue: Q };
+  assertEquals(valueOf(s, "tollgate_queue_prequeue_phase", { ...q, phase: "window" }), 1);
+  assertEquals(valueOf(s, "tollgate_queue_prequeue_phase", { ...q, phase: "drawn" }), 0);
+  assertEquals(valueOf(s, "tollgate_queue_prequeue_participants", q), 4);
+  t.clock.ms = opensAt;
+  await t.engine.drawIfDue(Q);
+  t.clock.advance(1000);
+  s = parseSamples((await scrape(t, "?format=prometheus", bearer)).text);
+  assertEquals(valueOf(s, "tollgate_queue_prequeue_phase", { ...q, phase: "drawn" }), 1);
+  assertEquals(valueOf(s, "tollgate_queue_prequeue_participants", q), 4);
   t.close();
 });
