@@ -176,7 +176,10 @@ export class Engine {
         const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
         if (!settings) return;
         const phase = prequeuePhase(settings, this.ctx.now());
-        if (phase === "window") await settleRoundNow(this.ctx, q);
+        if (phase === "window") {
+          await settleRoundNow(this.ctx, q);
+          this.#drawAtOpening(q, settings.opensAt!);
+        }
         if (phase === "drawing") await runDraw(this.ctx, q, this.drawOptions);
       })().finally(() => this.#draws.delete(q));
       this.#draws.set(q, p);
@@ -184,6 +187,21 @@ export class Engine {
     return p;
   }
   #draws = new Map<string, Promise<unknown>>();
+  #drawTimers = new Map<string, number>();
+
+  /**
+   * In a long-lived process (ticks on), starts the draw at `opensAt` itself rather than at the
+   * next tick, which may come up to a second later. The timer does not keep the process alive.
+   */
+  #drawAtOpening(q: string, opensAt: number): void {
+    const wait = opensAt - this.ctx.now();
+    if (!this.autoTick || wait > 2000 || this.#drawTimers.get(q) === opensAt) return;
+    this.#drawTimers.set(q, opensAt);
+    const id = setTimeout(() => {
+      this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
+    }, Math.max(0, wait) + 5);
+    Deno.unrefTimer(id);
+  }
   /** Test hooks of the draw (see `DrawOptions`). */
   drawOptions: DrawOptions = {};
 
