@@ -127,3 +127,16 @@ Deno.test("the queue doctor finds nothing wrong in a pre-queue window or after i
   assertEquals([d.indexProblems, d.counterDiffs], [[], []]);
   t.close();
 });
+
+Deno.test("a window nobody joined: the draw of nobody is done, and later arrivals queue at once", async () => {
+  const { t, opensAt } = await prequeueApp(10 * 60_000, 30);
+  await t.engine.drawIfDue(Q);
+  t.clock.ms = opensAt + 50;
+  await t.engine.drawIfDue(Q);
+  const m = await t.engine.metrics(Q);
+  assertEquals([m.prequeue.phase, m.prequeue.participants], ["drawn", 0]);
+  const v = served(t);
+  const r = await v.join();
+  assertEquals(r.status, 200, "capacity at once: admitted");
+  t.close();
+});
