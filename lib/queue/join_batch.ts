@@ -1,4 +1,10 @@
-import { AppError, QueueFullError, StoreBusyError, UnauthorizedError } from "../errors.ts";
+import {
+  AppError,
+  NotOpenError,
+  QueueFullError,
+  StoreBusyError,
+  UnauthorizedError,
+} from "../errors.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
@@ -12,6 +18,8 @@ import {
   wholeTokens,
 } from "./context.ts";
 import { QueueBatches } from "./batches.ts";
+import { settleRound } from "./prequeue.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { schedule } from "./visitor.ts";
@@ -141,6 +149,9 @@ export class JoinBatcher {
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
         const op = ctx.kv.atomic().check(entry, settingsEntry);
+        // A pre-queue refuses joins before its window and publishes its commitment with the first.
+        const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
+        const windowJoin = prequeuePhase(settings, now) === "window";
         const out: (Joined | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
@@ -156,6 +167,10 @@ export class JoinBatcher {
           loadedAt: now,
         };
         for (const p of items) {
+          if (!accepting) {
+            out.push(new NotOpenError(q));
+            continue;
+          }
           if (seen.has(p.id)) {
             // The same new id twice in one batch (a double click): the second is a takeover.
             out.push(
@@ -217,7 +232,7 @@ export class JoinBatcher {
             nextCheckAt: nca,
             deadline,
           };
-          putWaiting(op, q, v);
+          putWaiting(op, q, v, !windowJoin);
           out.push({ visitor: v, line: own });
         }
         sumCheckins(op, q, slots);

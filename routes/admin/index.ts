@@ -8,6 +8,7 @@ import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
+import { prequeueRoutes } from "./prequeue.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -50,6 +51,7 @@ export function adminRoutes(s: Services) {
   app.use("/api/admin/*", defaultSession(s));
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
