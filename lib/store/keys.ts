@@ -82,10 +82,17 @@ export const keys = {
   /** Edge link, bot challenge and pending setup (issue 6). */
   edge: () => ["settings", "edge"] as const,
   challenge: () => ["settings", "challenge"] as const,
+  /** Setup finished without an edge network (self-hosted behind a proxy, or served directly). */
+  edgeNone: () => ["settings", "edgeNone"] as const,
+  /** The built-in proof-of-work challenge is the live sign-in challenge (instead of Turnstile). */
+  challengeBuiltin: () => ["settings", "challengeBuiltin"] as const,
   /** Pending setup parts (wizard): the edge part and the challenge part, promoted by POST /setup. */
   setupPendingPrefix: () => ["settings", "setup"] as const,
   setupPendingEdge: () => ["settings", "setup", "edge"] as const,
   setupPendingChallenge: () => ["settings", "setup", "challenge"] as const,
+  /** The wizard's "no edge network" choice and its solved built-in challenge, while pending. */
+  setupPendingEdgeNone: () => ["settings", "setup", "edgeNone"] as const,
+  setupPendingChallengeBuiltin: () => ["settings", "setup", "challengeBuiltin"] as const,
   /** The wizard's own steps (queue picked, branding saved), so a reload resumes there. */
   setupSteps: () => ["settings", "setup", "steps"] as const,
   /** Cached answer of the release feed. */

@@ -8,6 +8,7 @@ import { originRoutes } from "./origin.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
+import { setupChoiceRoutes } from "./setup_choices.ts";
 import { stateRoutes } from "./state.ts";
 
 /** The administrative API of SPEC 4.3 (edge, challenge and origin parts come in their issues). */
@@ -21,6 +22,7 @@ export function adminRoutes(s: Services) {
   app.route("/", accessRoutes(s));
   app.route("/", originRoutes(s));
   app.route("/", setupChallengeRoutes(s));
+  app.route("/", setupChoiceRoutes(s));
   app.route("/", setupRoutes(s));
   return app;
 }
