@@ -58,25 +58,28 @@ export function BrandingStep(p: StepProps) {
       <div class="wz-finish">
         <h3>Finish</h3>
         <p>
-          Finishing makes the edge link and the bot challenge live together. From then on, sign-in
-          asks for the bot check.
+          Finishing makes your edge and bot-check choices live together. From then on, sign-in asks
+          for the bot check.
         </p>
         <div class="actions">
           <button
             type="button"
             class="primary"
-            disabled={!saved || finish.busy}
+            disabled={finish.busy}
             onClick={async () => {
-              const out = await finish.run(
-                () => api("POST", "/api/admin/setup"),
-                "Setup complete.",
-              );
+              const out = await finish.run(async () => {
+                // Unsaved branding means the defaults (or what was saved before) are fine.
+                if (!saved) await api("POST", "/api/admin/setup/step", { step: "branding" });
+                return await api("POST", "/api/admin/setup");
+              }, "Setup complete.");
               if (out) p.done();
             }}
           >
             Finish setup
           </button>
-          {!saved && <span class="muted">Save the branding first.</span>}
+          {!saved && (
+            <span class="muted">Unsaved changes above are not kept; the saved branding is.</span>
+          )}
         </div>
         <Status s={finish.status} />
       </div>
