@@ -98,7 +98,7 @@ export class JoinBatcher {
         ctx.joinState.delete(q);
         const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
           cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q),
-          ctx.branding(),
+          ctx.branding(q),
         ]);
         if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
         await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
@@ -265,7 +265,7 @@ export async function join(
     return { view: await admittedView(ctx, q, v), ticket: ticketStr, httpStatus: 200 };
   }
   const view = await ctx.view(q);
-  const branding = await ctx.branding();
+  const branding = await ctx.branding(q);
   return {
     view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, view, branding),
     ticket: ticketStr,

@@ -35,6 +35,11 @@ export const keys = {
   trafficPrefix: (q: string) => ["t", q] as const,
   /** Service-wide branding record. */
   branding: () => ["settings", "branding"] as const,
+  /** A queue's branding overrides (fields it does not inherit from the service-wide record). */
+  queueBranding: (q: string) => ["queueBranding", q] as const,
+  /** A deleted queue's name, kept until its last access token expired (and its cleanup ran). */
+  queueTombstone: (q: string) => ["queueTombstone", q] as const,
+  queueTombstones: () => ["queueTombstone"] as const,
 
   // --- Administration (accounts, sessions, invites, audit) ---
   /** Everything under this prefix is removed by a factory reset. */

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../app.ts";
 import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
+import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { originRoutes } from "./origin.ts";
@@ -17,6 +18,7 @@ export function adminRoutes(s: Services) {
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
   app.route("/", stateRoutes(s));
+  app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));
   app.route("/", edgeRoutes(s));
   app.route("/", accessRoutes(s));

@@ -47,7 +47,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   ) => {
     const a = await assets();
     // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding().catch(() => DEFAULT_BRANDING));
+    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
@@ -150,7 +150,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return failure(c, e);
     }
     answerVisitor(c, s, queue, out);
-    const branding = await s.engine.ctx.branding();
+    const branding = await s.engine.ctx.branding(queue);
     const destination = await destinationFor(s, branding, returnPath);
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
@@ -204,7 +204,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const settings = await s.engine.ctx.readSettings(queue);
     if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
     const a = await assets();
-    const branding = await s.engine.ctx.branding();
+    const branding = await s.engine.ctx.branding(queue);
     const b = pageBranding(branding);
     const fifo = settings.mode === "queue";
     const view: WaitRoomProps["view"] = {
@@ -263,7 +263,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (e instanceof AppError && e.status < 500) return c.redirect(back, 303);
       return failure(c, e);
     }
-    return c.redirect(await destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
+    return c.redirect(
+      await destinationFor(s, await s.engine.ctx.branding(queue), returnPath),
+      303,
+    );
   });
 
   return app;
