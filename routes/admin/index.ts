@@ -6,6 +6,7 @@ import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { originRoutes } from "./origin.ts";
+import { queueRoutes } from "./queues.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -17,6 +18,7 @@ export function adminRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: s.validationHook });
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", queueRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));

@@ -18,7 +18,8 @@ export async function pickQueue(s: Services, queue?: string): Promise<string> {
 /** Most queues one service holds (each costs a settings read per tick and per metrics poll). */
 export const MAX_QUEUES = 100;
 
-const QueueSettingsView = z.object({
+/** A queue's settings as the admin API answers them. */
+export const QueueSettingsView = z.object({
   queue: z.string(),
   mode: z.enum(["queue", "lottery"]),
   paused: z.boolean(),
@@ -139,30 +140,6 @@ const limitsPutRoute = createRoute({
   },
 });
 
-const queuesGetRoute = createRoute({
-  method: "get",
-  path: "/api/admin/queues",
-  summary: "List queues with their settings",
-  security: adminSecurity,
-  responses: {
-    200: jsonOk(z.object({ queues: z.array(QueueSettingsView) }), "queues"),
-    ...errs(400, 401, 403, 404),
-  },
-});
-const queuesPostRoute = createRoute({
-  method: "post",
-  path: "/api/admin/queues",
-  summary: "Create a queue (idempotent) and set its mode",
-  security: adminSecurity,
-  request: {
-    body: jsonBody(z.object({ name: QueueName, mode: z.enum(["queue", "lottery"]).optional() })),
-  },
-  responses: {
-    200: jsonOk(QueueSettingsView, "the queue's settings"),
-    ...errs(400, 401, 403, 404),
-  },
-});
-
 /** Per-queue admission settings of SPEC 4.3 behind the admin session. */
 export function settingsRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
@@ -175,7 +152,6 @@ export function settingsRoutes(s: Services) {
       "/api/admin/rate",
       "/api/admin/capacity",
       "/api/admin/queue-limits",
-      "/api/admin/queues",
     ]
   ) app.use(p, session);
 
@@ -244,26 +220,6 @@ export function settingsRoutes(s: Services) {
       previousMaxWaitingVisitors: b.previousMaxWaitingVisitors,
     });
     return c.json({ queue: q, maxWaitingVisitors: out.maxWaitingVisitors }, 200);
-  });
-  app.openapi(queuesGetRoute, async (c) => {
-    const queues = [];
-    for (const q of await s.engine.queueNames()) {
-      queues.push(settingsView(s, await s.engine.settings(q)));
-    }
-    return c.json({ queues }, 200);
-  });
-  app.openapi(queuesPostRoute, async (c) => {
-    const b = c.req.valid("json");
-    const names = await s.engine.queueNames();
-    if (!names.includes(b.name) && names.length >= MAX_QUEUES) {
-      throw new BadRequestError(`at most ${MAX_QUEUES} queues; remove one first`, {
-        fields: [{ path: "name", message: `at most ${MAX_QUEUES} queues` }],
-      });
-    }
-    await s.engine.ensureQueues([b.name]);
-    const out = b.mode ? await s.engine.setMode(b.name, b.mode) : await s.engine.settings(b.name);
-    await audit(s, c, "queue.create", { queue: b.name, mode: out.mode });
-    return c.json(settingsView(s, out), 200);
   });
   return app;
 }

@@ -10,14 +10,7 @@ import { BrandingInput, readBranding } from "../../lib/branding.ts";
 import { destinationFor } from "../../lib/destination.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
 import { bearerOnly } from "../bearer.ts";
-import {
-  adminSecurity,
-  errs,
-  HealthSnapshotView,
-  jsonOk,
-  Metrics,
-  QueueName,
-} from "../schemas.ts";
+import { adminSecurity, errs, HealthSnapshotView, jsonOk, Metrics, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
