@@ -105,3 +105,24 @@ export function saveBranding(kv: Deno.Kv, patch: Partial<Branding>): Promise<Bra
     return ok ? next : null;
   }, "save branding");
 }
+
+/**
+ * The unsaved branding a preview shows (the admin's form as typed), as JSON text: each valid
+ * field is kept, an invalid one is left out (the saved value shows), anything else is ignored.
+ */
+export function parseBrandingDraft(text: string | undefined): Partial<Branding> {
+  if (!text || text.length > 8192) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (!raw || typeof raw !== "object") return {};
+  const out: Record<string, unknown> = {};
+  for (const k of BRANDING_FIELDS) {
+    const field = BrandingInput.shape[k].safeParse((raw as Record<string, unknown>)[k]);
+    if (field.success && field.data !== undefined) out[k] = field.data;
+  }
+  return out as Partial<Branding>;
+}

@@ -62,6 +62,7 @@ export function Check(
     onChange: (v: boolean) => void;
     id?: string;
     required?: boolean;
+    disabled?: boolean;
   },
 ) {
   const auto = useId("check");
@@ -72,6 +73,7 @@ export function Check(
         id={id}
         type="checkbox"
         required={p.required}
+        disabled={p.disabled}
         checked={p.checked}
         onChange={(e) => p.onChange(e.currentTarget.checked)}
       />

@@ -13,6 +13,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
+import { parseBrandingDraft } from "../../lib/branding.ts";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess, requesterOf } from "../../lib/access/join.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
@@ -204,7 +205,11 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const settings = await s.engine.ctx.readSettings(queue);
     if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
     const a = await assets();
-    const branding = await s.engine.ctx.branding(queue);
+    // `draft`: the admin's form as typed, so the preview follows it before a save.
+    const branding = {
+      ...await s.engine.ctx.branding(queue),
+      ...parseBrandingDraft(c.req.query("draft")),
+    };
     const b = pageBranding(branding);
     const fifo = settings.mode === "queue";
     const view: WaitRoomProps["view"] = {

@@ -219,7 +219,7 @@ Deno.test({
         await page.getByLabel("Main colour", { exact: true }).fill("#aa3300");
         await page.getByLabel("Show how many people are waiting").check();
         await page.getByRole("button", { name: "Save branding" }).click();
-        await page.getByText("Branding saved. The preview shows it.").waitFor(T);
+        await page.getByText("Branding saved").waitFor(T);
         const preview = page.frameLocator('iframe[title="Waiting page preview"]');
         await preview.getByText("Big launch today").first().waitFor(T);
         const b = (await s.call("GET", "/api/admin/state", undefined, session)).json.branding;

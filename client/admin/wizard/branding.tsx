@@ -1,19 +1,19 @@
 /// <reference lib="dom" />
 /**
- * Step 5: what visitors see while they wait (the Branding tab's form), with a live preview
- * of the waiting page reloaded after each save; then Finish makes the edge link and the bot
- * challenge live together and opens the control room.
+ * Step 5: what visitors see while they wait (the Branding tab's form), with a preview of the
+ * waiting page that follows the form as it is typed; then Finish makes the edge and bot-check
+ * choices live together and opens the control room (the default branding is fine as it is).
  */
 import type { Branding } from "../../../lib/queue/types.ts";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { BrandingForm, loadBranding } from "../tabs/branding.tsx";
+import { BrandingForm, BrandingPreview, loadBranding } from "../tabs/branding.tsx";
 import { Status, useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
 export function BrandingStep(p: StepProps) {
   const [form, setForm] = useState<Branding | null>(null);
-  const [preview, setPreview] = useState(0);
+  const [draft, setDraft] = useState<Branding | null>(null);
   const load = useAction(), finish = useAction();
   const queue = p.progress?.steps.queueName ?? localStorage.getItem("tg-admin-queue") ??
     "default";
@@ -37,21 +37,12 @@ export function BrandingStep(p: StepProps) {
             onSaved={async () => {
               await api("POST", "/api/admin/setup/step", { step: "branding" });
               await p.reload();
-              setPreview((n) => n + 1);
             }}
+            onDraft={setDraft}
           />
           <figure class="wz-preview">
-            <figcaption>Preview of the waiting page ({queue})</figcaption>
-            {
-              /* The preview mode joins nobody and runs no script; the sandbox also keeps it from
-                ever navigating this page. */
-            }
-            <iframe
-              key={preview}
-              src={`/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
-              title="Waiting page preview"
-              sandbox="allow-same-origin"
-            />
+            <figcaption>Preview of the waiting page ({queue}), as you type</figcaption>
+            <BrandingPreview queue={queue} draft={draft} />
           </figure>
         </div>
       )}
