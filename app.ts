@@ -1,18 +1,15 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { HTTPException } from "hono/http-exception";
-import { type Access, createAccess } from "./lib/access/mod.ts";
-import type { Clock, Random } from "./lib/clock.ts";
-import type { Config } from "./lib/config.ts";
+import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
-import { AppError, errorBody } from "./lib/errors.ts";
+import { errorBody } from "./lib/errors.ts";
 import { Engine } from "./lib/queue/engine.ts";
-import { assignRequestId, log, requestIdOf } from "./lib/log.ts";
+import { assignRequestId, log } from "./lib/log.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
-import { createWebhooks, type Webhooks } from "./lib/webhooks.ts";
+import { createWebhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
@@ -24,54 +21,14 @@ import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
-import { fastStatus, SECURITY_HEADERS } from "./routes/status_fast.ts";
+import { fastStatus } from "./routes/status_fast.ts";
+import { SECURITY_HEADERS } from "./http/response.ts";
+import { errorResponse } from "./http/response.ts";
+import { validationHook } from "./http/validation.ts";
+import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 
-/** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
-export interface AppDeps {
-  kv: Deno.Kv;
-  clock: Clock;
-  config: Config;
-  fetch: typeof fetch;
-  random: Random;
-  /** Run an admission tick from the first request of each second (default true; tests turn it off). */
-  autoTick?: boolean;
-}
-
-/** Events operators can subscribe to (webhooks plug in here). */
-export interface EventSink {
-  emit(
-    event: "pause" | "health" | "depth",
-    queue: string,
-    detail: Record<string, unknown>,
-  ): Promise<void>;
-}
-
-/** The bot-challenge gate of login, invite accept and recovery (SPEC 5 rule 3). */
-export interface ChallengeGate {
-  /** True once a challenge is configured (live, not pending). */
-  configured(): Promise<boolean>;
-  /** Passes while no challenge is configured; otherwise verifies `response` server-side. */
-  verify(response: string | undefined, ip: string): Promise<boolean>;
-}
-
-/** The services the routes share. */
-export interface Services extends AppDeps {
-  engine: Engine;
-  signer: Signer;
-  events: EventSink;
-  /** The webhook sender behind `events` (the admin test delivery uses it directly). */
-  webhooks: Webhooks;
-  /** True when the request carries a valid admin session (operator endpoints accept it). */
-  isAdminSession(c: Context): Promise<boolean>;
-  challenge: ChallengeGate;
-  /** IP allowlist, country block and origin health throttle (issue 5). */
-  access: Access;
-  /** The origin proxy setting: ORIGIN_URL and the admin override, cached about a second. */
-  origin: OriginSettings;
-  // deno-lint-ignore no-explicit-any
-  validationHook: (result: any, c: Context) => Response | void;
-}
+export type { AppDeps, ChallengeGate, EventSink, Services };
 
 const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
 const ADMIN_PATH = /^\/(admin|api\/admin)(\/|$)/;
@@ -98,50 +55,9 @@ export function adminCsp(turnstileScript: string): string {
 
 export { MAX_BODY_BYTES };
 
-/** Turns a failed zod validation into the 400 envelope with the failing fields. */
-// deno-lint-ignore no-explicit-any
-function validationHook(result: any, c: Context): Response | void {
-  if (result.success) return;
-  const fields = (result.error?.issues ?? []).map((i: { path: unknown[]; message: string }) => ({
-    path: i.path.join("."),
-    message: i.message,
-  }));
-  const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
-  return c.json(
-    errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }),
-    400,
-  );
-}
-
-/** Maps any thrown error to the envelope; never a stack trace on the wire. */
+/** Maps any thrown error to the envelope (the one mapper in `http/response.ts`). */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof AppError) {
-    // Any error that says when to come back (login limits, a provider's rate limit) says so.
-    const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-    if (typeof retry === "number" && retry > 0) c.header("Retry-After", String(Math.ceil(retry)));
-    return c.json(errorBody(err.code, err.message, err.details), err.status);
-  }
-  if (err instanceof HTTPException) {
-    const status = err.status;
-    const code = status === 413
-      ? "payload_too_large"
-      : status === 401
-      ? "unauthorized"
-      : "bad_request";
-    const msg = status === 413
-      ? `request body larger than ${MAX_BODY_BYTES} bytes`
-      : err.message || "bad request";
-    const details = status === 413 || status === 401
-      ? {}
-      : { fields: [{ path: "body", message: msg }] };
-    return c.json(errorBody(code, msg, details), status === 413 || status === 401 ? status : 400);
-  }
-  log("error", "unhandled", {
-    requestId: requestIdOf(c.req.raw),
-    path: c.req.path,
-    error: String(err),
-  });
-  return c.json(errorBody("internal", "internal error"), 500);
+  return errorResponse(err, c.req.raw);
 }
 
 /** Builds the service: migrates the store, creates configured queues, mounts the routes. */
@@ -175,7 +91,6 @@ export async function createApp(deps: AppDeps) {
     webhooks,
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
-    validationHook,
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
   };

@@ -1,6 +1,6 @@
 /** The only wiring: environment -> config -> KV -> app -> server, timers. */
 import { createApp } from "./app.ts";
-import { type Clock, cryptoRandom, systemClock } from "./lib/clock.ts";
+import { type Clock, cryptoRandom, serviceClock, systemClock } from "./lib/clock.ts";
 import { type Config, ConfigError, parseEnv } from "./lib/config.ts";
 import { log } from "./lib/log.ts";
 import { b64url } from "./lib/tokens.ts";
@@ -42,22 +42,6 @@ async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> 
   return secret;
 }
 
-/**
- * The wall clock, or for load scenarios (bench/load_scenarios.ts) a clock running
- * `TOLLGATE_CLOCK_SPEED` times as fast from `origin` on, so a long line's hours pass in minutes.
- * Refused in production: every timeslot, token and hold would run fast.
- */
-function serverClock(production: boolean, origin: number): Clock {
-  const raw = Deno.env.get("TOLLGATE_CLOCK_SPEED");
-  if (raw === undefined || raw === "") return systemClock;
-  if (production) throw new ConfigError("invalid TOLLGATE_CLOCK_SPEED: refused in production");
-  const speed = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(speed >= 0.1 && speed <= 1000)) {
-    throw new ConfigError(`invalid TOLLGATE_CLOCK_SPEED=${JSON.stringify(raw)}: 0.1 to 1000`);
-  }
-  return { now: () => origin + Math.floor((Date.now() - origin) * speed) };
-}
-
 async function main() {
   let config: Config;
   let clock: Clock;
@@ -65,7 +49,12 @@ async function main() {
   try {
     const env = parseEnv(Deno.env.toObject());
     config = { ...env, TOKEN_SECRET: await resolveSecret(env) };
-    clock = serverClock(env.TOLLGATE_ENV === "production" || onDeploy(), clockOrigin);
+    const production = env.TOLLGATE_ENV === "production" || onDeploy();
+    try {
+      clock = serviceClock(env.TOLLGATE_CLOCK_SPEED, production, clockOrigin);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(`tollgate: ${e.message}`);
@@ -102,7 +91,7 @@ async function main() {
         queues: config.QUEUES,
         // A simulated clock says so, with what a load driver needs to follow it.
         ...(clock === systemClock ? {} : {
-          clockSpeed: Number(Deno.env.get("TOLLGATE_CLOCK_SPEED")),
+          clockSpeed: config.TOLLGATE_CLOCK_SPEED,
           clockOrigin,
         }),
       }),

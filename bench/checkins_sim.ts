@@ -8,7 +8,7 @@
 import type { QueueView } from "../lib/queue/context.ts";
 import { EMPTY_COUNTS } from "../lib/queue/types.ts";
 import { schedule } from "../lib/queue/visitor.ts";
-import { makeApp } from "../tests/helpers.ts";
+import { makeApp } from "../testing/app.ts";
 
 /** How the line got its schedule before the measured window. */
 export type SimStart = "steady" | "flash";

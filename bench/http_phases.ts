@@ -190,6 +190,8 @@ export async function startServer(e: PhaseEnv, name: string, kvPath: string): Pr
       TOKEN_SECRET: secret,
       PORT: String(port),
       MAX_WAITING_VISITORS: "50000000",
+      // The load generator is one address: the per-client limit would measure itself.
+      JOINS_PER_CLIENT_PER_MINUTE: "0",
       ADMIT_PER_SECOND: String(e.cfg.serverAdmitPerSecond),
       QUEUES: "default",
       TOLLGATE_ENV: "test",

@@ -7,7 +7,7 @@
 import { keys } from "../lib/store/keys.ts";
 import type { Counts } from "../lib/queue/types.ts";
 import type { TicketClaims } from "../lib/tokens.ts";
-import { makeApp } from "../tests/helpers.ts";
+import { makeApp } from "../testing/app.ts";
 import { countingKv, WriteCounter, type WriteLabel } from "./counting_kv.ts";
 import { percentile } from "./checkins_sim.ts";
 
@@ -82,7 +82,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<LifecycleResult
     };
     let admittedAtJoin = 0;
     for (const j of joined) {
-      if (j.httpStatus === 200) admittedAtJoin++;
+      if (j.view.status === "admitted") admittedAtJoin++;
       else schedule(decodeTicket(j.ticket));
     }
     const entered = new Set<string>();

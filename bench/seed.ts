@@ -19,7 +19,7 @@ import type { Counts, QueueSettings, Visitor } from "../lib/queue/types.ts";
 import { schedule } from "../lib/queue/visitor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { b64url } from "../lib/tokens.ts";
-import { makeApp } from "../tests/helpers.ts";
+import { makeApp } from "../testing/app.ts";
 
 /** Mutations per commit (the atomic-op limit is 1000). */
 const PER_COMMIT = 1000;

@@ -8,7 +8,7 @@
  */
 import { assignRequestId } from "../lib/log.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
-import { jsonResponse } from "../routes/status_fast.ts";
+import { jsonResponse } from "../http/response.ts";
 
 const port = Number(Deno.env.get("PORT") ?? "8102");
 const TICKET = /(?:^|;\s*)tg_ticket=([^;]*)/;

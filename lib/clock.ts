@@ -6,6 +6,20 @@ export interface Clock {
 /** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * The service's clock: the wall clock, or (`TOLLGATE_CLOCK_SPEED`, for load scenarios) one running
+ * `speed` times as fast from `origin` on. Throws in production, where nothing may run fast.
+ */
+export function serviceClock(
+  speed: number | undefined,
+  production: boolean,
+  origin: number,
+): Clock {
+  if (speed === undefined) return systemClock;
+  if (production) throw new Error("invalid TOLLGATE_CLOCK_SPEED: refused in production");
+  return { now: () => origin + Math.floor((Date.now() - origin) * speed) };
+}
+
 /** A clock that only moves when told to. */
 export class FakeClock implements Clock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { QUEUE_NAME_RE } from "./names.ts";
+import { trustedProxiesProblem } from "./client_ip.ts";
+import { MODES, QUEUE_NAME_RE } from "./names.ts";
 
 const positiveInt = (min: number, max: number) =>
   z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
@@ -10,11 +11,13 @@ const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
   TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
-  ADMISSION_MODE: z.enum(["queue", "lottery"]).default("queue"),
+  ADMISSION_MODE: z.enum(MODES).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
     .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),
   MAX_WAITING_VISITORS: positiveInt(1, 50_000_000).default(1_000_000),
+  /** Default new places one client may take per minute in a new queue (0: no limit). */
+  JOINS_PER_CLIENT_PER_MINUTE: positiveInt(0, 100_000).default(60),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(10, 86400 * 7).default(900),
   QUEUES: z.string().default("default").transform((s) =>
     s.split(",").map((q) => q.trim()).filter(Boolean)
@@ -26,6 +29,15 @@ const EnvSchema = z.object({
   ),
   ORIGIN_URL: z.url({ protocol: /^https?$/ }).optional(),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").optional(),
+  /**
+   * Proxies whose forwarded headers are believed (comma-separated addresses or CIDR ranges):
+   * `CLIENT_IP_HEADER`, `GEO_COUNTRY_HEADER` and `X-Forwarded-Proto` from any other peer are
+   * ignored. Unset: those headers are believed from every peer (only safe when nothing but the
+   * proxy can reach the port).
+   */
+  TRUSTED_PROXIES: z.string().refine((v) => trustedProxiesProblem(v) === null, {
+    error: (i) => trustedProxiesProblem(String(i.input)) ?? "invalid",
+  }).optional(),
   GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").default(
     "cf-ipcountry",
   ),
@@ -56,6 +68,14 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
+   * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
+   * run fast).
+   */
+  TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
+    .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
+    .optional(),
 });
 
 /** Every configuration variable the service reads. */
@@ -93,6 +113,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
     TOLLGATE_ENV: "test",
+    // Tests of the per-client limit set it; the rest join thousands from one loopback address.
+    JOINS_PER_CLIENT_PER_MINUTE: 0,
     ...overrides,
   };
 }

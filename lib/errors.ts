@@ -34,10 +34,12 @@ export class ForbiddenError extends AppError {
 
 /** 429 `rate_limited`; `app.ts` sends `retryAfterSeconds` as `Retry-After` (as for any error). */
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, "rate_limited", `too many attempts; try again in ${retryAfterSeconds} s`, {
-      retryAfterSeconds,
-    });
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `too many attempts; try again in ${retryAfterSeconds} s`,
+    details: Record<string, unknown> = {},
+  ) {
+    super(429, "rate_limited", message, { retryAfterSeconds, ...details });
   }
 }
 

@@ -6,3 +6,6 @@ export const VISITOR_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 
 /** Largest request body accepted, in bytes (larger gets 413). */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The admission modes: first come first served (`queue`) or a fair draw (`lottery`). */
+export const MODES = ["queue", "lottery"] as const;

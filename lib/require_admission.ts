@@ -1,5 +1,3 @@
-import type { MiddlewareHandler } from "hono";
-import { errorBody } from "./errors.ts";
 import { readVisitorRequest } from "./origin/request.ts";
 import { type AccessClaims, Signer } from "./tokens.ts";
 
@@ -40,31 +38,4 @@ export function admissionChecker(
   const signer = typeof opts.secret === "string" ? new Signer(opts.secret) : opts.secret;
   const now = opts.now ?? (() => Date.now());
   return (req) => verifyAnyToken(signer, req, now(), opts.queue);
-}
-
-/**
- * Hono middleware for protected apps: lets admitted visitors through with their claims in
- * `c.get("admission")`; anyone else gets 401 (or a redirect to the waiting room).
- *
- * @example
- * app.use("/checkout/*", requireAdmission({ secret: Deno.env.get("TOKEN_SECRET")!, redirectTo: "/wait" }));
- */
-export function requireAdmission(
-  opts: AdmissionOptions,
-): MiddlewareHandler<{ Variables: { admission: AccessClaims } }> {
-  const check = admissionChecker(opts);
-  return async (c, next) => {
-    const claims = await check(c.req.raw);
-    if (!claims) {
-      if (opts.redirectTo) {
-        const to = typeof opts.redirectTo === "function"
-          ? opts.redirectTo(c.req.raw)
-          : opts.redirectTo;
-        return c.redirect(to, 302);
-      }
-      return c.json(errorBody("unauthorized", "a valid access token is required"), 401);
-    }
-    c.set("admission", claims);
-    await next();
-  };
 }

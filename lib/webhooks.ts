@@ -8,7 +8,7 @@
  * await hooks.emit("pause", "default", { paused: true }); // resolves before delivery
  * await hooks.idle(); // tests: wait for deliveries in flight
  */
-import type { EventSink } from "../app.ts";
+import type { EventSink } from "./services.ts";
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { unseal } from "./seal.ts";

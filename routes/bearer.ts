@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 

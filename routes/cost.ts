@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import {
   COST_DEFAULTS,
   COST_LIMITS,
@@ -15,6 +15,7 @@ import {
 import { COST_CSS, CostPage } from "./cost_page.tsx";
 import { htmlPage } from "./pages/html.tsx";
 import { errors, jsonOk } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 /** A whole number in a query string: digits only (no signs, exponents, spaces), within bounds. */
 function whole(name: keyof typeof COST_LIMITS, description: string, example: string) {
@@ -170,8 +171,8 @@ function pageQuery(c: Context): Record<string, string | string[]> {
 }
 
 /** The cost calculator: `GET /api/cost-estimate` and the `/cost` page (SPEC 4.1). */
-export function costRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+export function costRoutes(_s: Services) {
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(
     estimateRoute,
     (c) => c.json(estimateCost(costInputs(c.req.valid("query"))), 200),

@@ -16,12 +16,13 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { safeReturnPath } from "../lib/destination.ts";
 import { errorBody } from "../lib/errors.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { waitUrlFor } from "./origin.ts";
 import { errors } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 const Query = z.object({
   queue: z.string().max(64).optional().openapi({
@@ -99,7 +100,7 @@ const denied = (c: Context, wait: string) =>
 
 /** The two proxy access checks. */
 export function forwardAuthRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
 
   /**
    * True (with the visitor named in headers) when the check carries a valid token: the usual

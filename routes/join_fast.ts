@@ -1,8 +1,9 @@
-import { parse as parseCookies } from "hono/utils/cookie";
-import type { Services } from "../app.ts";
-import { joinWithAccess, requesterOfRequest } from "../lib/access/join.ts";
+import type { Services } from "./services.ts";
+import { ticketFor } from "../http/cookies.ts";
+import { errorResponse } from "../http/response.ts";
+import { joinStatus, joinWithAccess, requesterOf } from "../lib/access/join.ts";
 import { MAX_BODY_BYTES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
-import { errorResponse, visitorResponse } from "./status_fast.ts";
+import { visitorResponse } from "./status_fast.ts";
 
 /** Request URLs of `POST /join` (any query string; Hono routes on the path alone). */
 export const JOIN_URL = /^https?:\/\/[^/]+\/join(\?|$)/;
@@ -51,7 +52,7 @@ async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
  * a body over the limit, malformed JSON, a failed validation) is handed back, with the body read
  * so far, for Hono to answer with its exact envelope; `Request` is then the one to pass on.
  * Engine errors get the same envelope `onError` makes. `info` (the socket address) feeds the
- * IP allowlist exactly as `clientIp()` reads it on the Hono route.
+ * IP allowlist under the same trusted-proxy rule as every other path.
  */
 export async function fastJoin(
   s: Services,
@@ -80,18 +81,16 @@ export async function fastJoin(
     typeof queue !== "string" || !QUEUE_NAME_RE.test(queue) ||
     (visitorId !== undefined && (typeof visitorId !== "string" || !VISITOR_ID_RE.test(visitorId)))
   ) return replay(req, bytes);
-  const cookie = req.headers.get("cookie");
   try {
-    const ticket = cookie === null ? undefined : parseCookies(cookie, "tg_ticket")["tg_ticket"];
     const out = await joinWithAccess(
       s,
       queue,
-      await s.signer.verifyTicket(ticket),
+      await ticketFor(s.signer, req.headers.get("cookie"), queue),
       visitorId,
-      requesterOfRequest(req, info, s.config),
+      requesterOf(req.headers, info, s.config),
     );
     s.engine.maybeTick(queue);
-    return visitorResponse(s, req, out.httpStatus, out.view, out.ticket);
+    return visitorResponse(s, req, joinStatus(out.view), out.view, out.ticket);
   } catch (err) {
     return errorResponse(err, req);
   }

@@ -1,11 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
-import { errors, jsonBody, jsonOk, Metrics, QueueName } from "./schemas.ts";
+import { errors, jsonBody, jsonOk, Metrics, ModeSchema, QueueName } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
 export function operatorAuth(s: Services): MiddlewareHandler {
@@ -45,9 +46,9 @@ const modeRoute = createRoute({
   path: "/mode",
   summary: "Switch admission mode at run time",
   security,
-  request: { body: jsonBody(z.object({ queue: QueueName, mode: z.enum(["queue", "lottery"]) })) },
+  request: { body: jsonBody(z.object({ queue: QueueName, mode: ModeSchema })) },
   responses: {
-    200: jsonOk(z.object({ queue: z.string(), mode: z.enum(["queue", "lottery"]) }), "new mode"),
+    200: jsonOk(z.object({ queue: z.string(), mode: ModeSchema }), "new mode"),
     ...authErrors,
   },
 });
@@ -78,7 +79,7 @@ const metricsRoute = createRoute({
 
 /** The operator API of SPEC 4.2. */
 export function operatorRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   const auth = operatorAuth(s);
   for (const p of ["/admit", "/mode", "/pause", "/metrics"]) app.use(p, auth);
 

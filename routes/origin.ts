@@ -6,14 +6,15 @@
  * proxied traffic.
  */
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { errorBody } from "../lib/errors.ts";
 import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/origin/forward.ts";
-import { requesterOfRequest } from "../lib/access/join.ts";
+import { requesterOf } from "../lib/access/join.ts";
+import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
-import { jsonResponse, SECURITY_HEADERS } from "./status_fast.ts";
+import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
 export type OriginGate = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | null>;
@@ -65,7 +66,9 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // token here either: no detour through the waiting room.
     if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
     try {
-      return await forward(req, vr, base, peerOf(info), options);
+      // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
+      const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
+      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));
@@ -75,7 +78,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
 
 async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
   const rules = await s.access.rules.current();
-  return rules.allow.matches(requesterOfRequest(req, info, s.config).ip);
+  return rules.allow.matches(requesterOf(req.headers, info, s.config).ip);
 }
 
 /** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */

@@ -1,5 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
+import { MODES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
+
+/** An admission mode: `queue` (first come first served) or `lottery` (a fair draw). */
+export const ModeSchema = z.enum(MODES);
 
 export const QueueName = z.string().regex(QUEUE_NAME_RE, {
   message: "queue must match ^[a-z0-9][a-z0-9_-]{0,63}$",
@@ -20,7 +23,7 @@ export const VisitorView = z.object({
   queue: z.string(),
   visitorId: z.string(),
   status: z.enum(["waiting", "admitted"]),
-  admissionMode: z.enum(["queue", "lottery"]).optional(),
+  admissionMode: ModeSchema.optional(),
   nextCheckAt: z.number().int().optional().openapi({ description: "unix ms, second-aligned" }),
   nextPollAfterMs: z.number().int().optional(),
   estimatedWaitSeconds: z.number().optional(),
@@ -84,7 +87,7 @@ export const Metrics = z.object({
   healthPaused: z.boolean(),
   opensAt: z.number().int().nullable(),
   admitPerSecond: z.number(),
-  admissionMode: z.enum(["queue", "lottery"]),
+  admissionMode: ModeSchema,
   estimatedWaitSeconds: z.number(),
   averageWaitSeconds: z.number(),
   oldestWaitSeconds: z.number(),

@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../app.ts";
+import type { Services } from "./services.ts";
 import { VERSION } from "../lib/version.ts";
 import { jsonOk } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 const healthRoute = createRoute({
   method: "get",
@@ -13,8 +14,8 @@ const healthRoute = createRoute({
 });
 
 /** `/health` and `/openapi.json`. */
-export function systemRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+export function systemRoutes(_s: Services) {
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const, version: VERSION }, 200));
   return app;
 }

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { deleteCookie, getCookie } from "hono/cookie";
-import type { Services } from "../app.ts";
-import { joinWithAccess, requesterOf } from "../lib/access/join.ts";
+import type { Services } from "./services.ts";
+import { joinStatus, joinWithAccess } from "../lib/access/join.ts";
 import { verifyAnyToken } from "../lib/require_admission.ts";
-import { answerVisitor, secureRequest, ticketOf as readTicket } from "../lib/visitor_cookies.ts";
+import { answerVisitor, requesterOfContext, ticketOf as readTicket } from "../http/hono.ts";
+import { clearedCookie, cookieValues, isSecureRequest } from "../http/cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
   errors,
@@ -16,6 +16,7 @@ import {
   VisitorId,
   VisitorView,
 } from "./schemas.ts";
+import { validationHook } from "../http/validation.ts";
 
 const joinRoute = createRoute({
   method: "post",
@@ -106,8 +107,8 @@ const verifyRoute = createRoute({
 
 /** The visitor API of SPEC 4.1 and DECISIONS. */
 export function visitorRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
-  const ticketOf = (c: Context) => readTicket(c, s.signer);
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  const ticketOf = (c: Context, queue: string) => readTicket(c, s.signer, queue);
   /** Sets the cookies of a visitor call, nudges the admission tick, returns the view. */
   const answer = (c: Context, queue: string, out: { view: View; ticket?: string }) => {
     answerVisitor(c, s, queue, out);
@@ -119,11 +120,11 @@ export function visitorRoutes(s: Services) {
     const out = await joinWithAccess(
       s,
       queue,
-      await ticketOf(c),
+      await ticketOf(c, queue),
       visitorId,
-      requesterOf(c, s.config),
+      requesterOfContext(c, s.config),
     );
-    return c.json(answer(c, queue, out), out.httpStatus);
+    return c.json(answer(c, queue, out), joinStatus(out.view));
   });
 
   // The hottest call of all (every waiter, every timeslot): validated by hand with the same
@@ -136,10 +137,10 @@ export function visitorRoutes(s: Services) {
       queue: c.req.query("queue"),
       visitorId: c.req.query("visitorId"),
     });
-    if (!parsed.success) return s.validationHook({ ...parsed, target: "query" }, c)!;
+    if (!parsed.success) return validationHook({ ...parsed, target: "query" }, c)!;
     const { queue, visitorId } = parsed.data;
     return c.json(
-      answer(c, queue, await s.engine.status(queue, await ticketOf(c), visitorId)),
+      answer(c, queue, await s.engine.status(queue, await ticketOf(c, queue), visitorId)),
       200,
     );
   });
@@ -147,24 +148,28 @@ export function visitorRoutes(s: Services) {
   app.openapi(heartbeatRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
     return c.json(
-      answer(c, queue, await s.engine.heartbeat(queue, await ticketOf(c), visitorId)),
+      answer(c, queue, await s.engine.heartbeat(queue, await ticketOf(c, queue), visitorId)),
       200,
     );
   });
 
   app.openapi(enterRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    return c.json(answer(c, queue, await s.engine.enter(queue, await ticketOf(c), visitorId)), 200);
+    return c.json(
+      answer(c, queue, await s.engine.enter(queue, await ticketOf(c, queue), visitorId)),
+      200,
+    );
   });
 
   app.openapi(leaveRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
     // No ticket at all: the visitor already left (the first leave cleared it); not an error.
-    if (getCookie(c, "tg_ticket") !== undefined) {
-      await s.engine.leave(queue, await ticketOf(c), visitorId);
+    if (cookieValues(c.req.header("cookie"), "tg_ticket").length > 0) {
+      await s.engine.leave(queue, await ticketOf(c, queue), visitorId);
     }
-    deleteCookie(c, "tg_ticket", { path: "/", secure: secureRequest(c) });
-    deleteCookie(c, "tg_access", { path: "/", secure: secureRequest(c) });
+    const secure = isSecureRequest(c.req.raw);
+    c.header("Set-Cookie", clearedCookie("tg_ticket", secure), { append: true });
+    c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
     return c.json({ status: "left" as const }, 200);
   });
 

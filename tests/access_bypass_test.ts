@@ -241,3 +241,23 @@ Deno.test("bypass: a read begun before an admin write never replaces what was re
   assertEquals((await rules.current()).allow.size, 2, "the cache keeps the newer read");
   kv.close();
 });
+
+Deno.test("trusted proxies: a client reaching the port cannot claim an allowlisted address", async () => {
+  // The proxy in front is 10.0.0.2; the client connects from 198.51.100.20 and claims the office.
+  const t = await servedApp({ CLIENT_IP_HEADER: "x-forwarded-for", TRUSTED_PROXIES: "10.0.0.2" });
+  await saveBypass(t.kv, t.clock, LIST);
+  t.services.access.rules.invalidate();
+  await t.engine.setPaused("default", true);
+  const spoofed = await t.fetch(
+    joinRequest({ queue: "default" }, { "x-forwarded-for": "203.0.113.7" }),
+    fromIp("198.51.100.20"),
+  );
+  assertEquals(spoofed.status, 202, "a paused queue: the spoofer waits like everyone");
+  // The same header through the trusted proxy is the office, admitted at once.
+  const real = await t.fetch(
+    joinRequest({ queue: "default" }, { "x-forwarded-for": "203.0.113.7" }),
+    fromIp("10.0.0.2"),
+  );
+  assertEquals(real.status, 200);
+  t.kv.close();
+});

@@ -4,9 +4,9 @@ import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
 /** Every session-protected operation of the contract, as [METHOD, path with ids filled]. */
-function sessionOperations(t: { app: unknown }, writesOnly: boolean): [string, string][] {
+function sessionOperations(t: { hono: unknown }, writesOnly: boolean): [string, string][] {
   // deno-lint-ignore no-explicit-any
-  const doc = openApiDocument(t.app as any) as { paths: Record<string, Record<string, any>> };
+  const doc = openApiDocument(t.hono as any) as { paths: Record<string, Record<string, any>> };
   const out: [string, string][] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {

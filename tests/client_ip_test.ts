@@ -1,30 +1,81 @@
-import { Hono } from "hono";
-import { clientIp } from "../lib/client_ip.ts";
-import { assertEquals } from "./assert.ts";
+import { clientIp, clientKey, peerTrusted } from "../lib/client_ip.ts";
+import { requesterOf } from "../lib/access/join.ts";
+import { parseEnv } from "../lib/config.ts";
+import { assertEquals, assertThrows } from "./assert.ts";
 
-async function ipOf(
-  config: { CLIENT_IP_HEADER?: string },
+const socket = (hostname: string) =>
+  ({ remoteAddr: { transport: "tcp", hostname, port: 5000 } }) as unknown as Deno.ServeHandlerInfo;
+
+function ipOf(
+  config: { CLIENT_IP_HEADER?: string; TRUSTED_PROXIES?: string },
   headers: Record<string, string>,
-  env?: unknown,
-) {
-  const app = new Hono();
-  app.get("/", (c) => c.text(clientIp(c, config)));
-  // deno-lint-ignore no-explicit-any
-  const res = await app.request("/", { headers }, env as any);
-  return await res.text();
+  info?: Deno.ServeHandlerInfo,
+): string {
+  return clientIp(new Headers(headers), info, config);
 }
 
-Deno.test("client IP: the configured header, right-most entry; never X-Forwarded-For by default", async () => {
-  const socket = { remoteAddr: { transport: "tcp", hostname: "10.0.0.9", port: 5000 } };
-  assertEquals(await ipOf({}, { "x-forwarded-for": "1.2.3.4" }, socket), "10.0.0.9");
-  assertEquals(await ipOf({}, {}), "unknown");
+Deno.test("client IP: the configured header, right-most entry; never X-Forwarded-For by default", () => {
+  const peer = socket("10.0.0.9");
+  assertEquals(ipOf({}, { "x-forwarded-for": "1.2.3.4" }, peer), "10.0.0.9");
+  assertEquals(ipOf({}, {}), "unknown");
   const cf = { CLIENT_IP_HEADER: "cf-connecting-ip" };
-  assertEquals(await ipOf(cf, { "cf-connecting-ip": "2001:db8::1" }, socket), "2001:db8::1");
-  assertEquals(await ipOf(cf, {}, socket), "unknown", "a configured header is the only source");
+  assertEquals(ipOf(cf, { "cf-connecting-ip": "2001:db8::1" }, peer), "2001:db8::1");
+  assertEquals(ipOf(cf, {}, peer), "unknown", "a configured header is the only source");
   // The client controls everything left of what the trusted proxy appended.
   const xff = { CLIENT_IP_HEADER: "x-forwarded-for" };
+  assertEquals(ipOf(xff, { "x-forwarded-for": "6.6.6.6, 203.0.113.7" }, peer), "203.0.113.7");
+});
+
+Deno.test("trusted proxies: only their headers are believed; the right-most untrusted entry is the client", () => {
+  const cfg = { CLIENT_IP_HEADER: "x-forwarded-for", TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8" };
+  // A client reaching the port directly cannot claim an address: its socket address counts.
   assertEquals(
-    await ipOf(xff, { "x-forwarded-for": "6.6.6.6, 203.0.113.7" }, socket),
+    ipOf(cfg, { "x-forwarded-for": "203.0.113.7" }, socket("198.51.100.20")),
+    "198.51.100.20",
+  );
+  // Through our proxy: what it appended is the client.
+  assertEquals(
+    ipOf(cfg, { "x-forwarded-for": "203.0.113.7" }, socket("127.0.0.1")),
     "203.0.113.7",
   );
+  // Two of our proxies in a chain, and a spoofed entry on the left: the chain is skipped.
+  assertEquals(
+    ipOf(cfg, { "x-forwarded-for": "6.6.6.6, 198.51.100.4, 10.1.2.3" }, socket("10.0.0.2")),
+    "198.51.100.4",
+  );
+  // A trusted proxy that sent no header: its own address is all we know.
+  assertEquals(ipOf(cfg, {}, socket("127.0.0.1")), "127.0.0.1");
+  // IPv4-mapped peers match IPv4 ranges.
+  assertEquals(peerTrusted("::ffff:127.0.0.1", cfg), true);
+  assertEquals(peerTrusted("127.0.0.2", cfg), false);
+});
+
+Deno.test("trusted proxies: the country header counts only from a trusted peer", () => {
+  const cfg = {
+    CLIENT_IP_HEADER: undefined,
+    TRUSTED_PROXIES: "127.0.0.1",
+    GEO_COUNTRY_HEADER: "cf-ipcountry",
+  };
+  const h = new Headers({ "cf-ipcountry": "DE" });
+  assertEquals(requesterOf(h, socket("203.0.113.9"), cfg).country, null);
+  assertEquals(requesterOf(h, socket("127.0.0.1"), cfg).country, "DE");
+  // Unset: believed from anyone (the documented default for a port only the edge can reach).
+  assertEquals(
+    requesterOf(h, socket("203.0.113.9"), { ...cfg, TRUSTED_PROXIES: undefined }).country,
+    "DE",
+  );
+});
+
+Deno.test("TRUSTED_PROXIES: a bad entry stops the start with the variable's name", () => {
+  assertEquals(
+    parseEnv({ TRUSTED_PROXIES: "127.0.0.1,::1,10.0.0.0/8" }).TRUSTED_PROXIES,
+    "127.0.0.1,::1,10.0.0.0/8",
+  );
+  assertThrows(() => parseEnv({ TRUSTED_PROXIES: "127.0.0.1, nope" }), "TRUSTED_PROXIES");
+});
+
+Deno.test("client keys: IPv4 as is, IPv6 by its /64", () => {
+  assertEquals(clientKey("203.0.113.7"), "203.0.113.7");
+  assertEquals(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:2:ffff::9"));
+  assertEquals(clientKey("2001:db8:1:2::1") === clientKey("2001:db8:1:3::1"), false);
 });

@@ -68,6 +68,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "tollgate-crash-" });
     const env = {
       DENO_KV_PATH: `${dir}/store.kv`,
+      JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
       TOKEN_SECRET: SECRET,
       ADMIT_PER_SECOND: "200",
       CAPACITY: "150",

@@ -21,7 +21,7 @@ interface Member {
   id: string;
   ticket: TicketClaims;
   nextCheckAt: number;
-  httpStatus: number;
+  status: "waiting" | "admitted";
 }
 
 const vid = (prefix: string, i: number) => `${prefix}-${String(i).padStart(5, "0")}`;
@@ -38,7 +38,7 @@ async function joinMany(t: App, n: number, prefix = "visitor", q = Q): Promise<M
       id: o.view.visitorId,
       ticket,
       nextCheckAt: o.view.nextCheckAt ?? 0,
-      httpStatus: o.httpStatus,
+      status: o.view.status,
     };
   }));
 }
@@ -47,7 +47,7 @@ async function joinMany(t: App, n: number, prefix = "visitor", q = Q): Promise<M
 async function line(t: App, n: number, prefix = "visitor", q = Q): Promise<Member[]> {
   await t.engine.setPaused(q, true);
   const m = await joinMany(t, n, prefix, q);
-  for (const x of m) assertEquals(x.httpStatus, 202, `${x.id} should wait`);
+  for (const x of m) assertEquals(x.status, "waiting", `${x.id} should wait`);
   await t.engine.setPaused(q, false);
   return m;
 }
@@ -286,7 +286,7 @@ Deno.test("opensAt: nobody is admitted before the opening time, admission starts
   const t0 = t.clock.now();
   await t.engine.setOpensAt(Q, t0 + 10_000);
   const m = await joinMany(t, 5);
-  for (const x of m) assertEquals(x.httpStatus, 202, "no instant admission before opening");
+  for (const x of m) assertEquals(x.status, "waiting", "no instant admission before opening");
   const early = await t.engine.status(Q, m[0].ticket);
   assert((early.view.estimatedWaitSeconds ?? 0) >= 10, "estimate includes the time until opening");
   for (let i = 1; i <= 9; i++) assertEquals((await step(t)).admitted, 0, `second ${i}`);
@@ -590,7 +590,7 @@ Deno.test("with a long line the front checks in within 5 s (6 s when predicted i
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 100_000 });
   await t.engine.tick(Q);
   const m = await joinMany(t, 7600);
-  const waiting = m.filter((x) => x.httpStatus === 202);
+  const waiting = m.filter((x) => x.status === "waiting");
   assertEquals(waiting.length, 7590, "one second of budget was admitted at once");
   assertEquals(periodSeconds(7590), 11);
   // Simulate 11 s of check-ins at the assigned slots (no ticks: the line does not move).

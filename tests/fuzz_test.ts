@@ -276,7 +276,7 @@ Deno.test("fuzz: 10,000+ hostile requests over every operation; no 5xx, envelope
     (await client.req("PUT", "/api/admin/branding", { title: "Before fuzz" })).status,
     200,
   );
-  const ops = operations(openApiDocument(t.app));
+  const ops = operations(openApiDocument(t.hono));
   assert(ops.length > 40, `the contract lists the operations (${ops.length})`);
   let before = await snapshot(t.kv);
   let sent = 0;

@@ -1,49 +1,7 @@
-import { createApp } from "../app.ts";
-import { FakeClock, seededRandom } from "../lib/clock.ts";
-import { type Config, testConfig } from "../lib/config.ts";
-import { keys } from "../lib/store/keys.ts";
-import { type Branding, DEFAULT_BRANDING } from "../lib/queue/types.ts";
+import type { Config } from "../lib/config.ts";
+import { makeApp } from "../testing/app.ts";
 
-/** A fresh app over in-memory KV with a fake clock (2026-01-01T00:00:00Z) and seeded randomness. */
-export async function makeApp(
-  overrides: Partial<Config> = {},
-  opts: { seed?: number; kv?: Deno.Kv; clock?: FakeClock; autoTick?: boolean } = {},
-) {
-  const kv = opts.kv ?? await Deno.openKv(":memory:");
-  const clock = opts.clock ?? new FakeClock();
-  const config = testConfig(overrides);
-  const { app, services, fetch } = await createApp({
-    kv,
-    clock,
-    config,
-    fetch: globalThis.fetch,
-    random: seededRandom(opts.seed ?? 1),
-    autoTick: opts.autoTick ?? false,
-  });
-  return {
-    app,
-    services,
-    /** The served handler (`/status` and `/join` fast paths, then Hono), as `Deno.serve` runs it. */
-    fetch,
-    engine: services.engine,
-    kv,
-    clock,
-    config,
-    /** Writes branding fields straight to the store (the admin API comes later). */
-    setBranding: (b: Partial<Branding>) => writeBranding(kv, services.engine, b),
-    close: () => kv.close(),
-  };
-}
-
-/** Writes branding fields over the defaults straight to the store; the next page sees them. */
-export async function writeBranding(
-  kv: Deno.Kv,
-  engine: { ctx: { invalidateBranding(): void } },
-  b: Partial<Branding>,
-): Promise<void> {
-  await kv.set(keys.branding(), { ...DEFAULT_BRANDING, ...b });
-  engine.ctx.invalidateBranding();
-}
+export { LOOPBACK_INFO, makeApp, served, writeBranding } from "../testing/app.ts";
 
 /** A browser-like client: keeps cookies between `app.request()` calls. */
 export class Client {

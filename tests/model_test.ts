@@ -330,7 +330,7 @@ class ModelRun {
   /**
    * Renewed liveness of a waiter: reads the stored deadline and checks it against the rules. A due
    * check-in gets exactly two periods plus 30 s after its new slot; a heartbeat keeps the visitor
-   * alive at least that long from now, never shortens and never runs more than a period ahead.
+   * alive at least a period plus 30 s from now (it writes at most once a period), never shortens and never runs more than a period ahead.
    */
   async renewed(v: MVisitor, exact: boolean, oldDeadline: number, heartbeat: boolean) {
     const rec = (await this.t.kv.get<Visitor>(keys.visitor(Q, v.id))).value;
@@ -341,7 +341,12 @@ class ModelRun {
       assert(rec.deadline >= oldDeadline, `renewal never shortens the deadline of ${v.id}`);
       assert(rec.deadline >= v.nca + GRACE_MS, "deadline at least the slot's grace");
       if (heartbeat) {
-        assert(rec.deadline >= this.now + GRACE_MS, `heartbeat keeps ${v.id} alive from now`);
+        // A heartbeat writes at most once a period: the deadline stays at least a period plus
+        // 30 s ahead (a fresh one is not rewritten).
+        assert(
+          rec.deadline >= this.now + GRACE_MS - PERIOD_MS,
+          `heartbeat keeps ${v.id} alive from now`,
+        );
       }
       assert(
         rec.deadline <= Math.max(oldDeadline, this.now + PERIOD_MS + GRACE_MS),

@@ -173,6 +173,7 @@ async function runScenario(sc: Scenario) {
   const kvPath = `${dir}/shared.kv`;
   const env = {
     DENO_KV_PATH: kvPath,
+    JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
     TOKEN_SECRET: SECRET,
     ADMIT_PER_SECOND: String(sc.rate),
     CAPACITY: String(sc.capacity),
@@ -427,6 +428,7 @@ Deno.test({
           6,
           {
             DENO_KV_PATH: `${dir}/shared.kv`,
+            JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
             TOKEN_SECRET: SECRET,
             QUEUES: "default,second",
           },

@@ -63,14 +63,16 @@ Deno.test("pathOf and splitQuery keep the path and every other parameter byte fo
 });
 
 Deno.test("splitCookies drops every tg_ cookie and keeps the rest in order", () => {
-  assertEquals(splitCookies(null), { rest: null, access: null });
-  assertEquals(splitCookies("a=1; b=2"), { rest: "a=1; b=2", access: null });
+  assertEquals(splitCookies(null), { rest: null, access: [] });
+  assertEquals(splitCookies("a=1; b=2"), { rest: "a=1; b=2", access: [] });
   assertEquals(splitCookies("tg_access=tok; a=1;tg_ticket=t;  b=x=y ; tg_admin=s"), {
     rest: "a=1; b=x=y",
-    access: "tok",
+    access: ["tok"],
   });
-  assertEquals(splitCookies("tg_ticket=t"), { rest: null, access: null });
-  assertEquals(splitCookies("xtg_access=1; tg_x=2"), { rest: "xtg_access=1", access: null });
+  assertEquals(splitCookies("tg_ticket=t"), { rest: null, access: [] });
+  assertEquals(splitCookies("xtg_access=1; tg_x=2"), { rest: "xtg_access=1", access: [] });
+  // Every tg_access value is kept (a sibling subdomain's stray cookie must not hide ours); quotes go.
+  assertEquals(splitCookies('tg_access=bad; tg_access="good"').access, ["bad", "good"]);
 });
 
 Deno.test("readVisitorRequest: bearer, then query, then cookie; only our bearer is dropped", async () => {

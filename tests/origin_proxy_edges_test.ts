@@ -105,6 +105,19 @@ Deno.test("proxy: X-Forwarded-*, Forwarded and Via; the client's own claims are 
   assertEquals(h.via, "1.1 edge, 1.1 tollgate");
   assertEquals(h["cf-connecting-ip"], "6.6.6.6");
   await s.stop();
+  // A peer outside TRUSTED_PROXIES is a direct client: its forwarded claims are replaced.
+  origin = startOrigin();
+  s = await proxiedApp(origin, {
+    CLIENT_IP_HEADER: "cf-connecting-ip",
+    TRUSTED_PROXIES: "192.0.2.1",
+  });
+  r = await fetch(`${s.srv.url}/f`, {
+    headers: { ...s.auth, ...spoof, "cf-connecting-ip": "6.6.6.6" },
+  });
+  h = (await r.json()).headers;
+  assertEquals([h["x-forwarded-for"], h["x-forwarded-proto"]], ["127.0.0.1", "http"]);
+  assertEquals(h["x-forwarded-host"], `127.0.0.1:${s.srv.port}`);
+  await s.stop();
 });
 
 Deno.test("proxy: the origin's bytes pass as they are (a gzip body keeps its Content-Encoding)", async () => {

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { ConfigError, parseEnv, testConfig } from "../lib/config.ts";
-import { admissionChecker, requireAdmission } from "../lib/require_admission.ts";
+import { admissionChecker, requireAdmission } from "../http/require_admission.ts";
 import { type AccessClaims, safeEqualString, Signer, timingSafeEqual } from "../lib/tokens.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";

@@ -100,6 +100,7 @@ export async function startTarget(
   const proc = await start(name, Deno.execPath(), ["run", "-A", "main.ts"], {
     env: {
       DENO_KV_PATH: kvPath,
+      JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
       TOKEN_SECRET: secret,
       PORT: String(port),
       QUEUES: "default",

@@ -10,7 +10,7 @@
  * await health.saveConfig({ enabled: true, url: "https://shop.example/health" });
  * await health.maybeProbe(); // true when this instance ran the round
  */
-import type { EventSink } from "../../app.ts";
+import type { EventSink } from "../services.ts";
 import type { Clock } from "../clock.ts";
 import type { Engine } from "../queue/engine.ts";
 import { retryCommit } from "../store/commit.ts";

@@ -3,11 +3,10 @@
  * client IP is admitted at once without a place or slot; a visitor from a blocked country is
  * refused with 403 `geo_blocked`; everyone else joins the queue as usual.
  */
-import type { Context } from "hono";
-import { clientIp } from "../client_ip.ts";
+import { clientIp, type ClientIpConfig, clientKey, trustedHeader } from "../client_ip.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import { ForbiddenError, UnauthorizedError } from "../errors.ts";
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
 import { keys } from "../store/keys.ts";
@@ -15,33 +14,36 @@ import type { Signer, TicketClaims } from "../tokens.ts";
 import { visitorCountry } from "./countries.ts";
 import type { HitCounter } from "./hits.ts";
 import type { RulesCache } from "./rules.ts";
+import type { ClientJoinLimiter } from "./client_limit.ts";
+import { countRefusal } from "./refusals.ts";
 
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
 export interface Requester {
   ip: string;
-  /** Upper-case ISO code; null when the header is missing, `XX` or `T1`. */
+  /** Upper-case ISO code; null when the header is missing, untrusted, `XX` or `T1`. */
   country: string | null;
 }
 
-type IpConfig = Pick<Config, "CLIENT_IP_HEADER" | "GEO_COUNTRY_HEADER">;
+type IpConfig = ClientIpConfig & Pick<Config, "GEO_COUNTRY_HEADER">;
 
-/** The requester of a Hono request. */
-export function requesterOf(c: Context, config: IpConfig): Requester {
+/**
+ * The requester of a request, from its headers and connection info, under the trusted-proxy
+ * rule (`lib/client_ip.ts`): the country header counts only from a trusted peer.
+ */
+export function requesterOf(
+  headers: Headers,
+  info: Deno.ServeHandlerInfo | undefined | null,
+  config: IpConfig,
+): Requester {
   return {
-    ip: clientIp(c, config),
-    country: visitorCountry(c.req.header(config.GEO_COUNTRY_HEADER)),
+    ip: clientIp(headers, info, config),
+    country: visitorCountry(trustedHeader(headers, info, config.GEO_COUNTRY_HEADER, config)),
   };
 }
 
-/** The requester of a raw request and its connection info (the fast path has no Hono context). */
-export function requesterOfRequest(
-  req: Request,
-  info: Deno.ServeHandlerInfo | undefined,
-  config: IpConfig,
-): Requester {
-  // The one rule for the client IP lives in `clientIp`; this is the little of a context it reads.
-  const c = { req: { header: (name: string) => req.headers.get(name) ?? undefined }, env: info };
-  return requesterOf(c as unknown as Context, config);
+/** The HTTP status of a join's answer: 200 admitted, 202 waiting. */
+export function joinStatus(view: { status: string }): 200 | 202 {
+  return view.status === "admitted" ? 200 : 202;
 }
 
 /** What the access-aware join needs from the services. */
@@ -50,7 +52,18 @@ export interface AccessJoinDeps {
   signer: Signer;
   clock: Clock;
   config: Config;
-  access: { rules: RulesCache; hits: HitCounter };
+  access: { rules: RulesCache; hits: HitCounter; clientLimit: ClientJoinLimiter };
+}
+
+/** 429 `rate_limited` for a client that took too many new places in a queue. */
+export class ClientLimitError extends RateLimitedError {
+  constructor(retryAfterSeconds: number, perMinute: number) {
+    super(
+      retryAfterSeconds,
+      `too many new places from your address (at most ${perMinute} a minute); try again in ${retryAfterSeconds} s`,
+      { reason: "client_limit", limitPerMinute: perMinute },
+    );
+  }
 }
 
 /** The 403 a visitor from a blocked country gets (the page shows its message). */
@@ -82,7 +95,20 @@ export async function joinWithAccess(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
+  // Resuming with a valid ticket for this queue never counts: only new places do.
+  if (!ticket || ticket.queue !== q) await takeNewPlace(s, q, who);
   return await s.engine.join(q, ticket, visitorId);
+}
+
+/** Counts a new place against the client's per-minute allowance; 429 when it is spent. */
+async function takeNewPlace(s: AccessJoinDeps, q: string, who: Requester): Promise<void> {
+  const settings = await s.engine.settings(q);
+  const perMinute = settings.joinsPerClientPerMinute ?? s.config.JOINS_PER_CLIENT_PER_MINUTE;
+  const now = s.clock.now();
+  const took = s.access.clientLimit.take(q, clientKey(who.ip), perMinute, now);
+  if (took.ok) return;
+  countRefusal(s.access.hits, q, "client_limit", now);
+  throw new ClientLimitError(took.retryAfterSeconds, perMinute);
 }
 
 /**
@@ -121,6 +147,5 @@ async function bypassJoin(
   return {
     view: { queue: q, visitorId: id, status: "admitted", entered: true, accessToken },
     ticket: ticketText,
-    httpStatus: 200,
   };
 }

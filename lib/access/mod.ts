@@ -3,6 +3,7 @@
  * health throttle, as one piece of the services.
  */
 import { keys } from "../store/keys.ts";
+import { ClientJoinLimiter } from "./client_limit.ts";
 import { type HealthDeps, HealthMonitor } from "./health.ts";
 import type { HealthSnapshot } from "./health_config.ts";
 import { HitCounter, readHits } from "./hits.ts";
@@ -15,6 +16,8 @@ export interface Access {
   /** Country-block hit counters. */
   hits: HitCounter;
   health: HealthMonitor;
+  /** Per-client limits on new places (in this instance's memory). */
+  clientLimit: ClientJoinLimiter;
 }
 
 /** Builds the access pieces; app.ts wires them in as `services.access`. */
@@ -23,6 +26,7 @@ export function createAccess(deps: HealthDeps): Access {
     rules: new RulesCache(deps.kv, deps.clock),
     hits: new HitCounter(deps.kv),
     health: new HealthMonitor(deps),
+    clientLimit: new ClientJoinLimiter(),
   };
 }
 

@@ -7,7 +7,7 @@
  * secret unreadable after a `TOKEN_SECRET` rotation, the secret refused by Turnstile) it throws
  * 503 `challenge_unavailable` saying what to do, instead of letting the caller through.
  */
-import type { ChallengeGate } from "../../app.ts";
+import type { ChallengeGate } from "../services.ts";
 import { type ProviderDeps, ProviderError } from "../edge/provider.ts";
 import { unseal } from "../seal.ts";
 import { checkResponse } from "./check.ts";

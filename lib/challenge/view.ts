@@ -3,7 +3,7 @@
  * it is live and its public site key. Never the secret.
  */
 import { z } from "@hono/zod-openapi";
-import type { ChallengeGate } from "../../app.ts";
+import type { ChallengeGate } from "../services.ts";
 import { readLiveChallenge } from "./records.ts";
 
 /** Schema of the view. */

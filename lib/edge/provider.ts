@@ -5,7 +5,7 @@
  * own errors. Tokens are never logged or put into messages.
  */
 
-import type { AppDeps } from "../../app.ts";
+import type { AppDeps } from "../services.ts";
 
 /** What the steps that call a provider need from the service (edge, challenge, the gate). */
 export type ProviderDeps = Pick<AppDeps, "kv" | "clock" | "config" | "fetch">;

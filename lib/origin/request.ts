@@ -2,6 +2,7 @@
  * What a visitor's request carries for us, taken out of what the origin gets: the access token
  * (Authorization bearer when it is ours, `?accessToken=`, `tg_access`) and every `tg_*` cookie.
  */
+import { cookieValues } from "../cookies.ts";
 import type { AccessClaims, Signer } from "../tokens.ts";
 
 /** The visitor's request, split into our part and the origin's. */
@@ -54,23 +55,17 @@ export function splitQuery(query: string): { rest: string; token: string | null 
   return { rest: kept.join("&"), token };
 }
 
-/** The Cookie header without `tg_*` cookies, and the `tg_access` value. */
+/** The Cookie header without `tg_*` cookies, and every `tg_access` value (any valid one counts). */
 export function splitCookies(
   header: string | null,
-): { rest: string | null; access: string | null } {
-  if (!header) return { rest: null, access: null };
-  if (!header.includes("tg_")) return { rest: header, access: null };
-  let access: string | null = null;
+): { rest: string | null; access: string[] } {
+  if (!header) return { rest: null, access: [] };
+  if (!header.includes("tg_")) return { rest: header, access: [] };
   const kept: string[] = [];
   for (const part of header.split(";")) {
-    if (!TG_COOKIE.test(part)) {
-      if (part.trim()) kept.push(part.trim());
-      continue;
-    }
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === "tg_access") access ??= part.slice(eq + 1).trim();
+    if (!TG_COOKIE.test(part) && part.trim()) kept.push(part.trim());
   }
-  return { rest: kept.length ? kept.join("; ") : null, access };
+  return { rest: kept.length ? kept.join("; ") : null, access: cookieValues(header, "tg_access") };
 }
 
 /**
@@ -105,6 +100,9 @@ export async function readVisitorRequest(
     dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
   }
   if (!claims && queryToken) claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
-  if (!claims && access) claims = await signer.verifyAccessToken(access, nowMs, queue);
+  for (const value of access) {
+    if (claims) break;
+    claims = await signer.verifyAccessToken(value, nowMs, queue);
+  }
   return { pathAndQuery, cookie, dropAuthorization, claims };
 }

@@ -52,6 +52,7 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     opensAt: null,
     healthPaused: false,
     createdAt: now,
+    joinsPerClientPerMinute: null,
   };
 }
 

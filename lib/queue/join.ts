@@ -16,9 +16,8 @@ import { admittedView, waitingView } from "./view.ts";
 import { leave, type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import type { Counts, Visitor } from "./types.ts";
 
-/** A join's result: 200 admitted or 202 waiting, with the ticket to set. */
+/** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
 export interface JoinOutcome extends Outcome {
-  httpStatus: 200 | 202;
   ticket: string;
 }
 
@@ -250,7 +249,7 @@ export async function join(
       const out = await settle(ctx, q, ticket.sub, "join");
       const rec = await ctx.kv.get<Visitor>(keys.visitor(q, ticket.sub));
       const tk = out.ticket ?? (rec.value ? await ticketFor(ctx, q, rec.value) : "");
-      return { ...out, ticket: tk, httpStatus: out.view.status === "admitted" ? 200 : 202 };
+      return { ...out, ticket: tk };
     } catch (e) {
       if (!(e instanceof AppError) || e.code !== "not_in_queue") throw e;
       // An admission that ran out may still have a record until the sweep: free it first.
@@ -262,13 +261,12 @@ export async function join(
   const v = await batcher.add(q, id ?? newVisitorId(ctx), supplied);
   const ticketStr = await ticketFor(ctx, q, v);
   if (v.state !== "waiting") {
-    return { view: await admittedView(ctx, q, v), ticket: ticketStr, httpStatus: 200 };
+    return { view: await admittedView(ctx, q, v), ticket: ticketStr };
   }
   const view = await ctx.view(q);
   const branding = await ctx.branding(q);
   return {
     view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, view, branding),
     ticket: ticketStr,
-    httpStatus: 202,
   };
 }

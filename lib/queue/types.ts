@@ -1,5 +1,6 @@
+import type { MODES } from "../names.ts";
 /** Admission mode of a queue. */
-export type Mode = "queue" | "lottery";
+export type Mode = (typeof MODES)[number];
 
 /** A queue's operator settings, stored at `keys.queue(name)`. */
 export interface QueueSettings {
@@ -15,6 +16,8 @@ export interface QueueSettings {
   /** Set by the origin health throttle. */
   healthPaused: boolean;
   createdAt: number;
+  /** New places one client may take per minute (0: no limit); null follows the default. */
+  joinsPerClientPerMinute: number | null;
 }
 
 /** Exact counters of a queue, stored at `keys.counts(name)`. */

@@ -181,12 +181,12 @@ export async function settle(
       return await enterNow(ctx, q, entry);
     }
     const due = now >= rec.nextCheckAt;
-    if (why !== "heartbeat" && !due) {
-      return {
-        view: waitingView(ctx, q, id, rec.seq, rec.nextCheckAt, v, branding),
-        ticket: await ticketFor(ctx, q, rec),
-      };
-    }
+    /** The answer without a write: the record as it is. */
+    const unchanged = async () => ({
+      view: waitingView(ctx, q, id, rec.seq, rec.nextCheckAt, v, branding),
+      ticket: await ticketFor(ctx, q, rec),
+    });
+    if (why !== "heartbeat" && !due) return await unchanged();
     if (why !== "heartbeat" && v.settings.mode === "lottery") {
       const won = await drawLottery(ctx, q, entry, v);
       if (won === null) return null;
@@ -197,7 +197,12 @@ export async function settle(
     let next: Visitor;
     let slot: number | null = null;
     if (why === "heartbeat") {
-      const deadline = livenessDeadline(now, ctx.periodMs(v.counts.waiting));
+      const period = ctx.periodMs(v.counts.waiting);
+      // At most one write per renewal interval (the heartbeat interval where set, else the
+      // check-in period): a deadline set within it is fresh, and the repeat is answered unwritten.
+      const every = ctx.config.WAITING_ROOM_HEARTBEAT_INTERVAL_MS ?? period;
+      if (rec.deadline >= livenessDeadline(now - every, period)) return await unchanged();
+      const deadline = livenessDeadline(now, period);
       next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
     } else {
       await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);

@@ -79,6 +79,10 @@ export const keys = {
   geoHits: (since: number, cc: string) => ["stats", "geoHits", since, cc] as const,
   geoHitsPrefix: (since?: number) =>
     since === undefined ? ["stats", "geoHits"] as const : ["stats", "geoHits", since] as const,
+  /** Refused joins per queue, cause and minute (unix ms of the minute's start; KV `sum`). */
+  refusals: (q: string, cause: string, minute: number) =>
+    ["stats", "refusals", q, cause, minute] as const,
+  refusalsPrefix: (q: string) => ["stats", "refusals", q] as const,
   /** IP allowlist (bypass) text (issue 5; survives a factory reset). */
   bypass: () => ["settings", "bypass"] as const,
   /** Origin health throttle config and override; the probe state beside it (issue 5). */

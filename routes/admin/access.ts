@@ -4,7 +4,7 @@
  * each read with GET and written with PUT (audited; writes need this service's Origin).
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import {
   HEALTH_BOUNDS,
   type HealthConfig,
@@ -21,6 +21,7 @@ import {
 } from "../../lib/access/rules.ts";
 import { adminPutRoute, adminRoute, healthProbeFields, HealthSnapshotView } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const BypassView = z.object({
   allowlistText: z.string().openapi({ description: "as saved, comments and blank lines kept" }),
@@ -169,7 +170,7 @@ const health = setting(
 
 /** The Access tab's API. */
 export function accessRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (const r of [bypass, geo, health]) app.use(r.path, session);
 

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { acceptTos, claimFirstAdmin, login } from "../../lib/admin/accounts.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
 import {
@@ -13,7 +13,7 @@ import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
 import { publicUser } from "../../lib/admin/users.ts";
 import type { LiveChallenge } from "../../lib/challenge/records.ts";
 import { readLiveKind } from "../../lib/challenge/gate.ts";
-import { clientIp } from "../../lib/client_ip.ts";
+import { clientIpOf } from "../../http/hono.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { VERSION } from "../../lib/version.ts";
 import { bearerOnly } from "../bearer.ts";
@@ -40,6 +40,7 @@ import {
   requireChallenge,
   signIn,
 } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const bootstrapRoute = createRoute({
   method: "get",
@@ -137,7 +138,7 @@ const logoutRoute = createRoute({
 
 /** Bootstrap, claim, ToS, login and logout. */
 export function authRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   // Registered before the routes, so credentials are checked before the body is validated.
   app.use("/api/admin/claim", bearerOnly(s));
   app.use("/api/admin/tos/accept", adminSession(s, { allowStaleTos: true }));
@@ -183,7 +184,7 @@ export function authRoutes(s: Services) {
 
   app.openapi(loginRoute, async (c) => {
     const { username, password, challengeResponse } = c.req.valid("json");
-    const ip = clientIp(c, s.config);
+    const ip = clientIpOf(c, s.config);
     const addr = limitAddress(ip);
     const subject = `${addr}|${username.toLowerCase()}`;
     // Failed logins are not audited one by one (a flood would push real actions out of the

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { getCookie } from "hono/cookie";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { changePassword, recoverAccount, regenerateRecovery } from "../../lib/admin/credentials.ts";
 import { hitRateLimit, limitAddress, resetRateLimit } from "../../lib/admin/rate_limit.ts";
 import { sessionHash } from "../../lib/admin/sessions.ts";
-import { clientIp } from "../../lib/client_ip.ts";
+import { clientIpOf } from "../../http/hono.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import {
   ChallengeResponse,
@@ -24,6 +24,7 @@ import {
   setSessionCookie,
   signIn,
 } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const Phrase = z.string().min(1).max(512).openapi({
   description: "the 12 recovery words, separated by spaces",
@@ -87,14 +88,14 @@ const regenerateRoute = createRoute({
 
 /** Password change, recovery and recovery-phrase regeneration. */
 export function passwordRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   app.use("/api/admin/password", session);
   app.use("/api/admin/recovery/regenerate", session);
 
   /** Wrong current passwords share the login budget, so a stolen session cannot guess at will. */
   const guarded = async <T>(c: Parameters<typeof audit>[1], run: () => Promise<T>) => {
-    const addr = limitAddress(clientIp(c, s.config));
+    const addr = limitAddress(clientIpOf(c, s.config));
     const subject = `${addr}|${c.get("admin").username.toLowerCase()}`;
     await hitRateLimit(s.kv, s.clock, "login", subject);
     const out = await run();

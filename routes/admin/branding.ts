@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
+import { validationHook } from "../../http/validation.ts";
 import {
   BrandingInput,
   BrandingOverrideInput,
@@ -56,7 +57,7 @@ const putRoute = createRoute({
 
 /** Service-wide branding and each queue's field-by-field overrides. */
 export function brandingRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/branding", adminSession(s));
 
   const queueView = async (queue: string) => {

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import {
   attachDomainLive,
@@ -26,6 +26,7 @@ import {
 import { adminSecurity, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { edgeErrors, optionalJson, setupEdgeRoutes } from "./setup_edge.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const base = (path: string, summary: string, out: z.ZodType) => ({
   path: `/api/admin/edge${path}`,
@@ -141,7 +142,7 @@ const domainsDeleteRoute = createRoute({
 
 /** The edge controls of SPEC 4.3 (`/api/admin/edge*`) and the setup's edge steps. */
 export function edgeRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/edge", adminSession(s));
   app.use("/api/admin/edge/*", adminSession(s));
 

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { TRAFFIC_BUCKET_MS } from "../../lib/queue/records.ts";
 import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
@@ -13,6 +13,7 @@ import {
 import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { pickQueue } from "./settings.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const WebhookUrl = z.string().max(2048).refine((u) => u === "" || isHttpsUrl(u), {
   message: "must be an https:// URL (or empty while disabled)",
@@ -154,7 +155,7 @@ const trafficRoute = createRoute({
 
 /** Webhooks, update check and traffic under /api/admin. */
 export function integrationRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (const p of ["/api/admin/webhooks", "/api/admin/webhooks/test", "/api/admin/updates"]) {
     app.use(p, session);

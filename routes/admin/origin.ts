@@ -4,11 +4,12 @@
  * DELETE removes it, which goes back to ORIGIN_URL.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { isOriginUrl, type OriginView } from "../../lib/origin/settings.ts";
 import { ownEndpoints } from "../../lib/webhooks_settings.ts";
 import { adminPutRoute, adminRoute } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const OriginViewSchema = z.object({
   enabled: z.boolean().openapi({ description: "the proxy runs (effective)" }),
@@ -61,7 +62,7 @@ const auditDetail = (v: OriginView) => ({ enabled: v.enabled, url: v.url, source
 
 /** The origin override routes. */
 export function originRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use(PATH, adminSession(s));
 
   app.openapi(getRoute, async (c) => c.json(await s.origin.view(), 200));

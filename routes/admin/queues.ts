@@ -1,9 +1,18 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
+import { validationHook } from "../../http/validation.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import { requireNameFree, resumeQueueDeletions } from "../../lib/queue/remove.ts";
 import { keys } from "../../lib/store/keys.ts";
-import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import {
+  adminSecurity,
+  errors,
+  errs,
+  jsonBody,
+  jsonOk,
+  ModeSchema,
+  QueueName,
+} from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { MAX_QUEUES, QueueSettingsView, settingsView } from "./settings.ts";
 import type { QueueTombstone } from "../../lib/queue/remove.ts";
@@ -43,7 +52,7 @@ const createQueueRoute = createRoute({
   request: {
     body: jsonBody(z.object({
       name: QueueName,
-      mode: z.enum(["queue", "lottery"]).optional(),
+      mode: ModeSchema.optional(),
       admitPerSecond: z.number().min(0.1).max(100000).optional(),
       capacity: z.number().int().min(1).max(10_000_000).optional(),
     })),
@@ -88,7 +97,7 @@ const deleteRoute = createRoute({
 
 /** Creating, listing and deleting queues from the control room. */
 export function queueRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/queues", adminSession(s));
   app.use("/api/admin/queues/*", adminSession(s));
 

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
 import {
   deleteSession,
@@ -11,9 +11,9 @@ import {
 import { TOS_VERSION } from "../../lib/admin/tos.ts";
 import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { type AdminUser, getUser } from "../../lib/admin/users.ts";
-import { clientIp } from "../../lib/client_ip.ts";
+import { clientIpOf } from "../../http/hono.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
-import { isSecureRequest } from "../../lib/visitor_cookies.ts";
+import { isSecureRequest } from "../../http/cookies.ts";
 import { errors } from "../schemas.ts";
 
 /** The signed-in admin, set as `c.get("admin")` by `adminSession()`. */
@@ -57,7 +57,7 @@ function originOk(s: Services, c: Context): boolean {
 
 /** True when cookies must be `Secure`: an HTTPS request, or a service published over HTTPS. */
 export function secureCookies(s: Services, c: Context): boolean {
-  return isSecureRequest(c.req.url, c.req.header("x-forwarded-proto")) ||
+  return isSecureRequest(c.req.raw) ||
     (s.config.PUBLIC_URL?.startsWith("https:") ?? false);
 }
 
@@ -118,6 +118,8 @@ export function adminSession(
   opts: { allowStaleTos?: boolean } = {},
 ): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
+    // Already checked for this request (the default-on gate of every admin path ran first).
+    if (c.get("admin")) return await next();
     if (!(await authorize(s, c, opts.allowStaleTos ?? false))) {
       throw new UnauthorizedError("admin session required (sign in again)");
     }
@@ -150,7 +152,7 @@ export async function publicGate(
   kind: "invite" | "recover",
   challengeResponse: string | undefined,
 ): Promise<void> {
-  const ip = clientIp(c, s.config);
+  const ip = clientIpOf(c, s.config);
   await hitRateLimit(s.kv, s.clock, kind, limitAddress(ip));
   await requireChallenge(s, challengeResponse, ip);
 }
@@ -217,7 +219,7 @@ export async function audit(
   await writeAudit(s.kv, s.clock, {
     actor: admin?.username ?? "bearer",
     action,
-    ip: clientIp(c, s.config),
+    ip: clientIpOf(c, s.config),
     detail,
   });
 }

@@ -1,10 +1,19 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
-import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
+import {
+  adminSecurity,
+  errors,
+  errs,
+  jsonBody,
+  jsonOk,
+  ModeSchema,
+  QueueName,
+} from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 /** The queue an admin write means: the named one, else the engine's default queue. */
 export async function pickQueue(s: Services, queue?: string): Promise<string> {
@@ -21,7 +30,7 @@ export const MAX_QUEUES = 100;
 /** A queue's settings as the admin API answers them. */
 export const QueueSettingsView = z.object({
   queue: z.string(),
-  mode: z.enum(["queue", "lottery"]),
+  mode: ModeSchema,
   paused: z.boolean(),
   opensAt: z.number().int().nullable(),
   admitPerSecond: z.number().nullable().openapi({ description: "override; null = default" }),
@@ -44,7 +53,7 @@ export function settingsView(s: Services, q: QueueSettings) {
   };
 }
 
-const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
+export const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
 
 function write<T extends z.ZodType>(
   method: "post" | "put",
@@ -69,7 +78,7 @@ const modeRoute = write(
   "post",
   "/api/admin/mode",
   "Switch admission mode",
-  z.object({ queue: OptQueue, mode: z.enum(["queue", "lottery"]) }),
+  z.object({ queue: OptQueue, mode: ModeSchema }),
 );
 const scheduleRoute = write(
   "put",
@@ -142,7 +151,7 @@ const limitsPutRoute = createRoute({
 
 /** Per-queue admission settings of SPEC 4.3 behind the admin session. */
 export function settingsRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (
     const p of [

@@ -1,9 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { invalidateChallengeGate } from "../../lib/challenge/gate.ts";
 import { finishSetup, recordSetupStep, setupProgress } from "../../lib/challenge/setup.ts";
 import { adminSecurity, errors, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const Missing = z.array(z.string()).openapi({
   description: "the steps `POST /api/admin/setup` still needs, in words",
@@ -108,7 +109,7 @@ const finishRoute = createRoute({
 
 /** Setup progress and the final setup step (SPEC 4.3). */
 export function setupRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup", adminSession(s));
   app.use("/api/admin/setup/step", adminSession(s));
 

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { MAX_RESPONSE_LENGTH } from "../../lib/challenge/turnstile.ts";
 import {
   HOSTNAME_RE,
@@ -7,11 +7,12 @@ import {
   provisionChallenge,
   verifyPendingChallenge,
 } from "../../lib/challenge/provision.ts";
-import { clientIp } from "../../lib/client_ip.ts";
+import { clientIpOf } from "../../http/hono.ts";
 import { edgeStep } from "../../lib/edge/failure.ts";
 import { adminSecurity, errors, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { edgeErrors } from "./setup_edge.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const Hostname = z.string().trim().toLowerCase().regex(HOSTNAME_RE, {
   message: "must be a hostname such as www.example.com",
@@ -94,7 +95,7 @@ const verifyRoute = createRoute({
 
 /** The bot-challenge steps of the setup wizard (SPEC 4.3). */
 export function setupChallengeRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup/challenge/*", adminSession(s));
   // Provider failures are `edge_error`s, as in the edge steps (Retry-After passed through).
 
@@ -115,7 +116,7 @@ export function setupChallengeRoutes(s: Services) {
     const { response } = c.req.valid("json");
     const out = await edgeStep(
       "check the challenge with Turnstile",
-      () => verifyPendingChallenge(s, response, clientIp(c, s.config)),
+      () => verifyPendingChallenge(s, response, clientIpOf(c, s.config)),
     );
     await audit(s, c, "setup.challenge.verify", { siteKey: out.siteKey, hostname: out.hostname });
     return c.json({ verified: true as const, ...out }, 200);

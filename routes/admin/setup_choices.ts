@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
+import { validationHook } from "../../http/validation.ts";
 import { builtinChallenger } from "../../lib/challenge/builtin.ts";
 import {
   chooseBuiltinChallenge,
@@ -75,7 +76,7 @@ const useBuiltinRoute = createRoute({
 
 /** The setup choices without a third party, the built-in puzzle, and the bearer switch to it. */
 export function setupChoiceRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup/edge/none", adminSession(s));
   app.use("/api/admin/setup/challenge/builtin", adminSession(s));
   app.use("/api/admin/challenge/use-builtin", bearerOnly(s));

@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import {
   ApiToken,
   AttachOutcome,
@@ -20,6 +20,7 @@ import {
 } from "../../lib/edge/setup.ts";
 import { adminSecurity, ErrorEnvelope, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const err = (description: string) => ({
   description,
@@ -116,7 +117,7 @@ const attachRoute = step(
 
 /** The edge steps of the setup wizard (SPEC 4.3 `setup/edge/*`), behind the admin session. */
 export function setupEdgeRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup/edge", adminSession(s));
   app.use("/api/admin/setup/edge/*", adminSession(s));
 

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { setCookie } from "hono/cookie";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { resetService } from "../../lib/admin/reset.ts";
 import { accessMetrics } from "../../lib/access/mod.ts";
 import { ChallengeState, challengeState } from "../../lib/challenge/view.ts";
@@ -14,6 +14,7 @@ import { adminSecurity, errs, HealthSnapshotView, jsonOk, Metrics, QueueName } f
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
+import { validationHook } from "../../http/validation.ts";
 
 /** The branding record (every field). */
 export const BrandingView = BrandingInput.required().openapi("Branding");
@@ -89,7 +90,7 @@ const resetRoute = createRoute({
 
 /** Control-room state, live metrics, branding, the admin pass and the factory reset. */
 export function stateRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (
     const p of ["/api/admin/state", "/api/admin/metrics", "/api/admin/pass"]

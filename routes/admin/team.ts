@@ -1,5 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { acceptInvite } from "../../lib/admin/accounts.ts";
 import { listAudit } from "../../lib/admin/audit.ts";
 import { createInvite, listInvites, revokeInvite } from "../../lib/admin/invites.ts";
@@ -26,6 +26,7 @@ import {
   publicGate,
   signIn,
 } from "./session.ts";
+import { validationHook } from "../../http/validation.ts";
 
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 
@@ -131,7 +132,7 @@ const auditRoute = createRoute({
 
 /** Team, invites and the audit log. */
 export function teamRoutes(s: Services) {
-  const app = new OpenAPIHono<AdminEnv>({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   // The accept call is public; every other path here needs a session.
   app.use("/api/admin/invites/:id", async (c, next) => {

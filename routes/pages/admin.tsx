@@ -4,7 +4,7 @@
  * the bundle cannot know, the challenge widget's script URL. The admin CSP is set by app.ts.
  */
 import { Hono } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import type { Assets } from "./assets.ts";
 import { HeadBasics } from "../../components/Document.tsx";
 import { renderToString } from "preact-render-to-string";

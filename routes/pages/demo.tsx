@@ -1,9 +1,9 @@
 /** `GET /demo`: a page protected by `requireAdmission()`, showing the verified claims. */
 import { Hono } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { DemoPage } from "../../components/DemoPage.tsx";
 import { Document } from "../../components/Document.tsx";
-import { requireAdmission } from "../../lib/require_admission.ts";
+import { requireAdmission } from "../../http/require_admission.ts";
 import type { AccessClaims } from "../../lib/tokens.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";

@@ -1,11 +1,12 @@
 /** The visitor pages: /wait (+ /wait/enter), /demo and the built assets under /static/. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { QueueName } from "../schemas.ts";
 import { assetsOnce, staticRoutes } from "./assets.ts";
 import { adminPageRoutes } from "./admin.tsx";
 import { demoRoutes } from "./demo.tsx";
 import { waitRoutes } from "./wait.tsx";
+import { validationHook } from "../../http/validation.ts";
 
 const html = (description: string) => ({
   description,
@@ -15,7 +16,7 @@ const redirect = (description: string) => ({ description });
 
 /** Mounts the pages; the asset manifest is read once, on first use. */
 export function pageRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: s.validationHook });
+  const app = new OpenAPIHono({ defaultHook: validationHook });
   const getAssets = assetsOnce();
   app.route("/", staticRoutes());
   app.route("/", waitRoutes(s, getAssets));

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { Services } from "../../app.ts";
+import type { Services } from "../services.ts";
 import { waitUrl } from "../../client/format.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
@@ -15,11 +15,11 @@ import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { parseBrandingDraft } from "../../lib/branding.ts";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
-import { joinWithAccess, requesterOf } from "../../lib/access/join.ts";
+import { joinWithAccess } from "../../lib/access/join.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
-import { answerVisitor, ticketOf } from "../../lib/visitor_cookies.ts";
+import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts";
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
@@ -130,14 +130,24 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     let out: JoinOutcome;
     try {
       // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
-      const ticket = await ticketOf(c, s.signer);
-      out = await joinWithAccess(s, queue, ticket, undefined, requesterOf(c, s.config));
+      const ticket = await ticketOf(c, s.signer, queue);
+      out = await joinWithAccess(s, queue, ticket, undefined, requesterOfContext(c, s.config));
     } catch (e) {
       if (e instanceof AppError && e.code === "geo_blocked") {
         return notice(c, 403, "Not available in your country", e.message);
       }
       if (e instanceof AppError && e.code === "unknown_queue") {
         return notice(c, 404, "Not found", "There is no waiting room here.");
+      }
+      if (e instanceof RateLimitedError) {
+        const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));
+        return notice(
+          c,
+          429,
+          "Too many new places from your network",
+          `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
+          wait,
+        );
       }
       if (e instanceof AppError && e.code === "queue_full") {
         return notice(
@@ -257,7 +267,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     const back = waitUrl(queue, returnPath);
-    const ticket = await ticketOf(c, s.signer);
+    const ticket = await ticketOf(c, s.signer, queue);
     if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
     try {
       const out = await s.engine.enter(queue, ticket, ticket.sub);

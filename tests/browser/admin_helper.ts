@@ -4,7 +4,7 @@
  * fake server), plus API-side shortcuts (claim, whole setup) and a signed-in browser context.
  */
 import type { Browser, BrowserContext } from "playwright-core";
-import type { Services } from "../../app.ts";
+import type { Services } from "../../routes/services.ts";
 import { TOS_VERSION } from "../../lib/admin/tos.ts";
 import { type Config, testConfig } from "../../lib/config.ts";
 // Also lowers the PBKDF2 cost for tests: they need the flow, not the 600k iterations.

@@ -196,6 +196,16 @@ Deno.test({
         assertEquals((await settings()).capacity, 40);
       });
 
+      await t.step("admission: the per-address limit on new places", async () => {
+        const card = "New places per visitor address";
+        await page.getByText("No join was refused by this limit in the last hour.").waitFor();
+        await page.getByLabel("New places one address may take per minute").fill("7");
+        await page.getByRole("button", { name: "Save limit" }).click();
+        await cardStatus(page, card).filter({ hasText: "At most 7 new places" }).waitFor();
+        const r = await s.call("GET", "/api/admin/join-limits", undefined, session);
+        assertEquals([r.json.joinsPerClientPerMinute, r.json.default], [7, false]);
+      });
+
       await t.step(
         "admission: a change made elsewhere shows live; an edited field is kept",
         async () => {

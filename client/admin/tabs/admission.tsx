@@ -24,6 +24,7 @@ import {
 } from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
+import { JoinLimitCard } from "./admission_abuse.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -87,6 +88,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <ScheduleCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <JoinLimitCard queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
     </div>

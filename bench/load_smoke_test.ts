@@ -4,15 +4,15 @@
  * the simulated server clock must run fast, and never in production; the driver's pieces (HTTP
  * client, flags, the RESULTS.md block) must do what the scenarios rely on.
  */
-import { parseArgs } from "../bench/load_scenarios.ts";
-import { planLine, writeLine } from "../bench/seed.ts";
-import { HttpPool } from "../bench/scenarios/http.ts";
-import { keepLoadSection, upsertBlock } from "../bench/scenarios/markdown.ts";
+import { parseArgs } from "./load_scenarios.ts";
+import { planLine, writeLine } from "./seed.ts";
+import { HttpPool } from "./scenarios/http.ts";
+import { keepLoadSection, upsertBlock } from "./scenarios/markdown.ts";
 import { keys } from "../lib/store/keys.ts";
 import type { Visitor } from "../lib/queue/types.ts";
-import { assert, assertEquals } from "./assert.ts";
-import { makeApp } from "./helpers.ts";
-import { sleep, spawnServer, stopServers, waitReady } from "./server_procs.ts";
+import { assert, assertEquals } from "../testing/assert.ts";
+import { makeApp } from "../testing/app.ts";
+import { sleep, spawnServer, stopServers, waitReady } from "../testing/procs.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "load-smoke-test-secret-0123456789abcdef";
@@ -115,7 +115,13 @@ function runMain(env: Record<string, string>) {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: ROOT,
-    env: { DENO_KV_PATH: ":memory:", TOKEN_SECRET: SECRET, PORT: "0", ...env },
+    env: {
+      DENO_KV_PATH: ":memory:",
+      TOKEN_SECRET: SECRET,
+      PORT: "0",
+      JOINS_PER_CLIENT_PER_MINUTE: "0", // one loopback client makes every join
+      ...env,
+    },
     stdout: "piped",
     stderr: "piped",
   }).output();

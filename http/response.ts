@@ -1,0 +1,69 @@
+/**
+ * The one place responses of every request path are shaped: the security headers, JSON answers
+ * and the error envelope (with `Retry-After` whenever an error says when to come back).
+ */
+import { HTTPException } from "hono/http-exception";
+import { AppError, errorBody } from "../lib/errors.ts";
+import { log, requestIdOf } from "../lib/log.ts";
+import { MAX_BODY_BYTES } from "../lib/names.ts";
+
+/** The security headers every response of ours carries. */
+export const SECURITY_HEADERS: [string, string][] = [
+  ["X-Content-Type-Options", "nosniff"],
+  ["Referrer-Policy", "strict-origin-when-cross-origin"],
+  ["X-Frame-Options", "SAMEORIGIN"],
+];
+
+/** A JSON response with the security headers and `Cache-Control: no-store`. */
+export function jsonResponse(body: unknown, status: number): Response {
+  // Headers set on the made Response cost several times less in Deno than a headers init.
+  const res = new Response(JSON.stringify(body), { status });
+  const headers = res.headers;
+  headers.set("Content-Type", "application/json");
+  for (const [k, v] of SECURITY_HEADERS) headers.set(k, v);
+  headers.set("Cache-Control", "no-store");
+  return res;
+}
+
+/** Status and envelope of an `HTTPException` Hono's middleware threw (body limit, bad JSON). */
+function httpExceptionBody(err: HTTPException) {
+  const status = err.status === 413 || err.status === 401 ? err.status : 400;
+  if (status === 413) {
+    return {
+      status,
+      body: errorBody("payload_too_large", `request body larger than ${MAX_BODY_BYTES} bytes`),
+    };
+  }
+  if (status === 401) {
+    return { status, body: errorBody("unauthorized", err.message || "unauthorized") };
+  }
+  const msg = err.message || "bad request";
+  return {
+    status,
+    body: errorBody("bad_request", msg, { fields: [{ path: "body", message: msg }] }),
+  };
+}
+
+/**
+ * Maps anything a handler threw to the error envelope: a domain error to its status and code
+ * (with `Retry-After` when it carries `retryAfterSeconds`), a Hono `HTTPException` to 400, 401 or
+ * 413, anything else to 500 `internal`, logged with the request id, never a stack on the wire.
+ */
+export function errorResponse(err: unknown, req: Request): Response {
+  if (err instanceof AppError) {
+    const res = jsonResponse(errorBody(err.code, err.message, err.details), err.status);
+    const retry = (err as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retry === "number" && retry > 0) {
+      res.headers.set("Retry-After", String(Math.ceil(retry)));
+    }
+    return res;
+  }
+  if (err instanceof HTTPException) {
+    const { status, body } = httpExceptionBody(err);
+    return jsonResponse(body, status);
+  }
+  const url = req.url;
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split("?")[0];
+  log("error", "unhandled", { requestId: requestIdOf(req), path, error: String(err) });
+  return jsonResponse(errorBody("internal", "internal error"), 500);
+}

@@ -1,0 +1,114 @@
+/**
+ * Real server processes (`deno run -A main.ts`) for the multi-instance and crash tests: spawn on a
+ * free port, wait until ready, stop (SIGTERM, then SIGKILL), and read access-token claims.
+ */
+import { assert } from "./assert.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** Resolves after `ms` (real time: these tests drive real processes). */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** A loopback port nobody listens on right now. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** The claims of a token (read, not verified). */
+export function claimsOf(token: string): Record<string, unknown> {
+  const body = token.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+  return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
+}
+
+/** A running server process and its collected stderr. */
+export interface Server {
+  port: number;
+  child: Deno.ChildProcess;
+  log: string[];
+  done: Promise<void>;
+}
+
+/** Spawns one server process on a free port. */
+export function spawnServer(env: Record<string, string>): Server {
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN],
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), TOLLGATE_ENV: "test" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const log: string[] = [];
+  const done = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) log.push(chunk);
+  })().catch(() => {});
+  return { port, child, log, done };
+}
+
+/** Waits until the server answers /health; fails at once if the process exits instead. */
+export async function waitReady(s: Server, timeoutMs = 30_000): Promise<void> {
+  const state: { exited: Deno.CommandStatus | null } = { exited: null };
+  s.child.status.then((st) => state.exited = st);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${s.port}/health`);
+      await r.body?.cancel();
+      if (r.ok) return;
+    } catch { /* not listening yet */ }
+    if (state.exited) {
+      await s.done;
+      const out = s.log.join("").trim();
+      throw new Error(`server on ${s.port} exited with ${state.exited.code}: ${out}`);
+    }
+    assert(Date.now() < deadline, `server on ${s.port} did not start: ${s.log.join("")}`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Starts `n` servers over one KV file. `together` spawns them all at once (a fleet restart);
+ * otherwise each starts after the previous one answers.
+ */
+export async function startServers(
+  n: number,
+  env: Record<string, string>,
+  together = false,
+  into: Server[] = [],
+): Promise<Server[]> {
+  if (together) {
+    for (let i = 0; i < n; i++) into.push(spawnServer(env));
+    for (const s of into) await waitReady(s);
+    return into;
+  }
+  for (let i = 0; i < n; i++) {
+    const s = spawnServer(env);
+    into.push(s);
+    await waitReady(s);
+  }
+  return into;
+}
+
+/** Stops servers gracefully (SIGTERM), killing any that take over 3 s. */
+export async function stopServers(servers: Server[]): Promise<void> {
+  for (const s of servers) {
+    try {
+      s.child.kill("SIGTERM");
+    } catch { /* already gone */ }
+  }
+  for (const s of servers) {
+    const t = setTimeout(() => {
+      try {
+        s.child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }, 3000);
+    await s.child.status;
+    clearTimeout(t);
+    await s.done;
+  }
+}
