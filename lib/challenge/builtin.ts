@@ -17,10 +17,13 @@ export type BuiltinPuzzle = { kind: string } & Record<string, unknown>;
 
 /** The built-in challenge: puzzles out, solutions checked. */
 export interface BuiltinChallenger {
-  /** A fresh puzzle for `purpose`. */
-  puzzle(purpose: BuiltinPurpose): Promise<BuiltinPuzzle>;
-  /** True when `solution` solves a puzzle issued for `purpose` (each solution counts once). */
-  check(purpose: BuiltinPurpose, solution: string): Promise<boolean>;
+  /** A fresh puzzle for `purpose`, bound to the caller's address `client`. */
+  puzzle(purpose: BuiltinPurpose, client: string): Promise<BuiltinPuzzle>;
+  /**
+   * True when `solution` solves a puzzle issued for `purpose` to `client` (each solution counts
+   * once).
+   */
+  check(purpose: BuiltinPurpose, solution: string, client: string): Promise<boolean>;
 }
 
 /** What the built-in challenge needs from the app. */

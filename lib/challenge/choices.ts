@@ -41,8 +41,12 @@ export async function chooseNoEdge(kv: Deno.Kv, now: number): Promise<void> {
  * Records the built-in challenge as the challenge step, once `solution` solves a setup puzzle;
  * 400 `bad_request` (nothing recorded) otherwise. A pending Turnstile widget is dropped from setup.
  */
-export async function chooseBuiltinChallenge(d: BuiltinDeps, solution: string): Promise<void> {
-  if (!await builtinChallenger(d).check("setup", solution)) {
+export async function chooseBuiltinChallenge(
+  d: BuiltinDeps,
+  solution: string,
+  client: string,
+): Promise<void> {
+  if (!await builtinChallenger(d).check("setup", solution, client)) {
     throw new BadRequestError("the built-in challenge was not solved; solve a new one", {
       fields: [{ path: "solution", message: "does not solve the challenge" }],
     });

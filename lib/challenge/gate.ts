@@ -64,7 +64,7 @@ export class TurnstileGate implements ChallengeGate {
     // No response: refused without a provider call (a bot cannot make us spend one).
     if (!live && !builtin.value) return true;
     if (!response?.trim()) return false;
-    if (!live) return await builtinChallenger(this.deps).check("signin", response);
+    if (!live) return await builtinChallenger(this.deps).check("signin", response, ip);
     const secret = await unseal(
       this.deps.config.TOKEN_SECRET,
       live.sealedSecret ?? "",

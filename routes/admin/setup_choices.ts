@@ -10,6 +10,7 @@ import {
 import { invalidateChallengeGate } from "../../lib/challenge/gate.ts";
 import { setupProgress } from "../../lib/challenge/setup.ts";
 import { bearerOnly } from "../bearer.ts";
+import { clientIpOf } from "../../http/hono.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { SetupProgressView } from "./setup.ts";
@@ -89,11 +90,11 @@ export function setupChoiceRoutes(s: Services) {
 
   app.openapi(puzzleRoute, async (c) => {
     const { purpose } = c.req.valid("query");
-    return c.json(await builtinChallenger(s).puzzle(purpose), 200);
+    return c.json(await builtinChallenger(s).puzzle(purpose, clientIpOf(c, s.config)), 200);
   });
 
   app.openapi(builtinRoute, async (c) => {
-    await chooseBuiltinChallenge(s, c.req.valid("json").solution);
+    await chooseBuiltinChallenge(s, c.req.valid("json").solution, clientIpOf(c, s.config));
     await audit(s, c, "setup.challenge_builtin");
     return c.json(await setupProgress(s.kv), 200);
   });
