@@ -15,6 +15,8 @@ export interface DocumentProps {
   refresh?: { seconds: number; url: string; always?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;
+  /** The explanation page itself: its footer does not link to it. */
+  about?: boolean;
   children: ComponentChildren;
 }
 
@@ -56,7 +58,12 @@ export function Document(p: DocumentProps) {
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>
-            Waiting room by Tollgate · <a href="/demo">How it works</a>
+            Waiting room by Tollgate
+            {!p.about && (
+              <>
+                {" "}· <a href="/wait/how-it-works">How it works</a>
+              </>
+            )}
           </footer>
         )}
         {p.propsJson && (

@@ -59,7 +59,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     return htmlPage(
       c,
       <Document
-        title={`${heading} — ${b.title}`}
+        title={heading}
         styleHref={a["style.css"]}
         themeCss={css}
         refresh={retry}
