@@ -137,3 +137,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "deno task demo: a newcomer sees a line in one command",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const free = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (free.addr as Deno.NetAddr).port;
+    free.close();
+    const demo = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "scripts/demo.ts", "--people=12", `--port=${port}`],
+      cwd: new URL("../..", import.meta.url).pathname,
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    let browser: Browser | undefined;
+    try {
+      // The demo says what to open once it listens.
+      const reader = demo.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let said = "";
+      while (!said.includes("/wait")) said += (await reader.read()).value ?? "";
+      assert(said.includes("12 people wait"), said);
+      browser = await launchBrowser();
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`http://localhost:${port}/wait`);
+      await page.getByText("You are number 13 in line").waitFor(T);
+      await page.screenshot({ path: screenshotPath("demo-line.png"), fullPage: true });
+      reader.releaseLock();
+    } finally {
+      await browser?.close();
+      demo.kill();
+      await demo.status;
+      await demo.stdout.cancel().catch(() => {});
+    }
+  },
+});
