@@ -50,7 +50,7 @@ Deno.test({
           await ts.getByRole("button", { name: "Create the widget" }).isDisabled(),
           "Turnstile is not offered without the Cloudflare link",
         );
-        const go = page.getByRole("button", { name: "Continue" });
+        const go = page.getByRole("button", { name: "Continue", exact: true });
         assert(await go.isDisabled());
         await page.getByRole("button", { name: "Use the built-in check" }).click();
         await page.getByText("Built-in check solved").waitFor(T);

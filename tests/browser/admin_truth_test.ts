@@ -74,7 +74,7 @@ Deno.test({
         await page.getByRole("heading", { name: "Your recovery phrase" }).waitFor(T);
         assertEquals((await page.locator("code.phrase").textContent())!.trim(), phrase);
         await page.getByLabel("I saved my recovery phrase").check();
-        await page.getByRole("button", { name: "Continue" }).click();
+        await page.getByRole("button", { name: "Continue", exact: true }).click();
         await page.getByRole("heading", { name: /Step 2 of 5/ }).waitFor(T);
         await page.reload();
         await page.getByRole("heading", { name: /Step 2 of 5/ }).waitFor(T);
@@ -85,7 +85,7 @@ Deno.test({
       await t.step("a server validation error is one message, without 'invalid json'", async () => {
         await page.getByLabel("Cloudflare API token").fill("short");
         await page.getByRole("button", { name: "Verify token" }).click();
-        const err = page.locator(".wz-part").nth(1).locator(".status.error");
+        const err = page.locator(".wz-part").nth(0).locator(".status.error");
         await err.waitFor(T);
         const text = (await err.textContent())!;
         assert(!/invalid json/i.test(text), text);

@@ -41,7 +41,7 @@ function NoEdge(p: StepProps) {
   const act = useAction();
   const chosen = !!p.progress?.edge.none;
   return (
-    <fieldset class={`wz-part wz-noedge${chosen ? " done" : ""}`}>
+    <fieldset class={`wz-noedge${chosen ? " done" : ""}`}>
       <legend>
         I don't use Cloudflare
         {chosen && <span class="wz-done">Chosen</span>}
