@@ -104,41 +104,43 @@ export function QueuesCard() {
       {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
       {!rows && !err && <p class="muted">Loading…</p>}
       {rows && (
-        <table class="list queues-list">
-          <thead>
-            <tr>
-              <th scope="col">Queue</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">In or holding</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.queue}>
-                <th scope="row">
-                  {r.queue}
-                  {r.paused && <span class="muted">(paused)</span>}
-                </th>
-                <td>{r.mode === "lottery" ? "Lottery" : "Queue"}</td>
-                <td>{r.waiting.toLocaleString()}</td>
-                <td>{(r.entered + r.holding).toLocaleString()}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    disabled={rows.length <= 1 || del.busy}
-                    title={rows.length <= 1 ? "The last queue cannot be deleted" : undefined}
-                    onClick={() => remove(r)}
-                  >
-                    Delete {r.queue}
-                  </button>
-                </td>
+        <div class="queues-scroll">
+          <table class="list queues-list">
+            <thead>
+              <tr>
+                <th scope="col">Queue</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Waiting</th>
+                <th scope="col">In or holding</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.queue}>
+                  <th scope="row">
+                    {r.queue}
+                    {r.paused && <span class="muted">(paused)</span>}
+                  </th>
+                  <td>{r.mode === "lottery" ? "Lottery" : "Queue"}</td>
+                  <td>{r.waiting.toLocaleString()}</td>
+                  <td>{(r.entered + r.holding).toLocaleString()}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={rows.length <= 1 || del.busy}
+                      title={rows.length <= 1 ? "The last queue cannot be deleted" : undefined}
+                      onClick={() => remove(r)}
+                    >
+                      Delete {r.queue}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <Status s={del.status} />
       {deleted.length > 0 && (
