@@ -4,9 +4,13 @@ import { bodyLimit } from "hono/body-limit";
 import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
+import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { assignRequestId, log } from "./lib/log.ts";
+import { withBodyDeadline } from "./lib/http/body_deadline.ts";
+import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
+import { observeRequest, pathOf } from "./lib/metrics/http.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
@@ -16,6 +20,7 @@ import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
+import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
 import { originGate, originMiddleware } from "./routes/origin.ts";
 import { pageRoutes } from "./routes/pages.ts";
@@ -93,9 +98,15 @@ export async function createApp(deps: AppDeps) {
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
+    guards: createJoinGuards(
+      { ...deps, fetch: (i, init) => services.fetch(i, init) },
+      engine,
+      access.hits,
+    ),
   };
 
   services.isAdminSession = sessionChecker(services);
+  engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
@@ -151,13 +162,16 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  const basePath = deps.config.BASE_PATH;
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    const started = deps.config.LOG_REQUESTS ? performance.now() : 0;
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
+    if (basePath) req = stripBasePath(basePath, req);
+    const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
     // not validate goes to Hono for its envelope.
@@ -168,12 +182,14 @@ export async function createApp(deps: AppDeps) {
       ? finish(req, answer, id, started)
       : answer.then((res) => finish(req, res, id, started));
   };
-  /** Gives an answer its request id and, with `LOG_REQUESTS`, logs its access line. */
+  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
   const finish = (req: Request, res: Response, id: string, started: number): Response => {
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.
     if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
+    // Per-instance request metrics (route label, status, duration) and the span's route name.
+    observeRequest(req, res.status, performance.now() - started, fromOrigin.has(res));
     if (deps.config.LOG_REQUESTS) {
-      const path = req.url.slice(req.url.indexOf("/", req.url.indexOf("//") + 2)).split("?")[0];
+      const path = pathOf(req.url);
       log("info", "request", {
         requestId: id,
         method: req.method,
@@ -204,7 +220,14 @@ export async function createApp(deps: AppDeps) {
     // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
     return await app.fetch(req, info);
   };
-  return { app, services, fetch };
+  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
+  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
+  const served = withProxyChecks(services, fetch);
+  return {
+    app,
+    services,
+    fetch: withBodyDeadline(served, { ms: deps.config.BODY_TIMEOUT_MS, basePath }),
+  };
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */
@@ -214,7 +237,9 @@ export function openApiDocument(app: OpenAPIHono) {
     info: {
       title: "Tollgate",
       version: VERSION,
-      description: "Virtual waiting room: visitor, operator and system API.",
+      description: "Virtual waiting room: visitor, operator and system API. A request body " +
+        "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
+        "`request_timeout` on every route of the service.",
     },
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `deno task load`: drives real Tollgate servers over HTTP with the scenarios of issue 8 (flash
  * crowd, a long line following its timeslots, mixed traffic), prints what each measured and
- * writes it into bench/RESULTS.md. Usage: docs/readme/load.md, or `--help`.
+ * writes it into bench/RESULTS.md. Usage: docs/testing.md, or `--help`.
  */
 import { installCleanup, output, stopAll } from "./procs.ts";
 import { type Check, flashChecks, lineChecks, mixedChecks, verdict } from "./scenarios/checks.ts";
@@ -104,7 +104,7 @@ export function parseArgs(argv: string[]): LoadArgs {
       waiting: num("--line", 1_000_000, 1500),
       rate: num("--line-rate", 10, 10, 0.1),
       // Speed 1 by default: this 2-CPU machine answers about 1,000 due check-ins a second, so
-      // a faster clock would measure its saturation, not the schedule (docs/readme/load.md).
+      // a faster clock would measure its saturation, not the schedule (docs/testing.md).
       clockSpeed: num("--clock-speed", 1, 2, 0.1),
       // One whole check-in period of a million waiters (1,334 s) and the first renewals.
       seconds: num("--line-seconds", 1400, 12),

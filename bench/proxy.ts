@@ -28,7 +28,7 @@ import { freePort, installCleanup, type Proc, ROOT, start, stopAll, waitReady } 
 export const PROXY_TARGET = 0.6;
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
     // Fields after the command name (which may hold spaces) start after the last ")".

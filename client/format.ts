@@ -42,16 +42,20 @@ export function progressShare(start: number, position: number): number {
   return Math.max(0, Math.min(1, (start - position) / start));
 }
 
-/** The /wait URL that keeps a visitor's queue, return path, layout and progress baseline. */
+/**
+ * The /wait URL that keeps a visitor's queue, return path, layout and progress baseline; `base`
+ * is Tollgate's path prefix ("" without one).
+ */
 export function waitUrl(
   queue: string,
   returnPath: string,
   embed = false,
   start: number | null = null,
+  base = "",
 ): string {
   const q = new URLSearchParams({ queue });
   if (returnPath) q.set("return", returnPath);
   if (embed) q.set("embed", "1");
   if (start !== null) q.set("start", String(start));
-  return `/wait?${q}`;
+  return `${base}/wait?${q}`;
 }

@@ -33,6 +33,8 @@ export interface TimeslotDeps {
 /** What the loop needs from the island. */
 export interface TimeslotOptions {
   queue: string;
+  /** Tollgate's path prefix ("" or absent without one). */
+  base?: string;
   view: VisitorView;
   /** Server time minus browser time, in ms; refined by every answer. */
   offset: { current: number };
@@ -120,7 +122,7 @@ export function followTimeslots(o: TimeslotOptions): () => void {
   };
 
   async function call(path: string, init?: RequestInit): Promise<Response> {
-    return await d.fetch(path, { cache: "no-store", ...init });
+    return await d.fetch((o.base ?? "") + path, { cache: "no-store", ...init });
   }
 
   async function check() {

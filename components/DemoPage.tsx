@@ -5,7 +5,8 @@ function when(unixSeconds: number): string {
 }
 
 /** /demo for an admitted visitor: the verified claims and the flow in five steps. */
-export function DemoPage(p: { claims: AccessClaims; nowMs: number }) {
+export function DemoPage(p: { claims: AccessClaims; nowMs: number; base?: string }) {
+  const again = `${p.base ?? ""}/wait?return=${p.base ?? ""}/demo`;
   const c = p.claims;
   const minutes = Math.max(0, Math.round((c.exp * 1000 - p.nowMs) / 60000));
   return (
@@ -51,8 +52,7 @@ export function DemoPage(p: { claims: AccessClaims; nowMs: number }) {
         <li>You were sent back here, and this page verified the token.</li>
       </ol>
       <p class="hint">
-        To see it again, open <a href="/wait?return=/demo">/wait?return=/demo</a>{" "}
-        in a private window.
+        To see it again, open <a href={again}>{again}</a> in a private window.
       </p>
     </section>
   );

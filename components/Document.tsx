@@ -17,6 +17,8 @@ export interface DocumentProps {
   embed?: boolean;
   /** The explanation page itself: its footer does not link to it. */
   about?: boolean;
+  /** Tollgate's path prefix (`BASE_PATH`) for the page's own links. */
+  base?: string;
   children: ComponentChildren;
 }
 
@@ -61,7 +63,7 @@ export function Document(p: DocumentProps) {
             Waiting room by Tollgate
             {!p.about && (
               <>
-                {" "}· <a href="/wait/how-it-works">How it works</a>
+                {" "}· <a href={`${p.base ?? ""}/wait/how-it-works`}>How it works</a>
               </>
             )}
           </footer>

@@ -26,6 +26,8 @@ export interface WaitRoomProps {
   returnPath: string;
   embed: boolean;
   title: string;
+  /** Tollgate's path prefix (`BASE_PATH`), "" or absent without one. */
+  base?: string;
 }
 
 /** Local outcomes the server view does not carry. */
@@ -70,6 +72,7 @@ export function WaitRoom(p: WaitRoomProps) {
     }
     return followTimeslots({
       queue: p.queue,
+      base: p.base,
       view: p.view,
       offset,
       onView: (v, rejoined) => {
@@ -119,7 +122,7 @@ export function WaitRoom(p: WaitRoomProps) {
 
   async function enter(e: Event) {
     e.preventDefault();
-    const res = await fetch("/enter", {
+    const res = await fetch(`${p.base ?? ""}/enter`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ queue: p.queue, visitorId: view.visitorId }),
@@ -136,8 +139,8 @@ export function WaitRoom(p: WaitRoomProps) {
   }
 
   const top = p.embed ? "_top" : undefined;
-  const back = waitUrl(p.queue, p.returnPath);
-  const again = waitUrl(p.queue, p.returnPath, p.embed);
+  const back = waitUrl(p.queue, p.returnPath, false, null, p.base);
+  const again = waitUrl(p.queue, p.returnPath, p.embed, null, p.base);
   const lottery = view.admissionMode === "lottery";
   const position = view.position ?? 1;
   const waiting = !local && !admitted;
@@ -181,7 +184,7 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {holding && (
         <>
-          <form method="post" action="/wait/enter" target={top} onSubmit={enter}>
+          <form method="post" action={`${p.base ?? ""}/wait/enter`} target={top} onSubmit={enter}>
             <input type="hidden" name="queue" value={p.queue} />
             <input type="hidden" name="return" value={p.returnPath} />
             <button type="submit" class="button" ref={enterButton}>Enter now</button>

@@ -10,6 +10,11 @@ const positiveInt = (min: number, max: number) =>
 const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
   TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Read-only bearer credential of `GET /metrics` (for scrapers), accepted by no other endpoint. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").regex(
+    /^[\x21-\x7e]+$/,
+    "must be printable ASCII without spaces",
+  ).optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
   ADMISSION_MODE: z.enum(MODES).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
@@ -43,6 +48,8 @@ const EnvSchema = z.object({
   ),
   WAITING_ROOM_POLL_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
   WAITING_ROOM_HEARTBEAT_INTERVAL_MS: positiveInt(1000, 3_600_000).optional(),
+  /** Key of the enqueue tokens the operator's site signs (one place per person); none: not used. */
+  ENQUEUE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
@@ -61,13 +68,39 @@ const EnvSchema = z.object({
   TURNSTILE_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default(
     "https://challenges.cloudflare.com/turnstile/v0/api.js",
   ),
+  /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
+  BODY_TIMEOUT_MS: positiveInt(100, 120_000).default(5_000),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */
   LOG_REQUESTS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
     v === "1" || v === "true"
   ),
+  /**
+   * Admin-configured targets (webhook, health probe, origin override) may be loopback, private
+   * or unique-local addresses: a receiver or origin on the same host or LAN. Link-local and cloud
+   * metadata addresses stay refused.
+   */
+  ALLOW_PRIVATE_TARGETS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
+    v === "1" || v === "true"
+  ),
   TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  /**
+   * Path prefix of Tollgate's own paths (e.g. `/_tollgate`): behind nginx, Caddy or Traefik the
+   * site then keeps its own `/status`, `/static/…` and the rest; links and redirects follow it.
+   */
+  BASE_PATH: z.string().regex(
+    /^(?:\/[A-Za-z0-9._~-]+)+$/,
+    "must be a path like /_tollgate (leading slash, no trailing slash)",
+  ).optional(),
+  /**
+   * Whether `/verify*` accepts `?accessToken=` beside the cookie and the Authorization header.
+   * `0` makes the checks read only those two: a proxy that cannot strip the query would
+   * otherwise hand the token to the site and its logs.
+   */
+  VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
+    v === "1" || v === "true"
+  ),
   /**
    * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
    * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
@@ -100,11 +133,18 @@ export function parseEnv(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? "environment");
-    const shown = name === "TOKEN_SECRET" ? "(hidden)" : JSON.stringify(clean[name] ?? "");
+    const shown = SECRET_KEYS.has(name) ? "(hidden)" : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
+  }
+  if (parsed.data.METRICS_TOKEN && parsed.data.METRICS_TOKEN === parsed.data.TOKEN_SECRET) {
+    // A scraper holding it would hold the key that signs every token.
+    throw new ConfigError("invalid METRICS_TOKEN=(hidden): must differ from TOKEN_SECRET");
   }
   return parsed.data;
 }
+
+/** Variables whose values never appear in an error message. */
+const SECRET_KEYS = new Set(["TOKEN_SECRET", "ENQUEUE_SECRET", "METRICS_TOKEN"]);
 
 /** Builds a full config for tests: defaults, a fixed secret, and any overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -113,6 +153,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     TOKEN_SECRET: "test-secret-test-secret-test-secret-0123",
     DENO_KV_PATH: ":memory:",
     TOLLGATE_ENV: "test",
+    // The fake receivers, origins and feeds of the tests listen on loopback.
+    ALLOW_PRIVATE_TARGETS: true,
     // Tests of the per-client limit set it; the rest join thousands from one loopback address.
     JOINS_PER_CLIENT_PER_MINUTE: 0,
     ...overrides,

@@ -65,7 +65,7 @@ export function safeRedirectUrl(raw: string | null | undefined): string | null {
  * override, cached per instance), or ORIGIN_URL alone where no services exist (plain tests).
  */
 export interface OriginAware {
-  config: Pick<Config, "ORIGIN_URL">;
+  config: Pick<Config, "ORIGIN_URL"> & Partial<Pick<Config, "BASE_PATH">>;
   origin?: { effective(): Promise<{ enabled: boolean }> };
 }
 
@@ -81,5 +81,5 @@ export async function destinationFor(
   returnParam: string | null | undefined,
 ): Promise<string> {
   return safeReturnPath(returnParam) ?? safeRedirectUrl(branding.redirectUrl) ??
-    ((await originProxyOn(s)) ? "/" : "/demo");
+    ((await originProxyOn(s)) ? "/" : `${s.config.BASE_PATH ?? ""}/demo`);
 }

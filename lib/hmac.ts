@@ -21,7 +21,7 @@ const K = new Uint32Array([
 
 /** SHA-256 initial hash value. */
 // deno-fmt-ignore
-const IV = new Uint32Array([
+export const IV = new Uint32Array([
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ]);
 
@@ -36,7 +36,7 @@ function loadBlock(w: Uint32Array, b: Uint8Array, off: number): void {
  * The SHA-256 compression function: folds one block, already loaded as 16 big-endian words in
  * `w[0..16)`, into the 8-word chaining state `s`. Uses `w[16..64)` as the message schedule.
  */
-function compress(s: Uint32Array, w: Uint32Array): void {
+export function compress(s: Uint32Array, w: Uint32Array): void {
   for (let i = 16; i < 64; i++) {
     const x = w[i - 15] | 0, y = w[i - 2] | 0;
     const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);

@@ -29,6 +29,10 @@ export interface EventSink {
 export interface ChallengeGate {
   /** True once a challenge is configured (live, not pending). */
   configured(): Promise<boolean>;
-  /** Passes while no challenge is configured; otherwise verifies `response` server-side. */
-  verify(response: string | undefined, ip: string): Promise<boolean>;
+  /**
+   * Passes while no challenge is configured; otherwise verifies `response` server-side. With
+   * `stepUp` (an account past its failed sign-ins) a gate that can challenge without set-up (the
+   * built-in one) requires a solution even then; one that cannot answers as without it.
+   */
+  verify(response: string | undefined, ip: string, opts?: { stepUp?: boolean }): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { BadRequestError } from "./errors.ts";
 import { HmacSha256 } from "./hmac.ts";
 
 /**
@@ -37,9 +38,18 @@ export function hmacB64url(secret: string | Uint8Array, text: string): string {
   return b64url(new HmacSha256(typeof secret === "string" ? enc.encode(secret) : secret).mac(text));
 }
 
-/** Decodes base64url; returns null on malformed input. */
+const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/**
+ * Decodes canonical base64url (no padding, zero spare bits); returns null on anything else, so
+ * one value has exactly one text and a signed value cannot be altered while still verifying.
+ */
 export function fromB64url(s: string): Uint8Array<ArrayBuffer> | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(s)) return null;
+  if (!/^[A-Za-z0-9_-]*$/.test(s) || s.length % 4 === 1) return null;
+  // The last character of a 2- or 3-character tail carries 4 or 2 bits nobody reads: they must
+  // be zero (atob ignores them, which made `…8` and `…9` decode to the same bytes).
+  const spare = s.length % 4 === 2 ? 0x0f : s.length % 4 === 3 ? 0x03 : 0;
+  if (spare && (B64URL.indexOf(s[s.length - 1]) & spare) !== 0) return null;
   try {
     const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
     const out = new Uint8Array(bin.length);
@@ -48,6 +58,16 @@ export function fromB64url(s: string): Uint8Array<ArrayBuffer> | null {
   } catch {
     return null;
   }
+}
+
+const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * True when `s` can be sent as an HTTP header value exactly as it is: visible ASCII with inner
+ * spaces, nothing that `Headers` would refuse (CR, LF, NUL, non-Latin-1) or trim.
+ */
+export function headerSafe(s: string): boolean {
+  return HEADER_SAFE.test(s);
 }
 
 /** Constant-time comparison of two byte strings. */
@@ -120,6 +140,13 @@ export class Signer {
 
   /** Issues an access token for `sub` in `queue`, valid `ttlSeconds` from `nowMs`. */
   signAccessToken(sub: string, queue: string, nowMs: number, ttlSeconds: number): Promise<string> {
+    // `/verify` names the visitor and queue in response headers: a claim no header can carry is
+    // never signed (and a token carrying one does not verify, below).
+    if (!headerSafe(sub) || !headerSafe(queue)) {
+      throw new BadRequestError("visitor id and queue must be printable ASCII", {
+        fields: [{ path: headerSafe(sub) ? "queue" : "sub", message: "not printable ASCII" }],
+      });
+    }
     const iat = Math.floor(nowMs / 1000);
     return this.sign({ sub, queue, iat, exp: iat + ttlSeconds } satisfies AccessClaims);
   }
@@ -155,7 +182,7 @@ export class Signer {
     const { sub, queue: q, iat, exp } = p;
     if (
       typeof sub !== "string" || typeof q !== "string" || !Number.isInteger(iat) ||
-      !Number.isInteger(exp) || Object.keys(p).length !== 4
+      !Number.isInteger(exp) || Object.keys(p).length !== 4 || !headerSafe(sub) || !headerSafe(q)
     ) return null;
     return { sub, queue: q, iat: iat as number, exp: exp as number };
   }

@@ -52,9 +52,16 @@ export interface UpdateDeps {
   config: Pick<Config, "UPDATE_FEED_URL">;
 }
 
+/** `url` when it is an absolute `https:` URL, else undefined (the only links the feed may give). */
+export function httpsLink(url: string | undefined): string | undefined {
+  if (!url || !URL.canParse(url)) return undefined;
+  return new URL(url).protocol === "https:" ? url : undefined;
+}
+
 const Feed = z.object({
   tag_name: z.string().min(1).max(100),
-  html_url: z.url().optional(),
+  // A link the admin puts in an <a href>: anything but https (javascript:, data:) is dropped.
+  html_url: z.string().optional().transform(httpsLink),
   published_at: z.string().max(64).nullable().optional(),
 });
 
@@ -93,7 +100,9 @@ function answer(c: UpdateCache, now: number, error?: string): UpdateInfo {
     updateAvailable: c.latest ? compareSemver(c.latest, VERSION) > 0 : false,
     checkedAt: c.checkedAt ?? now,
   };
-  if (c.latest && c.url) out.url = c.url;
+  // The cache may hold a link saved before only https was kept.
+  const url = httpsLink(c.url);
+  if (c.latest && url) out.url = url;
   if (c.latest && c.publishedAt) out.publishedAt = c.publishedAt;
   if (error) out.error = error;
   return out;

@@ -14,6 +14,7 @@ import type { Config } from "./config.ts";
 import { unseal } from "./seal.ts";
 import { keys } from "./store/keys.ts";
 import { hmacB64url } from "./tokens.ts";
+import { type OutboundConfig, outboundGuard } from "./outbound/guard.ts";
 import { VERSION } from "./version.ts";
 import {
   loadWebhookSettings,
@@ -31,7 +32,8 @@ export interface WebhookDeps {
   kv: Deno.Kv;
   clock: Clock;
   fetch: typeof fetch;
-  config: Pick<Config, "TOKEN_SECRET">;
+  /** The secret, and the outbound-URL policy's settings (each delivery's address is checked). */
+  config: Pick<Config, "TOKEN_SECRET"> & OutboundConfig;
   timeoutMs?: number;
   /** One line per problem, never a secret or the full URL (default: console.warn). */
   log?: (line: string) => void;
@@ -164,31 +166,11 @@ export class Webhooks implements EventSink {
         }));
       } else headers["x-service-signature"] = signWebhookBody(secret, body);
     }
-    let result: DeliveryResult;
-    try {
-      const res = await this.deps.fetch(s.url, {
-        method: "POST",
-        headers,
-        body,
-        // A redirect could lead anywhere, including back to us: not followed.
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      await res.body?.cancel();
-      result = res.ok ? { delivered: true, status: res.status } : {
-        delivered: false,
-        status: res.status,
-        error: `receiver answered ${res.status}`,
-      };
-    } catch (e) {
-      const name = e instanceof Error ? e.name : "";
-      result = {
-        delivered: false,
-        error: name === "TimeoutError" || name === "AbortError"
-          ? `no answer within ${this.#timeoutMs} ms`
-          : `could not reach ${host}: ${redactUrls(String(e instanceof Error ? e.message : e))}`,
-      };
-    }
+    // Checked before each delivery: the name may resolve elsewhere than when it was saved.
+    const refused = await outboundGuard(this.deps.config).checkSend(s.url);
+    const result: DeliveryResult = refused
+      ? { delivered: false, error: `refused: ${refused.detail}` }
+      : await this.#send(s.url, headers, body, host);
     if (!result.delivered) {
       this.#log(JSON.stringify({
         level: "warn",
@@ -201,6 +183,39 @@ export class Webhooks implements EventSink {
       }));
     }
     return result;
+  }
+
+  /** One POST to the receiver; never throws. */
+  async #send(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    host: string,
+  ): Promise<DeliveryResult> {
+    try {
+      const res = await this.deps.fetch(url, {
+        method: "POST",
+        headers,
+        body,
+        // A redirect could lead anywhere, including back to us: not followed.
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      await res.body?.cancel();
+      return res.ok ? { delivered: true, status: res.status } : {
+        delivered: false,
+        status: res.status,
+        error: `receiver answered ${res.status}`,
+      };
+    } catch (e) {
+      const name = e instanceof Error ? e.name : "";
+      return {
+        delivered: false,
+        error: name === "TimeoutError" || name === "AbortError"
+          ? `no answer within ${this.#timeoutMs} ms`
+          : `could not reach ${host}: ${redactUrls(String(e instanceof Error ? e.message : e))}`,
+      };
+    }
   }
 
   #track(p: Promise<unknown>): void {

@@ -96,57 +96,23 @@ export async function publicView(
   return view;
 }
 
-/** The (host name, port) pairs that reach this service; a webhook must not point at them. */
-export function ownEndpoints(urls: (string | undefined)[]): { host: string; port: number }[] {
-  const out: { host: string; port: number }[] = [];
-  for (const u of urls) {
-    if (!u) continue;
-    try {
-      const p = new URL(u);
-      out.push({ host: p.hostname.toLowerCase(), port: effectivePort(p) });
-    } catch { /* not a URL: nothing to guard */ }
-  }
-  return out;
-}
-
-function effectivePort(u: URL): number {
-  return u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80;
-}
-
-/**
- * True when `url` targets one of `own`. Ports 80 and 443 count as one: a TLS proxy in front of
- * the service usually maps https://host to http://host, so either would loop back to us.
- */
-export function targetsSelf(url: string, own: { host: string; port: number }[]): boolean {
-  const u = new URL(url);
-  const host = u.hostname.toLowerCase();
-  const port = effectivePort(u);
-  const standard = (p: number) => p === 80 || p === 443;
-  return own.some((o) =>
-    o.host === host && (o.port === port || (standard(o.port) && standard(port)))
-  );
-}
-
 /**
  * Validates and stores a settings write; returns the public view. Throws 400 `bad_request`
- * (nothing stored) for an enabled hook without URL or a URL of the service itself.
+ * (nothing stored) for an enabled hook without URL, or when `checkTarget` (the outbound-URL
+ * policy, lib/outbound/guard.ts) refuses the URL.
  */
 export async function saveWebhookSettings(
   kv: Deno.Kv,
   tokenSecret: string,
   input: WebhookSettingsInput,
-  own: { host: string; port: number }[],
+  checkTarget: (url: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<WebhookSettingsView> {
   if (input.enabled && input.url === "") {
     throw new BadRequestError("url: required when webhooks are enabled", {
       fields: [{ path: "url", message: "required when enabled" }],
     });
   }
-  if (input.url !== "" && targetsSelf(input.url, own)) {
-    throw new BadRequestError(`url: ${new URL(input.url).host} is this service itself`, {
-      fields: [{ path: "url", message: "must not target the service itself" }],
-    });
-  }
+  if (input.url !== "") await checkTarget(input.url);
   const current = await loadWebhookSettings(kv);
   const next: WebhookSettings = {
     enabled: input.enabled,

@@ -97,7 +97,8 @@ function CostForm(p: Pick<CostPageProps, "raw" | "defaults" | "problems">) {
     },
   ];
   return (
-    <form method="get" action="/cost" aria-label="Cost calculator inputs">
+    // Relative (like the estimate link below): the page also works under a BASE_PATH prefix.
+    <form method="get" action="cost" aria-label="Cost calculator inputs">
       {fields.slice(0, 2).map((f) => <Field key={f.name} {...f} raw={p.raw} bad={bad} />)}
       <label>
         Polling mode
@@ -276,7 +277,7 @@ export function CostPage(p: CostPageProps) {
               <ul>{e.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>
               <p class="muted">
                 The same estimate as JSON:{" "}
-                <a href={`/api/cost-estimate${api ? `?${api}` : ""}`}>/api/cost-estimate</a>
+                <a href={`api/cost-estimate${api ? `?${api}` : ""}`}>/api/cost-estimate</a>
               </p>
             </section>
           )}

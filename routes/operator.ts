@@ -2,6 +2,8 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
+import { buildExposition, negotiateFormat } from "../lib/metrics/exposition.ts";
+import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
@@ -24,7 +26,27 @@ export function operatorAuth(s: Services): MiddlewareHandler {
   };
 }
 
+/**
+ * The metrics credential: `Authorization: Bearer <METRICS_TOKEN>` when that is set (read-only,
+ * so a scraper never holds TOKEN_SECRET), or any operator credential.
+ */
+export function metricsAuth(s: Services): MiddlewareHandler {
+  const operator = operatorAuth(s);
+  return async (c, next) => {
+    const token = s.config.METRICS_TOKEN;
+    const bearer = bearerOf(c);
+    if (token && bearer !== undefined && safeEqualString(bearer, token)) return await next();
+    await operator(c, next);
+  };
+}
+
 const security: Record<string, string[]>[] = [{ operatorBearer: [] }, { operatorHeader: [] }];
+// Fresh objects, not `security`'s: shared ones become YAML aliases in openapi.yaml.
+const metricsSecurity: Record<string, string[]>[] = [
+  { operatorBearer: [] },
+  { operatorHeader: [] },
+  { metricsBearer: [] },
+];
 const authErrors = { 400: errors[400], 401: errors[401], 403: errors[403], 404: errors[404] };
 
 const admitRoute = createRoute({
@@ -68,11 +90,33 @@ const pauseRoute = createRoute({
 const metricsRoute = createRoute({
   method: "get",
   path: "/metrics",
-  summary: "Operator metrics of one queue, or of all",
-  security,
-  request: { query: z.object({ queue: QueueName.optional() }) },
+  summary: "Operator metrics of one queue, or of all (JSON, or Prometheus text for scrapers)",
+  description: "JSON by default. The Prometheus text format answers `?format=prometheus` or an " +
+    "`Accept` naming `text/plain;version=0.0.4`; OpenMetrics answers `?format=openmetrics` or an " +
+    "`Accept` naming `application/openmetrics-text` (`*/*` stays JSON). The text formats list " +
+    "at most 500 queues (by name; `tollgate_queues_omitted` counts the rest, `?queue=` reaches " +
+    "any). Besides the operator credentials, `Authorization: Bearer <METRICS_TOKEN>` is " +
+    "accepted here and nowhere else.",
+  security: metricsSecurity,
+  request: {
+    query: z.object({
+      queue: QueueName.optional(),
+      format: z.enum(["json", "prometheus", "openmetrics"]).optional().openapi({
+        description: "overrides the Accept header",
+      }),
+    }),
+  },
   responses: {
-    200: jsonOk(z.union([Metrics, z.object({ queues: z.array(Metrics) })]), "metrics"),
+    200: {
+      description: "metrics",
+      content: {
+        "application/json": {
+          schema: z.union([Metrics, z.object({ queues: z.array(Metrics) })]),
+        },
+        [CONTENT_TYPES.prometheus]: { schema: z.string() },
+        [CONTENT_TYPES.openmetrics]: { schema: z.string() },
+      },
+    },
     ...authErrors,
   },
 });
@@ -81,7 +125,13 @@ const metricsRoute = createRoute({
 export function operatorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const auth = operatorAuth(s);
-  for (const p of ["/admit", "/mode", "/pause", "/metrics"]) app.use(p, auth);
+  for (const p of ["/admit", "/mode", "/pause"]) app.use(p, auth);
+  app.use("/metrics", metricsAuth(s));
+  app.openAPIRegistry.registerComponent("securitySchemes", "metricsBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "METRICS_TOKEN (read-only, GET /metrics only)",
+  });
 
   app.openapi(admitRoute, async (c) => {
     const { queue, count } = c.req.valid("json");
@@ -102,7 +152,13 @@ export function operatorRoutes(s: Services) {
     return c.json({ queue, paused: out.paused }, 200);
   });
   app.openapi(metricsRoute, async (c) => {
-    const { queue } = c.req.valid("query");
+    const { queue, format } = c.req.valid("query");
+    const fmt = negotiateFormat(format, c.req.header("accept"));
+    if (fmt !== "json") {
+      const text = await buildExposition(s.engine, fmt, queue);
+      return c.text(text, 200, { "Content-Type": CONTENT_TYPES[fmt], Vary: "Accept" });
+    }
+    c.header("Vary", "Accept");
     if (queue) return c.json(await s.engine.metrics(queue), 200);
     return c.json({ queues: await s.engine.allMetrics() }, 200);
   });

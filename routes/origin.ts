@@ -12,6 +12,8 @@ import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/or
 import { requesterOf } from "../lib/access/join.ts";
 import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
+import { outboundGuard } from "../lib/outbound/guard.ts";
+import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
@@ -52,13 +54,20 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     const full = pathOf(req.url);
     const q = full.indexOf("?");
     if (isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
-    let base: string | null;
+    let eff: EffectiveOrigin;
     try {
-      base = (s.origin.fresh() ?? await s.origin.effective()).base;
+      eff = s.origin.fresh() ?? await s.origin.effective();
     } catch (e) {
       return down(req, "settings", String(e));
     }
+    const base = eff.base;
     if (!base) return null;
+    // An admin's origin is an outbound target like a webhook (ORIGIN_URL is the operator's own):
+    // its name is checked again, as it may resolve elsewhere than when it was saved.
+    if (eff.source === "admin") {
+      const refused = await outboundGuard(s.config).checkSend(base);
+      if (refused) return down(req, "refused_target", refused.detail);
+    }
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
@@ -95,9 +104,9 @@ function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
   return addr?.hostname ?? null;
 }
 
-/** Where an unadmitted visitor goes: the waiting room, back here once admitted. */
-export function waitUrlFor(pathAndQuery: string): string {
-  return `/wait?return=${encodeURIComponent(pathAndQuery)}`;
+/** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
+export function waitUrlFor(pathAndQuery: string, base = ""): string {
+  return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;
 }
 
 /**

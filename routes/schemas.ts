@@ -44,9 +44,69 @@ export const VisitorView = z.object({
 export const VisitorBody = z.object({ queue: QueueName, visitorId: VisitorId }).openapi(
   "VisitorRef",
 );
-export const JoinBody = z.object({ queue: QueueName, visitorId: VisitorId.optional() }).openapi(
-  "JoinRequest",
-);
+/** A challenge as `challenge_required` and `challenge_failed` carry it in `details.challenge`. */
+export const PowChallengeView = z.object({
+  challenge: z.string().openapi({ description: "the signed challenge; send it back unchanged" }),
+  algorithm: z.literal("SHA-256"),
+  seed: z.string().openapi({ description: "43 characters hashed in front of each nonce" }),
+  difficulty: z.number().int().openapi({ description: "expected number of tries" }),
+  threshold: z.number().int().openapi({
+    description: "a nonce solves when the first 4 bytes of SHA-256(seed + nonce), big-endian, " +
+      "are below this (floor(2^32 / difficulty))",
+  }),
+  expiresAt: z.number().int().openapi({ description: "unix ms" }),
+}).openapi("PowChallenge");
+
+/** `details` of `challenge_required` / `challenge_failed` on join. */
+export const ChallengeDetails = z.object({
+  queue: z.string().optional(),
+  reason: z.enum([
+    "malformed",
+    "forged",
+    "expired",
+    "replayed",
+    "wrong_scope",
+    "wrong_purpose",
+    "too_easy",
+    "not_solved",
+    "turnstile",
+  ]).optional().openapi({ description: "challenge_failed only: why the answer was refused" }),
+  challenge: PowChallengeView.nullable().openapi({
+    description: "a fresh built-in challenge to solve (null: Turnstile alone is asked for)",
+  }),
+  turnstile: z.object({ siteKey: z.string() }).nullable().openapi({
+    description: "Turnstile's site key when its widget must be solved too (or instead)",
+  }),
+}).openapi("ChallengeDetails");
+
+/** A solution of the built-in proof-of-work challenge (see docs/abuse.md). */
+export const PowSolution = z.object({
+  challenge: z.string().min(1).max(256).openapi({
+    description:
+      "`error.details.challenge.challenge` of the `challenge_required` answer, unchanged",
+  }),
+  nonce: z.string().regex(/^(0|[1-9][0-9]{0,11})$/, {
+    message: "nonce must be a decimal number of at most 12 digits",
+  }).openapi({
+    description: "decimal; the first 4 bytes of SHA-256(seed + nonce), big-endian, are below " +
+      "the challenge's threshold",
+  }),
+}).openapi("PowSolution");
+
+export const JoinBody = z.object({
+  queue: QueueName,
+  visitorId: VisitorId.optional(),
+  proof: PowSolution.optional().openapi({
+    description: "the solved proof-of-work challenge, while the queue's bot challenge is on",
+  }),
+  turnstileResponse: z.string().min(1).max(2048).optional().openapi({
+    description: "the Turnstile widget's response, where the queue asks for Turnstile",
+  }),
+  enqueueToken: z.string().min(1).max(1024).optional().openapi({
+    description: "the operator site's enqueue token (claims queue, key, exp; HMAC-SHA256 with " +
+      "ENQUEUE_SECRET): one place per key",
+  }),
+}).openapi("JoinRequest");
 
 const HealthState = z.enum(["unmonitored", "healthy", "unhealthy"]);
 
@@ -76,6 +136,17 @@ export const HealthSnapshotView = z.object({
   }),
 }).openapi("HealthSnapshot");
 
+/** Refused and challenged joins of the last hour (metrics and the admin's join guards). */
+export const JoinGuardCounts = z.object({
+  rateLimited: z.number().int().openapi({ description: "joins refused by the per-client limit" }),
+  challengesIssued: z.number().int(),
+  challengesSolved: z.number().int().openapi({ description: "solutions that verified" }),
+  challengesFailed: z.number().int().openapi({
+    description: "solutions or Turnstile responses refused (forged, expired, replayed, ...)",
+  }),
+  enqueueTokensRefused: z.number().int(),
+}).openapi("JoinGuardCounts");
+
 export const Metrics = z.object({
   queue: z.string(),
   waiting: z.number().int(),
@@ -94,6 +165,7 @@ export const Metrics = z.object({
   abandoned: z.number().int(),
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
+  joinGuards: JoinGuardCounts,
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({
@@ -102,7 +174,13 @@ const err = (description: string) => ({
 });
 /** The error responses of every route, by status; `errs(...)` picks some. */
 export const errors = {
-  400: err("malformed JSON or failed validation (`bad_request`)"),
+  400: err(
+    "malformed JSON or failed validation (`bad_request`); a webhook, health probe or origin URL " +
+      "the outbound-target policy refuses says why in `details.reason`: `forbidden_address` " +
+      "(link-local, cloud metadata, unspecified, multicast), `private_address` (loopback, " +
+      "private, unique-local; allowed by ALLOW_PRIVATE_TARGETS), `self` (this service) or " +
+      "`unresolved`",
+  ),
   401: err("missing or invalid session, ticket, token or credential (`unauthorized`)"),
   403: err(
     "not allowed: stale ToS, a foreign Origin on a session write, or a refused action (`forbidden`)",

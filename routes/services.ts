@@ -1,6 +1,7 @@
 /** The services every route shares, as `createApp` wires them. */
 import type { Context } from "hono";
 import type { Access } from "../lib/access/mod.ts";
+import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
 import type { Engine } from "../lib/queue/engine.ts";
 import type { AppDeps, ChallengeGate, EventSink } from "../lib/services.ts";
@@ -23,4 +24,6 @@ export interface Services extends AppDeps {
   access: Access;
   /** The origin proxy setting: ORIGIN_URL and the admin override, cached about a second. */
   origin: OriginSettings;
+  /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
+  guards: JoinGuards;
 }

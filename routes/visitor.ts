@@ -2,11 +2,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "./services.ts";
 import { joinStatus, joinWithAccess } from "../lib/access/join.ts";
-import { verifyAnyToken } from "../lib/require_admission.ts";
 import { answerVisitor, requesterOfContext, ticketOf as readTicket } from "../http/hono.ts";
 import { clearedCookie, cookieValues, isSecureRequest } from "../http/cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
+  ChallengeDetails,
   errors,
   JoinBody,
   jsonBody,
@@ -32,11 +32,21 @@ const joinRoute = createRoute({
     400: errors[400],
     401: errors[401],
     403: {
-      description: "the visitor's country is blocked (`geo_blocked`)",
+      description: "the visitor's country is blocked (`geo_blocked`); the queue's bot challenge " +
+        "needs an answer (`challenge_required`, the challenge in `details.challenge`, a Turnstile " +
+        "site key in `details.turnstile`) or refused one (`challenge_failed`, `details.reason`: " +
+        "malformed, forged, expired, replayed, wrong_scope, wrong_purpose, too_easy, not_solved, " +
+        "turnstile; a fresh challenge in `details.challenge`); the queue needs an enqueue token " +
+        "(`enqueue_token_required`) or refused one (`enqueue_token_invalid`, `details.reason`: " +
+        "malformed, forged, expired, wrong_queue). See docs/abuse.md.",
       content: errors[403].content,
     },
     404: errors[404],
-    503: errors[503],
+    503: {
+      description: "waiting-row cap reached (`queue_full`), or the queue needs enqueue tokens " +
+        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`)",
+      content: errors[503].content,
+    },
   },
 });
 
@@ -94,17 +104,6 @@ const leaveRoute = createRoute({
   },
 });
 
-const verifyRoute = createRoute({
-  method: "get",
-  path: "/verify",
-  summary: "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
-  request: { query: z.object({ queue: z.string().max(64).optional() }) },
-  responses: {
-    204: { description: "a valid access token is present (header, query or cookie)" },
-    401: errors[401],
-  },
-});
-
 /** The visitor API of SPEC 4.1 and DECISIONS. */
 export function visitorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
@@ -116,13 +115,14 @@ export function visitorRoutes(s: Services) {
   };
 
   app.openapi(joinRoute, async (c) => {
-    const { queue, visitorId } = c.req.valid("json");
+    const { queue, visitorId, ...proofs } = c.req.valid("json");
     const out = await joinWithAccess(
       s,
       queue,
       await ticketOf(c, queue),
       visitorId,
       requesterOfContext(c, s.config),
+      proofs,
     );
     return c.json(answer(c, queue, out), joinStatus(out.view));
   });
@@ -130,6 +130,8 @@ export function visitorRoutes(s: Services) {
   // The hottest call of all (every waiter, every timeslot): validated by hand with the same
   // schema instead of the validator middleware, which costs more than the status itself.
   app.openAPIRegistry.registerPath(statusRoute);
+  // The shape of the challenge in a refused join's `details` (pinned for API clients).
+  app.openAPIRegistry.register("ChallengeDetails", ChallengeDetails);
   app.get("/status", async (c) => {
     // `createApp().fetch` serves this call on its fast path; here it is answered the plain way
     // (what the fast path declines, and `app.request()`), which its tests compare against.
@@ -171,20 +173,6 @@ export function visitorRoutes(s: Services) {
     c.header("Set-Cookie", clearedCookie("tg_ticket", secure), { append: true });
     c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
     return c.json({ status: "left" as const }, 200);
-  });
-
-  app.openapi(verifyRoute, async (c) => {
-    const { queue } = c.req.valid("query");
-    const claims = await verifyAnyToken(s.signer, c.req.raw, s.clock.now(), queue);
-    if (!claims) {
-      return c.json(
-        { error: { code: "unauthorized", message: "no valid access token", details: {} } },
-        401,
-      );
-    }
-    c.header("X-Tollgate-Visitor", claims.sub);
-    c.header("X-Tollgate-Queue", claims.queue);
-    return c.body(null, 204);
   });
 
   return app;

@@ -11,6 +11,8 @@ import { createHash } from "node:crypto";
 const ENTRIES: Record<string, string> = {
   "wait.js": "client/wait.tsx",
   "admin.js": "client/admin/main.tsx",
+  // The proof-of-work solver of /wait's check, run in a Web Worker.
+  "pow_worker.js": "client/pow_worker.ts",
 };
 /** Files copied as they are (with a hashed name); a list is concatenated in its order. */
 const COPIES: Record<string, string | (() => Promise<string[]>)> = {

@@ -1,6 +1,7 @@
 /**
  * `deno task doctor [--queue Q] [--repair]`: recounts queues from their records and reports (or
- * repairs) counters that drifted. Opens the store named by DENO_KV_PATH, like the service.
+ * repairs) counters that drifted. Opens the store named by DENO_KV_PATH, like the service; on a
+ * store the service is using, it says so and reports only what a second look confirmed.
  * Exit code 0 when healthy (or repaired), 1 when problems remain, 2 on bad usage.
  */
 import { parseEnv } from "../lib/config.ts";
@@ -28,6 +29,13 @@ for (const q of only ? [only] : names) {
   const d = repair ? await repairCounters(kv, q) : await diagnose(kv, q);
   const fixed = "repaired" in d && d.repaired;
   console.log(`queue ${q}: ${d.visitors} visitor records`);
+  if (d.live) {
+    console.log(
+      `  live store: it changed while read; ${d.transient} suspect(s) gone at a second look ` +
+        "(changes in flight, not faults); only what persisted is reported" +
+        (repair ? " or repaired" : ""),
+    );
+  }
   for (const k of d.counterDiffs) {
     const verb = fixed ? "repaired" : "differs";
     console.log(`  ${k}: stored ${d.stored[k]}, recounted ${d.recounted[k]} (${verb})`);

@@ -113,7 +113,13 @@ Deno.test("health: a snapshot read begun before a write never replaces the one r
   const a = await servedApp();
   const { kv, release } = holdFirstRead(a.kv);
   const events = { emit: () => Promise.resolve() };
-  const deps = { clock: a.clock, engine: a.engine, fetch: globalThis.fetch, log: () => {} };
+  const deps = {
+    clock: a.clock,
+    engine: a.engine,
+    fetch: globalThis.fetch,
+    config: a.services.config,
+    log: () => {},
+  };
   const health = new HealthMonitor({ ...deps, kv, events });
   const stale = health.snapshot(); // reads "unmonitored", then waits
   await health.setOverride("unhealthy");

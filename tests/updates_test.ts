@@ -190,3 +190,22 @@ Deno.test("updates route: behind the session, cached, refresh=1 forces, feed dow
     await server.shutdown();
   }
 });
+
+Deno.test("updates: only https release links are passed on (a javascript: link from the feed or an old cache is dropped)", async () => {
+  const t = await setup();
+  try {
+    for (const bad of ["javascript:alert(1)", "data:text/html,x", "http://example.com/r", "//x"]) {
+      t.feed.answer = () => Response.json({ tag_name: "v99.2.0", html_url: bad });
+      const info = await checkUpdates(t.deps, { refresh: true });
+      assertEquals([info.latest, info.url], ["99.2.0", undefined], bad);
+    }
+    await t.kv.set(keys.updatesCache(), {
+      latest: "99.3.0",
+      url: "javascript:alert(1)",
+      checkedAt: t.clock.now(),
+    });
+    assertEquals((await checkUpdates(t.deps)).url, undefined, "a cached link from before");
+  } finally {
+    await t.close();
+  }
+});

@@ -3,8 +3,8 @@ import { testConfig } from "../lib/config.ts";
 import { BadRequestError } from "../lib/errors.ts";
 import { keys } from "../lib/store/keys.ts";
 import { createWebhooks, type WebhookDeps } from "../lib/webhooks.ts";
+import { OutboundGuard } from "../lib/outbound/guard.ts";
 import {
-  ownEndpoints,
   readWebhookSettings,
   saveWebhookSettings,
   type WebhookSettingsInput,
@@ -44,7 +44,7 @@ async function setup(
       events: ["pause", "health", "depth"],
       secret: SECRET,
       ...input,
-    }, []);
+    });
   return {
     kv,
     clock,
@@ -229,7 +229,7 @@ Deno.test("webhooks: the secret is sealed in KV, hidden from reads, and unreadab
       kv: t.kv,
       clock: t.clock,
       fetch: t.rx.fetch,
-      config: { TOKEN_SECRET: rotated },
+      config: { ...config, TOKEN_SECRET: rotated },
       log: (l) => logs.push(l),
     });
     await after.emit("pause", "default", { paused: true });
@@ -250,7 +250,8 @@ Deno.test("webhooks: the secret is sealed in KV, hidden from reads, and unreadab
 Deno.test("webhooks: settings refuse the service's own host:port and an enabled hook without URL", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const own = ownEndpoints(["http://localhost/api/admin/webhooks", "https://queue.example.com"]);
+    const guard = new OutboundGuard(testConfig({ PUBLIC_URL: "https://queue.example.com" }));
+    const own = (url: string) => guard.assertSavable(url, "http://localhost/api/admin/webhooks");
     const base = { enabled: true, events: ["pause" as const] };
     for (
       const url of [

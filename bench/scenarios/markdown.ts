@@ -32,7 +32,7 @@ const HEADING = "## Load scenarios (issue 8)";
 const INTRO = [
   HEADING,
   "",
-  "Written by `deno task load` (bench/load_scenarios.ts; how to run and read it: docs/readme/load.md).",
+  "Written by `deno task load` (bench/load_scenarios.ts; how to run and read it: docs/testing.md).",
   "Every scenario starts its own server (`deno run -A main.ts` over a fresh KV file, its own",
   "process) and drives it over HTTP from the driver's process: raw HTTP/1.1 keep-alive connections,",
   "every answer read (status, error code, `tg_ticket`, `nextCheckAt`). Afterwards the queue doctor",

@@ -45,6 +45,15 @@ function fieldText(f: FieldError): string {
   return out.charAt(0).toUpperCase() + out.slice(1) + ".";
 }
 
+/**
+ * Tollgate's path prefix as this page was reached (`BASE_PATH`, e.g. `/_tollgate`): the app is
+ * served at `<prefix>/admin`, so whatever comes before `/admin` is the prefix ("" without one).
+ */
+export function basePath(): string {
+  const m = /^(.*?)\/admin(?:\/|$)/.exec(location.pathname);
+  return m ? m[1] : "";
+}
+
 /** Called when any call answers 401 (the session ended): the app goes back to its sign-in. */
 let onUnauthorized: (() => void) | undefined;
 export function setUnauthorizedHandler(fn: () => void) {
@@ -61,7 +70,7 @@ export async function api<T = any>(
 ): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, {
+    res = await fetch(basePath() + path, {
       method,
       credentials: "same-origin",
       headers: {

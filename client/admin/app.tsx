@@ -4,7 +4,7 @@
  * accept form, recovery, the setup wizard, sign-in, the terms, or the control room.
  */
 import { useEffect, useState } from "preact/hooks";
-import { api, messageOf, setUnauthorizedHandler } from "./api.ts";
+import { api, basePath, messageOf, setUnauthorizedHandler } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
 import { ConfirmHost } from "./ui.tsx";
 import { InviteAccept, Login, Recover, TosAccept } from "./auth.tsx";
@@ -38,7 +38,7 @@ export function App() {
   }, []);
   /** Leaves `?invite=`/`?recover` behind and re-reads the flags. */
   const done = () => {
-    if (location.search) history.replaceState(null, "", "/admin");
+    if (location.search) history.replaceState(null, "", `${basePath()}/admin`);
     setScreen({});
     load();
   };

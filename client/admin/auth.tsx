@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { api } from "./api.ts";
+import { api, basePath } from "./api.ts";
 import type { Bootstrap, ScreenProps } from "./boot.ts";
 import { solveBuiltin } from "./builtin.ts";
 import { ChallengeWidget, useChallenge } from "./challenge.tsx";
@@ -93,7 +93,7 @@ export function Login(p: ScreenProps) {
         ok="Signed in."
         then={() => p.done()}
         submit="Sign in"
-        buttons={<a href="/admin?recover">Forgot password?</a>}
+        buttons={<a href={`${basePath()}/admin?recover`}>Forgot password?</a>}
       >
         <UsernameInput value={username} onValue={setUsername} />
         <Input
@@ -142,7 +142,7 @@ export function Recover(p: ScreenProps) {
         ok="Password reset."
         then={(out) => setFresh(out.recoveryPhrase)}
         submit="Reset password"
-        buttons={<a href="/admin">Back to sign-in</a>}
+        buttons={<a href={`${basePath()}/admin`}>Back to sign-in</a>}
       >
         <UsernameInput value={username} onValue={setUsername} />
         <Field label="Recovery phrase" hint="12 words, separated by spaces">

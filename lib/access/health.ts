@@ -29,6 +29,7 @@ import {
   type ProbeState,
   urlHost,
 } from "./health_config.ts";
+import { type OutboundConfig, outboundGuard } from "../outbound/guard.ts";
 
 /** What the monitor needs; `fetch` is looked up at call time (tests swap the client). */
 export interface HealthDeps {
@@ -37,6 +38,8 @@ export interface HealthDeps {
   fetch: typeof fetch;
   engine: Pick<Engine, "queueNames" | "defaultQueue" | "setHealthPaused" | "ctx">;
   events: EventSink;
+  /** The outbound-URL policy's settings: each probe's address is checked before it is sent. */
+  config: OutboundConfig;
   /** One line per state change (default: console.log). */
   log?: (line: string) => void;
 }
@@ -190,6 +193,9 @@ export class HealthMonitor {
   /** One probe: 2xx and 3xx are good; another status, a timeout or a network error is not. */
   async #probe(cfg: HealthConfig): Promise<{ ok: boolean; error: string | null }> {
     const host = urlHost(cfg.url) ?? "(invalid url)";
+    // The name may resolve elsewhere than when it was saved: a refused address is a failed probe.
+    const refused = await outboundGuard(this.deps.config).checkSend(cfg.url);
+    if (refused) return { ok: false, error: `refused: ${refused.detail}` };
     try {
       const res = await this.deps.fetch(cfg.url, {
         method: "GET",

@@ -7,8 +7,10 @@ import { clientIp, type ClientIpConfig, clientKey, trustedHeader } from "../clie
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors.ts";
+import type { JoinGuards } from "../guard/mod.ts";
 import type { Engine } from "../queue/engine.ts";
 import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
+import { observeJoin } from "../metrics/spans.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer, TicketClaims } from "../tokens.ts";
 import { visitorCountry } from "./countries.ts";
@@ -53,6 +55,15 @@ export interface AccessJoinDeps {
   clock: Clock;
   config: Config;
   access: { rules: RulesCache; hits: HitCounter; clientLimit: ClientJoinLimiter };
+  guards: Pick<JoinGuards, "check">;
+}
+
+/** What a join may carry for its queue's guards (fields of the join body; `/wait`'s link). */
+export interface JoinProofs {
+  /** A proof-of-work solution: `{challenge, nonce}`. */
+  proof?: unknown;
+  turnstileResponse?: string;
+  enqueueToken?: string;
 }
 
 /** 429 `rate_limited` for a client that took too many new places in a queue. */
@@ -75,15 +86,23 @@ export function geoBlockedError(): ForbiddenError {
 }
 
 /**
- * Joins `q` under the access rules. The allowlist wins over the country block: an operator who
- * lists an address means it, wherever the edge places it.
+ * Joins `q` under the access rules, then its join guards (bot challenge, enqueue token). The
+ * allowlist wins over the country block and the guards: an operator who lists an address means
+ * it, wherever the edge places it.
  */
-export async function joinWithAccess(
+export function joinWithAccess(...args: Parameters<typeof joinUnderRules>): Promise<JoinOutcome> {
+  // One span per join; a refusal thrown below counts by its cause (`observeJoin`). The
+  // parameters are `joinUnderRules`'s own, so the two cannot drift apart.
+  return observeJoin(args[1], () => joinUnderRules(...args));
+}
+
+async function joinUnderRules(
   s: AccessJoinDeps,
   q: string,
   ticket: TicketClaims | null,
   visitorId: string | undefined,
   who: Requester,
+  proofs: JoinProofs = {},
 ): Promise<JoinOutcome> {
   const rules = await s.access.rules.current();
   if (rules.allow.matches(who.ip)) return await bypassJoin(s, q, ticket, visitorId);
@@ -95,9 +114,21 @@ export async function joinWithAccess(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
-  // Resuming with a valid ticket for this queue never counts: only new places do.
-  if (!ticket || ticket.queue !== q) await takeNewPlace(s, q, who);
-  return await s.engine.join(q, ticket, visitorId);
+  // The join guards first (a refused check must not use up the client's allowance), then the
+  // per-client limit; resuming with a valid ticket for this queue needs neither.
+  const resuming = ticket !== null && ticket.queue === q;
+  await s.engine.settings(q); // 404 unknown_queue before any challenge
+  const pass = await s.guards.check({
+    queue: q,
+    // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
+    // addresses inside its own network.
+    client: clientKey(who.ip),
+    ip: who.ip,
+    resuming,
+    ...proofs,
+  });
+  if (!resuming) await takeNewPlace(s, q, who);
+  return await s.engine.join(q, ticket, visitorId, pass);
 }
 
 /** Counts a new place against the client's per-minute allowance; 429 when it is spent. */

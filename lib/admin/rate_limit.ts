@@ -11,8 +11,14 @@ export const RATE_LIMITS = {
    * counts failures.
    */
   loginIp: { max: 20, windowMs: 15 * 60_000 },
-  /** Login per IP and username (DECISIONS.md). */
+  /** A signed-in admin's wrong current password (password change, new phrase), per IP and name. */
   login: { max: 5, windowMs: 15 * 60_000 },
+  /**
+   * Failed sign-ins per account, from any address. Never a 429 (that would let anyone lock an
+   * admin out): past `max`, the account's sign-in needs the bot challenge until the window ends
+   * or a sign-in succeeds.
+   */
+  loginAccount: { max: 5, windowMs: 15 * 60_000 },
   /** Per IP. */
   recover: { max: 5, windowMs: 60 * 60_000 },
   /** Per IP. */
@@ -63,10 +69,29 @@ export async function hitRateLimit(
   onTrip?: () => Promise<void>,
 ): Promise<void> {
   const now = clock.now();
+  const { max } = RATE_LIMITS[kind];
+  const { endsAt } = windowOf(kind, now);
+  const out = await countAttempt(kv, clock, kind, subject);
+  if (out.count > max) {
+    // Each count is written by exactly one attempt, so exactly one attempt sees `max + 1`.
+    if (out.wrote && out.count === max + 1) await onTrip?.();
+    throw new RateLimitedError(Math.max(1, Math.ceil((endsAt - now) / 1000)));
+  }
+}
+
+/**
+ * Counts one attempt of `subject` in the current window and returns the count (`wrote`: this
+ * call raised it). Past `max + 1` nothing is written, so a flood cannot contend on the key.
+ */
+export async function countAttempt(
+  kv: Deno.Kv,
+  clock: Clock,
+  kind: RateLimitKind,
+  subject: string,
+): Promise<{ count: number; wrote: boolean }> {
   const { max, windowMs } = RATE_LIMITS[kind];
-  const { w, endsAt } = windowOf(kind, now);
-  const key = keys.rateLimit(kind, subject, w);
-  const out = await retryCommit(async () => {
+  const key = keys.rateLimit(kind, subject, windowOf(kind, clock.now()).w);
+  return await retryCommit(async () => {
     const cur = await kv.get<Deno.KvU64>(key);
     const seen = Number(cur.value?.value ?? 0n);
     if (seen > max) return { count: seen, wrote: false };
@@ -76,11 +101,17 @@ export async function hitRateLimit(
     }).commit();
     return res.ok ? { count: seen + 1, wrote: true } : null;
   }, "rate limit");
-  if (out.count > max) {
-    // Each count is written by exactly one attempt, so exactly one attempt sees `max + 1`.
-    if (out.wrote && out.count === max + 1) await onTrip?.();
-    throw new RateLimitedError(Math.max(1, Math.ceil((endsAt - now) / 1000)));
-  }
+}
+
+/** The attempts of `subject` counted in the current window (no write). */
+export async function attemptsOf(
+  kv: Deno.Kv,
+  clock: Clock,
+  kind: RateLimitKind,
+  subject: string,
+): Promise<number> {
+  const key = keys.rateLimit(kind, subject, windowOf(kind, clock.now()).w);
+  return Number((await kv.get<Deno.KvU64>(key)).value?.value ?? 0n);
 }
 
 /** Forgets the attempts of the current window (after a successful sign-in). */

@@ -33,6 +33,7 @@ const REBUILT = new Set([
   "x-forwarded-for",
   "x-forwarded-proto",
   "x-forwarded-host",
+  "x-real-ip",
   "forwarded",
   "via",
 ]);
@@ -118,6 +119,10 @@ export function upstreamHeaders(
   const proto = trustForwarded && inProto && /^https?$/i.test(inProto) ? inProto : ownProto;
   const prevFor = trustForwarded ? inH.get("x-forwarded-for") : null;
   if (peer || prevFor) out.push(["x-forwarded-for", peer ? join(prevFor, peer) : prevFor!]);
+  // X-Real-IP names one address: a trusted proxy's value stands, otherwise the socket's (a
+  // client's own claim never reaches the origin).
+  const realIp = trustForwarded ? inH.get("x-real-ip") ?? peer : peer;
+  if (realIp) out.push(["x-real-ip", realIp]);
   out.push(
     ["x-forwarded-proto", proto.toLowerCase()],
     ["x-forwarded-host", trustForwarded && inHost ? inHost : host],

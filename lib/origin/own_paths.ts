@@ -1,3 +1,5 @@
+import { routingPath } from "./normalize_path.ts";
+
 /**
  * The paths Tollgate answers itself: never proxied to the origin, whatever the origin proxy
  * setting. This is the one list; the proxy gate (routes/origin.ts) and its tests read it.
@@ -35,7 +37,8 @@ const OWN_PATH = new RegExp(
 );
 
 /**
- * True when `pathname` (the URL path, without the query) belongs to Tollgate.
+ * True when `pathname` (the URL path, without the query) belongs to Tollgate, in any spelling
+ * an origin might route the same way (escaped letters, dot segments, repeated slashes).
  *
  * @example
  * isOwnPath("/wait"); // true
@@ -43,5 +46,5 @@ const OWN_PATH = new RegExp(
  * isOwnPath("/waiting-list"); // false: the origin's
  */
 export function isOwnPath(pathname: string): boolean {
-  return OWN_PATH.test(pathname);
+  return OWN_PATH.test(pathname) || OWN_PATH.test(routingPath(pathname));
 }

@@ -4,10 +4,11 @@
  */
 import { cookieValues } from "../cookies.ts";
 import type { AccessClaims, Signer } from "../tokens.ts";
+import { normalizePath } from "./normalize_path.ts";
 
 /** The visitor's request, split into our part and the origin's. */
 export interface VisitorRequest {
-  /** The path and query the origin gets: the query without `accessToken`. */
+  /** The path and query the origin gets: the normalised path, the query without `accessToken`. */
   pathAndQuery: string;
   /** The Cookie header without `tg_*` cookies; null when nothing is left. */
   cookie: string | null;
@@ -68,6 +69,12 @@ export function splitCookies(
   return { rest: kept.length ? kept.join("; ") : null, access: cookieValues(header, "tg_access") };
 }
 
+/** How `readVisitorRequest` reads a request. */
+export interface ReadOptions {
+  /** `false`: `?accessToken=` does not admit (it is still taken out of the origin's query). */
+  queryToken?: boolean;
+}
+
 /**
  * Splits `req` into our part and the origin's, verifying access tokens with `signer` at `nowMs`.
  * Without `queue`, any queue's token admits (the origin proxy: one site behind every queue).
@@ -77,15 +84,18 @@ export async function readVisitorRequest(
   req: Request,
   nowMs: number,
   queue?: string,
+  opts: ReadOptions = {},
 ): Promise<VisitorRequest> {
   const full = pathOf(req.url);
   const q = full.indexOf("?");
-  let pathAndQuery = full;
+  // The origin gets the path the gate matched (lib/origin/normalize_path.ts), not another spelling.
+  const path = normalizePath(q < 0 ? full : full.slice(0, q));
+  let pathAndQuery = q < 0 ? path : path + full.slice(q);
   let queryToken: string | null = null;
   if (q >= 0) {
     const { rest, token } = splitQuery(full.slice(q + 1));
     queryToken = token;
-    pathAndQuery = rest ? `${full.slice(0, q)}?${rest}` : full.slice(0, q);
+    pathAndQuery = rest ? `${path}?${rest}` : path;
   }
   const { rest: cookie, access } = splitCookies(req.headers.get("cookie"));
   const auth = req.headers.get("authorization");
@@ -99,7 +109,9 @@ export async function readVisitorRequest(
     claims = await signer.verifyAccessToken(bearer, nowMs, queue);
     dropAuthorization = claims !== null || (await signer.open(bearer)) !== null;
   }
-  if (!claims && queryToken) claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  if (!claims && queryToken && opts.queryToken !== false) {
+    claims = await signer.verifyAccessToken(queryToken, nowMs, queue);
+  }
   for (const value of access) {
     if (claims) break;
     claims = await signer.verifyAccessToken(value, nowMs, queue);

@@ -7,7 +7,6 @@
 import type { Clock } from "../clock.ts";
 import { BadRequestError } from "../errors.ts";
 import { keys } from "../store/keys.ts";
-import { targetsSelf } from "../webhooks_settings.ts";
 
 /** How long an instance trusts its copy of the override. */
 export const ORIGIN_CACHE_MS = 1000;
@@ -164,16 +163,15 @@ export class OriginSettings {
   }
 
   /**
-   * Stores an override; 400 `bad_request` (nothing stored) for a URL of this service itself
-   * (`own`: the host/port pairs that reach us) or for "on" with no URL and no ORIGIN_URL.
+   * Stores an override; 400 `bad_request` (nothing stored) when `checkTarget` (the outbound-URL
+   * policy, lib/outbound/guard.ts) refuses the URL or for "on" with no URL and no ORIGIN_URL.
    */
-  async save(input: OriginInput, own: { host: string; port: number }[]): Promise<OriginView> {
+  async save(
+    input: OriginInput,
+    checkTarget: (url: string) => Promise<void> = () => Promise.resolve(),
+  ): Promise<OriginView> {
     const url = input.url ?? null;
-    if (url !== null && targetsSelf(url, own)) {
-      throw new BadRequestError(`url: ${new URL(url).host} is this service itself`, {
-        fields: [{ path: "url", message: "must not target the service itself (a proxy loop)" }],
-      });
-    }
+    if (url !== null) await checkTarget(url);
     if (input.enabled && url === null && !this.envUrl) {
       throw new BadRequestError("url: required to turn the proxy on (ORIGIN_URL is not set)", {
         fields: [{ path: "url", message: "required when enabled and ORIGIN_URL is not set" }],

@@ -2,9 +2,15 @@
  * The queue doctor: recounts a queue from its visitor records and index entries, reports every
  * difference from the stored counters, and repairs the counters. `deno task doctor` runs it.
  *
- * A repair is safe while the service runs: every visitor state change also writes the counts
- * record, so the corrected counts are committed with a check on the versionstamp read before the
- * scan. If any visitor changed state meanwhile, the check fails and the scan starts again.
+ * Deno KV has no snapshot across listings, so on a store the service is writing to, a visitor
+ * that joins, moves or leaves between two listings looks broken for a moment. Every suspect is
+ * therefore looked at again after a short pause, each with one consistent `getMany` of its record
+ * and index entries, and only what persists is reported; `live` says when the store changed
+ * under the scan. Counters are taken from a scan during which the counts record did not change
+ * (every visitor state change writes it), or else must differ by the same amount in both looks.
+ *
+ * A repair is safe while the service runs: the corrected counts are committed with a check on the
+ * versionstamp read before a consistent scan, and only counters whose difference persisted.
  */
 import { keys } from "../store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";
@@ -15,22 +21,99 @@ export interface Diagnosis {
   visitors: number;
   stored: Pick<Counts, "waiting" | "holding" | "entered" | "nextSeq">;
   recounted: Pick<Counts, "waiting" | "holding" | "entered" | "nextSeq">;
-  /** Counter names whose stored value differs from the recount. */
+  /** Counter names whose stored value differs from the recount (persisting ones only). */
   counterDiffs: Counter[];
   /** Index problems, in words (not repaired: the engine's own sweeps own the indexes). */
   indexProblems: string[];
   /** True when nothing differs. */
   healthy: boolean;
+  /** True when the store changed while it was read (the service is running on it). */
+  live: boolean;
+  /** Suspects of the first look that were gone at the second (changes in flight, not faults). */
+  transient: number;
+}
+
+/** How long the doctor waits before its second look at suspects (tests shorten it). */
+export const SECOND_LOOK_MS = 1000;
+
+/** Options of `diagnose` and `repairCounters`. */
+export interface DoctorOptions {
+  /** Pause before the second look (default `SECOND_LOOK_MS`). */
+  pauseMs?: number;
+}
+
+type Sum = Pick<Counts, "waiting" | "holding" | "entered" | "nextSeq">;
+
+/** One suspect: its words, and a fresh consistent look that says whether it still holds. */
+interface Suspect {
+  text: string;
+  holds(kv: Deno.Kv): Promise<boolean>;
 }
 
 interface Scan {
-  diagnosis: Diagnosis;
   countsEntry: Deno.KvEntryMaybe<Counts>;
+  stored: Sum;
+  recounted: Sum;
+  visitors: number;
+  suspects: Suspect[];
+  /** The counts record did not change during the scan: its recount is exact. */
+  consistent: boolean;
 }
 
 const COUNTERS = ["waiting", "holding", "entered", "nextSeq"] as const;
 /** A counter the doctor recounts. */
 export type Counter = typeof COUNTERS[number];
+
+type IndexName = "line" | "deadline" | "slot expiry";
+
+/** The index key `v` must have of kind `name` (derived from its record, as the engine writes it). */
+function expectedKey(q: string, v: Visitor, name: IndexName): Deno.KvKey | null {
+  if (name === "line") return keys.fifo(q, v.seq);
+  if (name === "deadline") return keys.deadline(q, v.deadline, v.id);
+  return v.until === undefined ? null : keys.expiry(q, v.until, v.id);
+}
+
+const wantsIndex = (v: Visitor | null, name: IndexName) =>
+  v !== null && (name === "slot expiry" ? v.state !== "waiting" : v.state === "waiting");
+
+/** Entries at `found` (all of one visitor and index) are wrong: orphans, or more than one. */
+function entrySuspect(q: string, id: string, name: IndexName, found: Deno.KvKey[]): Suspect {
+  const text = found.length > 1
+    ? `${found.length} ${name} entries for ${id}`
+    : name === "slot expiry"
+    ? `slot expiry entry for ${id}, who holds none`
+    : `${name} entry for ${id}, who is not waiting`;
+  return {
+    text,
+    async holds(kv) {
+      const [v, ...entries] = await kv.getMany([keys.visitor(q, id), ...found]);
+      const left = entries.filter((e) => e.versionstamp !== null).length;
+      const visitor = v.value as Visitor | null;
+      return found.length > 1 && wantsIndex(visitor, name)
+        ? left > 1
+        : left > 0 && !wantsIndex(visitor, name);
+    },
+  };
+}
+
+/** Visitor `id` lacks its entry of index `name`. */
+function missingSuspect(q: string, v: Visitor, name: IndexName): Suspect {
+  const text = name === "slot expiry"
+    ? `${v.state} visitor ${v.id} has no slot expiry entry`
+    : `waiting visitor ${v.id} has no ${name} entry`;
+  return {
+    text,
+    async holds(kv) {
+      const fresh = await kv.get<Visitor>(keys.visitor(q, v.id));
+      if (!wantsIndex(fresh.value, name)) return false;
+      const key = expectedKey(q, fresh.value!, name);
+      if (!key) return true;
+      // Record and entry in one read: a consistent pair, whatever moves meanwhile.
+      const [again, entry] = await kv.getMany([keys.visitor(q, v.id), key]);
+      return again.versionstamp === fresh.versionstamp && entry.versionstamp === null;
+    },
+  };
+}
 
 async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   const countsEntry = await kv.get<Counts>(keys.counts(q));
@@ -49,81 +132,133 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   // The next arrival number must be past every number handed out, or two visitors share one.
   if (recounted.nextSeq <= maxSeq) recounted.nextSeq = maxSeq + 1;
 
-  const problems: string[] = [];
-  const seen = { fifo: new Map<string, number>(), deadline: new Map<string, number>() };
+  const found: Record<IndexName, Map<string, Deno.KvKey[]>> = {
+    line: new Map(),
+    deadline: new Map(),
+    "slot expiry": new Map(),
+  };
+  const note = (name: IndexName, id: string, key: Deno.KvKey) =>
+    found[name].set(id, [...(found[name].get(id) ?? []), key]);
   for await (const e of kv.list<string>({ prefix: keys.fifoPrefix(q) })) {
-    seen.fifo.set(e.value, (seen.fifo.get(e.value) ?? 0) + 1);
+    note("line", e.value, e.key);
   }
   for await (const e of kv.list({ prefix: keys.deadlinePrefix(q) })) {
-    const id = e.key[3] as string;
-    seen.deadline.set(id, (seen.deadline.get(id) ?? 0) + 1);
+    note("deadline", e.key[3] as string, e.key);
   }
-  const expiry = new Map<string, number>();
   for await (const e of kv.list({ prefix: keys.expiryPrefix(q) })) {
-    const id = e.key[3] as string;
-    expiry.set(id, (expiry.get(id) ?? 0) + 1);
+    note("slot expiry", e.key[3] as string, e.key);
   }
-  for (const [name, tally] of [["line", seen.fifo], ["deadline", seen.deadline]] as const) {
-    for (const [id, n] of tally) {
-      const v = byId.get(id);
-      if (!v || v.state !== "waiting") problems.push(`${name} entry for ${id}, who is not waiting`);
-      else if (n > 1) problems.push(`${n} ${name} entries for waiting visitor ${id}`);
+  const suspects: Suspect[] = [];
+  for (const name of ["line", "deadline", "slot expiry"] as const) {
+    for (const [id, at] of found[name]) {
+      const v = byId.get(id) ?? null;
+      if (!wantsIndex(v, name) || at.length > 1) suspects.push(entrySuspect(q, id, name, at));
+    }
+    for (const v of byId.values()) {
+      if (wantsIndex(v, name) && !found[name].has(v.id)) suspects.push(missingSuspect(q, v, name));
     }
   }
-  for (const [id, n] of expiry) {
-    const v = byId.get(id);
-    if (!v || v.state === "waiting") problems.push(`slot expiry entry for ${id}, who holds none`);
-    else if (n > 1) problems.push(`${n} slot expiry entries for ${id}`);
-  }
-  for (const v of byId.values()) {
-    if (v.state === "waiting") {
-      if (!seen.fifo.has(v.id)) problems.push(`waiting visitor ${v.id} has no line entry`);
-      if (!seen.deadline.has(v.id)) problems.push(`waiting visitor ${v.id} has no deadline entry`);
-    } else if (!expiry.has(v.id)) {
-      problems.push(`${v.state} visitor ${v.id} has no slot expiry entry`);
-    }
-  }
-  const counterDiffs = COUNTERS.filter((k) => stored[k] !== recounted[k]);
+  const after = await kv.get<Counts>(keys.counts(q));
   return {
     countsEntry,
-    diagnosis: {
-      queue: q,
-      visitors: byId.size,
-      stored: {
-        waiting: stored.waiting,
-        holding: stored.holding,
-        entered: stored.entered,
-        nextSeq: stored.nextSeq,
-      },
-      recounted,
-      counterDiffs,
-      indexProblems: problems,
-      healthy: counterDiffs.length === 0 && problems.length === 0,
+    stored: {
+      waiting: stored.waiting,
+      holding: stored.holding,
+      entered: stored.entered,
+      nextSeq: stored.nextSeq,
     },
+    recounted,
+    visitors: byId.size,
+    suspects,
+    consistent: after.versionstamp === countsEntry.versionstamp,
   };
 }
 
+const diffsOf = (s: Scan) => COUNTERS.filter((k) => s.stored[k] !== s.recounted[k]);
+const offset = (s: Scan, k: Counter) => s.stored[k] - s.recounted[k];
+
+/** Two looks at queue `q`: the counts and suspects that persisted, and the scan they come from. */
+async function examine(kv: Deno.Kv, q: string, opts: DoctorOptions) {
+  const first = await scan(kv, q);
+  let live = !first.consistent;
+  let last = first;
+  let counterDiffs = diffsOf(first);
+  if (!first.consistent && counterDiffs.length > 0) {
+    // Counters read apart from the listings: a consistent rescan decides, or else only a
+    // difference by the same amount in both looks counts.
+    await pause(opts);
+    last = await scan(kv, q);
+    counterDiffs = last.consistent
+      ? diffsOf(last)
+      : counterDiffs.filter((k) => offset(last, k) !== 0 && offset(last, k) === offset(first, k));
+  }
+  let problems: string[] = [];
+  if (first.suspects.length > 0) {
+    await pause(opts);
+    for (const s of first.suspects) if (await s.holds(kv)) problems.push(s.text);
+  }
+  const transient = first.suspects.length - problems.length;
+  if (transient > 0) live = true;
+  problems = [...new Set(problems)];
+  const diagnosis: Diagnosis = {
+    queue: q,
+    visitors: last.visitors,
+    stored: last.stored,
+    recounted: last.recounted,
+    counterDiffs,
+    indexProblems: problems,
+    healthy: counterDiffs.length === 0 && problems.length === 0,
+    live,
+    transient,
+  };
+  return { diagnosis, scan: last };
+}
+
+function pause(opts: DoctorOptions): Promise<void> {
+  return new Promise((r) => setTimeout(r, opts.pauseMs ?? SECOND_LOOK_MS));
+}
+
 /** Recounts queue `q` and compares with its stored counters; writes nothing. */
-export async function diagnose(kv: Deno.Kv, q: string): Promise<Diagnosis> {
-  return (await scan(kv, q)).diagnosis;
+export async function diagnose(
+  kv: Deno.Kv,
+  q: string,
+  opts: DoctorOptions = {},
+): Promise<Diagnosis> {
+  return (await examine(kv, q, opts)).diagnosis;
 }
 
 /**
- * Recounts queue `q` and writes the recounted counters (waiting, holding, entered, nextSeq) when
- * they differ, with a check that no visitor changed state during the scan (else it rescans, up to
- * `attempts` times). Historical totals (admitted, abandoned) cannot be recounted and are kept.
+ * Recounts queue `q` and writes the recounted counters (waiting, holding, entered, nextSeq) whose
+ * difference persisted, from a scan during which no visitor changed state and with a check that
+ * none did before the write (else it rescans, up to `attempts` times). Historical totals
+ * (admitted, abandoned) cannot be recounted and are kept.
  */
 export async function repairCounters(
   kv: Deno.Kv,
   q: string,
   attempts = 20,
+  opts: DoctorOptions = {},
 ): Promise<Diagnosis & { repaired: boolean }> {
+  const { diagnosis } = await examine(kv, q, opts);
+  const persisted = diagnosis.counterDiffs;
+  if (persisted.length === 0) return { ...diagnosis, repaired: false };
   for (let i = 0; i < attempts; i++) {
-    const { diagnosis, countsEntry } = await scan(kv, q);
-    if (diagnosis.counterDiffs.length === 0) return { ...diagnosis, repaired: false };
-    const fixed = { ...withDefaults(EMPTY_COUNTS, countsEntry.value), ...diagnosis.recounted };
-    const res = await kv.atomic().check(countsEntry).set(keys.counts(q), fixed).commit();
-    if (res.ok) return { ...diagnosis, repaired: true };
+    const s = await scan(kv, q);
+    if (!s.consistent) continue;
+    const now = diffsOf(s).filter((k) => persisted.includes(k));
+    if (now.length === 0) return { ...diagnosis, counterDiffs: [], repaired: false };
+    const fixed = withDefaults(EMPTY_COUNTS, s.countsEntry.value);
+    for (const k of now) fixed[k] = s.recounted[k];
+    const res = await kv.atomic().check(s.countsEntry).set(keys.counts(q), fixed).commit();
+    if (res.ok) {
+      return {
+        ...diagnosis,
+        stored: s.stored,
+        recounted: s.recounted,
+        counterDiffs: now,
+        repaired: true,
+      };
+    }
   }
   throw new Error(`queue ${q} kept changing during ${attempts} recounts; try again when quieter`);
 }

@@ -1,5 +1,7 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
+import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
+import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -7,7 +9,7 @@ import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
-import { join, JoinBatcher, type JoinOutcome } from "./join.ts";
+import { join, JoinBatcher, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
@@ -33,6 +35,8 @@ export interface QueueMetrics {
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
+  /** Refused and challenged joins of the last hour (lib/guard/stats.ts). */
+  joinGuards: GuardCounts;
 }
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
@@ -42,6 +46,8 @@ export class Engine {
   #lastTick = new Map<string, number>();
   #ticking = new Set<string>();
   #names: { value: string[]; at: number } | null = null;
+  /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
+  #heads = new Map<string, { seq: number; createdAt: number; joinedAt: number | null }>();
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
@@ -101,15 +107,23 @@ export class Engine {
     return names.length === 1 ? names[0] : null;
   }
 
-  join(q: string, ticket: TicketClaims | null, visitorId?: string): Promise<JoinOutcome> {
-    return join(this.ctx, this.#batcher, q, ticket, visitorId);
+  /** Joins or resumes; `guard` is what `checkJoinGuards` passed (records for the commit). */
+  join(
+    q: string,
+    ticket: TicketClaims | null,
+    visitorId?: string,
+    guard?: JoinGuardPass,
+  ): Promise<JoinOutcome> {
+    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
-    return visitor.status(this.ctx, q, ticket, visitorId);
+    return observeStatus(q, () => visitor.status(this.ctx, q, ticket, visitorId));
   }
   /** `status` without an await when the answer is in memory; undefined otherwise. */
   statusNow(q: string, ticket: Readonly<TicketClaims>, visitorId?: string) {
-    return visitor.statusNow(this.ctx, q, ticket, visitorId);
+    const out = visitor.statusNow(this.ctx, q, ticket, visitorId);
+    if (out) noteStatusNow(q, out.view.status);
+    return out;
   }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
@@ -128,7 +142,7 @@ export class Engine {
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
-    const out = await tick(this.ctx, q);
+    const out = await observeTick(q, () => tick(this.ctx, q));
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) this.onTicked?.(q, out.waiting);
     return out;
@@ -136,6 +150,9 @@ export class Engine {
 
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
+
+  /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */
+  guardCounts?: (q: string) => Promise<GuardCounts>;
 
   /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
   healthSnapshot?: () => Promise<HealthSnapshot>;
@@ -238,9 +255,16 @@ export class Engine {
     const s = v.settings, c = v.counts;
     let oldest = 0;
     if (v.head !== null) {
-      const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
-      const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
-      if (rec) oldest = Math.max(0, Math.round((now - rec.joinedAt) / 1000));
+      // The head's arrival time is read once per head (scrapes come every second or so); arrival
+      // numbers are never reused within a queue, and a queue made again has a new createdAt.
+      let head = this.#heads.get(q);
+      if (head?.seq !== v.head || head.createdAt !== s.createdAt) {
+        const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
+        const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
+        head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
+        this.#heads.set(q, head);
+      }
+      if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
     }
     return {
       queue: q,
@@ -267,6 +291,18 @@ export class Engine {
       health: this.healthSnapshot
         ? await this.healthSnapshot()
         : unmonitoredSnapshot(s.healthPaused),
+      joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
     };
   }
+}
+
+/** All-zero join-guard counts (an engine without the guards wired in). */
+function noGuardCounts(): GuardCounts {
+  return {
+    rateLimited: 0,
+    challengesIssued: 0,
+    challengesSolved: 0,
+    challengesFailed: 0,
+    enqueueTokensRefused: 0,
+  };
 }

@@ -104,6 +104,12 @@ export const keys = {
   setupPendingChallengeBuiltin: () => ["settings", "setup", "challengeBuiltin"] as const,
   /** The wizard's own steps (queue picked, branding saved), so a reload resumes there. */
   setupSteps: () => ["settings", "setup", "steps"] as const,
+  /** A used proof-of-work challenge, by its seed (expires with the challenge). */
+  powSpent: (seed: string) => ["powSpent", seed] as const,
+  /** Per-queue join guards: bot challenge mode and provider, enqueue tokens required. */
+  joinGuards: (q: string) => ["settings", "joinGuards", q] as const,
+  /** The place an enqueue key holds in a queue (the visitor id), by a hash of the key. */
+  enqueueKey: (q: string, keyHash: string) => ["enqueueKey", q, keyHash] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
 };

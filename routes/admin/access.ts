@@ -12,6 +12,7 @@ import {
   healthConfigSummary,
 } from "../../lib/access/health_config.ts";
 import { MAX_ALLOWLIST_ENTRIES } from "../../lib/access/ip.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import { geoBlockView } from "../../lib/access/mod.ts";
 import {
   MAX_ALLOWLIST_CHARS,
@@ -208,6 +209,8 @@ export function accessRoutes(s: Services) {
       await audit(s, c, "health.override", { override });
       return c.json(await healthView(cfg), 200);
     }
+    // The probe is an outbound request like a webhook: the same policy, the service never itself.
+    if (input.url) await outboundGuard(s.config).assertSavable(input.url, c.req.url);
     const cfg = await s.access.health.saveConfig(input as HealthConfigInput);
     await audit(s, c, "health.config", healthConfigSummary(cfg));
     return c.json(await healthView(cfg), 200);

@@ -1,8 +1,15 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
-import { acceptTos, claimFirstAdmin, login } from "../../lib/admin/accounts.ts";
+import {
+  acceptTos,
+  claimFirstAdmin,
+  login,
+  WrongCredentialsError,
+} from "../../lib/admin/accounts.ts";
 import { writeAudit } from "../../lib/admin/audit.ts";
 import {
+  attemptsOf,
+  countAttempt,
   hitRateLimit,
   limitAddress,
   RATE_LIMITS,
@@ -111,9 +118,13 @@ const tosRoute = createRoute({
 const loginRoute = createRoute({
   method: "post",
   path: "/api/admin/login",
-  summary: "Sign in (5 tries per 15 min per IP and username, 20 failures per 15 min per IP)",
-  description: "Over either limit: 429 `rate_limited` with `Retry-After`, before any password " +
-    "check. A session cookie the request carried is ended (a new one is set).",
+  summary: "Sign in (20 failures per 15 min per IP; 5 per account, then the bot challenge)",
+  description: "Over the per-address limit: 429 `rate_limited` with `Retry-After`, before any " +
+    "password check. After 5 failed sign-ins of one account within 15 minutes, from any " +
+    "address, that account's sign-in needs the bot challenge (401 `unauthorized` with " +
+    "`details.challenge` `required` and `details.reason` `account_failures` without a solution); " +
+    "failures on an account never make its correct password a 429. A session cookie the request " +
+    "carried is ended (a new one is set).",
   request: {
     body: jsonBody(z.object({
       username: GivenUsername,
@@ -186,18 +197,19 @@ export function authRoutes(s: Services) {
     const { username, password, challengeResponse } = c.req.valid("json");
     const ip = clientIpOf(c, s.config);
     const addr = limitAddress(ip);
-    const subject = `${addr}|${username.toLowerCase()}`;
+    const account = username.toLowerCase();
     // Failed logins are not audited one by one (a flood would push real actions out of the
     // log); a limit tripping is, once per window and subject.
-    const tripped = (detail: Record<string, unknown>) => async () => {
-      await writeAudit(s.kv, s.clock, {
-        actor: "anonymous",
-        action: "login.rate_limited",
-        ip,
-        detail,
-      });
-    };
-    // Both limits run before the challenge and before any password hashing.
+    const tripped =
+      (detail: Record<string, unknown>, action = "login.rate_limited") => async () => {
+        await writeAudit(s.kv, s.clock, {
+          actor: "anonymous",
+          action,
+          ip,
+          detail,
+        });
+      };
+    // The address limit runs before the challenge and before any password hashing.
     const { max, windowMs } = RATE_LIMITS.loginIp;
     await hitRateLimit(
       s.kv,
@@ -206,19 +218,24 @@ export function authRoutes(s: Services) {
       addr,
       tripped({ limit: "ip", max, windowMinutes: windowMs / 60_000 }),
     );
-    await hitRateLimit(
-      s.kv,
-      s.clock,
-      "login",
-      subject,
-      tripped({ limit: "ip_username", username, max: RATE_LIMITS.login.max }),
-    );
-    await requireChallenge(s, challengeResponse, ip);
-    const out = await login(s, {
-      username,
-      password,
-    });
-    await resetRateLimit(s.kv, s.clock, "login", subject);
+    // Failures on the account, from any address, ask for the challenge rather than a 429: a 429
+    // would let anyone lock the admin out, and new addresses per try would walk past it.
+    const failures = await attemptsOf(s.kv, s.clock, "loginAccount", account);
+    const stepUp = failures >= RATE_LIMITS.loginAccount.max;
+    await requireChallenge(s, challengeResponse, ip, { stepUp });
+    let out;
+    try {
+      out = await login(s, { username, password });
+    } catch (e) {
+      if (e instanceof WrongCredentialsError) {
+        const { count, wrote } = await countAttempt(s.kv, s.clock, "loginAccount", account);
+        if (wrote && count === RATE_LIMITS.loginAccount.max) {
+          await tripped({ limit: "account", username, max: count }, "login.challenge_required")();
+        }
+      }
+      throw e;
+    }
+    await resetRateLimit(s.kv, s.clock, "loginAccount", account);
     await refundRateLimit(s.kv, s.clock, "loginIp", addr);
     await signIn(s, c, out, "session.login");
     return c.json({ user: out.user }, 200);

@@ -93,7 +93,10 @@ export function passwordRoutes(s: Services) {
   app.use("/api/admin/password", session);
   app.use("/api/admin/recovery/regenerate", session);
 
-  /** Wrong current passwords share the login budget, so a stolen session cannot guess at will. */
+  /**
+   * Wrong current passwords have a budget per address and account, so a stolen session cannot
+   * guess at will (the session already proves who signed in: no lock-out of others here).
+   */
   const guarded = async <T>(c: Parameters<typeof audit>[1], run: () => Promise<T>) => {
     const addr = limitAddress(clientIpOf(c, s.config));
     const subject = `${addr}|${c.get("admin").username.toLowerCase()}`;

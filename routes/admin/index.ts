@@ -5,6 +5,7 @@ import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
 import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
+import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
@@ -59,6 +60,7 @@ export function adminRoutes(s: Services) {
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
   app.route("/", queueRoutes(s));
+  app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));

@@ -4,8 +4,8 @@ import { TRAFFIC_BUCKET_MS } from "../../lib/queue/records.ts";
 import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
 import { isHttpsUrl } from "../../lib/destination.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import {
-  ownEndpoints,
   readWebhookSettings,
   saveWebhookSettings,
   WEBHOOK_EVENTS,
@@ -106,7 +106,9 @@ const updatesRoute = createRoute({
         running: z.string(),
         latest: z.string().nullable(),
         updateAvailable: z.boolean(),
-        url: z.string().optional(),
+        url: z.string().regex(/^https:\/\//).optional().openapi({
+          description: "release page; only https links are ever given",
+        }),
         publishedAt: z.string().optional(),
         checkedAt: z.number().int(),
         error: z.string().optional().openapi({ description: "why the last lookup failed" }),
@@ -168,9 +170,14 @@ export function integrationRoutes(s: Services) {
 
   app.openapi(putWebhooksRoute, async (c) => {
     const b = c.req.valid("json");
-    // Both the address this request came in on and the public URL reach us.
-    const own = ownEndpoints([c.req.url, s.config.PUBLIC_URL]);
-    const view = await saveWebhookSettings(s.kv, s.config.TOKEN_SECRET, b, own);
+    // The address this request came in on reaches us too.
+    const guard = outboundGuard(s.config);
+    const view = await saveWebhookSettings(
+      s.kv,
+      s.config.TOKEN_SECRET,
+      b,
+      (url) => guard.assertSavable(url, c.req.url),
+    );
     await audit(s, c, "webhooks.save", {
       enabled: view.enabled,
       host: view.url ? new URL(view.url).host : "",

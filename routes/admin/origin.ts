@@ -6,7 +6,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { isOriginUrl, type OriginView } from "../../lib/origin/settings.ts";
-import { ownEndpoints } from "../../lib/webhooks_settings.ts";
+import { outboundGuard } from "../../lib/outbound/guard.ts";
 import { adminPutRoute, adminRoute } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
@@ -69,17 +69,9 @@ export function originRoutes(s: Services) {
 
   app.openapi(putRoute, async (c) => {
     const b = c.req.valid("json");
-    // The address this request came in on, the public URL and our listener reach us: a loop.
-    const port = s.config.PORT;
-    const own = ownEndpoints([
-      c.req.url,
-      s.config.PUBLIC_URL,
-      // This host's own listener, however it is spelled.
-      `http://localhost:${port}`,
-      `http://127.0.0.1:${port}`,
-      `http://[::1]:${port}`,
-    ]);
-    const view = await s.origin.save(b, own);
+    // The address this request came in on reaches us too (a proxy loop).
+    const guard = outboundGuard(s.config);
+    const view = await s.origin.save(b, (url) => guard.assertSavable(url, c.req.url));
     await audit(s, c, "origin.save", auditDetail(view));
     return c.json(view, 200);
   });

@@ -177,8 +177,9 @@ export async function requireChallenge(
   s: Services,
   challengeResponse: string | undefined,
   ip: string,
+  opts: { stepUp?: boolean } = {},
 ): Promise<void> {
-  if (!(await s.challenge.verify(challengeResponse, ip))) {
+  if (!(await s.challenge.verify(challengeResponse, ip, opts))) {
     const sent = !!challengeResponse?.trim();
     throw new AppError(
       401,
@@ -186,7 +187,11 @@ export async function requireChallenge(
       sent
         ? "bot challenge failed; solve it again and retry"
         : "bot challenge required; solve it and try again",
-      { challenge: sent ? "failed" : "required" },
+      // `account_failures`: this account's failed sign-ins made the challenge necessary.
+      {
+        challenge: sent ? "failed" : "required",
+        ...(opts.stepUp ? { reason: "account_failures" } : {}),
+      },
     );
   }
 }

@@ -162,7 +162,10 @@ export function teamRoutes(s: Services) {
   app.openapi(createInviteRoute, async (c) => {
     const { invite, token } = await createInvite(s, c.get("admin"));
     await audit(s, c, "invite.create", { inviteId: invite.id, expiresAt: invite.expiresAt });
-    return c.json({ invite, acceptUrl: `/admin?invite=${token}`, token }, 200);
+    return c.json(
+      { invite, acceptUrl: `${s.config.BASE_PATH ?? ""}/admin?invite=${token}`, token },
+      200,
+    );
   });
 
   app.openapi(revokeInviteRoute, async (c) => {

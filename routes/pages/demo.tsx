@@ -10,20 +10,21 @@ import { htmlPage } from "./html.tsx";
 
 /** The protected demo page: admitted visitors see their claims, anyone else goes to /wait. */
 export function demoRoutes(s: Services, assets: () => Promise<Assets>) {
+  const base = s.config.BASE_PATH ?? "";
   const app = new Hono<{ Variables: { admission: AccessClaims } }>();
   app.get(
     "/demo",
     requireAdmission({
       secret: s.signer,
       now: () => s.clock.now(),
-      redirectTo: "/wait?return=/demo",
+      redirectTo: `${base}/wait?return=${base}/demo`,
     }),
     async (c) => {
       const a = await assets();
       return htmlPage(
         c,
-        <Document title="Tollgate demo: you're in" styleHref={a["style.css"]}>
-          <DemoPage claims={c.get("admission")} nowMs={s.clock.now()} />
+        <Document title="Tollgate demo: you're in" styleHref={a["style.css"]} base={base}>
+          <DemoPage claims={c.get("admission")} nowMs={s.clock.now()} base={base} />
         </Document>,
       );
     },

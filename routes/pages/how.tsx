@@ -9,13 +9,18 @@ import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 
 /** The explanation page. */
-export function howRoutes(assets: () => Promise<Assets>) {
+export function howRoutes(assets: () => Promise<Assets>, base = "") {
   const app = new Hono();
   app.get("/wait/how-it-works", async (c) => {
     const a = await assets();
     return htmlPage(
       c,
-      <Document title="How this waiting room works" styleHref={a["style.css"]} about>
+      <Document
+        title="How this waiting room works"
+        styleHref={a["style.css"]}
+        base={base}
+        about
+      >
         <section class="card">
           <h1>How this waiting room works</h1>
           <p>

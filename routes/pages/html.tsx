@@ -12,6 +12,8 @@ export interface CspOptions {
   embed?: boolean;
   /** Extra origins forms may post to or be redirected to (an `https://` redirectUrl). */
   formOrigins?: string[];
+  /** A challenge widget's origin (Turnstile on the join check): its script and its frame. */
+  widgetOrigin?: string;
 }
 
 /** The CSP: scripts only from our origin (no inline scripts), styles from us or by hash. */
@@ -21,7 +23,8 @@ export function contentSecurityPolicy(o: CspOptions = {}): string {
     : "'self'";
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    o.widgetOrigin ? `script-src 'self' ${o.widgetOrigin}` : "script-src 'self'",
+    ...(o.widgetOrigin ? [`frame-src ${o.widgetOrigin}`] : []),
     `style-src ${style}`,
     "img-src 'self' https: data:",
     "connect-src 'self'",

@@ -2,7 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { QueueName } from "../schemas.ts";
-import { assetsOnce, staticRoutes } from "./assets.ts";
+import { assetsOnce, loadAssets, staticRoutes } from "./assets.ts";
 import { adminPageRoutes } from "./admin.tsx";
 import { demoRoutes } from "./demo.tsx";
 import { howRoutes } from "./how.tsx";
@@ -18,9 +18,13 @@ const redirect = (description: string) => ({ description });
 /** Mounts the pages; the asset manifest is read once, on first use. */
 export function pageRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
-  const getAssets = assetsOnce();
+  // Asset URLs carry the path prefix: the browser asks for them through the proxy.
+  const base = s.config.BASE_PATH ?? "";
+  const getAssets = assetsOnce(async () =>
+    Object.fromEntries(Object.entries(await loadAssets()).map(([k, v]) => [k, base + v]))
+  );
   app.route("/", staticRoutes());
-  app.route("/", howRoutes(getAssets));
+  app.route("/", howRoutes(getAssets, s.config.BASE_PATH ?? ""));
   app.route("/", waitRoutes(s, getAssets));
   app.route("/", demoRoutes(s, getAssets));
   app.route("/", adminPageRoutes(s, getAssets));
@@ -56,13 +60,20 @@ export function pageRoutes(s: Services) {
         preview: z.enum(["1"]).optional().openapi({
           description: "with an admin session: sample figures for the branding preview, no join",
         }),
+        enqueueToken: z.string().optional().openapi({
+          description: "the operator site's enqueue token, sent with the join (one place per key)",
+        }),
       }),
     },
     responses: {
-      200: html("waiting (or click-to-enter) page; sets tg_ticket"),
+      200: html(
+        "waiting (or click-to-enter) page; sets tg_ticket. While the queue's bot challenge is " +
+          "on, a new visitor first gets the check page (solves it in a Web Worker, then joins); " +
+          "without JavaScript it says the check needs it",
+      ),
       303: redirect("admitted and entered: to the destination; sets tg_access"),
       400: html("malformed queue name"),
-      403: html("refused (e.g. geo_blocked): a plain page"),
+      403: html("refused (geo_blocked, a missing or refused enqueue token): a plain page"),
       404: html("unknown queue"),
       429: html("rate limited: a page that retries after Retry-After"),
       503: html(

@@ -23,6 +23,7 @@ import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts"
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
+import { CHECK_CODES, checkPage, ENQUEUE_CODES, enqueueWords } from "./wait_check.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
@@ -38,6 +39,7 @@ function originOf(url: string): string[] {
 /** The waiting-room page and its no-JS enter form. */
 export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   const app = new Hono();
+  const base = s.config.BASE_PATH ?? "";
 
   const notice = async (
     c: Context,
@@ -52,7 +54,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
-      ? { seconds: retrySeconds, url: url.pathname + url.search, always: true }
+      ? { seconds: retrySeconds, url: base + url.pathname + url.search, always: true }
       : undefined;
     if (retrySeconds) c.header("Retry-After", String(retrySeconds));
     const css = themeCss(b);
@@ -64,6 +66,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         themeCss={css}
         refresh={retry}
         embed={c.req.query("embed") === "1"}
+        base={base}
       >
         <Notice heading={heading}>
           <p>{text}</p>
@@ -127,12 +130,28 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
       return previewPage(c, queue, embed);
     }
+    // A link from the operator's site may carry an enqueue token (one place per person).
+    const enqueueToken = c.req.query("enqueueToken") ?? "";
     let out: JoinOutcome;
     try {
       // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
       const ticket = await ticketOf(c, s.signer, queue);
-      out = await joinWithAccess(s, queue, ticket, undefined, requesterOfContext(c, s.config));
+      out = await joinWithAccess(
+        s,
+        queue,
+        ticket,
+        undefined,
+        requesterOfContext(c, s.config),
+        enqueueToken ? { enqueueToken } : {},
+      );
     } catch (e) {
+      if (e instanceof AppError && CHECK_CODES.has(e.code)) {
+        return checkPage(c, s, await assets(), queue, e.details, enqueueToken, embed);
+      }
+      if (e instanceof AppError && ENQUEUE_CODES.has(e.code)) {
+        const [heading, text] = enqueueWords(e.code);
+        return notice(c, e.status, heading, text);
+      }
       if (e instanceof AppError && e.code === "geo_blocked") {
         return notice(c, 403, "Not available in your country", e.message);
       }
@@ -182,11 +201,12 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       returnPath,
       embed,
       title: b.title,
+      base,
     };
     const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
       ? {
         seconds: Math.max(1, Math.ceil((view.nextCheckAt - now) / 1000)),
-        url: waitUrl(queue, returnPath, embed, start),
+        url: waitUrl(queue, returnPath, embed, start, base),
         // Without the built bundle nothing would follow the timeslots: refresh for everyone.
         always: !a["wait.js"],
       }
@@ -202,6 +222,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         propsJson={a["wait.js"] ? scriptJson(island) : undefined}
         refresh={refresh}
         embed={embed}
+        base={base}
       >
         <WaitPage branding={b} island={island} />
       </Document>,
@@ -242,6 +263,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       returnPath: "",
       embed,
       title: b.title,
+      base,
     };
     const css = themeCss(b);
     return htmlPage(
@@ -251,6 +273,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         styleHref={a["style.css"]}
         themeCss={css}
         embed={embed}
+        base={base}
       >
         <WaitPage branding={b} island={island} />
       </Document>,
@@ -266,7 +289,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
-    const back = waitUrl(queue, returnPath);
+    const back = waitUrl(queue, returnPath, false, null, base);
     const ticket = await ticketOf(c, s.signer, queue);
     if (!ticket || ticket.queue !== queue) return c.redirect(back, 303);
     try {

@@ -3,11 +3,12 @@
  * on port 0, admission ticks on) and Debian's Chromium driven by playwright-core.
  */
 import { type Browser, chromium } from "playwright-core";
-import { createApp } from "../../app.ts";
-import { cryptoRandom, systemClock } from "../../lib/clock.ts";
 import { type Config, testConfig } from "../../lib/config.ts";
+import { serveApp } from "../live_app.ts";
 import type { Branding } from "../../lib/queue/types.ts";
 import { writeBranding } from "../helpers.ts";
+
+export { serveApp };
 
 /** Where Debian installs Chromium (`.ci/run` installs it when missing). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -77,32 +78,6 @@ export async function startServer(
       return (await res.json()).admitted;
     },
     close,
-  };
-}
-
-/**
- * The service as `main.ts` serves it (createApp's `fetch`, admission ticks on) over in-memory KV
- * and the system clock, on 127.0.0.1 and a free port.
- */
-export async function serveApp(config: Config) {
-  const kv = await Deno.openKv(":memory:");
-  const { fetch: serve, services } = await createApp({
-    kv,
-    clock: systemClock,
-    config,
-    fetch: globalThis.fetch,
-    random: cryptoRandom,
-    autoTick: true,
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
-  return {
-    base: `http://127.0.0.1:${server.addr.port}`,
-    kv,
-    services,
-    async close() {
-      await server.shutdown();
-      kv.close();
-    },
   };
 }
 

@@ -26,6 +26,7 @@ import {
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { JoinLimitCard } from "./admission_abuse.tsx";
+import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -90,6 +91,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <CapacityCard {...p} />
       <LimitCard {...p} />
       <JoinLimitCard queue={queue} />
+      <GuardCards queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
     </div>

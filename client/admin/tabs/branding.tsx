@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/queue/types.ts";
-import { api, messageOf } from "../api.ts";
+import { api, basePath, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { Radios } from "../forms.tsx";
 import { Section } from "../ui.tsx";
@@ -24,7 +24,7 @@ export async function loadBranding(): Promise<Branding> {
  * reloaded a moment after the last edit, not on every key.
  */
 export function BrandingPreview(p: { queue: string; draft: Branding | null; class?: string }) {
-  const base = `/wait?embed=1&preview=1&queue=${encodeURIComponent(p.queue)}`;
+  const base = `${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(p.queue)}`;
   const [src, setSrc] = useState(base);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {

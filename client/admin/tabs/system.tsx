@@ -36,7 +36,8 @@ function UpdatesSection({ version }: { version: string }) {
             ? (
               <>
                 Update available: <strong>{info.latest}</strong>
-                {info.url && (
+                {/* The server passes on only https links; an older server may not have. */}
+                {info.url?.startsWith("https://") && (
                   <>
                     {" "}(<a href={info.url} target="_blank" rel="noopener noreferrer">
                       release notes

@@ -1,0 +1,51 @@
+/// <reference lib="deno.worker" />
+/**
+ * A Web Worker of the proof-of-work attack scenario. Two roles:
+ * - `attack`: joins at full speed from a new address each time (`x-client-ip`), solving every
+ *   challenge it is given, and posts each ticket it got; it never stops until terminated.
+ * - `solve`: solves challenges the driver sends (the ordinary visitors' solver).
+ */
+import { PowHasher } from "../../lib/challenge/pow_hash.ts";
+
+interface Challenge {
+  challenge: string;
+  seed: string;
+  threshold: number;
+}
+
+const solve = (ch: Challenge) => String(new PowHasher(ch.seed).search(ch.threshold, 0, 1e12));
+
+self.onmessage = async (e: MessageEvent) => {
+  const m = e.data;
+  if (m.role === "solve") {
+    self.postMessage({ id: m.id, nonce: solve(m.challenge) });
+    return;
+  }
+  // role "attack": addresses 172.16.0.0/12 from `first`, one per join.
+  let n = m.first as number;
+  for (;;) {
+    const ip = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
+    n++;
+    let proof: { challenge: string; nonce: string } | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const res = await fetch(`${m.url}/join`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-client-ip": ip },
+        body: JSON.stringify({ queue: "default", ...(proof ? { proof } : {}) }),
+      }).catch(() => null);
+      if (!res) break;
+      const body = await res.json().catch(() => null);
+      if (res.ok) {
+        const ticket = res.headers.get("set-cookie")?.match(/tg_ticket=([^;]+)/)?.[1];
+        self.postMessage({ kind: "joined", ticket, solved: proof !== undefined });
+        break;
+      }
+      const ch = body?.error?.details?.challenge;
+      if (!ch) {
+        self.postMessage({ kind: "refused", code: body?.error?.code ?? String(res.status) });
+        break;
+      }
+      proof = { challenge: ch.challenge, nonce: solve(ch) };
+    }
+  }
+};

@@ -1,0 +1,146 @@
+/// <reference lib="dom" />
+/**
+ * The check before joining (/wait while the queue's bot challenge is on): solves the built-in
+ * proof-of-work challenge in a Web Worker, with a progress bar and one announced progress line,
+ * and/or shows the Turnstile widget; then joins with the answers and reloads /wait, which finds
+ * the new ticket and shows the place in line. Without JavaScript the page says the check needs it.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { PowChallenge } from "../lib/challenge/pow.ts";
+import { solve } from "./pow_solver.ts";
+
+/** Props of the check island: plain data from the server. */
+export interface JoinCheckProps {
+  queue: string;
+  /** The built-in challenge to solve; null when only Turnstile is asked for. */
+  challenge: PowChallenge | null;
+  /** Turnstile's site key and script, when its widget is asked for. */
+  turnstile: { siteKey: string; scriptUrl: string } | null;
+  /** The enqueue token of the link ("" when none), sent with the join. */
+  enqueueToken: string;
+  /** The solver's worker bundle. */
+  workerUrl?: string;
+  /** Where to go once joined (this /wait page, which then resumes by the new ticket). */
+  next: string;
+}
+
+type TurnstileApi = {
+  render(el: HTMLElement, o: { sitekey: string; callback: (t: string) => void }): string;
+};
+
+/** Loads Turnstile's script once and renders its widget into `el`; resolves with its token. */
+function turnstileToken(el: HTMLElement, siteKey: string, scriptUrl: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const g = globalThis as unknown as { turnstile?: TurnstileApi };
+    const render = () => g.turnstile!.render(el, { sitekey: siteKey, callback: resolve });
+    if (g.turnstile) return void render();
+    const s = document.createElement("script");
+    s.src = `${scriptUrl}${scriptUrl.includes("?") ? "&" : "?"}render=explicit`;
+    s.onload = render;
+    s.onerror = () => reject(new Error("the Turnstile check could not be loaded"));
+    document.head.appendChild(s);
+  });
+}
+
+/** A rough share done after `tried` tries of a challenge expecting `difficulty` (never 100%). */
+function shareDone(tried: number, difficulty: number): number {
+  return Math.min(0.99, 1 - Math.exp(-tried / Math.max(1, difficulty)));
+}
+
+/** The check island. */
+export function JoinCheck(p: JoinCheckProps) {
+  const [said, setSaid] = useState("Checking that you are a person, not a script…");
+  const [share, setShare] = useState(0);
+  const [failed, setFailed] = useState(false);
+  const widget = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let stop = () => {};
+    let quarter = 0;
+    let live = true;
+    const pass = async (ch: PowChallenge | null): Promise<void> => {
+      const tsToken = p.turnstile && widget.current
+        ? turnstileToken(widget.current, p.turnstile.siteKey, p.turnstile.scriptUrl)
+        : Promise.resolve(undefined);
+      let proof: { challenge: string; nonce: string } | undefined;
+      if (ch) {
+        const run = solve(ch, p.workerUrl, (tried) => {
+          if (!live) return;
+          const f = shareDone(tried, ch.difficulty);
+          setShare(f);
+          // The live line changes only at each quarter, so screen readers are not flooded.
+          const q = Math.floor(f * 4);
+          if (q > quarter) {
+            quarter = q;
+            setSaid(`Checking that you are a person, not a script… about ${q * 25}% done.`);
+          }
+        });
+        stop = run.stop;
+        proof = { challenge: ch.challenge, nonce: await run.done };
+      }
+      const turnstileResponse = await tsToken;
+      if (!live) return;
+      setShare(1);
+      setSaid("Check done. Joining the line…");
+      const res = await fetch("/join", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          queue: p.queue,
+          ...(proof ? { proof } : {}),
+          ...(turnstileResponse ? { turnstileResponse } : {}),
+          ...(p.enqueueToken ? { enqueueToken: p.enqueueToken } : {}),
+        }),
+      });
+      if (res.ok) {
+        // The ticket must come back before the page reloads: in a frame whose cookies the
+        // browser does not keep, a reload would ask for the check again, and again.
+        const back = await fetch(`/status?queue=${encodeURIComponent(p.queue)}`, {
+          cache: "no-store",
+        });
+        if (back.status === 401) {
+          throw new Error(
+            "the browser does not keep the waiting room's cookie in this frame; open the " +
+              "waiting room in its own window",
+          );
+        }
+        return location.replace(p.next);
+      }
+      const body = await res.json().catch(() => null);
+      const err = body?.error;
+      // A refused solution comes with a fresh challenge: solve that one.
+      if (err?.code === "challenge_failed" && err.details?.challenge) {
+        quarter = 0;
+        setSaid("One more check…");
+        return pass(err.details.challenge);
+      }
+      throw new Error(err?.message ?? `the waiting room answered ${res.status}`);
+    };
+    pass(p.challenge).catch((e) => {
+      if (!live) return;
+      setFailed(true);
+      setSaid(`The check did not work (${e.message}). Reload the page to try again.`);
+    });
+    return () => {
+      live = false;
+      stop();
+    };
+  }, []);
+
+  return (
+    <div class="panel check">
+      <p class={failed ? "live" : "live hint"} role="status" aria-live="polite" aria-atomic="true">
+        {said}
+      </p>
+      {p.challenge && !failed && (
+        <progress max={100} value={Math.round(share * 100)} aria-label="Check progress" />
+      )}
+      {p.turnstile && <div ref={widget} class="turnstile" />}
+      {failed && (
+        <p>
+          <a href={p.next}>Reload</a>
+        </p>
+      )}
+    </div>
+  );
+}

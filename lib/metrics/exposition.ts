@@ -1,0 +1,192 @@
+/**
+ * The Prometheus exposition of `GET /metrics`: each queue's state from the shared store (as this
+ * instance's cached view has it, under a second old) and this instance's own counters.
+ */
+import type { Engine, QueueMetrics } from "../queue/engine.ts";
+import { VERSION } from "../version.ts";
+import { instanceMetrics } from "./instance.ts";
+import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
+
+/** Most queues one exposition lists (sorted by name); `?queue=` reaches any other. */
+export const MAX_EXPOSED_QUEUES = 500;
+
+/** What `GET /metrics` answers in. */
+export type MetricsFormat = "json" | TextFormat;
+
+/**
+ * The answer's format: `format` when given, else the best of the text formats `accept` names
+ * (`application/openmetrics-text`, or `text/plain` with `version=0.0.4`), else JSON. A bare
+ * `*\/*` or `text/plain` is JSON, so browsers and curl keep getting what they got before.
+ */
+export function negotiateFormat(
+  format: MetricsFormat | undefined,
+  accept: string | undefined,
+): MetricsFormat {
+  if (format) return format;
+  let best: MetricsFormat = "json", bestQ = 0;
+  for (const range of (accept ?? "").split(",")) {
+    const [type, ...params] = range.split(";").map((p) => p.trim().toLowerCase());
+    const param = (name: string) =>
+      params.find((p) => p.startsWith(name + "="))?.slice(name.length + 1).replace(/"/g, "");
+    const q = Number(param("q") ?? 1);
+    const fmt: MetricsFormat | null = type === "application/openmetrics-text"
+      ? "openmetrics"
+      : type === "text/plain" && param("version") === "0.0.4"
+      ? "prometheus"
+      : null;
+    if (fmt && q > bestQ) [best, bestQ] = [fmt, q];
+  }
+  return best;
+}
+
+/** One queue's gauges and counters (all but the instance's own). */
+interface QueueSeries {
+  m: QueueMetrics;
+  tickLag: number;
+  age: number;
+}
+
+async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
+  const m = await engine.metrics(q);
+  // The view `metrics` just used (cached): its age is how old these values are.
+  const v = await engine.ctx.view(q);
+  const now = engine.ctx.now();
+  return {
+    m,
+    tickLag: Math.max(0, now / 1000 - v.counts.tickAt),
+    age: Math.max(0, (now - v.loadedAt) / 1000),
+  };
+}
+
+/** The per-queue gauges: name after `tollgate_queue_`, help, value. */
+const QUEUE_GAUGES: [string, string, (s: QueueSeries) => number | boolean][] = [
+  ["waiting", "Visitors waiting in line.", (s) => s.m.waiting],
+  ["capacity", "Concurrent slots (entered plus holding).", (s) => s.m.capacity],
+  ["entered", "Admitted visitors that entered and hold a slot.", (s) => s.m.entered],
+  ["holding", "Admitted visitors holding a slot, not yet entered.", (s) => s.m.holding],
+  ["open_slots", "Slots free for the next admissions.", (s) => s.m.openSlots],
+  ["paused", "1 while an operator paused the queue.", (s) => s.m.paused],
+  [
+    "health_paused",
+    "1 while the origin health throttle holds admissions.",
+    (s) => s.m.healthPaused,
+  ],
+  ["admit_per_second", "Effective admission rate (per second).", (s) => s.m.admitPerSecond],
+  [
+    "estimated_wait_seconds",
+    "Estimated wait of a visitor joining now.",
+    (s) => s.m.estimatedWaitSeconds,
+  ],
+  ["average_wait_seconds", "Average wait of admitted visitors.", (s) => s.m.averageWaitSeconds],
+  [
+    "oldest_wait_seconds",
+    "How long the first visitor in line has waited.",
+    (s) => s.m.oldestWaitSeconds,
+  ],
+  ["tick_lag_seconds", "Seconds since an admission tick of the queue last ran (any instance).", (
+    s,
+  ) => s.tickLag],
+  ["state_age_seconds", "Age of the values above on the instance that answers.", (s) => s.age],
+];
+
+/** Writes the per-queue families. */
+function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
+  for (const [name, help, value] of QUEUE_GAUGES) {
+    w.gauge(`tollgate_queue_${name}`, help, all.map((s) => [{ queue: s.m.queue }, value(s)]));
+  }
+  w.stateGauge(
+    "tollgate_queue_admission_mode",
+    "1 for the queue's admission mode (queue or lottery), 0 for the other.",
+    "mode",
+    ["queue", "lottery"],
+    all.map((s) => [{ queue: s.m.queue }, s.m.admissionMode]),
+  );
+  w.gauge(
+    "tollgate_queue_opens_at_timestamp_seconds",
+    "Scheduled opening time (unix seconds), for queues with one.",
+    all.filter((s) => s.m.opensAt !== null).map((s) => [{ queue: s.m.queue }, s.m.opensAt! / 1000]),
+  );
+  w.gauge(
+    "tollgate_queue_join_guard_events_last_hour",
+    "Join guard events of the last hour (all instances): refused by the per-client limit, " +
+      "challenges issued, solved and failed, enqueue tokens refused.",
+    all.flatMap((s) =>
+      Object.entries(s.m.joinGuards).map(([kind, n]): [Labels, number] => [
+        { queue: s.m.queue, event: kind.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()) },
+        n,
+      ])
+    ),
+  );
+  w.counter(
+    "tollgate_queue_admitted_total",
+    "Admissions ever (by rate, forced, or at once on join).",
+    all.map((s) => [{ queue: s.m.queue }, s.m.admittedTotal]),
+  );
+  w.counter(
+    "tollgate_queue_abandoned_total",
+    "Waiting visitors dropped for missing their check-ins.",
+    all.map((s) => [{ queue: s.m.queue }, s.m.abandoned]),
+  );
+}
+
+/** Writes this instance's own families; refusals only for the queues listed. */
+function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
+  const m = instanceMetrics;
+  w.counterOf(m.requests);
+  w.histogramOf(m.requestSeconds);
+  w.counterOf(m.refusals, (l) => listed.has(l.queue));
+  w.histogramOf(m.batchSize);
+  w.histogramOf(m.commitSeconds);
+  w.counterOf(m.commitConflicts);
+  w.counterOf(m.commitFailures);
+  w.histogramOf(m.tickSeconds);
+  w.counterOf(m.ticks);
+  w.counter(
+    "tollgate_metrics_series_dropped_total",
+    "Observations dropped because a metric family was full (bounded label sets).",
+    [[{}, m.dropped()]],
+  );
+}
+
+/**
+ * The exposition text of one queue (`only`, 404 `unknown_queue` when missing) or of the first
+ * `MAX_EXPOSED_QUEUES` queues by name.
+ */
+export async function buildExposition(
+  engine: Engine,
+  format: TextFormat,
+  only?: string,
+): Promise<string> {
+  const names = only ? [only] : await engine.queueNames();
+  const listed = names.slice(0, MAX_EXPOSED_QUEUES);
+  const all = await Promise.all(listed.map((q) => queueSeries(engine, q)));
+  const w = new ExpositionWriter(format);
+  w.gauge("tollgate_build_info", "Always 1; the version label names the running release.", [[
+    { version: VERSION },
+    1,
+  ]]);
+  w.gauge("tollgate_start_time_seconds", "When this instance started (unix seconds).", [[
+    {},
+    instanceMetrics.startedAt / 1000,
+  ]]);
+  if (!only) {
+    w.gauge("tollgate_queues", "Queues that exist.", [[{}, names.length]]);
+    w.gauge("tollgate_queues_omitted", "Queues left out of this exposition (over the limit).", [[
+      {},
+      names.length - listed.length,
+    ]]);
+  }
+  const health = all[0]?.m.health.state;
+  if (health) {
+    w.stateGauge(
+      "tollgate_origin_health",
+      "1 for the origin health state (unmonitored, healthy or unhealthy), 0 for the others.",
+      "state",
+      ["unmonitored", "healthy", "unhealthy"],
+      [[{}, health]],
+    );
+  }
+  writeQueues(w, all);
+  writeInstance(w, new Set(listed));
+  return w.text();
+}

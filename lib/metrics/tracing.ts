@@ -1,0 +1,81 @@
+/**
+ * OpenTelemetry spans of the service's own work (joins, status checks, ticks, KV commits). Deno's
+ * built-in OpenTelemetry (`OTEL_DENO=true`) registers itself with `@opentelemetry/api` and
+ * exports over OTLP; without it the API hands out no-op spans, which cost a few tens of
+ * nanoseconds, so the calls stay in place either way. Attribute names carry a `tollgate.` prefix.
+ */
+import { type Attributes, type Span, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
+import { AppError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+
+let tracer: Tracer | undefined;
+
+/** The service's tracer (made on first use, never at import). */
+function tracerOf(): Tracer {
+  return tracer ??= trace.getTracer("tollgate", VERSION);
+}
+
+/** What an error says about an outcome: its error code, or `error` for anything unexpected. */
+export function outcomeOf(e: unknown): string {
+  return e instanceof AppError ? e.code : "error";
+}
+
+/** Ends `span` after `e`: an expected refusal keeps an unset status, anything else is an error. */
+function endWithError(span: Span, e: unknown): void {
+  span.setAttribute("tollgate.outcome", outcomeOf(e));
+  if (!(e instanceof AppError) || e.status >= 500) {
+    span.recordException(e instanceof Error ? e : String(e));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** Options of a traced step. */
+export interface TraceOptions {
+  attributes?: Attributes;
+  /** Start a new trace (background work a request only triggered, like a tick). */
+  root?: boolean;
+}
+
+/**
+ * Runs `fn` inside an active span named `name`; `fn` may add attributes. A thrown error sets
+ * `tollgate.outcome` to its code and is thrown on.
+ */
+export function traced<T>(
+  name: string,
+  options: TraceOptions,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracerOf().startActiveSpan(
+    name,
+    { attributes: options.attributes, root: options.root },
+    async (span) => {
+      try {
+        const out = await fn(span);
+        span.end();
+        return out;
+      } catch (e) {
+        endWithError(span, e);
+        throw e;
+      }
+    },
+  );
+}
+
+/** A finished span for work done without an await (the in-memory status answer). */
+export function spanNow(name: string, attributes: Attributes): void {
+  tracerOf().startSpan(name, { attributes }).end();
+}
+
+/** Adds attributes to the active span (the KV commit span inside a commit's step). */
+export function annotateSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** Names the request's server span (Deno's, when tracing is on) after its route. */
+export function nameServerSpan(method: string, route: string): void {
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  span.setAttribute("http.route", route);
+  span.updateName(`${method} ${route}`);
+}

@@ -1,0 +1,281 @@
+import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
+import { annotateSpan } from "../metrics/tracing.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import {
+  bucketCap,
+  openSlots,
+  type QueueContext,
+  type QueueView,
+  refill,
+  wholeTokens,
+} from "./context.ts";
+import { countTraffic, grantSlot, putWaiting } from "./records.ts";
+import { sumCheckins } from "./slots.ts";
+import { schedule } from "./visitor.ts";
+import type { Counts, Visitor } from "./types.ts";
+
+/**
+ * A record a join adds to its group commit, written only while its key is as expected (absent,
+ * or at `expect`): a spent proof-of-work solution, the place an enqueue key holds.
+ */
+export interface JoinRecord {
+  key: Deno.KvKey;
+  value: unknown;
+  /** The versionstamp the key must still have; null or absent: the key must not exist. */
+  expect?: string | null;
+  expireIn?: number;
+  /** The refusal when the key changed meanwhile (a replayed solution, a key taken). */
+  conflict: () => Error;
+}
+
+interface Pending {
+  id: string;
+  supplied: boolean;
+  records: JoinRecord[];
+  resolve: (v: Visitor) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Another join took the enqueue key first: the join resumes that place instead. */
+export class KeyTakenError extends Error {}
+
+/** The id of a KV key within one batch (two joins must not write the same record). */
+const idOf = (key: Deno.KvKey) => JSON.stringify(key);
+
+/** Largest group commit: three mutations a join (an op allows 1000). */
+const MAX_BATCH = 250;
+/** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
+const MAX_SUPPLIED = 90;
+
+/** Checks a join adds to its commit: its supplied id and its records. */
+const checksOf = (p: Pending) => (p.supplied ? 1 : 0) + p.records.length;
+
+/** Takes the next batch: up to MAX_BATCH joins, with up to MAX_SUPPLIED checks between them. */
+function takeBatch(list: Pending[]): Pending[] {
+  let checks = 0, i = 0;
+  while (i < list.length && i < MAX_BATCH && checks + checksOf(list[i]) <= MAX_SUPPLIED) {
+    checks += checksOf(list[i]);
+    i++;
+  }
+  // A single join always goes, whatever it carries (at most a handful of records).
+  return list.splice(0, Math.max(1, i));
+}
+
+/**
+ * Group commit of joins: joins that arrive while a commit is in flight are written together in
+ * the next one, so the hot counter is checked once per batch instead of once per visitor.
+ */
+export class JoinBatcher {
+  #pending = new Map<string, Pending[]>();
+  #busy = new Set<string>();
+
+  constructor(private ctx: QueueContext) {}
+
+  /** Queues a new visitor (and its guard records) for the next group commit of queue `q`. */
+  add(q: string, id: string, supplied: boolean, records: JoinRecord[] = []): Promise<Visitor> {
+    return new Promise((resolve, reject) => {
+      let list = this.#pending.get(q);
+      if (!list) this.#pending.set(q, list = []);
+      list.push({ id, supplied, records, resolve, reject });
+      if (!this.#busy.has(q)) this.#flush(q);
+    });
+  }
+
+  async #flush(q: string): Promise<void> {
+    this.#busy.add(q);
+    try {
+      // Let the joins of this event-loop turn arrive before the first commit.
+      await Promise.resolve();
+      for (;;) {
+        const list = this.#pending.get(q) ?? [];
+        if (list.length === 0) break;
+        const batch = takeBatch(list);
+        try {
+          await this.#commit(q, batch);
+        } catch (e) {
+          for (const p of batch) p.reject(e);
+        }
+      }
+    } finally {
+      this.#busy.delete(q);
+    }
+  }
+
+  async #commit(q: string, batch: Pending[]): Promise<void> {
+    const ctx = this.ctx;
+    let items = batch;
+    let committed: Counts | null = null;
+    const results = await ctx.serial(q, () =>
+      retryCommit(async () => {
+        annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": items.length });
+        const now = ctx.now();
+        // The state this instance's last join commit left, if any: its checks fail (and the
+        // retry reads afresh) when anything else wrote the counts or settings since.
+        const cached = ctx.joinState.get(q);
+        ctx.joinState.delete(q);
+        const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
+          cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q),
+          ctx.branding(q),
+        ]);
+        if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+        await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
+        const open = ctx.isOpen(settings, now);
+        const rate = ctx.ratePerSecond(settings);
+        refill(counts, rate, now, open, bucketCap(rate));
+        const op = ctx.kv.atomic().check(entry, settingsEntry);
+        const out: (Visitor | Error)[] = [];
+        let joined = 0, admitted = 0;
+        const slots: number[] = [];
+        const seen = new Set<string>();
+        const written = new Set<string>();
+        // The line as newcomers see it: these counts, no departures between head and them.
+        const line: QueueView = {
+          settings,
+          counts,
+          head: null,
+          gone: [],
+          goneSet: new Set(),
+          loadedAt: now,
+        };
+        for (const p of items) {
+          if (seen.has(p.id)) {
+            // The same new id twice in one batch (a double click): the second is a takeover.
+            out.push(
+              new UnauthorizedError(`visitorId "${p.id}" is already joining queue "${q}"`),
+            );
+            continue;
+          }
+          seen.add(p.id);
+          if (p.supplied) op.check({ key: keys.visitor(q, p.id), versionstamp: null });
+          if (counts.waiting >= settings.maxWaitingVisitors) {
+            out.push(new QueueFullError(q, settings.maxWaitingVisitors));
+            continue;
+          }
+          // The same solution or enqueue key twice in one batch: the first one wins.
+          const twice = p.records.find((r) => written.has(idOf(r.key)));
+          if (twice) {
+            out.push(twice.conflict());
+            continue;
+          }
+          for (const r of p.records) {
+            written.add(idOf(r.key));
+            op.check({ key: r.key, versionstamp: r.expect ?? null })
+              .set(r.key, r.value, r.expireIn ? { expireIn: r.expireIn } : undefined);
+          }
+          const seq = counts.nextSeq++;
+          joined++;
+          if (
+            open && counts.waiting === 0 && openSlots(settings, counts) > 0 &&
+            wholeTokens(counts) >= 1
+          ) {
+            // Capacity at once: a slot without ever waiting (a wait of zero in the averages).
+            counts.tokens--;
+            counts.waitCount++;
+            admitted++;
+            const fresh: Visitor = {
+              id: p.id,
+              seq,
+              joinedAt: now,
+              state: "waiting",
+              nextCheckAt: 0,
+              deadline: 0,
+            };
+            const hold = now + branding.admitHoldSeconds * 1000;
+            const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+            out.push(grantSlot(op, q, fresh, counts, now, hold, ttl));
+            continue;
+          }
+          counts.waiting++;
+          // The newcomer is last in line: its position is the waiting count.
+          const [nca, deadline, slot] = schedule(
+            ctx,
+            q,
+            { ...line, head: seq - counts.waiting + 1 },
+            seq,
+            "join",
+          );
+          if (slot !== null) slots.push(slot);
+          const v: Visitor = {
+            id: p.id,
+            seq,
+            joinedAt: now,
+            state: "waiting",
+            nextCheckAt: nca,
+            deadline,
+          };
+          putWaiting(op, q, v);
+          out.push(v);
+        }
+        sumCheckins(op, q, slots);
+        countTraffic(op, q, now, "in", joined);
+        countTraffic(op, q, now, "out", admitted);
+        op.set(keys.counts(q), counts);
+        const res = await op.commit();
+        if (res.ok) {
+          committed = counts;
+          ctx.joinState.set(q, {
+            counts: { ...counts },
+            entry: { key: entry.key, versionstamp: res.versionstamp },
+            settings,
+            settingsEntry,
+          });
+          return out;
+        }
+        items = await dropConflicts(ctx.kv, items);
+        if (items.length === 0) return [];
+        const supplied = items.filter((p) => p.supplied);
+        if (supplied.length > 0) {
+          const taken = new Set<string>();
+          for (let i = 0; i < supplied.length; i += 10) {
+            const got = await ctx.kv.getMany(
+              supplied.slice(i, i + 10).map((p) => keys.visitor(q, p.id)),
+            );
+            for (const g of got) if (g.value) taken.add(g.key[2] as string);
+          }
+          for (const p of items) {
+            if (taken.has(p.id)) {
+              p.reject(
+                new UnauthorizedError(
+                  `visitorId "${p.id}" is already in queue "${q}"; send its tg_ticket to resume`,
+                ),
+              );
+            }
+          }
+          items = items.filter((p) => !taken.has(p.id));
+          if (items.length === 0) return [];
+        }
+        return null;
+      }, "join"));
+    instanceMetrics.batchSize.observe([], batch.length);
+    const firstWaiting = results.find((r): r is Visitor =>
+      !(r instanceof Error) && r.state === "waiting"
+    );
+    if (committed) ctx.noteJoined(q, committed, firstWaiting?.seq ?? null);
+    results.forEach((r, i) => r instanceof Error ? items[i].reject(r) : items[i].resolve(r));
+  }
+}
+
+/**
+ * After a failed join commit: rejects the joins whose records changed meanwhile (a solution used
+ * by another instance, an enqueue key taken) and returns the others, to be committed again.
+ */
+async function dropConflicts(kv: Deno.Kv, items: Pending[]): Promise<Pending[]> {
+  const withRecords = items.filter((p) => p.records.length > 0);
+  if (withRecords.length === 0) return items;
+  const failed = new Set<Pending>();
+  const all = withRecords.flatMap((p) => p.records.map((r) => ({ p, r })));
+  for (let i = 0; i < all.length; i += 10) {
+    const part = all.slice(i, i + 10);
+    const got = await kv.getMany(part.map((x) => x.r.key));
+    got.forEach((g, k) => {
+      const { p, r } = part[k];
+      if (g.versionstamp !== (r.expect ?? null) && !failed.has(p)) {
+        failed.add(p);
+        p.reject(r.conflict());
+      }
+    });
+  }
+  return items.filter((p) => !failed.has(p));
+}

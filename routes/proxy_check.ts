@@ -1,0 +1,165 @@
+/**
+ * The access checks reverse proxies call on every request to the site they protect:
+ * `GET /verify` (204/401), `/verify/auth-request` (nginx) and `/verify/forward-auth` (Caddy,
+ * Traefik), as one answer that the Hono routes (routes/forward_auth.ts) and the served `fetch`'s
+ * fast path share. The fast path answers before anything else (no Hono, no path-prefix strip): a
+ * check costs the site's throughput, so it must cost as little as a signed cookie can.
+ *
+ * The original request comes from the headers the example config sets: `X-Original-URI`/`-Method`
+ * for nginx (its subrequest also carries whatever the client sent, so `X-Forwarded-Uri` is not
+ * read there), `X-Forwarded-Uri`/`-Method` for Caddy and Traefik (which overwrite them). The token
+ * is found like the origin proxy finds it (a foreign `Authorization` does not hide a valid
+ * `tg_access` cookie), with `?accessToken=` (the check's own query, or the original URI's for the
+ * two proxy checks) unless `VERIFY_TOKEN_IN_QUERY=0`. With `?queue=`, only that queue's tokens pass
+ * and the waiting room URL names that queue.
+ */
+import type { Services } from "./services.ts";
+import { safeReturnPath } from "../lib/destination.ts";
+import { errorBody } from "../lib/errors.ts";
+import { assignRequestId } from "../lib/log.ts";
+import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
+import { waitUrlFor } from "./origin.ts";
+import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
+
+/** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
+export type CheckKind = "verify" | "auth-request" | "forward-auth";
+
+/** The original request's URI as the proxy describes it: its path and query without our token. */
+function originalUri(req: Request, kind: CheckKind): { path: string; token: string | null } {
+  const raw = req.headers.get(kind === "auth-request" ? "x-original-uri" : "x-forwarded-uri") ??
+    "/";
+  const q = raw.indexOf("?");
+  if (q < 0) return { path: raw, token: null };
+  // Our token in the original query must not be echoed back into the return path.
+  const { rest, token } = splitQuery(raw.slice(q + 1));
+  return { path: raw.slice(0, q) + (rest ? `?${rest}` : ""), token };
+}
+
+/** The waiting room URL (under `base`) for the original request, naming `queue` when given. */
+function waitFor(path: string, base: string, queue: string | undefined): string {
+  const back = safeReturnPath(path);
+  if (!queue) return back ? waitUrlFor(back, base) : `${base}/wait`;
+  const q = `${base}/wait?queue=${encodeURIComponent(queue)}`;
+  return back ? `${q}&return=${encodeURIComponent(back)}` : q;
+}
+
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * `path` on the visitor's own scheme and host (X-Forwarded-Proto/-Host, which Caddy and Traefik
+ * set on the check from the request they received): Traefik resolves a relative Location
+ * against the check's address, which would send the browser to Tollgate's internal address.
+ */
+function onVisitorHost(req: Request, path: string): string {
+  const proto = req.headers.get("x-forwarded-proto")?.toLowerCase();
+  const host = req.headers.get("x-forwarded-host");
+  if ((proto === "http" || proto === "https") && host && HOST.test(host)) {
+    return `${proto}://${host}${path}`;
+  }
+  return path;
+}
+
+/** A bodiless answer with our headers (the JSON ones come from `jsonResponse`). */
+function bare(status: number): Response {
+  const res = new Response(null, { status });
+  const h = res.headers;
+  for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+  h.set("Cache-Control", "no-store");
+  return res;
+}
+
+/** The checks over `s`: `answer` is what every path to them returns. */
+export function proxyChecks(s: Services) {
+  const base = s.config.BASE_PATH ?? "";
+  const read = { queryToken: s.config.VERIFY_TOKEN_IN_QUERY };
+
+  /** 401 naming the waiting room, worded like the origin proxy's and the nginx example's. */
+  const denied = (wait: string) => {
+    const res = jsonResponse(
+      errorBody("unauthorized", "a valid access token is required; join the waiting room first", {
+        waitUrl: wait,
+      }),
+      401,
+    );
+    res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"');
+    return res;
+  };
+
+  /** The answer to one check of `kind`, with `queue` from its query (already validated). */
+  const answer = async (kind: CheckKind, req: Request, queue: string | undefined) => {
+    const now = s.clock.now();
+    const orig = kind === "verify" ? null : originalUri(req, kind);
+    const claims = (await readVisitorRequest(s.signer, req, now, queue, read)).claims ??
+      (orig?.token && read.queryToken
+        ? await s.signer.verifyAccessToken(orig.token, now, queue)
+        : null);
+    if (claims) {
+      // The answer every admitted request costs: only what a proxy reads (no page headers on a
+      // bodiless answer no browser sees), and never cached unless the operator says so.
+      const res = new Response(null, { status: 204 });
+      res.headers.set("Cache-Control", "no-store");
+      res.headers.set("X-Tollgate-Visitor", claims.sub);
+      res.headers.set("X-Tollgate-Queue", claims.queue);
+      return res;
+    }
+    if (!orig) return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);
+    const wait = waitFor(orig.path, base, queue);
+    if (kind === "auth-request") {
+      // nginx turns the 401 into the visitor's answer (a 302 to this Location for GET and HEAD).
+      const res = denied(wait);
+      res.headers.set("Location", wait);
+      return res;
+    }
+    const method = (req.headers.get("x-forwarded-method") ?? "GET").toUpperCase();
+    if (method !== "GET" && method !== "HEAD") return denied(wait);
+    const res = bare(302);
+    res.headers.set("Location", onVisitorHost(req, wait));
+    return res;
+  };
+  return { answer };
+}
+
+/** The checks' paths, with or without the path prefix, and the query. */
+const CHECK_URL = /^https?:\/\/[^/]+(\/[^?]*)?\/verify(\/auth-request|\/forward-auth)?(?:\?(.*))?$/;
+
+/**
+ * The served `fetch` with the checks answered first: a GET to one of them (under `BASE_PATH`
+ * or not) with a query the fast path can read gets its answer here; anything else, and every
+ * request while `LOG_REQUESTS` is on (the access line is logged inside), goes to `inner`.
+ */
+export function withProxyChecks<I>(
+  s: Services,
+  inner: (req: Request, info?: I) => Response | Promise<Response>,
+): (req: Request, info?: I) => Response | Promise<Response> {
+  if (s.config.LOG_REQUESTS) return inner;
+  const { answer } = proxyChecks(s);
+  const base = s.config.BASE_PATH ?? "";
+  return (req, info) => {
+    const m = req.method === "GET" ? CHECK_URL.exec(req.url) : null;
+    if (!m || (m[1] !== undefined && m[1] !== base)) return inner(req, info);
+    const queue = queueOf(m[3]);
+    if (queue === false) return inner(req, info); // Hono answers with the 400 envelope
+    const kind = m[2] ? m[2].slice(1) as CheckKind : "verify";
+    const id = assignRequestId(req);
+    return answer(kind, req, queue).then((res) => {
+      res.headers.set("X-Request-Id", id);
+      return res;
+    });
+  };
+}
+
+/** `?queue=` of a check's query: undefined when absent, false when Hono must answer. */
+function queueOf(query: string | undefined): string | undefined | false {
+  if (!query) return undefined;
+  let queue: string | undefined;
+  for (const pair of query.split("&")) {
+    if (!pair.startsWith("queue=")) continue;
+    if (queue !== undefined) return false;
+    try {
+      queue = decodeURIComponent(pair.slice(6).replace(/\+/g, " "));
+    } catch {
+      return false;
+    }
+  }
+  return queue !== undefined && queue.length > 64 ? false : queue;
+}

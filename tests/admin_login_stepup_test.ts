@@ -1,0 +1,79 @@
+/**
+ * Sign-in lock-out: failures on an account, from any address, make that account's sign-in need
+ * the bot challenge (through `ChallengeGate.verify`'s `stepUp`), never a 429 for the right
+ * password; the per-address limit stays. The gate here stands in for the built-in challenge: it
+ * is configured for nobody, but asks a stepped-up sign-in for a solution.
+ */
+import type { ChallengeGate } from "../app.ts";
+import { AdminClient, adminClient, TEST_PASSWORD } from "./admin_helpers.ts";
+import { assertEquals } from "./assert.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
+
+const SOLVED = "solved-puzzle";
+
+/** A gate that challenges only stepped-up sign-ins, and counts how often it was asked to. */
+function stepUpGate(t: TestApp) {
+  const seen: boolean[] = [];
+  const gate: ChallengeGate = {
+    configured: () => Promise.resolve(false),
+    verify: (response, _ip, opts) => {
+      seen.push(opts?.stepUp ?? false);
+      return Promise.resolve(!opts?.stepUp || response === SOLVED);
+    },
+  };
+  t.services.challenge = gate;
+  return seen;
+}
+
+Deno.test("login: 5 failures on an account from 5 addresses step its sign-in up to the challenge; the right password with a solution is 200, never 429", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-forwarded-for" });
+  await adminClient(t);
+  const seen = stepUpGate(t);
+  const c = new AdminClient(t.app);
+  let n = 0;
+  // A new X-Forwarded-For value per try: the per-address limit never sees two from one address.
+  const login = (password: string, username = "admin", challengeResponse?: string) =>
+    c.req("POST", "/api/admin/login", { username, password, challengeResponse }, {
+      "x-forwarded-for": `203.0.113.${++n}`,
+    });
+  for (let i = 0; i < 5; i++) assertEquals((await login("wrong password!")).status, 401);
+  assertEquals(seen, [false, false, false, false, false]);
+  for (let i = 0; i < 45; i++) {
+    const r = await login(i % 2 ? "wrong password!" : TEST_PASSWORD);
+    assertEquals([r.status, r.json.error.details], [401, {
+      challenge: "required",
+      reason: "account_failures",
+    }], `try ${i}`);
+  }
+  const wrong = await login("wrong password!", "admin", SOLVED);
+  assertEquals(wrong.status, 401, "a solution does not make a wrong password right");
+  const ok = await login(TEST_PASSWORD, "admin", SOLVED);
+  assertEquals(ok.status, 200);
+  // The success forgets the failures: no challenge for the next sign-in.
+  assertEquals((await login(TEST_PASSWORD)).status, 200);
+  // Another account's failures are its own.
+  for (let i = 0; i < 6; i++) await login("wrong password!", "someone-else");
+  assertEquals((await login(TEST_PASSWORD)).status, 200, "admin is not stepped up");
+  t.close();
+});
+
+Deno.test("login: the step-up lasts the window; the per-address limit still answers 429", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-ip" });
+  await adminClient(t);
+  stepUpGate(t);
+  const c = new AdminClient(t.app);
+  const login = (password: string, ip: string, challengeResponse?: string) =>
+    c.req("POST", "/api/admin/login", { username: "admin", password, challengeResponse }, {
+      "x-ip": ip,
+    });
+  for (let i = 0; i < 5; i++) await login("wrong password!", `198.51.100.${i}`);
+  assertEquals((await login(TEST_PASSWORD, "198.51.100.9")).status, 401, "stepped up");
+  t.clock.advance(15 * 60_000);
+  assertEquals((await login(TEST_PASSWORD, "198.51.100.9")).status, 200, "a new window");
+  // One address: 20 failures, then 429 before any check, also for the right password.
+  for (let i = 0; i < 20; i++) await login("wrong password!", "192.0.2.1", SOLVED);
+  const limited = await login(TEST_PASSWORD, "192.0.2.1", SOLVED);
+  assertEquals([limited.status, limited.json.error.code], [429, "rate_limited"]);
+  assertEquals((await login(TEST_PASSWORD, "192.0.2.2", SOLVED)).status, 200, "other address");
+  t.close();
+});
