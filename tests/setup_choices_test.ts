@@ -3,6 +3,7 @@
  * step, `POST /api/admin/setup` then finishes, and Cloudflare can still be linked afterwards. And
  * the way back in when Turnstile cannot be reached: the bearer-only switch to the built-in one.
  */
+import { PowHasher } from "../lib/challenge/pow_hash.ts";
 import { keys } from "../lib/store/keys.ts";
 import { AdminClient, adminClient, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -30,12 +31,23 @@ const login = (env: ChallengeEnv, challengeResponse?: string, ip = "198.51.100.4
     challengeResponse,
   }, { "x-ip": ip });
 
-/** A solution of a fresh sign-in or setup puzzle, as the admin app makes it. */
-async function solve(env: ChallengeEnv, purpose: "setup" | "signin"): Promise<string> {
-  const r = await env.admin.req("GET", `/api/admin/challenge/puzzle?purpose=${purpose}`);
-  assertEquals(r.status, 200, r.text);
-  assert(typeof r.json.kind === "string");
-  return "solved"; // the built-in module's solver goes here once it is wired (see builtin.ts)
+/** A solution of a fresh sign-in or setup puzzle fetched from `ip`, solved as a browser would. */
+async function solve(
+  env: ChallengeEnv,
+  purpose: "setup" | "signin",
+  ip = "198.51.100.40",
+): Promise<string> {
+  const r = await env.admin.req(
+    "GET",
+    `/api/admin/challenge/puzzle?purpose=${purpose}`,
+    undefined,
+    {
+      "x-ip": ip,
+    },
+  );
+  assertEquals([r.status, r.json.kind], [200, "pow"], r.text);
+  const n = new PowHasher(r.json.seed).search(r.json.threshold, 0, 1e9);
+  return JSON.stringify({ challenge: r.json.challenge, nonce: String(n) });
 }
 
 Deno.test("setup: no edge network and the built-in challenge are steps; setup then finishes", async () => {
@@ -51,8 +63,21 @@ Deno.test("setup: no edge network and the built-in challenge are steps; setup th
     const bad = await admin.req("POST", BUILTIN, { solution: " " });
     assertEquals([bad.status, bad.json.error.code], [400, "bad_request"]);
     assertEquals((await admin.req("GET", "/api/admin/setup")).json.challenge.builtin, false);
-    const ch = await admin.req("POST", BUILTIN, { solution: await solve(env, "setup") });
+    const IP = { "x-ip": "198.51.100.40" };
+    // A solution for another address, or for sign-in instead of setup, records nothing.
+    const elsewhere = await admin.req("POST", BUILTIN, {
+      solution: await solve(env, "setup", "198.51.100.99"),
+    }, IP);
+    assertEquals(elsewhere.status, 400);
+    const wrongPurpose = await admin.req("POST", BUILTIN, {
+      solution: await solve(env, "signin"),
+    }, IP);
+    assertEquals(wrongPurpose.status, 400);
+    const solution = await solve(env, "setup");
+    const ch = await admin.req("POST", BUILTIN, { solution }, IP);
     assertEquals([ch.status, ch.json.challenge.builtin, ch.json.missing], [200, true, []]);
+    const replay = await admin.req("POST", BUILTIN, { solution }, IP);
+    assertEquals(replay.status, 400, "a solution counts once");
 
     const done = await admin.req("POST", "/api/admin/setup");
     assertEquals(done.status, 200, done.text);
@@ -73,7 +98,11 @@ Deno.test("setup: no edge network and the built-in challenge are steps; setup th
 
     // Sign-in now needs a built-in solution.
     assertEquals((await login(env)).status, 401, "no solution: refused");
-    assertEquals((await login(env, await solve(env, "signin"))).status, 200);
+    const signin = await solve(env, "signin");
+    assertEquals((await login(env, signin)).status, 200);
+    assertEquals((await login(env, signin)).status, 401, "a sign-in solution counts once");
+    const other = await solve(env, "signin", "198.51.100.41");
+    assertEquals((await login(env, other)).status, 401, "solved for another address");
   } finally {
     await env.close();
   }
@@ -87,7 +116,9 @@ Deno.test("setup: the later choice of a step replaces the other one", async () =
     await admin.req("POST", NONE);
     assertEquals(await t.kv.get(keys.setupPendingEdge()).then((e) => e.value), null);
     await plantPendingEdge(t);
-    await admin.req("POST", BUILTIN, { solution: await solve(env, "setup") });
+    await admin.req("POST", BUILTIN, { solution: await solve(env, "setup") }, {
+      "x-ip": "198.51.100.40",
+    });
     const p = (await admin.req("GET", "/api/admin/setup")).json;
     assertEquals([p.challenge.builtin, p.challenge.provisioned], [true, false]);
     // Provisioning Turnstile replaces the built-in choice.
@@ -128,7 +159,7 @@ Deno.test("Turnstile unreachable: sign-in says so and names the bearer switch, w
       [true, "builtin", undefined],
     );
     assertEquals((await login(env, undefined, "198.51.100.41")).status, 401);
-    const ok = await login(env, await solve(env, "signin"), "198.51.100.42");
+    const ok = await login(env, await solve(env, "signin", "198.51.100.42"), "198.51.100.42");
     assertEquals(ok.status, 200, ok.text);
     // Setup stays complete: the edge link is live and so is a challenge.
     assertEquals(boot.json.setupComplete, true);
