@@ -137,7 +137,12 @@ Deno.test({
         const h = card(page, "Origin health throttle");
         await h.getByText("not monitored").waitFor(T);
         await h.getByLabel("Probe the origin").check();
-        await h.getByLabel("Health URL").fill(`${s.base}/nowhere`);
+        // An origin that answers 500 (on its own port: the service does not probe itself).
+        const origin = Deno.serve(
+          { hostname: "127.0.0.1", port: 0, onListen() {} },
+          () => new Response("down", { status: 500 }),
+        );
+        await h.getByLabel("Health URL").fill(`http://127.0.0.1:${origin.addr.port}/health`);
         await h.getByRole("button", { name: "Save health settings" }).click();
         await h.getByText("Saved.").waitFor(T);
         await h.getByText("not probed yet").waitFor(T);
@@ -146,6 +151,7 @@ Deno.test({
         await s.call("PUT", "/api/admin/health", { override: "unhealthy" }, session);
         await h.getByTestId("health-state").getByText("unhealthy").waitFor(T);
         await s.call("PUT", "/api/admin/health", { override: null }, session);
+        await origin.shutdown();
       });
 
       await t.step("Edge: the checks show the zone's state and follow a change", async () => {
