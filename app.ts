@@ -19,6 +19,8 @@ import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
 import { sessionChecker } from "./routes/admin/session.ts";
 import { costRoutes } from "./routes/cost.ts";
+import { drawRoutes } from "./routes/draw.ts";
+import { assetsOnce } from "./routes/pages/assets.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
 import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
@@ -146,6 +148,7 @@ export async function createApp(deps: AppDeps) {
   app.route("/", adminRoutes(services));
   app.route("/", pageRoutes(services));
   app.route("/", costRoutes(services));
+  app.route("/", drawRoutes(services, assetsOnce()));
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorBearer", {
     type: "http",
     scheme: "bearer",

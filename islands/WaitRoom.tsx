@@ -10,6 +10,11 @@ import {
   waitWords,
 } from "../client/format.ts";
 import { followTimeslots, type Gone, notifyTurn } from "../client/timeslots.ts";
+import {
+  LOTTERY_VISITOR_WORDS,
+  lotteryWaitRange,
+  PREQUEUE_VISITOR_WORDS,
+} from "../lib/queue/wording.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
@@ -60,6 +65,9 @@ export function WaitRoom(p: WaitRoomProps) {
   const [start, setStart] = useState(p.start);
   const [local, setLocal] = useState<Local>(null);
   const [now, setNow] = useState(p.serverNow);
+  // A pre-queue visitor's arrival number, kept after the draw (the server shows it only before),
+  // so the visitor can find its place in the published draw.
+  const [arrival, setArrival] = useState(p.view.arrivalNumber ?? null);
   const [canNotify, setCanNotify] = useState<"no" | "ask" | "on" | "refused">("no");
   const enterButton = useRef<HTMLButtonElement>(null);
   /** What the live region says when a hold starts (fixed, so it is announced once). */
@@ -77,6 +85,7 @@ export function WaitRoom(p: WaitRoomProps) {
       offset,
       onView: (v, rejoined) => {
         if (rejoined) setStart(v.position ?? null);
+        if (v.arrivalNumber !== undefined || rejoined) setArrival(v.arrivalNumber ?? null);
         // The same render as the new view: a hold countdown starts right, not from page load.
         setNow(Date.now() + offset.current);
         setLocal(null);
@@ -87,12 +96,21 @@ export function WaitRoom(p: WaitRoomProps) {
   }, []);
 
   useEffect(() => {
-    // Keep the progress baseline in the URL, so a reload does not restart the bar at zero.
+    // Keep the progress baseline (and the arrival number) in the URL, so a reload keeps them.
     const url = new URL(location.href);
-    if (start === null || url.searchParams.get("start") === String(start)) return;
-    url.searchParams.set("start", String(start));
-    history.replaceState(history.state, "", url);
-  }, [start]);
+    if (arrival === null && url.searchParams.has("arrival")) {
+      const kept = Number(url.searchParams.get("arrival"));
+      if (Number.isSafeInteger(kept) && kept > 0) setArrival(kept);
+    }
+    const want = { start, arrival };
+    let changed = false;
+    for (const [k, v] of Object.entries(want)) {
+      if (v === null || url.searchParams.get(k) === String(v)) continue;
+      url.searchParams.set(k, String(v));
+      changed = true;
+    }
+    if (changed) history.replaceState(history.state, "", url);
+  }, [start, arrival]);
 
   const admitted = view.status === "admitted" && !local;
   const holding = admitted && view.entered === false;
@@ -142,6 +160,7 @@ export function WaitRoom(p: WaitRoomProps) {
   const back = waitUrl(p.queue, p.returnPath, false, null, p.base);
   const again = waitUrl(p.queue, p.returnPath, p.embed, null, p.base);
   const lottery = view.admissionMode === "lottery";
+  const pending = view.drawPending === true;
   const position = view.position ?? 1;
   const waiting = !local && !admitted;
   const said = local
@@ -152,8 +171,10 @@ export function WaitRoom(p: WaitRoomProps) {
     }: press Enter now.`)
     : admitted
     ? "It's your turn! Taking you in…"
+    : pending
+    ? "You are in the pre-queue. This page checks for you and moves on by itself."
     : lottery
-    ? "You are in the draw. This page checks for you and moves on by itself."
+    ? "You are in the lottery. This page checks for you and moves on by itself."
     : `You are number ${position}${
       view.waiting !== undefined ? ` of ${view.waiting}` : ""
     } in line. This page checks for you and moves on by itself.`;
@@ -199,7 +220,20 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={p.destination} target={top}>Continue</a>
         </p>
       )}
-      {waiting && <Waiting view={view} lottery={lottery} position={position} start={start} />}
+      {waiting && pending && (
+        <PreQueue view={view} queue={p.queue} arrival={arrival} base={p.base ?? ""} />
+      )}
+      {waiting && !pending && (
+        <Waiting view={view} lottery={lottery} position={position} start={start} />
+      )}
+      {waiting && !pending && arrival !== null && (
+        <p class="hint">
+          Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
+          <a href={`${p.base ?? ""}/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
+            Check the opening draw
+          </a>
+        </p>
+      )}
       {waiting && canNotify === "ask" && (
         <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
       )}
@@ -221,40 +255,72 @@ function spoken(ms: number): string {
   return s >= 60 ? `about a minute` : `${s} seconds`;
 }
 
-/** The place in line (or the draw), progress and estimate of a waiting visitor. */
+/** A pre-queue visitor before the opening draw: how it works, its arrival number, the estimate. */
+function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null; base: string }) {
+  const { view } = p;
+  return (
+    <>
+      <p class="label">How you get in</p>
+      <p class="lottery">{PREQUEUE_VISITOR_WORDS}</p>
+      {p.arrival !== null && (
+        <p class="arrival">
+          Your arrival number: <strong>#{p.arrival}</strong>{" "}
+          (keep it to find your place in the published draw)
+        </p>
+      )}
+      {view.drawCommitment && (
+        <p class="hint commitment">
+          The draw's secret was fixed before anyone joined; its fingerprint is{" "}
+          <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
+          <a href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}`}>
+            How to check the draw
+          </a>
+        </p>
+      )}
+      <progress aria-label="Waiting for the opening draw" />
+      <p class="eta">
+        Expected wait after the opening, for a random place:{" "}
+        <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+      </p>
+    </>
+  );
+}
+
+/** The place in line (or the lottery), progress and estimate of a waiting visitor. */
 function Waiting(
   p: { view: VisitorView; lottery: boolean; position: number; start: number | null },
 ) {
   const { view, position, start } = p;
   const share = start ? Math.round(progressShare(start, position) * 100) : 0;
+  if (p.lottery) {
+    // No single estimate: the wait is a fresh draw at every admission, so show its spread.
+    const range = lotteryWaitRange(view.estimatedWaitSeconds ?? NaN);
+    return (
+      <>
+        <p class="label">How you get in</p>
+        <p class="lottery">{LOTTERY_VISITOR_WORDS}</p>
+        {view.lotteryOdds !== undefined && (
+          <p class="odds">
+            {view.waiting} waiting · your chance at the next draw:{" "}
+            <strong>{percent(view.lotteryOdds)}</strong>
+          </p>
+        )}
+        <progress aria-label="Waiting for the draw" />
+        <p class="eta">
+          At the current pace, half of those waiting now get in within{" "}
+          <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
+          <strong>{waitWords(range.most)}</strong>.
+        </p>
+      </>
+    );
+  }
   return (
     <>
-      {p.lottery
-        ? (
-          <>
-            <p class="label">How you get in</p>
-            <p class="lottery">
-              A random draw decides who goes in next. Everyone waiting has the same chance, whenever
-              they arrived.
-            </p>
-            {view.lotteryOdds !== undefined && (
-              <p class="odds">
-                {view.waiting} waiting · your chance at the next draw:{" "}
-                <strong>{percent(view.lotteryOdds)}</strong>
-              </p>
-            )}
-            <progress aria-label="Waiting for the draw" />
-          </>
-        )
-        : (
-          <>
-            <p class="label">Your place in line</p>
-            <p class="place">{placeText(position, view.waiting)}</p>
-            <progress max={100} value={share} aria-label="Progress through the line">
-              {share}%
-            </progress>
-          </>
-        )}
+      <p class="label">Your place in line</p>
+      <p class="place">{placeText(position, view.waiting)}</p>
+      <progress max={100} value={share} aria-label="Progress through the line">
+        {share}%
+      </progress>
       <p class="eta">
         Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
       </p>

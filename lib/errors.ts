@@ -67,6 +67,27 @@ export class QueueFullError extends AppError {
   }
 }
 
+/** 503 `not_open`: a queue with a pre-queue takes no joins before its window (never says when). */
+export class NotOpenError extends AppError {
+  constructor(queue: string) {
+    super(503, "not_open", `queue "${queue}" is not open yet`, { queue });
+  }
+}
+
+/** 409 `draw_committed`: the opening draw's commitment is out, so its opening time is fixed. */
+export class DrawCommittedError extends AppError {
+  constructor(message: string) {
+    super(409, "draw_committed", message);
+  }
+}
+
+/** 404 `no_draw`: the queue has no opening-draw record, or it is not published. */
+export class NoDrawError extends AppError {
+  constructor(queue: string, why: string) {
+    super(404, "no_draw", `queue "${queue}" has no ${why} opening draw`, { queue });
+  }
+}
+
 /**
  * `edge_error`: the edge provider (Cloudflare) refused or failed a call. 400 when the operator must
  * fix something (token, permission, name), 429 rate limited (`Retry-After`), 502 unreachable or

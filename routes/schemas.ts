@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { MODES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
+import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../lib/queue/wording.ts";
 
-/** An admission mode: `queue` (first come first served) or `lottery` (a fair draw). */
+/** An admission mode: `queue` (first come, first served) or `lottery` (each admission a random pick among everyone waiting). */
 export const ModeSchema = z.enum(MODES);
 
 export const QueueName = z.string().regex(QUEUE_NAME_RE, {
@@ -23,16 +24,39 @@ export const VisitorView = z.object({
   queue: z.string(),
   visitorId: z.string(),
   status: z.enum(["waiting", "admitted"]),
-  admissionMode: ModeSchema.optional(),
+  admissionMode: ModeSchema.optional().openapi({
+    description: `${QUEUE_MODE_WORDS} ${LOTTERY_MODE_WORDS}`,
+  }),
   nextCheckAt: z.number().int().optional().openapi({ description: "unix ms, second-aligned" }),
   nextPollAfterMs: z.number().int().optional(),
-  estimatedWaitSeconds: z.number().optional(),
-  position: z.number().int().optional().openapi({ description: "1-based; queue mode only" }),
+  estimatedWaitSeconds: z.number().optional().openapi({
+    description: "expected wait from now, counted from the opening when the queue is not open " +
+      "yet (never the time until the opening). Queue mode: position / admission rate. Lottery " +
+      "mode: waiting / admission rate, the mean of a wait that is a fresh draw at every " +
+      "admission (many wait much less, some much longer). Pre-queue before its draw " +
+      "(`drawPending`): the expected wait after the opening for a random place among the " +
+      "participants, ((participants + 1) / 2) / admission rate",
+  }),
+  position: z.number().int().optional().openapi({
+    description: "1-based; queue mode only, and not before a pre-queue's opening draw",
+  }),
   ahead: z.number().int().optional(),
   behind: z.number().int().optional(),
   waiting: z.number().int().optional(),
   lotteryOdds: z.number().optional().openapi({
     description: "chance that the visitor's next due check-in is drawn",
+  }),
+  drawPending: z.boolean().optional().openapi({
+    description: "pre-queue: true until the opening draw has placed the visitor (no position " +
+      "meanwhile); nobody is admitted before it",
+  }),
+  arrivalNumber: z.number().int().optional().openapi({
+    description: "pre-queue, before the draw: the visitor's entry in the draw's list (keep it " +
+      "to find your place in the published record)",
+  }),
+  drawCommitment: z.string().optional().openapi({
+    description: "pre-queue, before the draw: hex SHA-256 of the draw's secret seed, " +
+      "published when the window opened; the seed revealed at the opening must hash to it",
   }),
   accessToken: z.string().optional(),
   entered: z.boolean().optional(),
@@ -166,6 +190,21 @@ export const Metrics = z.object({
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
   joinGuards: JoinGuardCounts,
+  prequeue: z.object({
+    enabled: z.boolean(),
+    windowMinutes: z.number().int().nullable(),
+    phase: z.enum(["off", "before", "window", "drawing", "drawn"]).openapi({
+      description: "before: joins refused (`not_open`); window: joins wait for the draw; " +
+        "drawing: past opensAt, places being assigned; drawn: admissions follow the order",
+    }),
+    participants: z.number().int().openapi({
+      description: "waiting from the window before the draw; the list's size after it",
+    }),
+    commitment: z.string().nullable(),
+    seed: z.string().nullable().openapi({ description: "revealed with the list at opensAt" }),
+    drawnAt: z.number().int().nullable(),
+    published: z.boolean().openapi({ description: "the draw record is public at GET /draw" }),
+  }).openapi("PrequeueMetrics"),
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({
@@ -188,9 +227,15 @@ export const errors = {
   404: err(
     "unknown queue (`unknown_queue`), visitor gone (`not_in_queue`) or no such record (`not_found`)",
   ),
-  409: err("not admitted yet (`not_admitted`) or a conflicting write (`conflict`)"),
+  409: err(
+    "not admitted yet (`not_admitted`), a conflicting write (`conflict`), or an opening time " +
+      "fixed by a published draw commitment (`draw_committed`)",
+  ),
   429: err("too many attempts (`rate_limited`, with `Retry-After`)"),
-  503: err("waiting-row cap reached (`queue_full`)"),
+  503: err(
+    "waiting-row cap reached (`queue_full`), or a queue whose pre-queue window has not opened " +
+      "yet (`not_open`; never says when)",
+  ),
 };
 
 /** Picks some of `errors` by status, for a route's `responses`. */

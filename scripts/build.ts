@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 const ENTRIES: Record<string, string> = {
   "wait.js": "client/wait.tsx",
   "admin.js": "client/admin/main.tsx",
+  "verify_draw.js": "client/verify_draw.ts",
   // The proof-of-work solver of /wait's check, run in a Web Worker.
   "pow_worker.js": "client/pow_worker.ts",
 };

@@ -18,9 +18,6 @@ const README_MAX_LINES = 450;
  * other. Remove a name here when its page lands.
  */
 const PAGES_WRITTEN_ELSEWHERE = [
-  "docs/security.md",
-  "docs/observability.md",
-  "docs/forward-auth.md",
   "docs/fair-opening.md",
 ];
 

@@ -133,10 +133,12 @@ Deno.test("lottery mode: no position, a draw decides, odds only with showWaiting
   await t.engine.setMode(Q, "lottery");
   const v = new Client(t.app);
   const r = await v.req("GET", "/wait");
-  assert(r.text.includes("A random draw decides who goes in next"));
+  assert(r.text.includes("a random draw picks who goes in among everyone waiting"));
   assert(!r.text.includes("Your place in line"), "no position in lottery mode");
   assert(!r.text.includes(`class="place"`));
   assert(!r.text.includes("your chance"), "no odds without showWaitingCount");
+  assert(!r.text.includes("Estimated wait"), "no single queue-like estimate in lottery mode");
+  assert(/half of those waiting now get in within/.test(r.text), "a range instead");
   assertEquals(props(r.text).view.position, undefined);
   await t.setBranding({ showWaitingCount: true });
   const on = await v.req("GET", "/wait");
@@ -290,4 +292,29 @@ Deno.test("destination order: return=, then redirectUrl, then / with the proxy, 
   assertEquals(await destinationFor(off, { redirectUrl: "//evil.example" }, null), "/demo");
   assertEquals(await destinationFor(off, { redirectUrl: "https://u:p@s.example/" }, null), "/demo");
   assertEquals(await destinationFor(off, { redirectUrl: "/wait" }, null), "/demo", "no loop");
+});
+
+Deno.test("pre-queue: /wait says not open yet before the window (never when), then shows the pre-queue", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10 });
+  const opensAt = t.clock.now() + 3_600_000;
+  await t.engine.setOpensAt(Q, opensAt);
+  await t.engine.setPrequeue(Q, 30);
+  await t.setBranding({ message: "Sale opens at noon UTC." });
+  const v = new Client(t.app);
+  const before = await v.req("GET", "/wait");
+  assertEquals(before.status, 503);
+  assert(before.text.includes("not open yet"), before.text);
+  assert(before.text.includes("Sale opens at noon UTC."), "the operator's message may announce it");
+  assertEquals(before.headers.get("retry-after"), "60", "a fixed retry, not the time left");
+  assert(!before.text.includes(String(opensAt)) && !v.cookies.has("tg_ticket"));
+  t.clock.advance(45 * 60_000);
+  const r = await v.req("GET", "/wait");
+  assertEquals(r.status, 200);
+  assert(r.text.includes("You are in the pre-queue."), r.text);
+  assert(r.text.includes("gets a random place in line, ahead of everyone who arrives later"));
+  assert(r.text.includes("Your arrival number: <strong>#1</strong>"), r.text);
+  assert(r.text.includes("Expected wait after the opening, for a random place"));
+  assert(!r.text.includes(`class="place"`), "no position before the draw");
+  assert(r.text.includes("/draw/verify?queue=default"));
+  t.close();
 });

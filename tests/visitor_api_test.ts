@@ -770,15 +770,15 @@ Deno.test("estimatedWaitSeconds in lottery mode is given and decreases as the li
   t.close();
 });
 
-Deno.test("estimatedWaitSeconds includes the time until the opening time", async () => {
+Deno.test("estimatedWaitSeconds counts from the opening time, never to it (opensAt stays secret)", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1 });
   await t.engine.setOpensAt(Q, t.clock.now() + 600_000);
   const c = new Client(t.app);
   const r = visible(await c.join(Q, "opening-001"));
   assertEquals(r.status, 202);
-  assertEquals(r.json.estimatedWaitSeconds, 601);
+  assertEquals(r.json.estimatedWaitSeconds, 1);
   t.clock.advance(100_000);
-  assertEquals(visible(await c.status()).json.estimatedWaitSeconds, 501);
+  assertEquals(visible(await c.status()).json.estimatedWaitSeconds, 1);
   t.close();
 });
 

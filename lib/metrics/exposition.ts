@@ -106,6 +106,19 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "Scheduled opening time (unix seconds), for queues with one.",
     all.filter((s) => s.m.opensAt !== null).map((s) => [{ queue: s.m.queue }, s.m.opensAt! / 1000]),
   );
+  w.stateGauge(
+    "tollgate_queue_prequeue_phase",
+    "1 for the pre-queue's phase (off, before its window, window open, drawing, drawn).",
+    "phase",
+    ["off", "before", "window", "drawing", "drawn"],
+    all.map((s) => [{ queue: s.m.queue }, s.m.prequeue.phase]),
+  );
+  w.gauge(
+    "tollgate_queue_prequeue_participants",
+    "Pre-queue participants: waiting from the window before the draw, the list's size after it.",
+    all.filter((s) => s.m.prequeue.phase !== "off")
+      .map((s) => [{ queue: s.m.queue }, s.m.prequeue.participants]),
+  );
   w.gauge(
     "tollgate_queue_join_guard_events_last_hour",
     "Join guard events of the last hour (all instances): refused by the per-client limit, " +

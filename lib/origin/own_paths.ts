@@ -28,6 +28,8 @@ export const OWN_PATH_SEGMENTS = [
   "mode",
   "pause",
   "metrics",
+  // The opening draw's public record and its check page (`/draw`, `/draw/verify`).
+  "draw",
   // The built page assets (routes/pages/assets.ts serves `/static/*`).
   "static",
 ] as const;

@@ -13,6 +13,7 @@ import {
 } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { SlotLedger } from "./slots.ts";
+import { drawPending } from "./prequeue_phase.ts";
 
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
@@ -52,6 +53,8 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     opensAt: null,
     healthPaused: false,
     createdAt: now,
+    prequeueMinutes: null,
+    drawnFor: null,
     joinsPerClientPerMinute: null,
   };
 }
@@ -259,9 +262,13 @@ export class QueueContext {
     return s.admitPerSecond ?? this.config.ADMIT_PER_SECOND;
   }
 
-  /** True when admissions may happen now (not paused, past opensAt, not health-paused). */
+  /**
+   * True when admissions may happen now (not paused, past opensAt, not health-paused, and the
+   * pre-queue's opening draw done).
+   */
   isOpen(s: QueueSettings, now: number): boolean {
-    return !s.paused && !s.healthPaused && (s.opensAt === null || now >= s.opensAt);
+    return !s.paused && !s.healthPaused && (s.opensAt === null || now >= s.opensAt) &&
+      !drawPending(s);
   }
 
   /** Admissions per second the line really gets (see `effectiveRate`). */

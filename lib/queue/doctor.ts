@@ -115,6 +115,12 @@ function missingSuspect(q: string, v: Visitor, name: IndexName): Suspect {
   };
 }
 
+/** A pre-queue participant waiting for the opening draw, which gives it its line entry. */
+function drawWaits(c: Counts, v: Visitor): boolean {
+  return c.preRound > 0 && v.arrival === undefined && v.seq >= c.preFrom &&
+    (c.preCutoff === 0 || v.seq < c.preCutoff);
+}
+
 async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   const countsEntry = await kv.get<Counts>(keys.counts(q));
   const stored = withDefaults(EMPTY_COUNTS, countsEntry.value);
@@ -155,7 +161,11 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
       if (!wantsIndex(v, name) || at.length > 1) suspects.push(entrySuspect(q, id, name, at));
     }
     for (const v of byId.values()) {
-      if (wantsIndex(v, name) && !found[name].has(v.id)) suspects.push(missingSuspect(q, v, name));
+      if (
+        wantsIndex(v, name) && !found[name].has(v.id) && !(name === "line" && drawWaits(stored, v))
+      ) {
+        suspects.push(missingSuspect(q, v, name));
+      }
     }
   }
   const after = await kv.get<Counts>(keys.counts(q));

@@ -14,6 +14,10 @@ import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import * as visitor from "./visitor.ts";
+import { type DrawOptions, runDraw } from "./draw.ts";
+import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
+import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
 
 /** Operator metrics of one queue (DECISIONS: metric names). */
 export interface QueueMetrics {
@@ -35,6 +39,8 @@ export interface QueueMetrics {
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
+  /** The pre-queue and its opening draw. */
+  prequeue: PrequeueMetrics;
   /** Refused and challenged joins of the last hour (lib/guard/stats.ts). */
   joinGuards: GuardCounts;
 }
@@ -143,6 +149,9 @@ export class Engine {
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
   async tick(q: string): Promise<TickResult> {
     const out = await observeTick(q, () => tick(this.ctx, q));
+    // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
+    // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
+    this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) this.onTicked?.(q, out.waiting);
     return out;
@@ -175,6 +184,47 @@ export class Engine {
     this.tick(q).catch((e) => log("error", "tick failed", { queue: q, error: String(e) }))
       .finally(() => this.#ticking.delete(q));
   }
+
+  /**
+   * Publishes the pre-queue's commitment when its window opens and runs the opening draw at
+   * `opensAt` (one run at a time per queue in this instance); resolves when that step is done.
+   */
+  drawIfDue(q: string): Promise<unknown> {
+    let p = this.#draws.get(q);
+    if (!p) {
+      p = (async () => {
+        // Read without filling the view cache (this runs beside visitor requests).
+        const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
+        if (!settings) return;
+        const phase = prequeuePhase(settings, this.ctx.now());
+        if (phase === "window") {
+          await settleRoundNow(this.ctx, q);
+          this.#drawAtOpening(q, settings.opensAt!);
+        }
+        if (phase === "drawing") await runDraw(this.ctx, q, this.drawOptions);
+      })().finally(() => this.#draws.delete(q));
+      this.#draws.set(q, p);
+    }
+    return p;
+  }
+  #draws = new Map<string, Promise<unknown>>();
+  #drawTimers = new Map<string, number>();
+
+  /**
+   * In a long-lived process (ticks on), starts the draw at `opensAt` itself rather than at the
+   * next tick, which may come up to a second later. The timer does not keep the process alive.
+   */
+  #drawAtOpening(q: string, opensAt: number): void {
+    const wait = opensAt - this.ctx.now();
+    if (!this.autoTick || wait > 2000 || this.#drawTimers.get(q) === opensAt) return;
+    this.#drawTimers.set(q, opensAt);
+    const id = setTimeout(() => {
+      this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
+    }, Math.max(0, wait) + 5);
+    Deno.unrefTimer(id);
+  }
+  /** Test hooks of the draw (see `DrawOptions`). */
+  drawOptions: DrawOptions = {};
 
   /** Operator force-admit; returns how many were really admitted. */
   async admit(q: string, count: number): Promise<number> {
@@ -216,8 +266,19 @@ export class Engine {
 
   /** Called after a pause or resume that changed the queue's state (the `pause` webhook). */
   onPauseChanged?: (q: string, paused: boolean) => void;
+  /** Sets the opening time; fixed while a pre-queue's commitment is out (409 `draw_committed`). */
   setOpensAt(q: string, opensAt: number | null) {
-    return this.updateSettings(q, (s) => void (s.opensAt = opensAt));
+    return this.updateSettings(q, (s) => {
+      checkPrequeueChange(s, { opensAt, prequeueMinutes: s.prequeueMinutes }, this.ctx.now());
+      s.opensAt = opensAt;
+    });
+  }
+  /** Turns the pre-queue on (window in minutes before `opensAt`) or off (null). */
+  setPrequeue(q: string, minutes: number | null) {
+    return this.updateSettings(q, (s) => {
+      checkPrequeueChange(s, { opensAt: s.opensAt, prequeueMinutes: minutes }, this.ctx.now());
+      s.prequeueMinutes = minutes;
+    });
   }
   setRate(q: string, admitPerSecond: number | null) {
     return this.updateSettings(q, (s) => void (s.admitPerSecond = admitPerSecond));
@@ -291,6 +352,7 @@ export class Engine {
       health: this.healthSnapshot
         ? await this.healthSnapshot()
         : unmonitoredSnapshot(s.healthPaused),
+      prequeue: await prequeueMetrics(ctx, q, v, now),
       joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
     };
   }

@@ -1,4 +1,4 @@
-import { AppError, QueueFullError, UnauthorizedError } from "../errors.ts";
+import { AppError, NotOpenError, QueueFullError, UnauthorizedError } from "../errors.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit } from "../store/commit.ts";
@@ -11,6 +11,8 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
+import { settleRound } from "./prequeue.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
 import { sumCheckins } from "./slots.ts";
 import { schedule } from "./visitor.ts";
@@ -125,6 +127,9 @@ export class JoinBatcher {
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));
         const op = ctx.kv.atomic().check(entry, settingsEntry);
+        // A pre-queue refuses joins before its window and publishes its commitment with the first.
+        const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
+        const windowJoin = prequeuePhase(settings, now) === "window";
         const out: (Visitor | Error)[] = [];
         let joined = 0, admitted = 0;
         const slots: number[] = [];
@@ -140,6 +145,10 @@ export class JoinBatcher {
           loadedAt: now,
         };
         for (const p of items) {
+          if (!accepting) {
+            out.push(new NotOpenError(q));
+            continue;
+          }
           if (seen.has(p.id)) {
             // The same new id twice in one batch (a double click): the second is a takeover.
             out.push(
@@ -205,7 +214,7 @@ export class JoinBatcher {
             nextCheckAt: nca,
             deadline,
           };
-          putWaiting(op, q, v);
+          putWaiting(op, q, v, !windowJoin);
           out.push(v);
         }
         sumCheckins(op, q, slots);

@@ -4,11 +4,13 @@ import type { Counts, Visitor } from "./types.ts";
 /** Size of one traffic bucket (SPEC 8: about 15 s). */
 export const TRAFFIC_BUCKET_MS = 15_000;
 
-/** Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). */
-export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor): void {
-  op.set(keys.visitor(q, v.id), v)
-    .set(keys.fifo(q, v.seq), v.id)
-    .set(keys.deadline(q, v.deadline, v.id), v.seq);
+/**
+ * Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). A
+ * pre-queue participant (`inLine` false) gets no line entry until the draw gives it its place.
+ */
+export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor, inLine = true): void {
+  op.set(keys.visitor(q, v.id), v).set(keys.deadline(q, v.deadline, v.id), v.seq);
+  if (inLine) op.set(keys.fifo(q, v.seq), v.id);
 }
 
 /** Removes a waiting visitor's indexes (the record itself is rewritten or deleted by the caller). */
@@ -29,6 +31,11 @@ export function removeWaiting(
   op.delete(keys.visitor(q, v.id));
   logGone(op, q, v, now);
   c.waiting--;
+  // A pre-queue participant leaving: a draw in progress must see it (see draw.ts).
+  const arrival = v.arrival ?? v.seq;
+  if (c.preCutoff && arrival >= c.preFrom && arrival < c.preCutoff) {
+    op.sum(keys.drawGuard(q), 1n);
+  }
 }
 
 /** When an entry at `now` starts and ends: whole seconds, as the token's `iat` and `exp`. */

@@ -16,6 +16,10 @@ export interface QueueSettings {
   /** Set by the origin health throttle. */
   healthPaused: boolean;
   createdAt: number;
+  /** Pre-queue window in minutes before `opensAt` (1 to 1440); null means no pre-queue. */
+  prequeueMinutes: number | null;
+  /** The `opensAt` whose pre-queue draw is done (admissions wait for it; see prequeue.ts). */
+  drawnFor: number | null;
   /** New places one client may take per minute (0: no limit); null follows the default. */
   joinsPerClientPerMinute: number | null;
 }
@@ -37,6 +41,16 @@ export interface Counts {
   tickAt: number;
   waitMsSum: number;
   waitCount: number;
+  /** Pre-queue round (its `opensAt`) whose commitment is published; 0 when none. */
+  preRound: number;
+  /** First arrival number of that round's window. */
+  preFrom: number;
+  /** The round's commitment (hex SHA-256 of the secret seed). */
+  preCommitment: string;
+  /** First arrival number after the window closed (0 until fixed); places start here. */
+  preCutoff: number;
+  /** Arrival numbers kept for drawn places after `preCutoff` (the waiting count at closing). */
+  preReserved: number;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -56,6 +70,8 @@ export interface Visitor {
   enteredAt?: number;
   /** When the slot is freed (admitted: hold end; entered: token expiry). */
   until?: number;
+  /** Pre-queue participant: its arrival number, kept when the draw moved `seq` to its place. */
+  arrival?: number;
 }
 
 /** Service-wide branding (DECISIONS: one record). */
@@ -95,6 +111,11 @@ export const EMPTY_COUNTS: Counts = {
   tickAt: 0,
   waitMsSum: 0,
   waitCount: 0,
+  preRound: 0,
+  preFrom: 0,
+  preCommitment: "",
+  preCutoff: 0,
+  preReserved: 0,
 };
 
 /** Soft merge (SPEC 9.4): stored fields win, fields added by a later release get defaults. */
@@ -121,6 +142,12 @@ export interface VisitorView {
   behind?: number;
   waiting?: number;
   lotteryOdds?: number;
+  /** Pre-queue, before the draw: the visitor's arrival number (its entry in the draw's list). */
+  arrivalNumber?: number;
+  /** Pre-queue, before the draw: the published commitment to the draw's secret seed. */
+  drawCommitment?: string;
+  /** True while the opening draw has not placed this visitor yet (no position meanwhile). */
+  drawPending?: boolean;
   accessToken?: string;
   entered?: boolean;
   /** Click-to-enter: unix ms by which the visitor must confirm. */

@@ -1,6 +1,8 @@
 import type { QueueContext, QueueView } from "./context.ts";
 import { estimateWaitSeconds, periodSeconds } from "./timeslot.ts";
 import type { Branding, QueueSettings, Visitor, VisitorView } from "./types.ts";
+import { pendingView } from "./prequeue.ts";
+import { drawPending } from "./prequeue_phase.ts";
 
 /** When admissions may start: now or the opening time; null while paused (no prediction). */
 export function admissionStart(s: QueueSettings, now: number): number | null {
@@ -42,7 +44,6 @@ export function waitingView(
   const now = ctx.now();
   const s = v.settings;
   const rate = ctx.lineRate(v);
-  const start = admissionStart(s, now) ?? now;
   const out: VisitorView = {
     queue: q,
     visitorId: id,
@@ -52,9 +53,16 @@ export function waitingView(
     nextPollAfterMs: Math.max(0, nextCheck - now),
   };
   const waiting = Math.max(1, v.counts.waiting);
+  // Estimates count from the opening, never to it: adding the time until `opensAt` would let a
+  // visitor work the opening time out.
+  if (drawPending(s)) {
+    pendingView(out, v, seq, rate);
+    if (branding.showWaitingCount) out.waiting = waiting;
+    return out;
+  }
   if (s.mode === "queue") {
     const position = Math.min(ctx.position(v, seq), waiting);
-    out.estimatedWaitSeconds = estimateWaitSeconds(now, start, position, rate);
+    out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, rate);
     out.position = position;
     if (branding.showWaitingCount) {
       out.ahead = position - 1;
@@ -62,7 +70,7 @@ export function waitingView(
       out.waiting = waiting;
     }
   } else {
-    out.estimatedWaitSeconds = estimateWaitSeconds(now, start, waiting, rate);
+    out.estimatedWaitSeconds = estimateWaitSeconds(now, null, waiting, rate);
     if (branding.showWaitingCount) {
       out.waiting = waiting;
       out.lotteryOdds = Math.round(lotteryOdds(ctx, v) * 1e4) / 1e4;

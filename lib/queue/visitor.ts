@@ -21,13 +21,9 @@ import {
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./slots.ts";
 import type { Visitor, VisitorView } from "./types.ts";
-import {
-  admissionStart,
-  admittedView,
-  lotteryDrawsAtTick,
-  lotteryOdds,
-  waitingView,
-} from "./view.ts";
+import { drawPending } from "./prequeue_phase.ts";
+import { frozenForDraw } from "./prequeue.ts";
+import { admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
 export interface Outcome {
@@ -108,11 +104,12 @@ export function schedule(
   const input: ScheduleInput = {
     nowMs: now,
     waiting: v.counts.waiting,
-    position: s.mode === "queue" ? ctx.position(v, seq) : undefined,
+    // Before the opening draw nobody has a position: the budget alone places check-ins.
+    position: s.mode === "queue" && !drawPending(s) ? ctx.position(v, seq) : undefined,
     rate: ctx.lineRate(v),
-    // While paused, schedule as if running: the front keeps its 5 s cadence (ready for the
-    // resume) and nothing in the schedule gives the silent pause away.
-    startMs: admissionStart(s, now) ?? now,
+    // While paused or before the opening, schedule as if running now: the front keeps its 5 s
+    // cadence and nothing in the schedule gives the silent pause or the opening time away.
+    startMs: now,
     kind,
   };
   const { sec, reserved } = planCheckIn(ctx.slots, q, input);
@@ -179,6 +176,12 @@ export async function settle(
     if (rec.state === "admitted") {
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
       return await enterNow(ctx, q, entry);
+    }
+    if (frozenForDraw(v, rec, now)) {
+      // The opening draw is moving pre-queue participants: their records change only by it.
+      const soon = (Math.floor(now / 1000) + 2) * 1000;
+      const nca = Math.max(rec.nextCheckAt, soon);
+      return { view: waitingView(ctx, q, id, rec.seq, nca, v, branding) };
     }
     const due = now >= rec.nextCheckAt;
     /** The answer without a write: the record as it is. */

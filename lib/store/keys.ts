@@ -33,6 +33,17 @@ export const keys = {
   /** Inflow/outflow counters in 15 s buckets. */
   traffic: (q: string, bucket: number, dir: "in" | "out") => ["t", q, bucket, dir] as const,
   trafficPrefix: (q: string) => ["t", q] as const,
+  /** The queue's opening-draw record (pre-queue; public once the operator publishes it). */
+  draw: (q: string) => ["draw", q] as const,
+  /** The draw's secret seed until the draw reveals it. */
+  drawSeed: (q: string) => ["drawSeed", q] as const,
+  /** Chunk `i` of a fixed participant list, under the list's hash. */
+  drawList: (q: string, hash: string, i: number) => ["drawList", q, hash, i] as const,
+  drawListPrefix: (q: string) => ["drawList", q] as const,
+  /** Bumped (KV `sum`) by every removal of a pre-queue participant while its draw may run. */
+  drawGuard: (q: string) => ["drawGuard", q] as const,
+  /** Whether the operator published the queue's draw records. */
+  drawPublished: (q: string) => ["drawPublished", q] as const,
   /** Service-wide branding record. */
   branding: () => ["settings", "branding"] as const,
   /** A queue's branding overrides (fields it does not inherit from the service-wide record). */

@@ -10,6 +10,7 @@ import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
 import { queueRoutes } from "./queues.ts";
+import { prequeueRoutes } from "./prequeue.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -60,6 +61,7 @@ export function adminRoutes(s: Services) {
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
   app.route("/", queueRoutes(s));
+  app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));

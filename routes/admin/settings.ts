@@ -37,6 +37,9 @@ export const QueueSettingsView = z.object({
   defaultAdmitPerSecond: z.number(),
   capacity: z.number().int(),
   maxWaitingVisitors: z.number().int(),
+  prequeueMinutes: z.number().int().nullable().openapi({
+    description: "pre-queue window before opensAt, in minutes; null = no pre-queue",
+  }),
 }).openapi("AdminQueueSettings");
 
 /** The operator-facing view of a queue's settings record. */
@@ -50,16 +53,18 @@ export function settingsView(s: Services, q: QueueSettings) {
     defaultAdmitPerSecond: s.config.ADMIT_PER_SECOND,
     capacity: q.capacity,
     maxWaitingVisitors: q.maxWaitingVisitors,
+    prequeueMinutes: q.prequeueMinutes,
   };
 }
 
 export const OptQueue = QueueName.optional().openapi({ description: "default queue when omitted" });
 
-function write<T extends z.ZodType>(
+export function write<T extends z.ZodType>(
   method: "post" | "put",
   path: string,
   summary: string,
   body: T,
+  conflict?: string,
 ) {
   return createRoute({
     method,
@@ -70,9 +75,15 @@ function write<T extends z.ZodType>(
     responses: {
       200: jsonOk(QueueSettingsView, "the queue's settings"),
       ...errs(400, 401, 403, 404),
+      ...(conflict ? { 409: { description: conflict, content: errors[409].content } } : {}),
     },
   });
 }
+
+/** Refused changes of the opening time or pre-queue while a draw's commitment is out. */
+export const DRAW_COMMITTED_409 =
+  "the pre-queue's commitment is published and its draw not done: opening time and pre-queue " +
+  "stay as they are until the draw (`draw_committed`)";
 
 const modeRoute = write(
   "post",
@@ -88,6 +99,7 @@ const scheduleRoute = write(
     queue: OptQueue,
     opensAt: z.number().int().min(0).max(8_640_000_000_000_000).nullable(),
   }),
+  DRAW_COMMITTED_409,
 );
 const pauseRoute = write(
   "post",
@@ -149,6 +161,22 @@ const limitsPutRoute = createRoute({
   },
 });
 
+/** One per-queue write: resolve the queue, apply, audit, answer with the settings. */
+export function settingsChange(s: Services) {
+  return async (
+    c: Context<AdminEnv>,
+    queue: string | undefined,
+    action: string,
+    detail: Record<string, unknown>,
+    apply: (q: string) => Promise<QueueSettings>,
+  ) => {
+    const q = await pickQueue(s, queue);
+    const out = await apply(q);
+    await audit(s, c, action, { queue: q, ...detail });
+    return c.json(settingsView(s, out), 200);
+  };
+}
+
 /** Per-queue admission settings of SPEC 4.3 behind the admin session. */
 export function settingsRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
@@ -164,19 +192,7 @@ export function settingsRoutes(s: Services) {
     ]
   ) app.use(p, session);
 
-  /** One per-queue write: resolve the queue, apply, audit, answer with the settings. */
-  const change = async (
-    c: Context<AdminEnv>,
-    queue: string | undefined,
-    action: string,
-    detail: Record<string, unknown>,
-    apply: (q: string) => Promise<QueueSettings>,
-  ) => {
-    const q = await pickQueue(s, queue);
-    const out = await apply(q);
-    await audit(s, c, action, { queue: q, ...detail });
-    return c.json(settingsView(s, out), 200);
-  };
+  const change = settingsChange(s);
 
   app.openapi(modeRoute, (c) => {
     const { queue, mode } = c.req.valid("json");
@@ -230,5 +246,6 @@ export function settingsRoutes(s: Services) {
     });
     return c.json({ queue: q, maxWaitingVisitors: out.maxWaitingVisitors }, 200);
   });
+
   return app;
 }

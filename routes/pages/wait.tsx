@@ -47,6 +47,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     heading: string,
     text: string,
     retrySeconds?: number,
+    showMessage = false,
   ) => {
     const a = await assets();
     // The page that says the store is down must not need the store: default branding then.
@@ -70,6 +71,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       >
         <Notice heading={heading}>
           <p>{text}</p>
+          {showMessage && b.message && <p class="message">{b.message}</p>}
         </Notice>
       </Document>,
       status,
@@ -157,6 +159,17 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       }
       if (e instanceof AppError && e.code === "unknown_queue") {
         return notice(c, 404, "Not found", "There is no waiting room here.");
+      }
+      if (e instanceof AppError && e.code === "not_open") {
+        // Never says when: a fixed retry, and only the operator's own message may announce it.
+        return notice(
+          c,
+          503,
+          "Not open yet",
+          "This waiting room is not open yet. This page checks again by itself every minute.",
+          60,
+          true,
+        );
       }
       if (e instanceof RateLimitedError) {
         const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));

@@ -253,7 +253,11 @@ Deno.test({
         const ctx = await b.newContext();
         const page = await ctx.newPage();
         await page.goto(`${srv.base}/wait?queue=lottery`);
-        assert((await text(page, ".lottery")).includes("A random draw decides who goes in next"));
+        assert(
+          (await text(page, ".lottery")).includes(
+            "a random draw picks who goes in among everyone waiting",
+          ),
+        );
         assertEquals(await page.locator(".place").count(), 0);
         assert((await text(page, ".odds")).includes("your chance at the next draw"));
         await ctx.close();

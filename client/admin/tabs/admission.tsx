@@ -25,6 +25,8 @@ import {
 } from "../ui.tsx";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
+import { OpeningCard } from "./admission_opening.tsx";
+import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
@@ -38,6 +40,8 @@ export interface QueueSettings {
   defaultAdmitPerSecond: number;
   capacity: number;
   maxWaitingVisitors: number;
+  /** Pre-queue window in minutes before opensAt; null when off. */
+  prequeueMinutes: number | null;
 }
 
 /** Shows the queue's settings as a write answered them, whole or as a change of the newest. */
@@ -88,6 +92,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <PauseCard {...p} />
       <RateCard {...p} />
       <ScheduleCard {...p} />
+      <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
       <JoinLimitCard queue={queue} />
@@ -126,8 +131,8 @@ function ModeCard({ s, set, queue }: CardProps) {
           class="adm-choices"
           name="adm-mode"
           options={[
-            ["queue", "Queue: first come, first served"],
-            ["lottery", "Lottery: a random waiting visitor"],
+            ["queue", QUEUE_MODE_WORDS],
+            ["lottery", LOTTERY_MODE_WORDS],
           ]}
           value={mode}
           onChange={setMode}

@@ -1,13 +1,14 @@
 /// <reference lib="dom" />
 /**
  * Step 4: the queue visitors wait in. Pick an existing queue or name a new one, and its
- * admission mode: first come, first served, or a lottery among those who arrived before opening.
+ * admission mode: first come, first served, or a lottery among everyone waiting at each admission.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Radios } from "../forms.tsx";
 import { Field, useAction, useId } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
+import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 
 interface QueueView {
   queue: string;
@@ -89,8 +90,8 @@ export function QueueStep(p: StepProps) {
         class="wz-mode"
         name={modeName}
         options={[
-          ["queue", "Queue: first come, first served"],
-          ["lottery", "Lottery: everyone who arrives before opening gets a random place"],
+          ["queue", QUEUE_MODE_WORDS],
+          ["lottery", LOTTERY_MODE_WORDS],
         ]}
         value={mode}
         onChange={(m) => {
