@@ -15,6 +15,8 @@ export interface DocumentProps {
   refresh?: { seconds: number; url: string; always?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;
+  /** The explanation page itself: its footer does not link to it. */
+  about?: boolean;
   /** Tollgate's path prefix (`BASE_PATH`) for the page's own links. */
   base?: string;
   children: ComponentChildren;
@@ -58,7 +60,12 @@ export function Document(p: DocumentProps) {
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>
-            Waiting room by Tollgate · <a href={`${p.base ?? ""}/demo`}>How it works</a>
+            Waiting room by Tollgate
+            {!p.about && (
+              <>
+                {" "}· <a href={`${p.base ?? ""}/wait/how-it-works`}>How it works</a>
+              </>
+            )}
           </footer>
         )}
         {p.propsJson && (

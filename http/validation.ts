@@ -2,6 +2,16 @@
 import type { Context } from "hono";
 import { errorBody } from "../lib/errors.ts";
 
+/** Where the failing input was, in words ("json" was said of well-formed JSON too). */
+const WHERE: Record<string, string> = {
+  json: "request body",
+  query: "query",
+  param: "path",
+  header: "header",
+  cookie: "cookie",
+  form: "form",
+};
+
 /** The `defaultHook` of every OpenAPIHono app, and the status route's hand-run check. */
 // deno-lint-ignore no-explicit-any
 export function validationHook(result: any, c: Context): Response | void {
@@ -12,7 +22,7 @@ export function validationHook(result: any, c: Context): Response | void {
   }));
   const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
   return c.json(
-    errorBody("bad_request", `invalid ${result.target ?? "input"}: ${first}`, { fields }),
+    errorBody("bad_request", `invalid ${WHERE[result.target] ?? "input"}: ${first}`, { fields }),
     400,
   );
 }

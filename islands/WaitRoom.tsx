@@ -68,7 +68,10 @@ export function WaitRoom(p: WaitRoomProps) {
   // A pre-queue visitor's arrival number, kept after the draw (the server shows it only before),
   // so the visitor can find its place in the published draw.
   const [arrival, setArrival] = useState(p.view.arrivalNumber ?? null);
-  const [canNotify, setCanNotify] = useState<"no" | "ask" | "on">("no");
+  const [canNotify, setCanNotify] = useState<"no" | "ask" | "on" | "refused">("no");
+  const enterButton = useRef<HTMLButtonElement>(null);
+  /** What the live region says when a hold starts (fixed, so it is announced once). */
+  const holdSaid = useRef<string | null>(null);
   const offset = useRef(p.serverNow - Date.now());
 
   useEffect(() => {
@@ -116,6 +119,8 @@ export function WaitRoom(p: WaitRoomProps) {
     document.title = `✅ It's your turn — ${p.title}`;
     if (document.hidden) notifyTurn(p.title);
     if (holding) {
+      // The one thing to do now gets the focus (keyboard and screen-reader users land on it).
+      enterButton.current?.focus();
       // Only the countdown ticks each second; nothing is fetched on this timer.
       const t = setInterval(() => setNow(Date.now() + offset.current), 1000);
       return () => clearInterval(t);
@@ -128,6 +133,7 @@ export function WaitRoom(p: WaitRoomProps) {
   }, [admitted, holding]);
 
   const left = (view.enterBy ?? 0) - now;
+  if (!holding) holdSaid.current = null;
   useEffect(() => {
     if (holding && view.enterBy && left <= 0) setLocal("expired");
   }, [holding, left]);
@@ -146,7 +152,8 @@ export function WaitRoom(p: WaitRoomProps) {
 
   async function askNotify() {
     const got = await Notification.requestPermission();
-    setCanNotify(got === "granted" ? "on" : "no");
+    // Refused: say so (the button must not just vanish); dismissed: it can be asked again.
+    setCanNotify(got === "granted" ? "on" : got === "denied" ? "refused" : "ask");
   }
 
   const top = p.embed ? "_top" : undefined;
@@ -159,7 +166,9 @@ export function WaitRoom(p: WaitRoomProps) {
   const said = local
     ? LOCAL_WORDS[local]
     : holding
-    ? "It's your turn!"
+    ? (holdSaid.current ??= `It's your turn! Your place is held for ${
+      spoken(left)
+    }: press Enter now.`)
     : admitted
     ? "It's your turn! Taking you in…"
     : pending
@@ -199,7 +208,7 @@ export function WaitRoom(p: WaitRoomProps) {
           <form method="post" action={`${p.base ?? ""}/wait/enter`} target={top} onSubmit={enter}>
             <input type="hidden" name="queue" value={p.queue} />
             <input type="hidden" name="return" value={p.returnPath} />
-            <button type="submit" class="button">Enter now</button>
+            <button type="submit" class="button" ref={enterButton}>Enter now</button>
           </form>
           <p class="hint">
             Your place is held for <span class="countdown">{countdown(left)}</span>.
@@ -229,8 +238,21 @@ export function WaitRoom(p: WaitRoomProps) {
         <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
       )}
       {waiting && canNotify === "on" && <p class="hint">We'll notify you when it's your turn.</p>}
+      {waiting && canNotify === "refused" && (
+        <p class="hint" role="status">
+          Notifications are blocked for this site, so we can't notify you. Keep this page open: it
+          moves on by itself.
+        </p>
+      )}
     </div>
   );
+}
+
+/** A hold left, in words for the live region ("2 minutes", "45 seconds"). */
+function spoken(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s >= 120) return `${Math.round(s / 60)} minutes`;
+  return s >= 60 ? `about a minute` : `${s} seconds`;
 }
 
 /** A pre-queue visitor before the opening draw: how it works, its arrival number, the estimate. */

@@ -29,9 +29,71 @@ export const BrandingInput = z.object({
   }),
 }).partial().strict();
 
-/** The stored branding merged softly with the defaults (SPEC 9.4). */
-export async function readBranding(kv: Deno.Kv): Promise<Branding> {
-  return withDefaults(DEFAULT_BRANDING, (await kv.get<Partial<Branding>>(keys.branding())).value);
+/**
+ * A queue's overrides: a field set to a value replaces the service-wide one for that queue; null
+ * means "inherit" (the override is removed); a left-out field keeps what is stored.
+ */
+export const BrandingOverrideInput = z.object({
+  title: BrandingInput.shape.title.unwrap().nullable(),
+  message: BrandingInput.shape.message.unwrap().nullable(),
+  logoUrl: BrandingInput.shape.logoUrl.unwrap().nullable(),
+  primaryColor: BrandingInput.shape.primaryColor.unwrap().nullable(),
+  backgroundColor: BrandingInput.shape.backgroundColor.unwrap().nullable(),
+  showWaitingCount: BrandingInput.shape.showWaitingCount.unwrap().nullable(),
+  clickToEnter: BrandingInput.shape.clickToEnter.unwrap().nullable(),
+  admitHoldSeconds: BrandingInput.shape.admitHoldSeconds.unwrap().nullable(),
+  redirectUrl: BrandingInput.shape.redirectUrl.unwrap().nullable(),
+}).partial().strict();
+
+/** The fields a queue may override (every branding field). */
+export const BRANDING_FIELDS = Object.keys(DEFAULT_BRANDING) as (keyof Branding)[];
+
+/**
+ * The branding a queue's visitors see: the stored service-wide record merged softly with the
+ * defaults (SPEC 9.4), then the queue's own overrides field by field. Without `queue`, the
+ * service-wide record.
+ */
+export async function readBranding(kv: Deno.Kv, queue?: string): Promise<Branding> {
+  if (!queue) {
+    return withDefaults(DEFAULT_BRANDING, (await kv.get<Partial<Branding>>(keys.branding())).value);
+  }
+  const [svc, own] = await kv.getMany<[Partial<Branding>, Partial<Branding>]>([
+    keys.branding(),
+    keys.queueBranding(queue),
+  ]);
+  return { ...withDefaults(DEFAULT_BRANDING, svc.value), ...pickFields(own.value) };
+}
+
+/** Only known branding fields (a record from another version may carry others). */
+function pickFields(o: Partial<Branding> | null): Partial<Branding> {
+  const out: Record<string, unknown> = {};
+  for (const k of BRANDING_FIELDS) if (o && o[k] !== undefined) out[k] = o[k];
+  return out as Partial<Branding>;
+}
+
+/** A queue's own overrides (the fields it does not inherit). */
+export async function readQueueBranding(kv: Deno.Kv, queue: string): Promise<Partial<Branding>> {
+  return pickFields((await kv.get<Partial<Branding>>(keys.queueBranding(queue))).value);
+}
+
+/** Applies a queue's override write (null = inherit) with a checked commit; returns them. */
+export function saveQueueBranding(
+  kv: Deno.Kv,
+  queue: string,
+  patch: { [K in keyof Branding]?: Branding[K] | null },
+): Promise<Partial<Branding>> {
+  return retryCommit(async () => {
+    const cur = await kv.get<Partial<Branding>>(keys.queueBranding(queue));
+    const next: Record<string, unknown> = { ...pickFields(cur.value) };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === null) delete next[k];
+      else if (v !== undefined) next[k] = v;
+    }
+    const op = kv.atomic().check(cur);
+    if (Object.keys(next).length) op.set(keys.queueBranding(queue), next);
+    else op.delete(keys.queueBranding(queue));
+    return (await op.commit()).ok ? next as Partial<Branding> : null;
+  }, "save queue branding");
 }
 
 /** Applies a validated partial write with a checked commit; returns the saved record. */
@@ -42,4 +104,25 @@ export function saveBranding(kv: Deno.Kv, patch: Partial<Branding>): Promise<Bra
     const ok = (await kv.atomic().check(cur).set(keys.branding(), next).commit()).ok;
     return ok ? next : null;
   }, "save branding");
+}
+
+/**
+ * The unsaved branding a preview shows (the admin's form as typed), as JSON text: each valid
+ * field is kept, an invalid one is left out (the saved value shows), anything else is ignored.
+ */
+export function parseBrandingDraft(text: string | undefined): Partial<Branding> {
+  if (!text || text.length > 8192) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (!raw || typeof raw !== "object") return {};
+  const out: Record<string, unknown> = {};
+  for (const k of BRANDING_FIELDS) {
+    const field = BrandingInput.shape[k].safeParse((raw as Record<string, unknown>)[k]);
+    if (field.success && field.data !== undefined) out[k] = field.data;
+  }
+  return out as Partial<Branding>;
 }

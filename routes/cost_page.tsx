@@ -29,7 +29,11 @@ border-radius:.35rem;background:var(--bg);color:var(--fg)}
 button{background:var(--adaptive);color:#fff;border:0;font-weight:600;align-self:end}
 .hint{font-weight:400;color:var(--muted);font-size:.8rem}
 .error{border:2px solid var(--fixed);padding:.75rem 1rem;border-radius:.5rem;margin:1rem 0}
-.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;margin:1rem 0}
+.scroll{overflow-x:auto;background:linear-gradient(to left,var(--bg) 30%,transparent) right/40px
+100% no-repeat local,radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.3),transparent)
+right/14px 100% no-repeat scroll}
+table{border-collapse:collapse;width:100%;margin:1rem 0}
+.scroll-hint{display:none;margin:.25rem 0 0}
 th,td{padding:.4rem .6rem;border-bottom:1px solid var(--line);text-align:right}
 th:first-child,td:first-child{text-align:left}td.text{text-align:left}
 .chosen{font-weight:700}.bar-adaptive{fill:var(--adaptive)}.bar-fixed{fill:var(--fixed)}
@@ -37,7 +41,8 @@ svg.chart{max-width:36rem;display:block}svg text{fill:var(--fg);font-size:12px}
 svg .title{font-weight:700}
 code{font-size:.85rem;overflow-wrap:anywhere}li{margin:.25rem 0}.muted{color:var(--muted)}
 td:not(:first-child){white-space:nowrap}
-@media (max-width:40rem){table{font-size:.85rem}th,td{padding:.3rem}main{padding:.6rem}}
+@media (max-width:40rem){table{font-size:.85rem}th,td{padding:.3rem}main{padding:.6rem}
+.scroll-hint{display:block}}
 `;
 
 type FieldProps = { name: string; label: string; placeholder: string; hint: string };
@@ -148,28 +153,31 @@ function Results({ e }: { e: CostEstimate }) {
     ["Monthly total (incl. plan base)", (m) => m.monthlyCost.totalUsd, "money"],
   ];
   return (
-    <div class="scroll">
-      <table>
-        <caption class="muted">
-          {num.format(e.inputs.visitors)} visitors waiting {num.format(e.inputs.averageWaitSeconds)}
-          {" "}
-          s on average; the mode not chosen uses its own defaults
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Per month</th>
-            {head(e.adaptive)}
-            {head(e.fixed)}
-            <th scope="col">fixed − adaptive</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(([label, get, kind]) => (
-            <Row key={label} label={label} get={get} e={e} kind={kind ?? "count"} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <p class="scroll-hint muted">The table is wider than the screen: scroll it sideways →</p>
+      <div class="scroll" tabIndex={0} role="region" aria-label="Monthly cost comparison">
+        <table>
+          <caption class="muted">
+            {num.format(e.inputs.visitors)} visitors waiting{" "}
+            {num.format(e.inputs.averageWaitSeconds)}{" "}
+            s on average; the mode not chosen uses its own defaults
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Per month</th>
+              {head(e.adaptive)}
+              {head(e.fixed)}
+              <th scope="col">fixed − adaptive</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([label, get, kind]) => (
+              <Row key={label} label={label} get={get} e={e} kind={kind ?? "count"} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 

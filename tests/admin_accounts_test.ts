@@ -22,6 +22,7 @@ Deno.test("bootstrap: public flags before and after the claim", async () => {
     signedIn: false,
     needsTos: false,
     challengeRequired: false,
+    challengeKind: null,
     version: VERSION,
     tosVersion: TOS_VERSION,
     tosSummary: TOS_SUMMARY,

@@ -115,7 +115,9 @@ Deno.test("gate: fails closed with 503 challenge_unavailable when Turnstile is d
     env.fake.fail("siteverify", failure);
     const r = await g.login(env.fake.solve(siteKey, EDGE_HOST));
     assertEquals(refusal(r), [503, "challenge_unavailable", { reason: "provider" }], failure);
-    assert(r.json.error.message.includes("try again"), r.json.error.message);
+    for (const words of ["try again", "/api/admin/challenge/use-builtin"]) {
+      assert(r.json.error.message.includes(words), r.json.error.message);
+    }
     assert(!r.headers.getSetCookie().length, "no session");
     // Turnstile's own wait is passed on; the other failures give no time to wait.
     assertEquals(r.headers.get("retry-after"), failure === "rate_limited" ? "42" : null, failure);
@@ -124,7 +126,10 @@ Deno.test("gate: fails closed with 503 challenge_unavailable when Turnstile is d
   env.fake.widgets.delete(siteKey);
   const gone = await g.login(env.fake.solve(siteKey, EDGE_HOST));
   assertEquals(refusal(gone), [503, "challenge_unavailable", { reason: "secret_rejected" }]);
-  assert(gone.json.error.message.includes("re-provision"), gone.json.error.message);
+  assert(
+    gone.json.error.message.includes("/api/admin/challenge/use-builtin"),
+    gone.json.error.message,
+  );
   await env.close();
 });
 
@@ -179,7 +184,7 @@ Deno.test("rotation: a new TOKEN_SECRET leaves the sealed secret unreadable; the
     });
   const r = await login(env.fake.solve(siteKey, EDGE_HOST));
   assertEquals(refusal(r), [503, "challenge_unavailable", { reason: "secret_unreadable" }]);
-  for (const words of ["TOKEN_SECRET", "re-provision", "factory reset"]) {
+  for (const words of ["TOKEN_SECRET", "/api/admin/challenge/use-builtin"]) {
     assert(r.json.error.message.includes(words), `"${words}" in: ${r.json.error.message}`);
   }
   assertEquals(env.fake.verifies().length, calls, "an unreadable secret is never sent");

@@ -153,7 +153,7 @@ Deno.test("GET /api/admin/setup: the wizard's progress step by step, never a sec
   const done = await env.admin.req("GET", "/api/admin/setup");
   assertEquals([done.json.complete, done.json.live, done.json.missing], [
     true,
-    { edge: true, challenge: true },
+    { edge: true, challenge: true, edgeNone: false, builtin: false },
     [],
   ]);
   assert(!done.text.includes(secret) && !done.text.includes("tok-ok"), "no secret, no token");

@@ -108,7 +108,7 @@ Deno.test("BASE_PATH: Tollgate answers under the prefix, and its pages and redir
   r = await get(t, "/_tollgate/wait?return=%2Fshop");
   const page = await r.text();
   assertEquals(r.status, 200, page.slice(0, 300));
-  assert(page.includes('href="/_tollgate/demo"'), "footer link");
+  assert(page.includes('href="/_tollgate/wait/how-it-works"'), "footer link");
   assert(!/(src|href)="\/static\//.test(page), "no asset outside the prefix");
   if (page.includes("tg-props")) assert(page.includes('"base":"/_tollgate"'), "island base");
   const ticket = r.headers.getSetCookie().find((c) => c.startsWith("tg_ticket="))!.split(";")[0];

@@ -103,7 +103,7 @@ Deno.test("one live region, first in the panel, in every state the page renders"
     assertEquals(html.match(/role="status"/g)?.length, 1);
     assert(html.includes(live), "the same element leads the panel");
   }
-  assert(pages[1].includes(`aria-atomic="true">It's your turn!</p>`), pages[1]);
+  assert(pages[1].includes(`aria-atomic="true">It's your turn! Your place is held for `), pages[1]);
   assert(pages[2].includes("It's your turn! Taking you in…</p>"));
   t.close();
 });

@@ -43,7 +43,7 @@ Deno.test("stored settings from an older release are merged softly with new defa
   const m = await t.engine.metrics("default");
   assertEquals([m.admissionMode, m.capacity, m.paused, m.opensAt], ["lottery", 7, false, null]);
   assertEquals(m.admitPerSecond, t.config.ADMIT_PER_SECOND);
-  const b = await t.engine.ctx.branding();
+  const b = await t.engine.ctx.branding("");
   assertEquals([b.title, b.showWaitingCount, b.admitHoldSeconds], ["Drop day", true, 60]);
   t.close();
 });

@@ -26,12 +26,23 @@ export class ApiError extends Error {
     const f = this.details.fields;
     return Array.isArray(f) ? f as FieldError[] : [];
   }
-  /** The message, with the failing fields named when the server listed them. */
+  /**
+   * One human message: for a validation error, each failing field once, named in words
+   * ("Password must be at least 12 characters."); otherwise the server's message.
+   */
   get text(): string {
     const f = this.fields;
     if (!f.length) return this.message;
-    return `${this.message}: ${f.map((x) => (x.path ? `${x.path}: ` : "") + x.message).join("; ")}`;
+    return [...new Set(f.map(fieldText))].join(" ");
   }
+}
+
+/** "admitHoldSeconds" + "must be ..." -> "Admit hold seconds must be ...". */
+function fieldText(f: FieldError): string {
+  const name = f.path.split(".").pop()!.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  const msg = f.message.replace(/[.\s]+$/, "");
+  const out = name ? `${name} ${msg}` : msg;
+  return out.charAt(0).toUpperCase() + out.slice(1) + ".";
 }
 
 /**

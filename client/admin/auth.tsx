@@ -7,6 +7,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, basePath } from "./api.ts";
 import type { Bootstrap, ScreenProps } from "./boot.ts";
+import { solveBuiltin } from "./builtin.ts";
 import { ChallengeWidget, useChallenge } from "./challenge.tsx";
 import {
   ActionForm,
@@ -39,7 +40,9 @@ function ChallengedForm<T>(
   const submit = async () => {
     const out = await act.run(async () => {
       try {
-        return await p.call(ch.token ?? undefined);
+        // The built-in check is solved at submit (each solution counts once).
+        const builtin = p.boot.challengeRequired && p.boot.challengeKind === "builtin";
+        return await p.call(builtin ? await solveBuiltin("signin") : ch.token ?? undefined);
       } catch (e) {
         if (p.boot.challengeRequired) ch.reset();
         throw e;
@@ -50,6 +53,9 @@ function ChallengedForm<T>(
   return (
     <ActionForm act={act} submit={p.submit} buttons={p.buttons} onSubmit={submit}>
       {p.children}
+      {p.boot.challengeRequired && p.boot.challengeKind === "builtin" && (
+        <p class="muted">A built-in bot check runs in this browser when you submit.</p>
+      )}
       {p.boot.challengeRequired && p.boot.challengeSiteKey && (
         <ChallengeWidget
           siteKey={p.boot.challengeSiteKey}

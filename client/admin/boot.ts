@@ -20,6 +20,8 @@ export interface Bootstrap {
   signedIn: boolean;
   needsTos: boolean;
   challengeRequired: boolean;
+  /** Which check sign-in asks for; null while none is live. */
+  challengeKind: "turnstile" | "builtin" | null;
   challengeSiteKey?: string;
   version: string;
   tosVersion: string;

@@ -23,6 +23,13 @@ type WithTurnstile = typeof globalThis & {
 
 let loading: Promise<TurnstileApi> | null = null;
 
+/** Said when Turnstile cannot be reached: sign-in cannot work, and the way out. */
+export const UNREACHABLE = "Cloudflare Turnstile, the bot check that guards sign-in, could not " +
+  "be reached, so signing in is not possible right now. Check your connection and reload. If " +
+  "Turnstile stays unreachable, whoever runs this service can switch sign-in to the built-in " +
+  "check: POST /api/admin/challenge/use-builtin with the header " +
+  "Authorization: Bearer <TOKEN_SECRET> (see the README).";
+
 /** Loads the widget script once (a `<script>` in head, `?render=explicit`); resolves its API. */
 function loadTurnstile(): Promise<TurnstileApi> {
   const w = globalThis as WithTurnstile;
@@ -40,7 +47,7 @@ function loadTurnstile(): Promise<TurnstileApi> {
     s.onerror = () => {
       loading = null;
       s.remove();
-      reject(new Error("The bot check could not be loaded. Check your connection and reload."));
+      reject(new Error(UNREACHABLE));
     };
     document.head.appendChild(s);
   });

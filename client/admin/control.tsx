@@ -38,12 +38,19 @@ export function ControlRoom({ boot }: ScreenProps) {
   useEffect(() => {
     const onHash = () => setTab(fromHash());
     addEventListener("hashchange", onHash);
-    api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
-      const names = r.queues.map((q) => q.queue);
-      setQueues(names);
-      setQueue((q) => names.includes(q) ? q : names.includes("default") ? "default" : names[0]);
-    }).catch(() => {});
-    return () => removeEventListener("hashchange", onHash);
+    const loadQueues = () =>
+      api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
+        const names = r.queues.map((q) => q.queue);
+        setQueues(names);
+        setQueue((q) => names.includes(q) ? q : names.includes("default") ? "default" : names[0]);
+      }).catch(() => {});
+    loadQueues();
+    // Queues created or deleted in the Live tab's queues card.
+    addEventListener("tg-queues-changed", loadQueues);
+    return () => {
+      removeEventListener("hashchange", onHash);
+      removeEventListener("tg-queues-changed", loadQueues);
+    };
   }, []);
   const open = (id: string, focus = false) => {
     setTab(id);

@@ -26,6 +26,9 @@ interface InputAttrs {
   placeholder?: string;
   spellcheck?: boolean;
   maxLength?: number;
+  minLength?: number;
+  pattern?: string;
+  title?: string;
 }
 
 /**
@@ -62,6 +65,7 @@ export function Check(
     onChange: (v: boolean) => void;
     id?: string;
     required?: boolean;
+    disabled?: boolean;
   },
 ) {
   const auto = useId("check");
@@ -72,6 +76,7 @@ export function Check(
         id={id}
         type="checkbox"
         required={p.required}
+        disabled={p.disabled}
         checked={p.checked}
         onChange={(e) => p.onChange(e.currentTarget.checked)}
       />
@@ -271,7 +276,7 @@ export function TosBox(
 
 /** The username of a sign-in, recovery or new account. */
 export function UsernameInput(p: { value: string; onValue: (v: string) => void; hint?: string }) {
-  return <Input label="Username" autocomplete="username" required {...p} />;
+  return <Input label="Username" autocomplete="username" required maxLength={64} {...p} />;
 }
 
 /** The username and password of a new account (claim, invite). */
@@ -285,7 +290,13 @@ export function NewAccountFields(
 ) {
   return (
     <>
-      <UsernameInput
+      <Input
+        label="Username"
+        autocomplete="username"
+        required
+        // The browser checks what it can before anything is sent (the server checks again).
+        pattern="[A-Za-z0-9][A-Za-z0-9._\-]{2,31}"
+        title="3 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit"
         hint="3 to 32 letters, digits, '.', '_' or '-'"
         value={p.username}
         onValue={p.setUsername}
@@ -296,6 +307,8 @@ export function NewAccountFields(
         type="password"
         autocomplete="new-password"
         required
+        minLength={12}
+        maxLength={1024}
         value={p.password}
         onValue={p.setPassword}
       />

@@ -10,7 +10,13 @@ import { keys } from "../store/keys.ts";
 export async function resetService(kv: Deno.Kv): Promise<string[]> {
   await deleteListed(kv, { prefix: keys.adminSessions() });
   await deleteListed(kv, { prefix: keys.adminPrefix() }, { keep: (k) => k[1] === "claimed" });
-  const settings = [keys.edge(), keys.challenge(), keys.origin()];
+  const settings = [
+    keys.edge(),
+    keys.edgeNone(),
+    keys.challenge(),
+    keys.challengeBuiltin(),
+    keys.origin(),
+  ];
   for (const k of [...settings, keys.webhooks(), keys.updatesCache()]) await kv.delete(k);
   await deleteListed(kv, { prefix: keys.setupPendingPrefix() });
   await deleteListed(kv, { prefix: keys.depthArmedPrefix() });

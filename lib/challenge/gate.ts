@@ -14,6 +14,18 @@ import { checkResponse } from "./check.ts";
 import { ChallengeUnavailableError } from "./errors.ts";
 import { CHALLENGE_SECRET_PURPOSE, readLiveChallenge } from "./records.ts";
 import { turnstileOptions } from "./turnstile.ts";
+import { keys } from "../store/keys.ts";
+import { builtinChallenger } from "./builtin.ts";
+
+/** Which challenge is live: Turnstile, the built-in one, or none. */
+export async function readLiveKind(kv: Deno.Kv): Promise<"turnstile" | "builtin" | null> {
+  const [ts, bi] = await kv.getMany([keys.challenge(), keys.challengeBuiltin()]);
+  return ts.value ? "turnstile" : bi.value ? "builtin" : null;
+}
+
+/** The way back in when Turnstile cannot be used, as every refusal here names it. */
+export const USE_BUILTIN = "The operator can switch sign-in to the built-in challenge: " +
+  "POST /api/admin/challenge/use-builtin with the header Authorization: Bearer <TOKEN_SECRET>.";
 
 /** How long `configured()` trusts its last read (per instance). */
 export const CONFIGURED_CACHE_MS = 1000;
@@ -29,7 +41,7 @@ export class TurnstileGate implements ChallengeGate {
     const now = this.deps.clock.now();
     const c = this.#cached;
     if (c && now >= c.at && now - c.at < CONFIGURED_CACHE_MS) return c.configured;
-    const configured = (await readLiveChallenge(this.deps.kv)) !== null;
+    const configured = (await readLiveKind(this.deps.kv)) !== null;
     this.#cached = { at: now, configured };
     return configured;
   }
@@ -44,11 +56,15 @@ export class TurnstileGate implements ChallengeGate {
    * record is read fresh here (not from the cache), so the gate closes at once after setup.
    */
   async verify(response: string | undefined, ip: string): Promise<boolean> {
-    const live = await readLiveChallenge(this.deps.kv);
-    this.#cached = { at: this.deps.clock.now(), configured: live !== null };
-    if (!live) return true;
+    const [live, builtin] = await Promise.all([
+      readLiveChallenge(this.deps.kv),
+      this.deps.kv.get(keys.challengeBuiltin()),
+    ]);
+    this.#cached = { at: this.deps.clock.now(), configured: !!(live || builtin.value) };
     // No response: refused without a provider call (a bot cannot make us spend one).
+    if (!live && !builtin.value) return true;
     if (!response?.trim()) return false;
+    if (!live) return await builtinChallenger(this.deps).check("signin", response, ip);
     const secret = await unseal(
       this.deps.config.TOKEN_SECRET,
       live.sealedSecret ?? "",
@@ -58,9 +74,7 @@ export class TurnstileGate implements ChallengeGate {
       throw new ChallengeUnavailableError(
         "secret_unreadable",
         "sign-in is unavailable: the bot-challenge secret can no longer be read (TOKEN_SECRET " +
-          "changed since it was stored). The operator must re-provision the challenge: a " +
-          "factory reset (POST /api/admin/reset with the bearer TOKEN_SECRET) clears it, then " +
-          "run the setup again.",
+          "changed since it was stored). " + USE_BUILTIN,
       );
     }
     let out;
@@ -76,8 +90,8 @@ export class TurnstileGate implements ChallengeGate {
       if (!(e instanceof ProviderError)) throw e;
       throw new ChallengeUnavailableError(
         "provider",
-        `sign-in is unavailable: the bot challenge could not be checked (${e.message}); ` +
-          "try again in a minute",
+        `sign-in is unavailable: Turnstile could not be reached (${e.message}); try again ` +
+          `in a minute. If it stays unreachable: ${USE_BUILTIN}`,
         e.kind === "rate_limited" ? e.retryAfterSeconds : undefined,
       );
     }
@@ -86,10 +100,7 @@ export class TurnstileGate implements ChallengeGate {
       throw new ChallengeUnavailableError(
         "secret_rejected",
         "sign-in is unavailable: Turnstile refused the bot-challenge secret (was the widget " +
-          "deleted or its secret rotated in the Cloudflare dashboard?). The operator must " +
-          "re-provision the challenge: a signed-in admin runs the setup's edge and challenge " +
-          "steps again; with nobody signed in, a factory reset (POST /api/admin/reset with the " +
-          "bearer TOKEN_SECRET) clears it.",
+          "deleted or its secret rotated in the Cloudflare dashboard?). " + USE_BUILTIN,
       );
     }
     return false;

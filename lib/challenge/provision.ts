@@ -121,7 +121,9 @@ export async function provisionChallenge(
   let done: { ok: boolean };
   try {
     done = await s.kv.atomic().check(entry).check(current)
-      .set(keys.setupPendingChallenge(), record).commit();
+      .set(keys.setupPendingChallenge(), record)
+      // Turnstile and the built-in challenge are one choice: the later one replaces the other.
+      .delete(keys.setupPendingChallengeBuiltin()).commit();
   } catch (e) {
     await cleanup();
     throw e;

@@ -62,9 +62,9 @@ export async function readPending(kv: Deno.Kv): Promise<PendingEdge | null> {
   return (await kv.get<PendingEdge>(keys.setupPendingEdge())).value;
 }
 
-/** Writes a fresh pending record (token step), replacing whatever was there. */
+/** Writes a fresh pending record (token step), replacing it and a "no edge network" choice. */
 export async function putPending(kv: Deno.Kv, p: PendingEdge): Promise<void> {
-  await kv.set(keys.setupPendingEdge(), p);
+  await kv.atomic().set(keys.setupPendingEdge(), p).delete(keys.setupPendingEdgeNone()).commit();
 }
 
 /**

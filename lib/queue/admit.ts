@@ -102,7 +102,7 @@ async function admitInto(
   handled = new Set<string>(),
 ): Promise<number> {
   const now = ctx.now();
-  const branding = await ctx.branding();
+  const branding = await ctx.branding(q);
   let n = 0;
   for (const e of await readVisitors(ctx, q, ids.filter((id) => !handled.has(id)))) {
     if (e.value.state !== "waiting") continue;

@@ -85,7 +85,7 @@ export class QueueContext {
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
   #gone = new Map<string, GoneCache>();
-  #branding: { value: Branding; at: number } | null = null;
+  #branding = new Map<string, { value: Branding; at: number }>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
   readonly upkeepMinute = new Map<string, number>();
 
@@ -248,25 +248,30 @@ export class QueueContext {
     return cache.seqs;
   }
 
-  /** The cached branding while it is fresh (under a second old), without an await. */
-  freshBranding(): Branding | undefined {
-    const b = this.#branding;
+  /** The cached branding of `q` while it is fresh (under a second old), without an await. */
+  freshBranding(q: string): Branding | undefined {
+    const b = this.#branding.get(q);
     return b && withinSecond(b.at, this.now()) ? b.value : undefined;
   }
 
-  /** Service-wide branding, cached for a second. */
-  async branding(): Promise<Branding> {
-    const fresh = this.freshBranding();
+  /**
+   * The branding `q`'s visitors see (service-wide plus the queue's overrides; `""`: only the
+   * service-wide record), cached a second.
+   */
+  async branding(q: string): Promise<Branding> {
+    const fresh = this.freshBranding(q);
     if (fresh) return fresh;
     const now = this.now();
-    const value = await readBranding(this.kv);
-    this.#branding = { value, at: now };
+    const value = await readBranding(this.kv, q || undefined);
+    // Names come from requests (an unknown queue is refused later): the cache stays bounded.
+    if (this.#branding.size >= 1024) this.#branding.clear();
+    this.#branding.set(q, { value, at: now });
     return value;
   }
 
   /** Forgets cached branding after a write. */
   invalidateBranding(): void {
-    this.#branding = null;
+    this.#branding.clear();
   }
 
   /** The effective admission rate setting of a queue. */

@@ -5,6 +5,7 @@ import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
+import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit, tick, type TickResult } from "./admit.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
@@ -61,15 +62,25 @@ export class Engine {
     this.#batcher = new JoinBatcher(this.ctx);
   }
 
-  /** Creates the named queues that do not exist yet (with defaults from the config). */
-  async ensureQueues(names: string[]): Promise<void> {
+  /**
+   * Creates the named queues that do not exist yet (with defaults from the config). A deleted
+   * queue's name is skipped until it is free again (see remove.ts); returns the names skipped.
+   */
+  async ensureQueues(names: string[]): Promise<string[]> {
+    const skipped: string[] = [];
     for (const name of names) {
       const now = this.ctx.now();
       // A lost check means the queue exists already (maybe made by another instance just now).
       await retryCommit(
         async () => {
-          await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null })
-            .set(keys.queue(name), defaultSettings(name, this.ctx.config, now)).commit();
+          const tomb = await this.ctx.kv.get<QueueTombstone>(keys.queueTombstone(name));
+          if (tomb.value && (tomb.value.cleaning || tomb.value.reusableAt > now)) {
+            skipped.push(name);
+            return true;
+          }
+          await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null }, tomb)
+            .set(keys.queue(name), defaultSettings(name, this.ctx.config, now))
+            .delete(keys.queueTombstone(name)).commit();
           return true;
         },
         "create queue",
@@ -77,6 +88,16 @@ export class Engine {
       );
     }
     this.#names = null;
+    return skipped;
+  }
+
+  /** Deletes a queue (see remove.ts); `force` also removes waiting visitors. */
+  async deleteQueue(q: string, force = false): Promise<QueueDeleted> {
+    try {
+      return await deleteQueue(this.ctx, q, { force, names: await this.queueNames() });
+    } finally {
+      this.#names = null; // also when the cleanup was cut short: the queue itself is gone
+    }
   }
 
   /** Names of all queues, sorted; listed at most once a second (queues made here show at once). */

@@ -102,7 +102,7 @@ export async function join(
   if (v.state !== "waiting" || !line) {
     return { view: await admittedView(ctx, q, v), ticket: ticketStr };
   }
-  const branding = await ctx.branding();
+  const branding = await ctx.branding(q);
   return {
     // The line as this join's commit left it, not this instance's cached view: another
     // instance's joins and ticks since the view was read would make the position wrong.

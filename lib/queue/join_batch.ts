@@ -134,7 +134,7 @@ export class JoinBatcher {
         ctx.joinState.delete(q);
         const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
           cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q),
-          ctx.branding(),
+          ctx.branding(q),
         ]);
         if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
         if (yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {

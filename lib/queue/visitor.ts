@@ -124,7 +124,7 @@ export async function status(
   const t = checkTicket(q, ticket, visitorId);
   const v = await ctx.view(q);
   if (notDue(ctx, t, v)) {
-    return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, await ctx.branding()) };
+    return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, await ctx.branding(q)) };
   }
   return await settle(ctx, q, t.sub, "status");
 }
@@ -148,7 +148,7 @@ export function statusNow(
 ): Outcome | undefined {
   if (ticketMismatch(q, t, visitorId) !== null) return undefined;
   const v = ctx.freshView(q);
-  const branding = v && ctx.freshBranding();
+  const branding = v && ctx.freshBranding(q);
   if (!v || !branding || !notDue(ctx, t, v)) return undefined;
   return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, branding) };
 }
@@ -164,7 +164,7 @@ export async function settle(
     const entry = await liveEntry(ctx, q, id);
     const rec = entry.value;
     const v = await ctx.viewOf(q, rec.seq);
-    const branding = await ctx.branding();
+    const branding = await ctx.branding(q);
     const now = ctx.now();
     if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
     if (rec.state === "admitted") {
@@ -230,7 +230,7 @@ async function drawLottery(
   const now = ctx.now();
   if (lotteryDrawsAtTick(ctx, v) || !ctx.isOpen(v.settings, now)) return false;
   if (ctx.random.float() >= lotteryOdds(ctx, v)) return false;
-  const branding = await ctx.branding();
+  const branding = await ctx.branding(q);
   const next = await ctx.serial(q, async () => {
     const { counts, entry: ce, settings, settingsEntry: se } = await ctx.readState(q);
     if (!settings || settings.mode !== "lottery" || !ctx.isOpen(settings, now)) return false;

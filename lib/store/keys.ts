@@ -46,6 +46,11 @@ export const keys = {
   drawPublished: (q: string) => ["drawPublished", q] as const,
   /** Service-wide branding record. */
   branding: () => ["settings", "branding"] as const,
+  /** A queue's branding overrides (fields it does not inherit from the service-wide record). */
+  queueBranding: (q: string) => ["queueBranding", q] as const,
+  /** A deleted queue's name, kept until its last access token expired (and its cleanup ran). */
+  queueTombstone: (q: string) => ["queueTombstone", q] as const,
+  queueTombstones: () => ["queueTombstone"] as const,
 
   // --- Administration (accounts, sessions, invites, audit) ---
   /** Everything under this prefix is removed by a factory reset. */
@@ -97,10 +102,17 @@ export const keys = {
   /** Edge link, bot challenge and pending setup (issue 6). */
   edge: () => ["settings", "edge"] as const,
   challenge: () => ["settings", "challenge"] as const,
+  /** Setup finished without an edge network (self-hosted behind a proxy, or served directly). */
+  edgeNone: () => ["settings", "edgeNone"] as const,
+  /** The built-in proof-of-work challenge is the live sign-in challenge (instead of Turnstile). */
+  challengeBuiltin: () => ["settings", "challengeBuiltin"] as const,
   /** Pending setup parts (wizard): the edge part and the challenge part, promoted by POST /setup. */
   setupPendingPrefix: () => ["settings", "setup"] as const,
   setupPendingEdge: () => ["settings", "setup", "edge"] as const,
   setupPendingChallenge: () => ["settings", "setup", "challenge"] as const,
+  /** The wizard's "no edge network" choice and its solved built-in challenge, while pending. */
+  setupPendingEdgeNone: () => ["settings", "setup", "edgeNone"] as const,
+  setupPendingChallengeBuiltin: () => ["settings", "setup", "challengeBuiltin"] as const,
   /** The wizard's own steps (queue picked, branding saved), so a reload resumes there. */
   setupSteps: () => ["settings", "setup", "steps"] as const,
   /** A used proof-of-work challenge, by its seed (expires with the challenge). */

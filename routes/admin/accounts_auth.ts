@@ -19,6 +19,7 @@ import {
 import { TOS_SUMMARY, TOS_VERSION } from "../../lib/admin/tos.ts";
 import { publicUser } from "../../lib/admin/users.ts";
 import type { LiveChallenge } from "../../lib/challenge/records.ts";
+import { readLiveKind } from "../../lib/challenge/gate.ts";
 import { clientIpOf } from "../../http/hono.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { VERSION } from "../../lib/version.ts";
@@ -56,13 +57,19 @@ const bootstrapRoute = createRoute({
     200: jsonOk(
       z.object({
         claimed: z.boolean().openapi({ description: "a first admin exists" }),
-        setupComplete: z.boolean().openapi({ description: "edge link and bot challenge are live" }),
+        setupComplete: z.boolean().openapi({
+          description: "the edge step (a Cloudflare link or none) and a bot challenge are live",
+        }),
         signedIn: z.boolean(),
         needsTos: z.boolean().openapi({
           description: "the signed-in admin must accept `tosVersion` before anything else",
         }),
         challengeRequired: z.boolean().openapi({
           description: "login, invite accept and recovery need a challenge response",
+        }),
+        challengeKind: z.enum(["turnstile", "builtin"]).nullable().openapi({
+          description:
+            "which challenge sign-in asks for (`builtin`: solve `/api/admin/challenge/puzzle`)",
         }),
         challengeSiteKey: z.string().optional().openapi({
           description: "public site key of the live bot-challenge widget (render it at sign-in)",
@@ -149,19 +156,21 @@ export function authRoutes(s: Services) {
   app.use("/api/admin/logout", adminSession(s, { allowStaleTos: true }));
 
   app.openapi(bootstrapRoute, async (c) => {
-    const [claimed, edge, challenge, cur, challengeRequired] = await Promise.all([
+    const [claimed, edge, challenge, cur, challengeRequired, kind] = await Promise.all([
       s.kv.get(keys.adminClaimed()),
-      s.kv.get(keys.edge()),
+      s.kv.getMany([keys.edge(), keys.edgeNone()]),
       s.kv.get<LiveChallenge>(keys.challenge()),
       currentSession(s, c),
       s.challenge.configured(),
+      readLiveKind(s.kv),
     ]);
     return c.json({
       claimed: claimed.value !== null,
-      setupComplete: edge.value !== null && challenge.value !== null,
+      setupComplete: edge.some((e) => e.value !== null) && kind !== null,
       signedIn: cur !== null,
       needsTos: cur !== null && cur.user.acceptedTosVersion !== TOS_VERSION,
       challengeRequired,
+      challengeKind: kind,
       ...(challenge.value?.siteKey ? { challengeSiteKey: challenge.value.siteKey } : {}),
       version: VERSION,
       tosVersion: TOS_VERSION,

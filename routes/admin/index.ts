@@ -3,15 +3,18 @@ import type { MiddlewareHandler } from "hono";
 import type { Services } from "../services.ts";
 import { accessRoutes } from "./access.ts";
 import { accountRoutes } from "./accounts.ts";
+import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
+import { queueRoutes } from "./queues.ts";
 import { prequeueRoutes } from "./prequeue.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
+import { setupChoiceRoutes } from "./setup_choices.ts";
 import { type AdminEnv, adminSession } from "./session.ts";
 import { stateRoutes } from "./state.ts";
 import { validationHook } from "../../http/validation.ts";
@@ -28,6 +31,12 @@ export const NO_SESSION_ROUTES: readonly { method: string; path: string; why: st
   { method: "POST", path: "/api/admin/password/recover", why: "recovery phrase (rate-limited)" },
   { method: "POST", path: "/api/admin/claim", why: "bearer-only: TOKEN_SECRET claims the service" },
   { method: "POST", path: "/api/admin/reset", why: "bearer-only: TOKEN_SECRET factory reset" },
+  { method: "GET", path: "/api/admin/challenge/puzzle", why: "the built-in check of sign-in" },
+  {
+    method: "POST",
+    path: "/api/admin/challenge/use-builtin",
+    why: "bearer-only: TOKEN_SECRET switches sign-in to the built-in check",
+  },
 ];
 
 /** Paths a session whose admin has not accepted the current terms may still use. */
@@ -51,15 +60,18 @@ export function adminRoutes(s: Services) {
   app.use("/api/admin/*", defaultSession(s));
   app.route("/", accountRoutes(s));
   app.route("/", settingsRoutes(s));
+  app.route("/", queueRoutes(s));
   app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
+  app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));
   app.route("/", edgeRoutes(s));
   app.route("/", accessRoutes(s));
   app.route("/", originRoutes(s));
   app.route("/", setupChallengeRoutes(s));
+  app.route("/", setupChoiceRoutes(s));
   app.route("/", setupRoutes(s));
   return app;
 }

@@ -27,7 +27,8 @@ export async function pickQueue(s: Services, queue?: string): Promise<string> {
 /** Most queues one service holds (each costs a settings read per tick and per metrics poll). */
 export const MAX_QUEUES = 100;
 
-const QueueSettingsView = z.object({
+/** A queue's settings as the admin API answers them. */
+export const QueueSettingsView = z.object({
   queue: z.string(),
   mode: ModeSchema,
   paused: z.boolean(),
@@ -160,30 +161,6 @@ const limitsPutRoute = createRoute({
   },
 });
 
-const queuesGetRoute = createRoute({
-  method: "get",
-  path: "/api/admin/queues",
-  summary: "List queues with their settings",
-  security: adminSecurity,
-  responses: {
-    200: jsonOk(z.object({ queues: z.array(QueueSettingsView) }), "queues"),
-    ...errs(400, 401, 403, 404),
-  },
-});
-const queuesPostRoute = createRoute({
-  method: "post",
-  path: "/api/admin/queues",
-  summary: "Create a queue (idempotent) and set its mode",
-  security: adminSecurity,
-  request: {
-    body: jsonBody(z.object({ name: QueueName, mode: ModeSchema.optional() })),
-  },
-  responses: {
-    200: jsonOk(QueueSettingsView, "the queue's settings"),
-    ...errs(400, 401, 403, 404),
-  },
-});
-
 /** One per-queue write: resolve the queue, apply, audit, answer with the settings. */
 export function settingsChange(s: Services) {
   return async (
@@ -212,7 +189,6 @@ export function settingsRoutes(s: Services) {
       "/api/admin/rate",
       "/api/admin/capacity",
       "/api/admin/queue-limits",
-      "/api/admin/queues",
     ]
   ) app.use(p, session);
 
@@ -270,25 +246,6 @@ export function settingsRoutes(s: Services) {
     });
     return c.json({ queue: q, maxWaitingVisitors: out.maxWaitingVisitors }, 200);
   });
-  app.openapi(queuesGetRoute, async (c) => {
-    const queues = [];
-    for (const q of await s.engine.queueNames()) {
-      queues.push(settingsView(s, await s.engine.settings(q)));
-    }
-    return c.json({ queues }, 200);
-  });
-  app.openapi(queuesPostRoute, async (c) => {
-    const b = c.req.valid("json");
-    const names = await s.engine.queueNames();
-    if (!names.includes(b.name) && names.length >= MAX_QUEUES) {
-      throw new BadRequestError(`at most ${MAX_QUEUES} queues; remove one first`, {
-        fields: [{ path: "name", message: `at most ${MAX_QUEUES} queues` }],
-      });
-    }
-    await s.engine.ensureQueues([b.name]);
-    const out = b.mode ? await s.engine.setMode(b.name, b.mode) : await s.engine.settings(b.name);
-    await audit(s, c, "queue.create", { queue: b.name, mode: out.mode });
-    return c.json(settingsView(s, out), 200);
-  });
+
   return app;
 }

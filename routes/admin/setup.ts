@@ -10,10 +10,17 @@ const Missing = z.array(z.string()).openapi({
   description: "the steps `POST /api/admin/setup` still needs, in words",
 });
 
-const SetupProgressView = z.object({
+/** `GET /api/admin/setup`: the wizard resumes from it. */
+export const SetupProgressView = z.object({
   complete: z.boolean().openapi({ description: "edge link and challenge are live" }),
-  live: z.object({ edge: z.boolean(), challenge: z.boolean() }),
+  live: z.object({
+    edge: z.boolean().openapi({ description: "a Cloudflare link, or setup without one, is live" }),
+    challenge: z.boolean().openapi({ description: "Turnstile or the built-in challenge is live" }),
+    edgeNone: z.boolean().openapi({ description: "setup finished without an edge network" }),
+    builtin: z.boolean().openapi({ description: "the built-in challenge guards sign-in" }),
+  }),
   edge: z.object({
+    none: z.boolean().openapi({ description: '"no edge network" was chosen' }),
     token: z.boolean(),
     zone: z.boolean(),
     fix: z.boolean(),
@@ -23,6 +30,7 @@ const SetupProgressView = z.object({
     hostname: z.string().nullable(),
   }).openapi({ description: "the pending edge steps (cleared once live)" }),
   challenge: z.object({
+    builtin: z.boolean().openapi({ description: "the built-in challenge was chosen and solved" }),
     provisioned: z.boolean(),
     verified: z.boolean(),
     siteKey: z.string().nullable().openapi({ description: "the pending widget's" }),
@@ -72,7 +80,8 @@ const finishRoute = createRoute({
   method: "post",
   path: "/api/admin/setup",
   summary: "Finish setup: the pending edge link and bot challenge go live together",
-  description: "Needs every edge step and a verified challenge; otherwise 409 `conflict` with " +
+  description: "Needs the edge step (every Cloudflare step, or `setup/edge/none`) and the " +
+    "challenge step (a verified Turnstile widget, or `setup/challenge/builtin`); otherwise 409 `conflict` with " +
     "`details.missing`. Both records go live in one atomic write (a concurrent change is 409 " +
     "and changes nothing). Calling it again once done answers 200 with `alreadyComplete: true`.",
   security: adminSecurity,
@@ -81,8 +90,12 @@ const finishRoute = createRoute({
       z.object({
         complete: z.literal(true),
         alreadyComplete: z.boolean(),
-        hostname: z.string(),
-        siteKey: z.string().openapi({ description: "the live widget's public site key" }),
+        hostname: z.string().nullable().openapi({ description: "null without an edge network" }),
+        siteKey: z.string().nullable().openapi({
+          description: "the live widget's public site key; null with the built-in challenge",
+        }),
+        edge: z.enum(["cloudflare", "none"]),
+        challenge: z.enum(["turnstile", "builtin"]),
       }).openapi("SetupComplete"),
       "setup is complete; login, invite accept and recovery now need the challenge",
     ),

@@ -6,25 +6,18 @@ import { accessMetrics } from "../../lib/access/mod.ts";
 import { ChallengeState, challengeState } from "../../lib/challenge/view.ts";
 import { listInvites } from "../../lib/admin/invites.ts";
 import { listUsers } from "../../lib/admin/users.ts";
-import { BrandingInput, readBranding, saveBranding } from "../../lib/branding.ts";
+import { BrandingInput, readBranding } from "../../lib/branding.ts";
 import { destinationFor } from "../../lib/destination.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
 import { bearerOnly } from "../bearer.ts";
-import {
-  adminSecurity,
-  errs,
-  HealthSnapshotView,
-  jsonBody,
-  jsonOk,
-  Metrics,
-  QueueName,
-} from "../schemas.ts";
+import { adminSecurity, errs, HealthSnapshotView, jsonOk, Metrics, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
 import { validationHook } from "../../http/validation.ts";
 
-const BrandingView = BrandingInput.required().openapi("Branding");
+/** The branding record (every field). */
+export const BrandingView = BrandingInput.required().openapi("Branding");
 const loose = z.record(z.string(), z.unknown());
 
 const stateRoute = createRoute({
@@ -65,14 +58,6 @@ const metricsRoute = createRoute({
     ...errs(400, 401, 403, 404),
   },
 });
-const brandingRoute = createRoute({
-  method: "put",
-  path: "/api/admin/branding",
-  summary: "Save branding (fields left out keep their value)",
-  security: adminSecurity,
-  request: { body: jsonBody(BrandingInput) },
-  responses: { 200: jsonOk(BrandingView, "the saved branding"), ...errs(400, 401, 403, 404) },
-});
 const passRoute = createRoute({
   method: "post",
   path: "/api/admin/pass",
@@ -108,7 +93,7 @@ export function stateRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);
   for (
-    const p of ["/api/admin/state", "/api/admin/metrics", "/api/admin/branding", "/api/admin/pass"]
+    const p of ["/api/admin/state", "/api/admin/metrics", "/api/admin/pass"]
   ) {
     app.use(p, session);
   }
@@ -143,13 +128,6 @@ export function stateRoutes(s: Services) {
     ]);
     return c.json({ at: now, queues, ...access }, 200);
   });
-  app.openapi(brandingRoute, async (c) => {
-    const patch = c.req.valid("json");
-    const saved = await saveBranding(s.kv, patch);
-    s.engine.ctx.invalidateBranding();
-    await audit(s, c, "branding.save", { fields: Object.keys(patch) });
-    return c.json(saved, 200);
-  });
   app.openapi(passRoute, async (c) => {
     const q = await pickQueue(s, c.req.valid("json").queue);
     await s.engine.settings(q); // 404 for an unknown queue
@@ -166,7 +144,7 @@ export function stateRoutes(s: Services) {
       maxAge: ttl,
     });
     await audit(s, c, "pass.mint", { queue: q });
-    const branding = await readBranding(s.kv);
+    const branding = await readBranding(s.kv, q);
     return c.json({
       redirectTo: await destinationFor(s, branding, null),
       queue: q,

@@ -5,6 +5,7 @@ import { QueueName } from "../schemas.ts";
 import { assetsOnce, loadAssets, staticRoutes } from "./assets.ts";
 import { adminPageRoutes } from "./admin.tsx";
 import { demoRoutes } from "./demo.tsx";
+import { howRoutes } from "./how.tsx";
 import { waitRoutes } from "./wait.tsx";
 import { validationHook } from "../../http/validation.ts";
 
@@ -23,6 +24,7 @@ export function pageRoutes(s: Services) {
     Object.fromEntries(Object.entries(await loadAssets()).map(([k, v]) => [k, base + v]))
   );
   app.route("/", staticRoutes());
+  app.route("/", howRoutes(getAssets, s.config.BASE_PATH ?? ""));
   app.route("/", waitRoutes(s, getAssets));
   app.route("/", demoRoutes(s, getAssets));
   app.route("/", adminPageRoutes(s, getAssets));
@@ -106,6 +108,12 @@ export function pageRoutes(s: Services) {
       200: html("admitted: the verified claims"),
       302: redirect("not admitted: to /wait?return=/demo"),
     },
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/wait/how-it-works",
+    summary: "Public page explaining the waiting room (the visitor pages' footer links to it)",
+    responses: { 200: html("the explanation; joins nothing") },
   });
   return app;
 }

@@ -13,6 +13,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
+import { parseBrandingDraft } from "../../lib/branding.ts";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
@@ -50,7 +51,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   ) => {
     const a = await assets();
     // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding().catch(() => DEFAULT_BRANDING));
+    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
@@ -61,7 +62,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     return htmlPage(
       c,
       <Document
-        title={`${heading} — ${b.title}`}
+        title={heading}
         styleHref={a["style.css"]}
         themeCss={css}
         refresh={retry}
@@ -192,7 +193,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return failure(c, e);
     }
     answerVisitor(c, s, queue, out);
-    const branding = await s.engine.ctx.branding();
+    const branding = await s.engine.ctx.branding(queue);
     const destination = await destinationFor(s, branding, returnPath);
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
@@ -248,7 +249,11 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const settings = await s.engine.ctx.readSettings(queue);
     if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
     const a = await assets();
-    const branding = await s.engine.ctx.branding();
+    // `draft`: the admin's form as typed, so the preview follows it before a save.
+    const branding = {
+      ...await s.engine.ctx.branding(queue),
+      ...parseBrandingDraft(c.req.query("draft")),
+    };
     const b = pageBranding(branding);
     const fifo = settings.mode === "queue";
     const view: WaitRoomProps["view"] = {
@@ -309,7 +314,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (e instanceof AppError && e.status < 500) return c.redirect(back, 303);
       return failure(c, e);
     }
-    return c.redirect(await destinationFor(s, await s.engine.ctx.branding(), returnPath), 303);
+    return c.redirect(
+      await destinationFor(s, await s.engine.ctx.branding(queue), returnPath),
+      303,
+    );
   });
 
   return app;

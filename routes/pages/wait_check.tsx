@@ -32,7 +32,7 @@ export async function checkPage(
   enqueueToken: string,
   embed: boolean,
 ): Promise<Response> {
-  const b = pageBranding(await s.engine.ctx.branding());
+  const b = pageBranding(await s.engine.ctx.branding(queue));
   const url = new URL(c.req.url);
   const ts = details.turnstile as { siteKey: string } | null | undefined;
   const props: JoinCheckProps = {

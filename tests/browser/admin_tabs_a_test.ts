@@ -158,7 +158,7 @@ Deno.test({
         await rate.fill("-1");
         await page.getByRole("button", { name: "Set rate" }).click();
         const st = cardStatus(page, "Admission rate");
-        await st.filter({ hasText: "admitPerSecond" }).waitFor();
+        await st.filter({ hasText: "Admit per second" }).waitFor(); // the field in words
         assertEquals(await st.getAttribute("role"), "alert");
         assertEquals((await settings()).admitPerSecond, null);
 
@@ -329,7 +329,7 @@ Deno.test({
           await colour.fill("#12");
           await page.getByRole("button", { name: "Save branding" }).click();
           const st = cardStatus(page, "Waiting page look");
-          await st.filter({ hasText: "primaryColor" }).waitFor();
+          await st.filter({ hasText: "Primary color" }).waitFor(); // the field in words
           assertEquals(await colour.getAttribute("aria-invalid"), "true");
           const before = await s.call("GET", "/api/admin/state", undefined, session);
           assert(before.json.branding.primaryColor !== "#12");

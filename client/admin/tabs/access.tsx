@@ -210,17 +210,28 @@ function OriginSection() {
   const show = (v: OriginView) => {
     setView(v);
     const o = v.override;
-    setMode(!o ? (v.enabled ? "env" : "url") : !o.enabled ? "off" : o.url ? "url" : "env");
+    // The choice shown is the one in force: no proxy shows "Off", not an empty URL form.
+    setMode(!o ? (v.enabled ? "env" : "off") : !o.enabled ? "off" : o.url ? "url" : "env");
     setUrl(o?.url ?? "");
   };
   const { loaded } = useLoad("/api/admin/origin", show);
-  const save = () =>
-    act.run(async () => {
+  const save = () => {
+    const typed = url.trim();
+    if (mode === "url" && !/^https?:\/\/[^/\s]+/i.test(typed)) {
+      return act.setStatus({
+        kind: "error",
+        text: typed
+          ? "Origin URL must start with http:// or https:// and name a host."
+          : "Enter the origin URL to proxy to (http:// or https://), or choose Off.",
+      });
+    }
+    return act.run(async () => {
       const body = mode === "off"
         ? { enabled: false }
-        : { enabled: true, url: mode === "url" ? url.trim() : null };
+        : { enabled: true, url: mode === "url" ? typed : null };
       show(await api<OriginView>("PUT", "/api/admin/origin", body));
     }, "Saved.");
+  };
   const remove = () => {
     const back = view?.envUrl ? `back to ORIGIN_URL (${view.envUrl})` : "no proxy";
     return confirmedRun(
@@ -247,6 +258,7 @@ function OriginSection() {
       <ActionForm
         act={act}
         submit="Save origin"
+        noValidate
         onSubmit={save}
         loading={!loaded}
         buttons={view?.override && (

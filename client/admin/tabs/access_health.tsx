@@ -11,7 +11,15 @@ import type {
 } from "../../../lib/access/health_config.ts";
 import { api } from "../api.ts";
 import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
-import { confirmAction, localTime, Section, Status, useAction } from "../ui.tsx";
+import {
+  confirmAction,
+  localTime,
+  POLL_MS,
+  Section,
+  Status,
+  useAction,
+  usePolling,
+} from "../ui.tsx";
 
 /** `GET /api/admin/health`: the config (never the override inside it), the override, the snapshot. */
 interface HealthView {
@@ -47,6 +55,14 @@ export function HealthSection() {
     });
   };
   useLoad("/api/admin/health", show, cfg);
+  // The state changes by itself (every probe): refresh it, never the form being edited.
+  usePolling(
+    () => {
+      api<HealthView>("GET", "/api/admin/health").then(setView).catch(() => {});
+    },
+    POLL_MS,
+    [],
+  );
   const set = (k: keyof Form, v: string | boolean) => form && setForm({ ...form, [k]: v });
 
   const saveConfig = () =>
@@ -80,16 +96,18 @@ export function HealthSection() {
         <dl class="kv" data-testid="health-state">
           <dt>Admissions follow</dt>
           <dd>
-            <strong>{s.state}</strong>
+            <strong>{followsText(s)}</strong>
             {s.override ? ` (forced ${s.override} by an operator)` : ""}
           </dd>
           <dt>Probe says</dt>
           <dd>
-            {s.probed}; {s.consecutiveFailures} failures, {s.consecutiveSuccesses}{" "}
-            successes in a row
+            {s.lastCheckedAt
+              ? `${s.probed}; ${s.consecutiveFailures} failures, ${s.consecutiveSuccesses} ` +
+                "successes in a row"
+              : "no probe has run yet"}
           </dd>
           <dt>Last probe</dt>
-          <dd>{localTime(s.lastCheckedAt)}</dd>
+          <dd>{s.lastCheckedAt ? localTime(s.lastCheckedAt) : "none yet"}</dd>
           {s.lastError && (
             <>
               <dt>Last error</dt>
@@ -153,4 +171,12 @@ export function HealthSection() {
       )}
     </Section>
   );
+}
+
+/** What admissions follow, in words that never claim a probe result no probe gave. */
+function followsText(s: HealthSnapshot): string {
+  if (s.override) return s.state;
+  if (s.state === "unmonitored") return "not monitored (admissions run)";
+  if (!s.lastCheckedAt) return "not probed yet (admissions run until probes fail)";
+  return s.state === "unhealthy" ? "unhealthy: admissions are paused" : "healthy";
 }

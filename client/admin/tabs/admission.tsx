@@ -10,6 +10,7 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
+import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import type { TabProps } from "../boot.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
 import {
@@ -161,7 +162,10 @@ function PauseCard({ s, set, queue }: CardProps) {
     <Section title="Pause" id="adm-pause">
       <p>
         Admissions are <strong>{s.paused ? "paused" : "running"}</strong>.{" "}
-        <span class="muted">A silent pause: the waiting page keeps counting down as usual.</span>
+        <span class="muted">
+          A silent pause: waiting visitors are not told; their page looks as usual and keeps
+          checking in, and nobody is let in until you resume.
+        </span>
       </p>
       <div class="actions">
         <button
@@ -332,7 +336,11 @@ function AdmitCard({ queue }: { queue: string }) {
           ) return;
           a.run(async () => {
             const r = await api<{ admitted: number }>("POST", "/admit", { queue, count: n });
-            return `Admitted ${r.admitted} visitor${r.admitted === 1 ? "" : "s"}.`;
+            if (r.admitted > 0) {
+              return `Admitted ${r.admitted} visitor${r.admitted === 1 ? "" : "s"}.`;
+            }
+            // Nobody admitted: say why instead of a green "Admitted 0".
+            throw new Error(`Nobody was admitted: ${await whyNoneAdmitted(queue)}`);
           });
         }}
       />
@@ -364,4 +372,17 @@ function PassCard({ queue }: { queue: string }) {
       <Status s={a.status} />
     </Section>
   );
+}
+
+/** Why a forced admit let nobody in, from the queue's metrics. */
+async function whyNoneAdmitted(queue: string): Promise<string> {
+  const m = await api<QueueMetrics>("GET", `/metrics?queue=${encodeURIComponent(queue)}`);
+  if (m.paused) return "the queue is paused. Resume it first.";
+  if (m.healthPaused) return "admissions are paused because the origin is unhealthy.";
+  if (m.opensAt && m.opensAt > Date.now()) {
+    return `the queue opens at ${localTime(m.opensAt)}. Clear the opening time to admit now.`;
+  }
+  if (m.waiting === 0) return "nobody is waiting.";
+  if (m.openSlots === 0) return "every slot is taken (capacity reached).";
+  return "no waiting visitor could be admitted just now.";
 }

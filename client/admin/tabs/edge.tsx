@@ -69,7 +69,9 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
               ? "unreadable (TOKEN_SECRET changed): paste it again"
               : "stored (never shown)"
           }.`
-          : "Not linked."}
+          : "Not linked: Tollgate runs without an edge network (visitors reach it directly or " +
+            "through your own proxy). To link Cloudflare, save its zone, hostname and an API " +
+            "token here."}
       </p>
       <ActionForm act={act} submit="Save link" onSubmit={save}>
         <Input
@@ -113,6 +115,15 @@ function ChecksSection() {
   const fix = useAction();
   const ssl = useAction();
   const geo = useAction();
+  // The checks are the tab's view of the zone's current state (proxied DNS, encryption mode,
+  // IP geolocation): read when the tab opens and again after every change made here.
+  useEffect(() => {
+    run();
+  }, []);
+  const after = async <T,>(out: T | undefined) => {
+    if (out) await run();
+    return out;
+  };
   const run = () =>
     check.run(async () => {
       const r = await edgeCall(() =>
@@ -124,20 +135,24 @@ function ChecksSection() {
         ? "Everything checks out."
         : `${bad} ${bad === 1 ? "problem" : "problems"} found.`;
     });
-  const fixProxy = () =>
-    fix.run(async () => {
-      const body = target.trim() ? { target: target.trim() } : {};
-      const r = await edgeCall(() => api("POST", "/api/admin/edge/fix-proxy", body));
-      const n = r.dns.changed.length;
-      return `DNS: ${n} record${n === 1 ? "" : "s"} switched to proxied${
-        r.dns.created ? `, created ${r.dns.created.type} ${r.dns.created.name}` : ""
-      }. IP geolocation: ${r.ipGeolocation.value}${r.ipGeolocation.changed ? " (changed)" : ""}.`;
-    });
-  const strict = () =>
-    ssl.run(async () => {
-      const r = await edgeCall(() => api("PUT", "/api/admin/edge/ssl", {}));
-      return `Encryption mode: ${r.sslMode}${r.changed ? " (changed)" : " (already set)"}.`;
-    });
+  const fixProxy = async () =>
+    await after(
+      await fix.run(async () => {
+        const body = target.trim() ? { target: target.trim() } : {};
+        const r = await edgeCall(() => api("POST", "/api/admin/edge/fix-proxy", body));
+        const n = r.dns.changed.length;
+        return `DNS: ${n} record${n === 1 ? "" : "s"} switched to proxied${
+          r.dns.created ? `, created ${r.dns.created.type} ${r.dns.created.name}` : ""
+        }. IP geolocation: ${r.ipGeolocation.value}${r.ipGeolocation.changed ? " (changed)" : ""}.`;
+      }),
+    );
+  const strict = async () =>
+    await after(
+      await ssl.run(async () => {
+        const r = await edgeCall(() => api("PUT", "/api/admin/edge/ssl", {}));
+        return `Encryption mode: ${r.sslMode}${r.changed ? " (changed)" : " (already set)"}.`;
+      }),
+    );
   const setGeo = async (enabled: boolean) => {
     if (
       !enabled &&
@@ -147,18 +162,23 @@ function ChecksSection() {
         "Turn off",
       )
     ) return;
-    await geo.run(async () => {
-      const r = await edgeCall(() => api("PUT", "/api/admin/edge/ip-geolocation", { enabled }));
-      return `IP geolocation is ${r.enabled ? "on" : "off"}${r.changed ? "" : " (no change)"}.${
-        r.countryBlockCleared ? " The country block was cleared." : ""
-      }`;
-    });
+    await after(
+      await geo.run(async () => {
+        const r = await edgeCall(() => api("PUT", "/api/admin/edge/ip-geolocation", { enabled }));
+        return `IP geolocation is ${r.enabled ? "on" : "off"}${r.changed ? "" : " (no change)"}.${
+          r.countryBlockCleared ? " The country block was cleared." : ""
+        }`;
+      }),
+    );
   };
   return (
     <Section title="Checks and fixes" id="edge-checks">
+      <p class="muted">
+        The zone as Cloudflare reports it now (read when this tab opens and after each change).
+      </p>
       <div class="actions">
         <button type="button" class="primary" disabled={check.busy} onClick={run}>
-          Run checks
+          Run checks again
         </button>
       </div>
       <Status s={check.status} />

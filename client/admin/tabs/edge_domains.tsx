@@ -40,8 +40,14 @@ export function DomainsSection() {
       attach.setStatus({
         kind: "ok",
         text: `Attached ${out.attached.domain}${
-          out.attached.created ? " (CNAME created)" : out.attached.changed ? " (record fixed)" : ""
-        }.`,
+          out.attached.created
+            ? " (CNAME created)"
+            : out.attached.changed
+            ? " (record fixed)"
+            : ""
+        }. Visitors can use it now. Admin sign-in there needs it in the Turnstile widget, which ` +
+          "lists the hostnames it was made for: sign in on the main hostname, or run the setup's " +
+          "challenge step again to make a widget that lists this domain too.",
       });
       await reload();
     }

@@ -12,6 +12,7 @@ import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { localTime, POLL_MS, Section, usePolling } from "../ui.tsx";
 import { type Traffic, TrafficChart } from "./live_chart.tsx";
+import { QueuesCard } from "./queues.tsx";
 
 /** `GET /api/admin/metrics`. */
 interface MetricsAnswer {
@@ -108,7 +109,11 @@ export function LiveTab({ queue }: TabProps) {
                 label="Mode"
                 value={q.admissionMode === "lottery" ? "Lottery" : "Queue (FIFO)"}
               />
-              <Stat label="Opens at" value={q.opensAt ? localTime(q.opensAt) : "Open"} />
+              <Stat
+                label="Opens at"
+                value={q.opensAt ? localTime(q.opensAt) : "No opening time"}
+                note={q.opensAt && q.opensAt <= m!.at ? "passed" : undefined}
+              />
               <Stat label="Average wait" value={duration(q.averageWaitSeconds)} />
               <Stat label="Oldest wait" value={duration(q.oldestWaitSeconds)} />
               <Stat label="Abandoned" value={num(q.abandoned)} />
@@ -128,6 +133,7 @@ export function LiveTab({ queue }: TabProps) {
 
       {m?.geoBlock && <GeoBlockCard g={m.geoBlock} />}
       {m?.health && <HealthCard h={m.health} />}
+      <QueuesCard />
     </div>
   );
 }
@@ -166,7 +172,11 @@ function HealthCard({ h }: { h: HealthSnapshot }) {
   return (
     <Section title="Origin health" id="live-health">
       <p>
-        <span class={`live-badge ${h.state === "unhealthy" ? "stopped" : "running"}`}>
+        <span
+          class={`live-badge ${
+            h.state === "unhealthy" ? "stopped" : h.state === "healthy" ? "running" : "neutral"
+          }`}
+        >
           {HEALTH_TEXT[h.state] ?? h.state}
         </span>
         {h.override && <>(set by hand to {h.override}; probes say {h.probed})</>}

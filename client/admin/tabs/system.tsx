@@ -19,7 +19,8 @@ function UpdatesSection({ version }: { version: string }) {
     act.run(async () => {
       const r = await api<UpdateInfo>("GET", `/api/admin/updates${refresh ? "?refresh=1" : ""}`);
       setInfo(r);
-      return refresh ? `Checked at ${localTime(r.checkedAt)}.` : "";
+      // A check that failed is said once, in red below, not also as a green "Checked".
+      return refresh && !r.error ? `Checked at ${localTime(r.checkedAt)}.` : "";
     });
   useEffect(() => {
     load(false);

@@ -26,7 +26,8 @@ function absolute(url: string): string {
 
 function InvitesSection({ onChange }: { onChange: () => void }) {
   const [invites, setInvites] = useState<Invite[] | null>(null);
-  const [fresh, setFresh] = useState<string | null>(null);
+  // The link just created, shown once, with its invite's id (revoking it hides the link).
+  const [fresh, setFresh] = useState<{ id: string; url: string } | null>(null);
   const make = useAction();
   const revoke = useAction();
   const { reload: load } = useLoad<{ invites: Invite[] }>(
@@ -36,11 +37,11 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
   );
   const create = async () => {
     const r = await make.run(
-      () => api<{ acceptUrl: string }>("POST", "/api/admin/invites"),
+      () => api<{ acceptUrl: string; invite: { id: string } }>("POST", "/api/admin/invites"),
       "Invite created. Copy the link now: it is shown only this once.",
     );
     if (r) {
-      setFresh(absolute(r.acceptUrl));
+      setFresh({ id: r.invite.id, url: absolute(r.acceptUrl) });
       load();
       onChange();
     }
@@ -53,6 +54,7 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
       () => api("DELETE", `/api/admin/invites/${encodeURIComponent(inv.id)}`),
       "Invite revoked.",
       () => {
+        if (fresh?.id === inv.id) setFresh(null);
         load();
         onChange();
       },
@@ -68,7 +70,7 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
         </button>
       </div>
       <Status s={make.status} />
-      {fresh && <OnceValue value={fresh} label="Invite link" />}
+      {fresh && <OnceValue value={fresh.url} label="Invite link" />}
       <h3>Pending invites</h3>
       <RemoveTable
         rows={invites}

@@ -1,19 +1,19 @@
 /// <reference lib="dom" />
 /**
- * Step 5: what visitors see while they wait (the Branding tab's form), with a live preview
- * of the waiting page reloaded after each save; then Finish makes the edge link and the bot
- * challenge live together and opens the control room.
+ * Step 5: what visitors see while they wait (the Branding tab's form), with a preview of the
+ * waiting page that follows the form as it is typed; then Finish makes the edge and bot-check
+ * choices live together and opens the control room (the default branding is fine as it is).
  */
 import type { Branding } from "../../../lib/queue/types.ts";
 import { useEffect, useState } from "preact/hooks";
-import { api, basePath } from "../api.ts";
-import { BrandingForm, loadBranding } from "../tabs/branding.tsx";
+import { api } from "../api.ts";
+import { BrandingForm, BrandingPreview, loadBranding } from "../tabs/branding.tsx";
 import { Status, useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
 export function BrandingStep(p: StepProps) {
   const [form, setForm] = useState<Branding | null>(null);
-  const [preview, setPreview] = useState(0);
+  const [draft, setDraft] = useState<Branding | null>(null);
   const load = useAction(), finish = useAction();
   const queue = p.progress?.steps.queueName ?? localStorage.getItem("tg-admin-queue") ??
     "default";
@@ -37,46 +37,40 @@ export function BrandingStep(p: StepProps) {
             onSaved={async () => {
               await api("POST", "/api/admin/setup/step", { step: "branding" });
               await p.reload();
-              setPreview((n) => n + 1);
             }}
+            onDraft={setDraft}
           />
           <figure class="wz-preview">
-            <figcaption>Preview of the waiting page ({queue})</figcaption>
-            {
-              /* The preview mode joins nobody and runs no script; the sandbox also keeps it from
-                ever navigating this page. */
-            }
-            <iframe
-              key={preview}
-              src={`${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(queue)}`}
-              title="Waiting page preview"
-              sandbox="allow-same-origin"
-            />
+            <figcaption>Preview of the waiting page ({queue}), as you type</figcaption>
+            <BrandingPreview queue={queue} draft={draft} />
           </figure>
         </div>
       )}
       <div class="wz-finish">
         <h3>Finish</h3>
         <p>
-          Finishing makes the edge link and the bot challenge live together. From then on, sign-in
-          asks for the bot check.
+          Finishing makes your edge and bot-check choices live together. From then on, sign-in asks
+          for the bot check.
         </p>
         <div class="actions">
           <button
             type="button"
             class="primary"
-            disabled={!saved || finish.busy}
+            disabled={finish.busy}
             onClick={async () => {
-              const out = await finish.run(
-                () => api("POST", "/api/admin/setup"),
-                "Setup complete.",
-              );
+              const out = await finish.run(async () => {
+                // Unsaved branding means the defaults (or what was saved before) are fine.
+                if (!saved) await api("POST", "/api/admin/setup/step", { step: "branding" });
+                return await api("POST", "/api/admin/setup");
+              }, "Setup complete.");
               if (out) p.done();
             }}
           >
             Finish setup
           </button>
-          {!saved && <span class="muted">Save the branding first.</span>}
+          {!saved && (
+            <span class="muted">Unsaved changes above are not kept; the saved branding is.</span>
+          )}
         </div>
         <Status s={finish.status} />
       </div>

@@ -3,7 +3,7 @@
  * Step 2: link the Cloudflare zone in front of the service. In order: check the API token, find
  * the zone and hostname, proxy the hostname's DNS (and turn IP geolocation on), set SSL to Full
  * (strict) or skip; optionally attach a custom domain. Each part shows the server's answer next
- * to its own form; a part opens once the one before it is done.
+ * to its own form; a part opens once the one before it is done. Or go on without an edge network.
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
@@ -36,6 +36,43 @@ interface RecordView {
   proxied: boolean;
 }
 
+/** The way past this step without an edge network (its own setup step on the server). */
+function NoEdge(p: StepProps) {
+  const act = useAction();
+  const chosen = !!p.progress?.edge.none;
+  return (
+    <fieldset class={`wz-noedge${chosen ? " done" : ""}`}>
+      <legend>
+        I don't use Cloudflare
+        {chosen && <span class="wz-done">Chosen</span>}
+      </legend>
+      <p>
+        Choose this when Tollgate runs behind your own proxy (nginx, Caddy) or is served directly
+        (Deno Deploy). What changes: no country block from an edge's country header unless your
+        proxy sets one (<code>GEO_COUNTRY_HEADER</code>), and sign-in uses the built-in bot check.
+        You can link Cloudflare later on the Edge tab.
+      </p>
+      <div class="actions">
+        <button
+          type="button"
+          class={chosen ? "" : "primary"}
+          disabled={act.busy}
+          onClick={async () => {
+            const out = await act.run(async () => {
+              await api("POST", E + "/none");
+              return await p.reload();
+            }, "Recorded: no edge network.");
+            if (out) p.next();
+          }}
+        >
+          Continue without Cloudflare
+        </button>
+      </div>
+      <Status s={act.status} />
+    </fieldset>
+  );
+}
+
 export function EdgeStep(p: StepProps) {
   const e = p.progress?.edge;
   const [token, setToken] = useState("");
@@ -55,9 +92,11 @@ export function EdgeStep(p: StepProps) {
 
   return (
     <div class="wz-edge">
+      <NoEdge {...p} />
+      <h3>Or link Cloudflare</h3>
       <p>
-        Tollgate works behind Cloudflare. Create an API token with the permissions Zone:Read,
-        DNS:Edit, Zone Settings:Edit and Account:Turnstile:Edit, then follow the parts below.
+        Create a Cloudflare API token with the permissions Zone:Read, DNS:Edit, Zone Settings:Edit
+        and Account:Turnstile:Edit, then follow the parts below.
       </p>
       {live && <p class="status ok">An edge link is already live. Continue, or link again.</p>}
       <Part title="1. API token" done={!!e?.token} open>
@@ -153,6 +192,9 @@ export function EdgeStep(p: StepProps) {
             );
             if (out) {
               const d = out.dns;
+              // The list above was read before this part: every record of the hostname is
+              // proxied now, so it must not still say "not proxied".
+              setRecords((rs) => rs && rs.map((r) => ({ ...r, proxied: true })));
               fix.setStatus({
                 kind: "ok",
                 text: `DNS proxied through Cloudflare (${

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import type { ScreenProps } from "../boot.ts";
 import { challengeDone, edgeDone, type SetupProgress, type StepProps } from "./types.ts";
-import { AccountStep } from "./account.tsx";
+import { AccountStep, pendingPhrase } from "./account.tsx";
 import { EdgeStep } from "./edge.tsx";
 import { ChallengeStep } from "./challenge.tsx";
 import { QueueStep } from "./queue.tsx";
@@ -25,7 +25,7 @@ const STEPS: [string, FunctionComponent<StepProps>][] = [
 
 /** The first step not yet done (the last one when all are). */
 function firstOpen(claimed: boolean, p: SetupProgress | null): number {
-  if (!claimed) return 0;
+  if (!claimed || pendingPhrase()) return 0;
   if (!edgeDone(p)) return 1;
   if (!challengeDone(p)) return 2;
   if (!p?.steps.queue) return 3;
@@ -34,7 +34,9 @@ function firstOpen(claimed: boolean, p: SetupProgress | null): number {
 
 export function Wizard(p: ScreenProps) {
   const [progress, setProgress] = useState<SetupProgress | null>(null);
-  const [step, setStep] = useState<number | null>(p.boot.claimed ? null : 0);
+  const [step, setStep] = useState<number | null>(
+    p.boot.claimed && !pendingPhrase() ? null : 0,
+  );
   const [error, setError] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
@@ -53,7 +55,7 @@ export function Wizard(p: ScreenProps) {
   useEffect(() => {
     if (!p.boot.claimed || !p.boot.signedIn) return;
     reload().then((out) => {
-      if (out) setStep((s) => Math.max(s ?? 0, firstOpen(true, out)));
+      if (out && !pendingPhrase()) setStep((s) => Math.max(s ?? 0, firstOpen(true, out)));
     });
   }, [p.boot.claimed, p.boot.signedIn]);
   useEffect(() => {

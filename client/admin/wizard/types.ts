@@ -18,11 +18,12 @@ export interface StepProps {
   done: () => void;
 }
 
-/** Whether the edge part is done (pending steps all done, or already live). */
+/** Whether the edge part is done ("no edge network" chosen, all Cloudflare steps, or live). */
 export const edgeDone = (p: SetupProgress | null) =>
-  !!p && (p.live.edge && !p.edge.token ||
+  !!p && (p.edge.none || p.live.edge && !p.edge.token ||
     p.edge.token && p.edge.zone && p.edge.fix && p.edge.ssl);
 
-/** Whether the challenge part is done (verified pending widget, or already live). */
+/** Whether the challenge part is done (built-in solved, verified widget, or already live). */
 export const challengeDone = (p: SetupProgress | null) =>
-  !!p && (p.challenge.verified || p.live.challenge && !p.challenge.provisioned);
+  !!p && (p.challenge.builtin || p.challenge.verified ||
+    p.live.challenge && !p.challenge.provisioned);

@@ -1,0 +1,218 @@
+/// <reference lib="dom" />
+/**
+ * The Live tab's queues card: every queue with its live counts (polled), a form to create one
+ * (name, mode, rate, capacity), and a confirmed delete (asked again, with the count, when
+ * visitors wait). The queue picker hears `tg-queues-changed` and re-reads the list.
+ */
+import { useState } from "preact/hooks";
+import { api, ApiError, messageOf } from "../api.ts";
+import { ActionForm, Input, Radios } from "../forms.tsx";
+import {
+  confirmAction,
+  localTime,
+  POLL_MS,
+  Section,
+  Status,
+  useAction,
+  usePolling,
+} from "../ui.tsx";
+
+/** One row of `GET /api/admin/queues`. */
+interface QueueRow {
+  queue: string;
+  mode: "queue" | "lottery";
+  paused: boolean;
+  waiting: number;
+  holding: number;
+  entered: number;
+  inConfig: boolean;
+}
+
+/** Tells the control room (its queue picker) that queues were created or deleted. */
+export const queuesChanged = () => dispatchEvent(new Event("tg-queues-changed"));
+
+const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+export function QueuesCard() {
+  const [rows, setRows] = useState<QueueRow[] | null>(null);
+  const [deleted, setDeleted] = useState<{ queue: string; reusableAt: number }[]>([]);
+  const [err, setErr] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [mode, setMode] = useState<"queue" | "lottery">("queue");
+  const [rate, setRate] = useState("");
+  const [capacity, setCapacity] = useState("");
+  const create = useAction(), del = useAction();
+
+  const load = () =>
+    api<{ queues: QueueRow[]; deleted: { queue: string; reusableAt: number }[] }>(
+      "GET",
+      "/api/admin/queues",
+    ).then((r) => {
+      setRows(r.queues);
+      setDeleted(r.deleted);
+      setErr(null);
+    }).catch((e) => setErr(messageOf(e)));
+  usePolling(load, POLL_MS, []);
+
+  const remove = async (row: QueueRow) => {
+    if (
+      !await confirmAction(
+        `Delete the queue ${row.queue}? Its settings, branding overrides and statistics go.`,
+        "Delete queue",
+      )
+    ) return;
+    const call = (force: boolean) =>
+      api<{ reusableAt: number; inConfig: boolean; removedWaiting: number }>(
+        "DELETE",
+        `/api/admin/queues/${encodeURIComponent(row.queue)}${force ? "?force=1" : ""}`,
+      );
+    let out;
+    try {
+      del.setStatus({ kind: "busy", text: "Deleting…" });
+      out = await call(false);
+    } catch (e) {
+      const waiting = e instanceof ApiError && e.details.reason === "visitors_waiting"
+        ? Number(e.details.waiting)
+        : null;
+      if (waiting === null) return del.setStatus({ kind: "error", text: messageOf(e) });
+      del.setStatus(null);
+      const sure = await confirmAction(
+        `${waiting} visitor(s) wait in ${row.queue}. Deleting it removes them from the line.`,
+        "Delete with its visitors",
+      );
+      if (!sure) return;
+      out = await del.run(() => call(true));
+      if (!out) return;
+    }
+    del.setStatus({
+      kind: "ok",
+      text:
+        `Queue ${row.queue} deleted${
+          out.removedWaiting ? ` with ${out.removedWaiting} waiting visitor(s)` : ""
+        }. Its name can be used again from ${localTime(out.reusableAt)}, when its last access ` +
+        "token has expired." + (out.inConfig
+          ? ` ${row.queue} is listed in QUEUES, so it comes back at the next start after ` +
+            "that: remove it from QUEUES to keep it away."
+          : ""),
+    });
+    queuesChanged();
+    await load();
+  };
+
+  return (
+    <Section title="Queues" id="live-queues">
+      {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
+      {!rows && !err && <p class="muted">Loading…</p>}
+      {rows && (
+        <div class="queues-scroll">
+          <table class="list queues-list">
+            <thead>
+              <tr>
+                <th scope="col">Queue</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Waiting</th>
+                <th scope="col">In or holding</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.queue}>
+                  <th scope="row">
+                    {r.queue}
+                    {r.paused && <span class="muted">(paused)</span>}
+                  </th>
+                  <td>{r.mode === "lottery" ? "Lottery" : "Queue"}</td>
+                  <td>{r.waiting.toLocaleString()}</td>
+                  <td>{(r.entered + r.holding).toLocaleString()}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={rows.length <= 1 || del.busy}
+                      title={rows.length <= 1 ? "The last queue cannot be deleted" : undefined}
+                      onClick={() => remove(r)}
+                    >
+                      Delete {r.queue}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Status s={del.status} />
+      {deleted.length > 0 && (
+        <p class="muted">
+          Deleted, name free again later:{" "}
+          {deleted.map((d) => `${d.queue} (from ${localTime(d.reusableAt)})`).join(", ")}
+        </p>
+      )}
+      <h3>Create a queue</h3>
+      <ActionForm
+        act={create}
+        submit="Create queue"
+        onSubmit={async () => {
+          const q = name.trim();
+          if (!NAME_RE.test(q)) {
+            return create.setStatus({
+              kind: "error",
+              text: "Queue name: lower-case letters, digits, '-' and '_', starting with a " +
+                "letter or digit (at most 64).",
+            });
+          }
+          const body: Record<string, unknown> = { name: q, mode };
+          if (rate.trim()) body.admitPerSecond = Number(rate);
+          if (capacity.trim()) body.capacity = Number(capacity);
+          const out = await create.run(
+            () => api("POST", "/api/admin/queues", body),
+            `Queue ${q} created. Pick it in the Queue menu above to manage it.`,
+          );
+          if (out) {
+            setName("");
+            queuesChanged();
+            await load();
+          }
+        }}
+      >
+        <Input
+          label="Name"
+          hint="e.g. presale: lower-case letters, digits, '-' and '_'"
+          required
+          maxLength={64}
+          autocomplete="off"
+          value={name}
+          onValue={setName}
+        />
+        <Radios
+          legend="Mode"
+          name="new-queue-mode"
+          options={[["queue", "Queue (first come, first served)"], ["lottery", "Lottery"]]}
+          value={mode}
+          onChange={setMode}
+        />
+        <Input
+          label="Admit per second (optional)"
+          type="number"
+          min={0.1}
+          max={100000}
+          step="any"
+          hint="empty: the service default"
+          value={rate}
+          onValue={setRate}
+        />
+        <Input
+          label="Capacity (optional)"
+          type="number"
+          min={1}
+          max={10000000}
+          step={1}
+          hint="visitors in or holding at once; empty: the service default"
+          value={capacity}
+          onValue={setCapacity}
+        />
+      </ActionForm>
+    </Section>
+  );
+}
