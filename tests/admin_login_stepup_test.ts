@@ -5,6 +5,7 @@
  * is configured for nobody, but asks a stepped-up sign-in for a solution.
  */
 import type { ChallengeGate } from "../app.ts";
+import { PowHasher } from "../lib/challenge/pow_hash.ts";
 import { AdminClient, adminClient, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
@@ -75,5 +76,24 @@ Deno.test("login: the step-up lasts the window; the per-address limit still answ
   const limited = await login(TEST_PASSWORD, "192.0.2.1", SOLVED);
   assertEquals([limited.status, limited.json.error.code], [429, "rate_limited"]);
   assertEquals((await login(TEST_PASSWORD, "192.0.2.2", SOLVED)).status, 200, "other address");
+  t.close();
+});
+
+Deno.test("login: with no challenge set up, a stepped-up account asks the real gate for the built-in check", async () => {
+  const t = await makeApp({ CLIENT_IP_HEADER: "x-forwarded-for" });
+  await adminClient(t);
+  const c = new AdminClient(t.app);
+  const ip = { "x-forwarded-for": "198.51.100.77" };
+  const login = (password: string, challengeResponse?: string) =>
+    c.req("POST", "/api/admin/login", { username: "admin", password, challengeResponse }, ip);
+  for (let i = 0; i < 5; i++) assertEquals((await login("wrong password!")).status, 401);
+  const asked = await login(TEST_PASSWORD);
+  assertEquals([asked.status, asked.json.error.details.reason], [401, "account_failures"]);
+  const puzzle = await c.req("GET", "/api/admin/challenge/puzzle?purpose=signin", undefined, ip);
+  const nonce = new PowHasher(puzzle.json.seed).search(puzzle.json.threshold, 0, 1e9);
+  const solution = JSON.stringify({ challenge: puzzle.json.challenge, nonce: String(nonce) });
+  assertEquals((await login(TEST_PASSWORD, solution)).status, 200);
+  // A success clears the account's failures: no check needed any more.
+  assertEquals((await login(TEST_PASSWORD)).status, 200);
   t.close();
 });

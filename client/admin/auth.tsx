@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { api, basePath } from "./api.ts";
+import { api, ApiError, basePath } from "./api.ts";
 import type { Bootstrap, ScreenProps } from "./boot.ts";
 import { solveBuiltin } from "./builtin.ts";
 import { ChallengeWidget, useChallenge } from "./challenge.tsx";
@@ -42,7 +42,17 @@ function ChallengedForm<T>(
       try {
         // The built-in check is solved at submit (each solution counts once).
         const builtin = p.boot.challengeRequired && p.boot.challengeKind === "builtin";
-        return await p.call(builtin ? await solveBuiltin("signin") : ch.token ?? undefined);
+        try {
+          return await p.call(builtin ? await solveBuiltin("signin") : ch.token ?? undefined);
+        } catch (e) {
+          // Too many failed sign-ins on this account: it asks for the built-in check even where
+          // none is set up. Solve it once and try again.
+          if (
+            builtin || p.boot.challengeRequired || !(e instanceof ApiError) ||
+            e.details.reason !== "account_failures"
+          ) throw e;
+          return await p.call(await solveBuiltin("signin"));
+        }
       } catch (e) {
         if (p.boot.challengeRequired) ch.reset();
         throw e;

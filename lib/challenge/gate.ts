@@ -55,14 +55,20 @@ export class TurnstileGate implements ChallengeGate {
    * True while no challenge is live; otherwise true only for a response that passes. The live
    * record is read fresh here (not from the cache), so the gate closes at once after setup.
    */
-  async verify(response: string | undefined, ip: string): Promise<boolean> {
+  async verify(
+    response: string | undefined,
+    ip: string,
+    opts: { stepUp?: boolean } = {},
+  ): Promise<boolean> {
     const [live, builtin] = await Promise.all([
       readLiveChallenge(this.deps.kv),
       this.deps.kv.get(keys.challengeBuiltin()),
     ]);
     this.#cached = { at: this.deps.clock.now(), configured: !!(live || builtin.value) };
+    // Nothing configured: open, unless an account past its failed sign-ins steps up to the
+    // built-in check (it needs no set-up, so it is always there to ask for).
+    if (!live && !builtin.value && !opts.stepUp) return true;
     // No response: refused without a provider call (a bot cannot make us spend one).
-    if (!live && !builtin.value) return true;
     if (!response?.trim()) return false;
     if (!live) return await builtinChallenger(this.deps).check("signin", response, ip);
     const secret = await unseal(
