@@ -20,6 +20,18 @@ const PREVIOUS = "df2bbbe";
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "rollout-test-secret-0123456789abcdefghij";
 
+/** True when the checkout holds the previous release (a shallow clone may not). */
+const HAS_PREVIOUS = new Deno.Command("git", {
+  args: ["-C", ROOT, "cat-file", "-e", `${PREVIOUS}^{commit}`],
+  stdout: "null",
+  stderr: "null",
+}).outputSync().success;
+if (!HAS_PREVIOUS) {
+  console.warn(
+    `rollout test skipped: commit ${PREVIOUS} (release 0.4.1) is not in this clone's history`,
+  );
+}
+
 async function unpack(commit: string, dir: string): Promise<void> {
   const archive = new Deno.Command("git", {
     args: ["-C", ROOT, "archive", commit],
@@ -84,6 +96,7 @@ async function call(p: Proc, method: string, path: string, ticket?: string, body
 }
 
 Deno.test({
+  ignore: !HAS_PREVIOUS,
   name: "rollout: the previous release and this code serve one store side by side",
   sanitizeResources: false,
   sanitizeOps: false,
