@@ -1,5 +1,5 @@
 /**
- * `deno task load`: drives real Tollgate servers over HTTP with the scenarios of issue 8 (flash
+ * `deno task load`: drives real Tollgate servers over HTTP with the load scenarios (flash
  * crowd, a long line following its timeslots, mixed traffic), prints what each measured and
  * writes it into bench/RESULTS.md. Usage: docs/testing.md, or `--help`.
  */

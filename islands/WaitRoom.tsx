@@ -25,7 +25,7 @@ export interface WaitRoomProps {
   serverNow: number;
   /** Position at first sight, for the progress bar (queue mode). */
   start: number | null;
-  /** Where an admitted visitor goes (SPEC 3.3). */
+  /** Where an admitted visitor goes. */
   destination: string;
   /** The accepted `?return=` path ("" when none), posted back by the no-JS enter form. */
   returnPath: string;

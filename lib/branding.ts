@@ -50,7 +50,7 @@ export const BRANDING_FIELDS = Object.keys(DEFAULT_BRANDING) as (keyof Branding)
 
 /**
  * The branding a queue's visitors see: the stored service-wide record merged softly with the
- * defaults (SPEC 9.4), then the queue's own overrides field by field. Without `queue`, the
+ * defaults, then the queue's own overrides field by field. Without `queue`, the
  * service-wide record.
  */
 export async function readBranding(kv: Deno.Kv, queue?: string): Promise<Branding> {

@@ -1,5 +1,5 @@
 /**
- * The cost calculator (SPEC 4.1, 8): requests, KV reads and writes and the monthly Deno Deploy
+ * The cost calculator: requests, KV reads and writes and the monthly Deno Deploy
  * bill of one sale, for adaptive timeslots and for fixed polling side by side. Pure functions;
  * every KV figure below is counted from what lib/queue/*.ts really does per operation.
  */
@@ -20,7 +20,7 @@ export interface CostInputs {
   heartbeatIntervalSeconds: number;
 }
 
-/** The SPEC 4.1 defaults of the inputs that do not depend on the others. */
+/** The documented defaults of the inputs that do not depend on the others. */
 export const COST_DEFAULTS = { visitors: 5_000_000, averageWaitSeconds: 900 } as const;
 
 /** Sane bounds (inclusive) of each input; outside them the estimate means nothing. */
@@ -59,17 +59,17 @@ const JOINS_PER_COMMIT = 10;
 const LEDGER_HORIZON_SECONDS = 4 * 3600;
 const WHY = kvWhy(JOINS_PER_COMMIT);
 
-/** The SPEC 4.1 default of `pollIntervalSeconds`: adaptive max(5, ceil(visitors/750)), fixed 15. */
+/** The documented default of `pollIntervalSeconds`: adaptive max(5, ceil(visitors/750)), fixed 15. */
 export function defaultPollIntervalSeconds(mode: PollingMode, visitors: number): number {
   return mode === "adaptive" ? periodSeconds(visitors) : FIXED_POLL_SECONDS;
 }
 
-/** The SPEC 4.1 default of `heartbeatIntervalSeconds`: adaptive 0 (unused), fixed 30. */
+/** The documented default of `heartbeatIntervalSeconds`: adaptive 0 (unused), fixed 30. */
 function defaultHeartbeatIntervalSeconds(mode: PollingMode): number {
   return mode === "adaptive" ? 0 : FIXED_HEARTBEAT_SECONDS;
 }
 
-/** The calculator's inputs: the given ones, the SPEC 4.1 defaults for the rest. */
+/** The calculator's inputs: the given ones, the documented defaults for the rest. */
 export function costInputs(q: Partial<CostInputs>): CostInputs {
   const visitors = q.visitors ?? COST_DEFAULTS.visitors;
   const pollingMode = q.pollingMode ?? "adaptive";
@@ -161,7 +161,7 @@ function monthlyCost(requests: number, reads: number, writes: number) {
   };
 }
 
-/** Estimates one mode; the mode not chosen uses its own SPEC defaults. */
+/** Estimates one mode; the mode not chosen uses its own defaults. */
 function estimateMode(inputs: CostInputs, mode: PollingMode) {
   const chosen = inputs.pollingMode === mode;
   const V = inputs.visitors, T = inputs.averageWaitSeconds;

@@ -45,8 +45,7 @@ export function kvWhy(joinsPerCommit: number) {
 
 /** The formulas behind every number, written out. */
 export const FORMULAS = {
-  periodSeconds:
-    "pollIntervalSeconds; default adaptive max(5, ceil(visitors / 750)), fixed 15 (SPEC 4.1, 8)",
+  periodSeconds: "pollIntervalSeconds; default adaptive max(5, ceil(visitors / 750)), fixed 15 ",
   checkInsPerVisitor:
     "max(1, averageWaitSeconds / periodSeconds): one status per period of waiting, at least the one that learns of the admission",
   heartbeatsPerVisitor:
@@ -75,7 +74,7 @@ export function notes(
   pricing: typeof DEPLOY_PRICING,
 ): string[] {
   const out = [
-    "Model: all visitors are in line at once (the line at its longest, as SPEC's default period assumes) and are admitted at an even pace over 2 × averageWaitSeconds; each check-in period is held at its value for that longest line.",
+    "Model: all visitors are in line at once (the line at its longest, as the default period assumes) and are admitted at an even pace over 2 × averageWaitSeconds; each check-in period is held at its value for that longest line.",
     `Prices: ${pricing.plan} as published in ${pricing.asOf} (written from memory, not re-checked; Deno has changed its plans since), an assumption: check ${pricing.source}. visitors are counted as one month's traffic.`,
     "Not counted: loading the /wait page and its script, the protected site's own traffic, bandwidth, CPU time and KV storage. Queue mode with click-to-enter off is assumed.",
   ];

@@ -1,5 +1,5 @@
 /**
- * Where an admitted visitor goes (SPEC 3.3): `?return=` (a same-origin relative path only), then
+ * Where an admitted visitor goes: `?return=` (a same-origin relative path only), then
  * branding `redirectUrl`, then `/` when the origin proxy is on, else `/demo`.
  */
 import type { Config } from "./config.ts";
@@ -74,7 +74,7 @@ export async function originProxyOn(s: OriginAware): Promise<boolean> {
   return s.origin ? (await s.origin.effective()).enabled : Boolean(s.config.ORIGIN_URL);
 }
 
-/** The destination after admission, in the order of SPEC 3.3. */
+/** The destination after admission, in the order */
 export async function destinationFor(
   s: OriginAware,
   branding: { redirectUrl: string },

@@ -104,7 +104,7 @@ export class EdgeError extends AppError {
   }
 }
 
-/** The JSON error envelope of SPEC 2.1. */
+/** The JSON error envelope */
 export function errorBody(code: string, message: string, details: Record<string, unknown> = {}) {
   return { error: { code, message, details } };
 }

@@ -1,7 +1,7 @@
-/** Queue names (DECISIONS): lower-case letters, digits, `_` and `-`, 1 to 64, not starting with `_`/`-`. */
+/** Queue names: lower-case letters, digits, `_` and `-`, 1 to 64, not starting with `_`/`-`. */
 export const QUEUE_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-/** Visitor ids (DECISIONS): 8 to 64 URL-safe characters. */
+/** Visitor ids: 8 to 64 URL-safe characters. */
 export const VISITOR_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 
 /** Largest request body accepted, in bytes (larger gets 413). */

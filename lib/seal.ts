@@ -1,7 +1,7 @@
 /**
  * Sealed secrets (webhook signing secret, edge API token, challenge secret): AES-GCM 256 with a
  * key derived from `TOKEN_SECRET` by HKDF-SHA256, one key per `purpose`. Rotating `TOKEN_SECRET`
- * makes every sealed value unreadable (SPEC 5 rule 4): `unseal` then answers null.
+ * makes every sealed value unreadable: `unseal` then answers null.
  *
  * @example
  * const sealed = await seal(config.TOKEN_SECRET, "s3cret", "webhook-secret");

@@ -1,5 +1,5 @@
 /**
- * Traffic history (SPEC 8: ~15 s buckets, ~24 h retention): the engine sums joins ("in") and
+ * Traffic history (~15 s buckets, ~24 h retention): the engine sums joins ("in") and
  * admissions ("out") per bucket with KV `sum` (lib/queue/records.ts `countTraffic`); this reads
  * them back with empty buckets filled in, exports CSV, and prunes what is past retention.
  *

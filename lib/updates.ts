@@ -1,7 +1,7 @@
 /**
- * The update check (SPEC 9.6): compares the running version with the latest published release
+ * The update check: compares the running version with the latest published release
  * from `UPDATE_FEED_URL` (GitHub's "latest release" JSON). It only reports; it never deploys.
- * Answers are cached in KV for about 6 hours (SPEC 8) and a failing feed never becomes a 500.
+ * Answers are cached in KV for about 6 hours and a failing feed never becomes a 500.
  *
  * @example
  * const info = await checkUpdates({ kv, clock, fetch, config }, { refresh: false });

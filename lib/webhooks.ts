@@ -1,5 +1,5 @@
 /**
- * The webhook sender (SPEC 6): best-effort HTTPS POSTs of `{event, queue, at, detail}`, signed
+ * The webhook sender: best-effort HTTPS POSTs of `{event, queue, at, detail}`, signed
  * with `X-Service-Signature` when a secret is set, 5 s timeout, no retries. `emit` returns at
  * once and delivers in the background, so no visitor request ever waits for a receiver.
  *
@@ -24,7 +24,7 @@ import {
   type WebhookSettings,
 } from "./webhooks_settings.ts";
 
-/** Delivery timeout (SPEC 8). */
+/** Delivery timeout. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
 /** What the sender needs; `timeoutMs` and `log` are there for tests. */

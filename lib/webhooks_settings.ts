@@ -1,5 +1,5 @@
 /**
- * Webhook settings (SPEC 6): stored at `keys.webhooks()` with the signing secret sealed by
+ * Webhook settings: stored at `keys.webhooks()` with the signing secret sealed by
  * `TOKEN_SECRET`; every read handed out is the public view, which never carries the secret.
  */
 import { BadRequestError } from "./errors.ts";
@@ -12,7 +12,7 @@ export const WEBHOOK_EVENTS = ["pause", "health", "depth"] as const;
 export type WebhookEvent = typeof WEBHOOK_EVENTS[number];
 /** `purpose` of the sealed signing secret (its own HKDF key). */
 export const WEBHOOK_SECRET_PURPOSE = "webhook-signing-secret";
-/** Depth threshold when none is set (SPEC 8). */
+/** Depth threshold when none is set. */
 export const DEFAULT_DEPTH_THRESHOLD = 100;
 
 /** The stored record. */

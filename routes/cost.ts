@@ -33,7 +33,7 @@ function whole(name: keyof typeof COST_LIMITS, description: string, example: str
 }
 
 /**
- * The SPEC 4.1 query: every parameter optional; a bad value of a known one is a 400, unknown ones
+ * The documented query: every parameter optional; a bad value of a known one is a 400, unknown ones
  * (a `?_=1` cache-buster, tracking tags) are ignored.
  */
 const CostQuery = z.object({
@@ -170,7 +170,7 @@ function pageQuery(c: Context): Record<string, string | string[]> {
   return out;
 }
 
-/** The cost calculator: `GET /api/cost-estimate` and the `/cost` page (SPEC 4.1). */
+/** The cost calculator: `GET /api/cost-estimate` and the `/cost` page. */
 export function costRoutes(_s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.openapi(

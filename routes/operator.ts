@@ -121,7 +121,7 @@ const metricsRoute = createRoute({
   },
 });
 
-/** The operator API of SPEC 4.2. */
+/** The operator API */
 export function operatorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const auth = operatorAuth(s);

@@ -71,7 +71,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
-    // An allowlisted address is admitted at once and takes no slot (DECISIONS), so it needs no
+    // An allowlisted address is admitted at once and takes no slot, so it needs no
     // token here either: no detour through the waiting room.
     if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
     try {

@@ -104,7 +104,7 @@ const leaveRoute = createRoute({
   },
 });
 
-/** The visitor API of SPEC 4.1 and DECISIONS. */
+/** The visitor API. */
 export function visitorRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const ticketOf = (c: Context, queue: string) => readTicket(c, s.signer, queue);

@@ -158,7 +158,7 @@ Deno.test("health: an override works without probing and holds queues created la
   t.close();
 });
 
-Deno.test("access settings survive a factory reset (SPEC 4.3 lists what it clears)", async () => {
+Deno.test("access settings survive a factory reset (lists what it clears)", async () => {
   const t = await makeApp();
   const { client } = await adminClient(t);
   await client.req("PUT", "/api/admin/bypass", { allowlistText: "203.0.113.7" });

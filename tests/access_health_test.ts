@@ -29,7 +29,7 @@ Deno.test("health: N failures pause every queue, M successes resume; a success r
     assertEquals([down.state, down.consecutiveFailures], ["unhealthy", 3]);
     assertEquals(down.lastError, `${origin.host} answered 503`);
     assertEquals(await pausedQueues(t), [true, true], "every queue health-paused");
-    // DECISIONS: capacity at once needs a queue that is not health-paused.
+    // capacity at once needs a queue that is not health-paused.
     const join = await t.app.request("/join", {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -187,7 +187,7 @@ Deno.test("challenge gate: login calls s.challenge.verify and is refused when it
   });
   assertEquals(ok.status, 200);
   assertEquals(calls, [[undefined, "9.9.9.9"], ["bad", "9.9.9.9"], ["good", "9.9.9.9"]]);
-  // SPEC 5 rule 3: the session issued before the challenge was configured stays valid.
+  // the session issued before the challenge was configured stays valid.
   assertEquals((await before.req("GET", "/api/admin/state")).status, 200);
   t.close();
 });

@@ -93,7 +93,7 @@ Deno.test("gate: login, invite accept and recovery pass without a response until
   assertEquals(refusal(await g.accept("carol")), [401, "unauthorized", { challenge: "required" }]);
   assertEquals((await g.accept("carol", env.fake.solve(siteKey, EDGE_HOST))).status, 200);
 
-  // SPEC 5 rule 3: the session issued before the challenge was configured stays valid.
+  // the session issued before the challenge was configured stays valid.
   const state = await early.req("GET", "/api/admin/state");
   assertEquals(state.status, 200);
   assertEquals(state.json.challenge, { configured: true, siteKey });

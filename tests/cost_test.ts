@@ -18,7 +18,7 @@ async function get(path: string) {
   }
 }
 
-Deno.test("cost estimate: defaults exactly as SPEC 4.1's table, both derived defaults", async () => {
+Deno.test("cost estimate: defaults exactly as the documented table, both derived defaults", async () => {
   const r = await get("/api/cost-estimate");
   assertEquals(r.status, 200);
   // ceil(5000000 / 750) = ceil(6666.67) = 6667 > 5

@@ -11,7 +11,7 @@ import {
   TOKEN2,
 } from "./edge_helpers.ts";
 
-// The edge controls once the link is live (SPEC 4.3 /api/admin/edge*).
+// The edge controls once the link is live (/api/admin/edge*).
 
 Deno.test("edge controls without a linked zone: GET says so, the rest answer 409 edge_not_linked", async () => {
   const e = await edgeApp();

@@ -3,7 +3,7 @@ import { readPending, unsealToken } from "../lib/edge/store.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { addDns, edgeApp, kvText, ORIGIN_IP, runSetup, TOKEN, TOKEN2 } from "./edge_helpers.ts";
 
-// The setup wizard's edge steps (SPEC 4.3 setup/edge/*) against the fake Cloudflare.
+// The setup wizard's edge steps (setup/edge/*) against the fake Cloudflare.
 
 Deno.test("edge setup: every step succeeds, in order, and leaves a complete pending record", async () => {
   const e = await edgeApp();

@@ -24,7 +24,7 @@ const Q = "default";
 const TTL_S = 20;
 /** Click-to-enter hold of the runs. */
 const HOLD_S = 15;
-/** DECISIONS: a waiter that misses its slot by more than two periods plus 30 s is dropped. */
+/** a waiter that misses its slot by more than two periods plus 30 s is dropped. */
 const PERIOD_MS = 5_000; // lines stay far below 3750 waiters, so the period is the 5 s minimum
 const GRACE_MS = 2 * PERIOD_MS + 30_000;
 
@@ -449,7 +449,7 @@ class ModelRun {
       if (kind === "heartbeat") await this.renewed(v, due && !keepsSlot, old, true);
       else if (due) await this.renewed(v, true, old, false);
       else {
-        // Not due: status is read-only (SPEC 3.1); a join may renew without a new slot.
+        // Not due: status is read-only; a join may renew without a new slot.
         if (kind === "join") await this.renewed(v, false, old, false);
       }
       return {};

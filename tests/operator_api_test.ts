@@ -5,7 +5,7 @@ import { Client, CLOSED_STATES, makeApp, operator } from "./helpers.ts";
 type App = Awaited<ReturnType<typeof makeApp>>;
 const Q = "default";
 
-/** Every metric name from DECISIONS.md with the JSON type it must have. */
+/** Every metric name pinned in the contract with the JSON type it must have. */
 const METRICS: Record<string, string> = {
   waiting: "number",
   capacity: "number",
@@ -317,7 +317,7 @@ Deno.test("/pause affects only the named queue", async () => {
 
 // ---------------------------------------------------------------- /metrics
 
-Deno.test("/metrics?queue= has every metric name from DECISIONS with exact values", async () => {
+Deno.test("/metrics?queue= has every metric name pinned in the contract with exact values", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 4, CAPACITY: 10 });
   const empty = await metrics(t);
   for (const [k, type] of Object.entries(METRICS)) {

@@ -26,7 +26,7 @@ Deno.test("/demo sends anyone without a valid token to /wait?return=/demo", asyn
   t.close();
 });
 
-// ------------------------------------------------------------------ review of issue 4
+// ------------------------------------------------------------------ review
 
 Deno.test("HEAD /wait answers like a page but joins nobody and sets no ticket", async () => {
   const t = await waitingApp();

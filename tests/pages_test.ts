@@ -247,7 +247,7 @@ Deno.test("progress baseline: ?start= keeps the first position for the no-JS bar
   t.close();
 });
 
-// ------------------------------------------------------------------ destination (SPEC 3.3)
+// ------------------------------------------------------------------ destination
 
 Deno.test("safeReturnPath accepts same-origin paths only", () => {
   for (const ok of ["/", "/shop", "/shop?x=1&y=/z", "/a/b#c", "/javascript:alert(1)"]) {

@@ -55,7 +55,7 @@ Deno.test("upgrade from the 0.2.0 store: queues, settings, admins and sessions s
     const health = await new Client(t.app).req("GET", "/health");
     assertEquals([health.status, health.json.version], [200, VERSION]);
 
-    // SPEC 9.7: the wizard does not reappear; the old session still works; both admins log in.
+    // the wizard does not reappear; the old session still works; both admins log in.
     const boot = await new Client(t.app).req("GET", "/api/admin/bootstrap");
     assertEquals(boot.json.claimed, true);
     const owner = new AdminClient(t.app);

@@ -104,7 +104,7 @@ Deno.test("/verify/forward-auth (Caddy, Traefik): 204, 302 to the waiting room f
   t.close();
 });
 
-// SPEC 5: a protected application may get the token as `?accessToken=`. Behind nginx, Caddy or
+// a protected application may get the token as `?accessToken=`. Behind nginx, Caddy or
 // Traefik that query is the visitor's (X-Original-URI / X-Forwarded-Uri), not the check's own.
 Deno.test("proxy checks: ?accessToken= in the original URI admits, like the origin proxy; a bad one does not", async () => {
   const t = await makeApp({ QUEUES: ["default", "sale"] });

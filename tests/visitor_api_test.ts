@@ -7,7 +7,7 @@ type App = Awaited<ReturnType<typeof makeApp>>;
 type Res = Awaited<ReturnType<Client["req"]>>;
 const Q = "default";
 
-/** Keys that must never appear in a visitor response (SPEC 2.2 rule 2). */
+/** Keys that must never appear in a visitor response. */
 const HIDDEN = [
   "paused",
   "opensAt",
@@ -410,7 +410,7 @@ Deno.test("malformed JSON and non-JSON bodies are 400 bad_request and change not
   t.close();
 });
 
-Deno.test("malformed JSON errors list the failing field in details.fields, like validation errors (DECISIONS)", async () => {
+Deno.test("malformed JSON errors list the failing field in details.fields, like validation errors", async () => {
   const t = await makeApp();
   for (const [body, type] of [["{", "application/json"], ["queue=default", "text/plain"]]) {
     const res = await t.app.request("/join", {
@@ -449,7 +449,7 @@ Deno.test("status, heartbeat, leave and enter reject bad input with 400 and leav
     await assertError(r, 400, "bad_request");
     assert(r.json.error.details.fields?.length > 0, `${m} ${p}: no failing fields in ${r.text}`);
   }
-  // /verify answers only 204 or 401 (DECISIONS), even for a malformed queue name.
+  // /verify answers only 204 or 401, even for a malformed queue name.
   await assertError(visible(await c.req("GET", "/verify?queue=Bad!")), 401, "unauthorized");
   const after = await t.kv.get(keys.visitor(Q, "steady-0001"));
   assertEquals(after.versionstamp, before.versionstamp, "visitor record untouched");

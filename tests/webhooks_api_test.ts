@@ -4,7 +4,7 @@ import { assert, assertEquals } from "./assert.ts";
 import { startReceiver, verifySignature } from "./fixtures/https_receiver.ts";
 import { Client, makeApp } from "./helpers.ts";
 
-// The HTTP side of webhooks (SPEC 4.3, 6); the sender itself is tested in webhooks_test.ts.
+// The HTTP side of webhooks ; the sender itself is tested in webhooks_test.ts.
 
 const SECRET = "whsec-receiver-shared-secret-42";
 

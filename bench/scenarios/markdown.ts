@@ -1,5 +1,5 @@
 /**
- * The "Load scenarios (issue 8)" section of bench/RESULTS.md: one block per scenario between
+ * The "Load scenarios" section of bench/RESULTS.md: one block per scenario between
  * markers, so a run of one scenario replaces only its own block (and `deno task bench`'s part of
  * the file is left alone by the load run).
  */
@@ -28,7 +28,7 @@ const TITLES: Record<Scenario, string> = {
   mixed: "Mixed traffic",
 };
 
-const HEADING = "## Load scenarios (issue 8)";
+const HEADING = "## Load scenarios";
 const INTRO = [
   HEADING,
   "",

@@ -10,7 +10,7 @@ export type HealthState = "unmonitored" | "healthy" | "unhealthy";
 /** An operator override: forces a state until cleared (null). */
 export type HealthOverride = "healthy" | "unhealthy" | null;
 
-/** The throttle config (DECISIONS: Admission details). */
+/** The throttle config (Admission details). */
 export interface HealthConfig {
   enabled: boolean;
   url: string;
@@ -89,7 +89,7 @@ export function freshProbeState(rev: number, state: ProbeState["state"] = "healt
   };
 }
 
-/** The stored config merged over the defaults (SPEC 9.4 soft merge). */
+/** The stored config merged over the defaults (soft merge). */
 export function mergeHealthConfig(stored: Partial<HealthConfig> | null): HealthConfig {
   return withDefaults(DEFAULT_HEALTH_CONFIG, stored);
 }

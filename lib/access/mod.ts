@@ -1,5 +1,5 @@
 /**
- * Protecting the origin (issue 5, part B): the IP allowlist, the country block and the origin
+ * Protecting the origin: the IP allowlist, the country block and the origin
  * health throttle, as one piece of the services.
  */
 import { keys } from "../store/keys.ts";

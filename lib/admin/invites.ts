@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import { hmac, randomId, randomToken } from "./secrets.ts";
 
-/** Invites are valid for 72 hours (SPEC 8). */
+/** Invites are valid for 72 hours. */
 export const INVITE_TTL_MS = 72 * 3_600_000;
 
 /** What the invite functions need: the store, the clock and the secret that keys tokens. */
@@ -40,7 +40,7 @@ export interface PublicInvite {
 
 /**
  * The store key of an invite token: HMAC(TOKEN_SECRET, token), like session ids, so rotating the
- * secret leaves every pending invite unfindable (SPEC 5 rule 4 in spirit: all credentials die).
+ * secret leaves every pending invite unfindable (in spirit: all credentials die).
  */
 export function inviteTokenHash(secret: string, token: string): string {
   return hmac(secret, "tollgate-invite", token);

@@ -12,7 +12,7 @@ export const OWASP_PBKDF2_ITERATIONS = 600_000;
 /** Module setting, not a Services field: tests lower it once so hashing stays fast. */
 export const passwordSettings = { iterations: OWASP_PBKDF2_ITERATIONS };
 
-/** Shortest accepted password (DECISIONS.md). */
+/** Shortest accepted password. */
 export const MIN_PASSWORD_LENGTH = 12;
 /** Longest accepted password (a bound on work per request, not a strength rule). */
 export const MAX_PASSWORD_LENGTH = 1024;

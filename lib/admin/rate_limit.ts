@@ -3,7 +3,7 @@ import { RateLimitedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 
-/** The public calls that are rate-limited (DECISIONS.md) and their budgets. */
+/** The public calls that are rate-limited and their budgets. */
 export const RATE_LIMITS = {
   /**
    * Login per IP, across usernames. Checked before any password hashing, so one address cannot

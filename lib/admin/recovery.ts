@@ -2,7 +2,7 @@ import { timingSafeEqual } from "../tokens.ts";
 import { sha256 } from "./secrets.ts";
 import { WORDLIST } from "./wordlist.ts";
 
-/** Words in a recovery phrase (DECISIONS.md); 12 words of a 2048-word list carry 132 bits. */
+/** Words in a recovery phrase; 12 words of a 2048-word list carry 132 bits. */
 export const PHRASE_WORDS = 12;
 
 const enc = new TextEncoder();

@@ -2,7 +2,7 @@ import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 
 /**
- * Factory reset (SPEC 4.3): clears admins and their sessions, invites and recovery, the edge link,
+ * Factory reset: clears admins and their sessions, invites and recovery, the edge link,
  * the challenge, pending setup, the origin override and webhook settings. Queue state, branding,
  * the audit log and the secret stay. Sessions go first and the "claimed" flag last, so a reset cut
  * short leaves nothing usable half-cleared and can simply be run again.

@@ -18,14 +18,14 @@ export interface SessionRecord {
 
 /** A session ends after 12 h without use... */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
-/** ...and 7 days after sign-in, whatever happens (DECISIONS.md). */
+/** ...and 7 days after sign-in, whatever happens. */
 export const SESSION_ABSOLUTE_MS = 7 * 86_400_000;
 /** `lastSeenAt` is written at most this often, so reads stay reads. */
 export const SESSION_TOUCH_MS = 60_000;
 
 /**
  * The store key of a session id: HMAC(TOKEN_SECRET, id). A plain hash would survive a secret
- * rotation; keyed by the secret, a rotated secret finds nothing, so every session ends (SPEC 5).
+ * rotation; keyed by the secret, a rotated secret finds nothing, so every session ends.
  */
 export function sessionHash(secret: string, id: string): string {
   return hmac(secret, "tollgate-admin-session", id);

@@ -1,5 +1,5 @@
 /**
- * The bot-challenge gate of login, invite accept and password recovery (SPEC 5 rule 3): open
+ * The bot-challenge gate of login, invite accept and password recovery: open
  * while no challenge is live, then every call needs a Turnstile response that passes siteverify
  * with the live widget's secret, the caller's address and one of the widget's hostnames.
  *

@@ -1,5 +1,5 @@
 /**
- * The challenge steps of the setup wizard (SPEC 4.3): provision a Turnstile widget for the edge
+ * The challenge steps of the setup wizard: provision a Turnstile widget for the edge
  * hostname with the pending edge token, keep its secret sealed as pending, and verify one real
  * challenge with it. Nothing here goes live; `finishSetup` does that.
  */

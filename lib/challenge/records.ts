@@ -1,5 +1,5 @@
 /**
- * The bot challenge's records (issue 6): the pending widget the setup wizard provisions and
+ * The bot challenge's records: the pending widget the setup wizard provisions and
  * verifies, and the live one `POST /api/admin/setup` promotes it to. Secrets are stored sealed
  * (purpose "challenge-secret"); the public views here never carry them.
  */

@@ -1,5 +1,5 @@
 /**
- * The end of the setup wizard (SPEC 4.3 `POST /api/admin/setup`): when both pending parts are
+ * The end of the setup wizard (`POST /api/admin/setup`): when both pending parts are
  * complete, the edge link and the challenge go live together in one atomic KV operation, and the
  * wizard's progress as the admin app reads it to resume.
  */

@@ -1,5 +1,5 @@
 /**
- * The one Turnstile client (issue 6): widget management through Cloudflare's API v4 (via
+ * The one Turnstile client: widget management through Cloudflare's API v4 (via
  * `cfRequest`, so bearer, envelope, timeout and error kinds are shared with the edge client) and
  * server-side validation through siteverify. Secrets are never logged or put into messages.
  *

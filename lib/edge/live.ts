@@ -1,5 +1,5 @@
 /**
- * The edge controls once the link is live (SPEC 4.3 `/api/admin/edge*`): save zone, hostname and
+ * The edge controls once the link is live (`/api/admin/edge*`): save zone, hostname and
  * token, check, fix the proxy, IP geolocation, strict TLS and custom domains. The token is read
  * from the link with `TOKEN_SECRET`; when that fails (secret rotated) every call answers 409 and
  * asks for the token again. The link record is written only after Cloudflare accepted.
@@ -136,7 +136,7 @@ export async function fixProxyLive(d: ProviderDeps, target?: string) {
 }
 
 /**
- * Turns IP geolocation on or off. Off also clears the country block (SPEC 4.3): without the
+ * Turns IP geolocation on or off. Off also clears the country block: without the
  * country header it could only block nobody or, worse, be trusted while blind.
  */
 export async function setIpGeolocationLive(d: ProviderDeps, enabled: boolean) {

@@ -1,5 +1,5 @@
 /**
- * The edge steps of the setup wizard (SPEC 4.3 `setup/edge/*`). Each step works from the pending
+ * The edge steps of the setup wizard (`setup/edge/*`). Each step works from the pending
  * record, calls Cloudflare, and only when every call succeeded writes the pending record. The
  * final `POST /api/admin/setup` (not here) promotes a complete record to the live link.
  *

@@ -1,5 +1,5 @@
 /**
- * The edge link's records (issue 6): what the setup wizard gathers while pending, and the live link
+ * The edge link's records: what the setup wizard gathers while pending, and the live link
  * that `POST /api/admin/setup` promotes it to. The edge-setup routes own the pending record; the
  * final setup step only asks whether it is complete and copies it.
  */

@@ -19,7 +19,7 @@ import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 
-/** Operator metrics of one queue (DECISIONS: metric names). */
+/** Operator metrics of one queue (metric names). */
 export interface QueueMetrics {
   queue: string;
   waiting: number;

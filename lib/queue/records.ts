@@ -1,7 +1,7 @@
 import { keys } from "../store/keys.ts";
 import type { Counts, Visitor } from "./types.ts";
 
-/** Size of one traffic bucket (SPEC 8: about 15 s). */
+/** Size of one traffic bucket (about 15 s). */
 export const TRAFFIC_BUCKET_MS = 15_000;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Timeslots: when each waiting visitor checks in next, so that status traffic stays near a
- * fixed budget (SPEC 8) while visitors near the front learn of admission within about 5 s.
+ * fixed budget while visitors near the front learn of admission within about 5 s.
  */
 
 /** Status requests per second the whole line may produce. */
@@ -21,7 +21,7 @@ export function bulkLimit(rate: number): number {
   return STATUS_BUDGET_PER_SECOND - reserve;
 }
 
-/** `periodSec = max(5, ceil(waiting / 750))` (SPEC 8). */
+/** `periodSec = max(5, ceil(waiting / 750))`. */
 export function periodSeconds(waiting: number): number {
   return Math.max(FRONT_PERIOD_SECONDS, Math.ceil(waiting / STATUS_BUDGET_PER_SECOND));
 }

@@ -74,7 +74,7 @@ export interface Visitor {
   arrival?: number;
 }
 
-/** Service-wide branding (DECISIONS: one record). */
+/** Service-wide branding (one record). */
 export interface Branding {
   title: string;
   message: string;
@@ -118,7 +118,7 @@ export const EMPTY_COUNTS: Counts = {
   preReserved: 0,
 };
 
-/** Soft merge (SPEC 9.4): stored fields win, fields added by a later release get defaults. */
+/** Soft merge: stored fields win, fields added by a later release get defaults. */
 export function withDefaults<T extends object>(defaults: T, stored: Partial<T> | null): T {
   if (!stored) return { ...defaults };
   const out = { ...defaults };
@@ -128,7 +128,7 @@ export function withDefaults<T extends object>(defaults: T, stored: Partial<T> |
   return out;
 }
 
-/** A visitor as the visitor API shows it (SPEC 2.2). */
+/** A visitor as the visitor API shows it. */
 export interface VisitorView {
   queue: string;
   visitorId: string;

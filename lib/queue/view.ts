@@ -31,7 +31,7 @@ export function lotteryOdds(ctx: QueueContext, v: QueueState): number {
   return Math.min(1, ctx.lineRate(v) / checkinsPerSecond);
 }
 
-/** The public view of a waiting visitor (SPEC 2.2; never pause, health, opensAt or capacity). */
+/** The public view of a waiting visitor (never pause, health, opensAt or capacity). */
 export function waitingView(
   ctx: QueueContext,
   q: string,

@@ -4,7 +4,7 @@
  * Queue-scoped keys all start with a short tag and the queue name.
  */
 export const keys = {
-  /** Schema version of the stored data (SPEC 9). */
+  /** Schema version of the stored data. */
   schemaVersion: () => ["meta", "schemaVersion"] as const,
   /** The queue's settings record (mode, rate override, capacity, cap, pause, opensAt). */
   queue: (q: string) => ["queue", q] as const,
@@ -82,9 +82,9 @@ export const keys = {
   /** Whether the depth event fired for a queue and has not re-armed yet. */
   depthArmed: (q: string) => ["webhookDepth", q] as const,
   depthArmedPrefix: () => ["webhookDepth"] as const,
-  /** Origin proxy override (issue 5). */
+  /** Origin proxy override. */
   origin: () => ["settings", "origin"] as const,
-  /** Country block config (issue 5); deleting it clears the block (edge IP geolocation off). */
+  /** Country block config; deleting it clears the block (edge IP geolocation off). */
   geoBlock: () => ["settings", "geoBlock"] as const,
   /** Country-block hits per country, by the block's `enabledAt` (KV `sum`; old ones dropped on save). */
   geoHits: (since: number, cc: string) => ["stats", "geoHits", since, cc] as const,
@@ -94,12 +94,12 @@ export const keys = {
   refusals: (q: string, cause: string, minute: number) =>
     ["stats", "refusals", q, cause, minute] as const,
   refusalsPrefix: (q: string) => ["stats", "refusals", q] as const,
-  /** IP allowlist (bypass) text (issue 5; survives a factory reset). */
+  /** IP allowlist (bypass) text (survives a factory reset). */
   bypass: () => ["settings", "bypass"] as const,
-  /** Origin health throttle config and override; the probe state beside it (issue 5). */
+  /** Origin health throttle config and override; the probe state beside it. */
   health: () => ["settings", "health"] as const,
   healthState: () => ["healthState"] as const,
-  /** Edge link, bot challenge and pending setup (issue 6). */
+  /** Edge link, bot challenge and pending setup. */
   edge: () => ["settings", "edge"] as const,
   challenge: () => ["settings", "challenge"] as const,
   /** Setup finished without an edge network (self-hosted behind a proxy, or served directly). */

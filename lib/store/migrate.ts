@@ -10,7 +10,7 @@ export interface Migration {
   run(kv: Deno.Kv, nowMs: number): Promise<void>;
 }
 
-/** The migrations, in order. Append only (SPEC 9.4). */
+/** The migrations, in order. Append only. */
 export const MIGRATIONS: Migration[] = [
   {
     to: 1,

@@ -1,5 +1,5 @@
 /**
- * The Access controls of SPEC 4.3 behind the admin session: the IP allowlist (`/api/admin/bypass`),
+ * The Access controls behind the admin session: the IP allowlist (`/api/admin/bypass`),
  * the country block (`/api/admin/geo-block`) and the origin health throttle (`/api/admin/health`),
  * each read with GET and written with PUT (audited; writes need this service's Origin).
  */

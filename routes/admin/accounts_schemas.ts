@@ -7,7 +7,7 @@ export const Username = z.string().regex(USERNAME_RE, {
     "username must be 3 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit",
 }).openapi({ example: "alice" });
 
-/** A password being set: the rules of DECISIONS.md. */
+/** A password being set: the password rules. */
 export const NewPassword = z.string()
   .min(MIN_PASSWORD_LENGTH, { message: `must be at least ${MIN_PASSWORD_LENGTH} characters` })
   .max(MAX_PASSWORD_LENGTH, { message: `must be at most ${MAX_PASSWORD_LENGTH} characters` })

@@ -140,7 +140,7 @@ const domainsDeleteRoute = createRoute({
   },
 });
 
-/** The edge controls of SPEC 4.3 (`/api/admin/edge*`) and the setup's edge steps. */
+/** The edge controls (`/api/admin/edge*`) and the setup's edge steps. */
 export function edgeRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/edge", adminSession(s));

@@ -25,7 +25,7 @@ export interface AdminIdentity {
 /** Hono env of routes behind `adminSession()`. */
 export type AdminEnv = { Variables: { admin: AdminIdentity } };
 
-/** Name of the admin session cookie (SPEC 2.3). */
+/** Name of the admin session cookie. */
 export const ADMIN_COOKIE = "tg_admin";
 
 /** A valid session and its admin, as found from the request's cookie. */

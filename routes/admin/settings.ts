@@ -177,7 +177,7 @@ export function settingsChange(s: Services) {
   };
 }
 
-/** Per-queue admission settings of SPEC 4.3 behind the admin session. */
+/** Per-queue admission settings behind the admin session. */
 export function settingsRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   const session = adminSession(s);

@@ -107,7 +107,7 @@ const finishRoute = createRoute({
   },
 });
 
-/** Setup progress and the final setup step (SPEC 4.3). */
+/** Setup progress and the final setup step. */
 export function setupRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup", adminSession(s));

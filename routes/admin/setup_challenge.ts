@@ -93,7 +93,7 @@ const verifyRoute = createRoute({
   },
 });
 
-/** The bot-challenge steps of the setup wizard (SPEC 4.3). */
+/** The bot-challenge steps of the setup wizard. */
 export function setupChallengeRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup/challenge/*", adminSession(s));

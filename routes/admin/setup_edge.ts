@@ -115,7 +115,7 @@ const attachRoute = step(
   PendingEdgeView.extend({ attached: AttachOutcome }),
 );
 
-/** The edge steps of the setup wizard (SPEC 4.3 `setup/edge/*`), behind the admin session. */
+/** The edge steps of the setup wizard (`setup/edge/*`), behind the admin session. */
 export function setupEdgeRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
   app.use("/api/admin/setup/edge", adminSession(s));

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The Live tab: the picked queue's operator metrics (SPEC 2.7) as stat tiles, polled every 5 s
+ * The Live tab: the picked queue's operator metrics as stat tiles, polled every 5 s
  * from `GET /api/admin/metrics` while the page is visible; the 24 h inflow/outflow chart of
  * `GET /api/admin/traffic` with its CSV download; country-block hits and origin health.
  */
