@@ -101,7 +101,7 @@ export async function simulateCheckins(o: CheckinSimOptions): Promise<CheckinSim
     const setClock = async (s: number, waiting: number) => {
       t.clock.ms = s * 1000;
       // As join and settle do before scheduling: the ledger re-reads once a second.
-      await ctx.slots.refresh(q, s, ctx.periodMs(waiting) / 1000);
+      await ctx.checkins.refresh(q, s, ctx.periodMs(waiting) / 1000);
     };
     let admittedUpTo = 0; // arrival numbers <= this were admitted by a tick
     let joined = 0;

@@ -17,7 +17,7 @@
  * like the baseline.
  */
 import { countTraffic, putWaiting } from "../lib/queue/records.ts";
-import { sumCheckins } from "../lib/queue/slots.ts";
+import { sumCheckins } from "../lib/queue/checkins.ts";
 import type { Visitor } from "../lib/queue/types.ts";
 import { keys } from "../lib/store/keys.ts";
 

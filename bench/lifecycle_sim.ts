@@ -6,7 +6,7 @@
  */
 import { keys } from "../lib/store/keys.ts";
 import type { Counts } from "../lib/queue/types.ts";
-import type { TicketClaims } from "../lib/tokens.ts";
+import { readTicketUnverified, type TicketClaims } from "../lib/tokens.ts";
 import { makeApp } from "../testing/app.ts";
 import { countingKv, WriteCounter, type WriteLabel } from "./counting_kv.ts";
 import { percentile } from "./checkins_sim.ts";
@@ -50,10 +50,7 @@ export interface LifecycleResult {
   elapsedMs: number;
 }
 
-function decodeTicket(ticket: string): TicketClaims {
-  const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
-  return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
-}
+const decodeTicket = readTicketUnverified;
 
 /** Runs the lifecycle simulation. */
 export async function runLifecycle(o: LifecycleOptions): Promise<LifecycleResult> {
@@ -75,7 +72,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<LifecycleResult
     );
     const due = new Map<number, TicketClaims[]>();
     const schedule = (c: TicketClaims) => {
-      const sec = Math.floor(c.nca / 1000);
+      const sec = Math.floor(c.nextCheckAt / 1000);
       let list = due.get(sec);
       if (!list) due.set(sec, list = []);
       list.push(c);
@@ -108,7 +105,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<LifecycleResult
       for (const claims of list) {
         const out = await engine.status(q, claims);
         if (out.view.status === "admitted") entered.add(claims.sub);
-        else schedule({ ...claims, nca: out.view.nextCheckAt! });
+        else schedule({ ...claims, nextCheckAt: out.view.nextCheckAt! });
       }
       if (i > 0) checkins.push(list.length);
     }

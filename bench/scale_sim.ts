@@ -12,7 +12,7 @@ import { testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
 import { migrate } from "../lib/store/migrate.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
-import { Signer, type TicketClaims } from "../lib/tokens.ts";
+import { readTicketUnverified, Signer, type TicketClaims } from "../lib/tokens.ts";
 import { percentile } from "./checkins_sim.ts";
 import { delayedKv, KvTally } from "./delayed_kv.ts";
 
@@ -59,10 +59,7 @@ export interface CellResult extends Cell {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-function claimsOf(ticket: string): TicketClaims {
-  const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
-  return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
-}
+const claimsOf = readTicketUnverified;
 
 /** What a commit does, from the keys it writes. */
 function kindOf(written: Deno.KvKey[]): string {
@@ -161,7 +158,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     if (out.view.status !== "waiting") return;
     answers.push({ seq: claims.seq, position: out.view.position! });
     while (!stopped) {
-      const due = claims.nca + Math.random() * 200;
+      const due = claims.nextCheckAt + Math.random() * 200;
       if (due >= endPolls) return;
       await sleep(due - Date.now());
       const s = pick();

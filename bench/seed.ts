@@ -13,7 +13,7 @@
  * Run as its own process: `deno run -A bench/seed.ts PATH WAITING RATE [SLACK_SEC [MIN_LIFE_SEC]]`.
  */
 import type { QueueView } from "../lib/queue/context.ts";
-import { sumCheckins } from "../lib/queue/slots.ts";
+import { sumCheckins } from "../lib/queue/checkins.ts";
 import { EMPTY_COUNTS } from "../lib/queue/types.ts";
 import type { Counts, QueueSettings, Visitor } from "../lib/queue/types.ts";
 import { schedule } from "../lib/queue/visitor.ts";
@@ -68,7 +68,7 @@ export async function planLine(
   const ctx = scratch.engine.ctx;
   const settings = (await ctx.readSettings(q))!;
   scratch.clock.ms = at;
-  await ctx.slots.refresh(q, at / 1000, ctx.periodMs(waiting) / 1000);
+  await ctx.checkins.refresh(q, at / 1000, ctx.periodMs(waiting) / 1000);
   const random = new Uint8Array(16 * waiting);
   for (let i = 0; i < random.length; i += 65536) {
     crypto.getRandomValues(random.subarray(i, i + 65536));

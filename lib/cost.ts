@@ -55,7 +55,7 @@ export const DEPLOY_PRICING = {
 
 /** Joins per group commit assumed under sale load (a commit holds up to 250). */
 const JOINS_PER_COMMIT = 10;
-/** Seconds ahead the check-in ledger is read (lib/queue/slots.ts HORIZON_SECONDS). */
+/** Seconds ahead the check-in ledger is read (lib/queue/checkins.ts HORIZON_SECONDS). */
 const LEDGER_HORIZON_SECONDS = 4 * 3600;
 const WHY = kvWhy(JOINS_PER_COMMIT);
 

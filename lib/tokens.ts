@@ -18,13 +18,27 @@ export interface AccessClaims {
   exp: number;
 }
 
-/** Claims of a `tg_ticket`: visitor id, queue, issue time, plus the arrival number and next slot. */
+/**
+ * Claims of a `tg_ticket`: visitor id, queue, issue time, the arrival number and the next
+ * check-in time. On the wire the last one is `nca` (kept, so tickets survive upgrades).
+ */
 export interface TicketClaims {
   sub: string;
   queue: string;
   iat: number;
   seq: number;
-  nca: number;
+  /** Unix ms of the visitor's next check-in (`nca` on the wire). */
+  nextCheckAt: number;
+}
+
+/**
+ * A ticket's claims read WITHOUT verifying its signature: for tests and load tools that follow
+ * tickets they were just given. Never use it on a request's ticket.
+ */
+export function readTicketUnverified(ticket: string): TicketClaims {
+  const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
+  const p = JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
+  return { sub: p.sub, queue: p.queue, iat: p.iat, seq: p.seq, nextCheckAt: p.nca };
 }
 
 /** Encodes bytes (the first `len` of them) as base64url without padding. */
@@ -189,7 +203,8 @@ export class Signer {
 
   /** Issues a `tg_ticket`. */
   signTicket(claims: TicketClaims): Promise<string> {
-    return this.sign(claims);
+    const { sub, queue, iat, seq, nextCheckAt } = claims;
+    return this.sign({ sub, queue, iat, seq, nca: nextCheckAt });
   }
 
   /** The claims of a ticket already verified (shared: read only), without an await. */
@@ -215,6 +230,6 @@ export class Signer {
       typeof sub !== "string" || typeof queue !== "string" || !Number.isInteger(iat) ||
       !Number.isInteger(seq) || !Number.isInteger(nca) || "exp" in p
     ) return null;
-    return { sub, queue, iat: iat as number, seq: seq as number, nca: nca as number };
+    return { sub, queue, iat: iat as number, seq: seq as number, nextCheckAt: nca as number };
   }
 }

@@ -26,7 +26,7 @@ async function fillWindow(kv: Deno.Kv, n: number): Promise<{ opensAt: number; le
   for (const o of outs.slice(0, 20)) {
     await t.engine.leave(
       Q,
-      { sub: o.view.visitorId, queue: Q, iat: 0, seq: 0, nca: 0 },
+      { sub: o.view.visitorId, queue: Q, iat: 0, seq: 0, nextCheckAt: 0 },
       o.view.visitorId,
     );
     left.add(o.view.visitorId);
@@ -128,7 +128,7 @@ Deno.test("leaves during the draw are never undone; check-ins meanwhile write no
   const ids: string[] = [];
   for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) ids.push(e.value.id);
   const leaving = [ids[5], ids[150], ids[ids.length - 1]];
-  const ticket = (id: string) => ({ sub: id, queue: Q, iat: 0, seq: 0, nca: 0 });
+  const ticket = (id: string) => ({ sub: id, queue: Q, iat: 0, seq: 0, nextCheckAt: 0 });
   let once = false;
   t.engine.drawOptions = {
     chunk: 40,

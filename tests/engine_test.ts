@@ -10,7 +10,7 @@ import {
   periodSeconds,
   STATUS_BUDGET_PER_SECOND,
 } from "../lib/queue/timeslot.ts";
-import { planCheckIn, SlotLedger } from "../lib/queue/slots.ts";
+import { CheckinLedger, planCheckIn } from "../lib/queue/checkins.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -472,7 +472,7 @@ Deno.test("bulkLimit: the budget less twice the rate for front check-ins, 20 to 
 });
 
 Deno.test("the slot ledger fills each second up to the 750 budget, in order", () => {
-  const ledger = new SlotLedger(null as unknown as Deno.Kv);
+  const ledger = new CheckinLedger(null as unknown as Deno.Kv);
   const got = new Map<number, number>();
   for (let i = 0; i < 2000; i++) {
     const s = ledger.reserve("q", 101, 200);
@@ -487,7 +487,7 @@ Deno.test("the slot ledger fills each second up to the 750 budget, in order", ()
 });
 
 Deno.test("the slot ledger fills bulk placements to their limit, then to the budget before overbooking", () => {
-  const ledger = new SlotLedger(null as unknown as Deno.Kv);
+  const ledger = new CheckinLedger(null as unknown as Deno.Kv);
   const got = new Map<number, number>();
   const take = (s: number) => got.set(s, (got.get(s) ?? 0) + 1);
   for (let i = 0; i < 2000; i++) take(ledger.reserve("q", 101, 200, 730));
@@ -507,7 +507,7 @@ Deno.test("the slot ledger fills bulk placements to their limit, then to the bud
 });
 
 Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the ledger", () => {
-  const ledger = new SlotLedger(null as unknown as Deno.Kv);
+  const ledger = new CheckinLedger(null as unknown as Deno.Kv);
   const now = Date.UTC(2026, 0, 1, 0, 0, 0);
   const nowSec = now / 1000;
   const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
@@ -538,7 +538,7 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
   // A newcomer predicted in 4.5 s searches up to the second after it: seconds 1 to 6 fill to 730,
   // then to the whole budget (front check-ins would have used that room), then the first is
   // overbooked.
-  const b = new SlotLedger(null as unknown as Deno.Kv);
+  const b = new CheckinLedger(null as unknown as Deno.Kv);
   const got = new Map<number, number>();
   for (let i = 0; i < 6 * 750 + 1; i++) {
     const s = planCheckIn(b, "q", { ...base, position: 45, kind: "join" }).sec - nowSec;

@@ -149,13 +149,19 @@ Deno.test("verifyAccessToken rejects another queue, tampering, another secret an
 
 Deno.test("tickets and access tokens are not interchangeable", async () => {
   const s = new Signer(SECRET);
-  const ticket = await s.signTicket({ sub: "visitor-1", queue: "default", iat: 1, seq: 4, nca: 0 });
+  const ticket = await s.signTicket({
+    sub: "visitor-1",
+    queue: "default",
+    iat: 1,
+    seq: 4,
+    nextCheckAt: 0,
+  });
   assertEquals(await s.verifyTicket(ticket), {
     sub: "visitor-1",
     queue: "default",
     iat: 1,
     seq: 4,
-    nca: 0,
+    nextCheckAt: 0,
   });
   assertEquals(await s.verifyAccessToken(ticket, NOW), null, "ticket used as access token");
   const access = await s.signAccessToken("visitor-1", "default", NOW, 60);
@@ -166,7 +172,7 @@ Deno.test("tickets and access tokens are not interchangeable", async () => {
     queue: "default",
     iat: 1,
     seq: 4,
-    nca: 0,
+    nextCheckAt: 0,
   });
   assertEquals(await s.verifyTicket(forged), null, "ticket signed with another secret");
 });

@@ -89,7 +89,13 @@ export async function followLine(e: ScenarioEnv, o: LineOptions): Promise<LineRe
   const iat = Math.floor(at / 1000);
   const tickets: [string, number][] = [];
   for (const v of plan.visitors) {
-    const t = await signer.signTicket({ sub: v.id, queue: Q, iat, seq: v.seq, nca: v.nextCheckAt });
+    const t = await signer.signTicket({
+      sub: v.id,
+      queue: Q,
+      iat,
+      seq: v.seq,
+      nextCheckAt: v.nextCheckAt,
+    });
     tickets.push([t, v.nextCheckAt]);
   }
   plan = { ...plan, visitors: [], slots: [] };

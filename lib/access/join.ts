@@ -173,7 +173,7 @@ async function bypassJoin(
   const now = s.clock.now();
   const [accessToken, ticketText] = await Promise.all([
     s.signer.signAccessToken(id, q, now, s.config.ACCESS_TOKEN_TTL_SECONDS),
-    s.signer.signTicket({ sub: id, queue: q, iat: Math.floor(now / 1000), seq: 0, nca: 0 }),
+    s.signer.signTicket({ sub: id, queue: q, iat: Math.floor(now / 1000), seq: 0, nextCheckAt: 0 }),
   ]);
   return {
     view: { queue: q, visitorId: id, status: "admitted", entered: true, accessToken },

@@ -12,7 +12,7 @@ import {
   withDefaults,
 } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
-import { SlotLedger } from "./slots.ts";
+import { CheckinLedger } from "./checkins.ts";
 import { drawPending } from "./prequeue_phase.ts";
 
 /** What every queue operation needs; built once per app. */
@@ -80,7 +80,7 @@ export class QueueContext {
   readonly random: Random;
   readonly signer: Signer;
   /** Check-in occupancy per second (the 750/s budget). */
-  readonly slots: SlotLedger;
+  readonly checkins: CheckinLedger;
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
@@ -95,7 +95,7 @@ export class QueueContext {
     this.config = deps.config;
     this.random = deps.random;
     this.signer = deps.signer;
-    this.slots = new SlotLedger(deps.kv);
+    this.checkins = new CheckinLedger(deps.kv);
   }
 
   now(): number {

@@ -122,7 +122,7 @@ async function heldPlace(ctx: QueueContext, q: string, id: string): Promise<Join
     return await resume(ctx, q, id);
   } catch (e) {
     if (!isGone(e)) throw e;
-    const claims: TicketClaims = { sub: id, queue: q, iat: 0, seq: rec.seq, nca: 0 };
+    const claims: TicketClaims = { sub: id, queue: q, iat: 0, seq: rec.seq, nextCheckAt: 0 };
     await leave(ctx, q, claims, id);
     return null;
   }

@@ -21,7 +21,7 @@ import { QueueBatches } from "./batches.ts";
 import { settleRound } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot, putWaiting } from "./records.ts";
-import { sumCheckins } from "./slots.ts";
+import { sumCheckins } from "./checkins.ts";
 import { schedule } from "./visitor.ts";
 import type { Counts, Visitor } from "./types.ts";
 
@@ -144,7 +144,7 @@ export class JoinBatcher {
           await new Promise((r) => setTimeout(r, Math.random() * 2 * this.#stepMs));
           return null;
         }
-        await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
+        await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
         const open = ctx.isOpen(settings, now);
         const rate = ctx.ratePerSecond(settings);
         refill(counts, rate, now, open, bucketCap(rate));

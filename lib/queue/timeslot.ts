@@ -11,7 +11,7 @@ export const FRONT_PERIOD_SECONDS = 5;
 /**
  * Check-ins per second that bulk placements (newcomers and ordinary renewals) may fill while
  * front-of-line check-ins exist (queue mode): the budget less a reserve for those, which come on
- * top of the bulk at about one or two per admission (`SlotLedger.reserveBefore` may fill a second
+ * top of the bulk at about one or two per admission (`CheckinLedger.reserveBefore` may fill a second
  * up to the whole budget). The reserve is twice the admission rate, at least 20 and at most 150 a
  * second: 730 at the default 10/s. (Without a prediction, in lottery mode, the bulk fills the
  * whole budget.)

@@ -13,7 +13,7 @@ import {
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
-import { planCheckIn, sumCheckins } from "./slots.ts";
+import { planCheckIn, sumCheckins } from "./checkins.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { frozenForDraw } from "./prequeue.ts";
@@ -70,7 +70,7 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
     queue: q,
     iat: Math.floor(ctx.now() / 1000),
     seq: v.seq,
-    nca: v.state === "waiting" ? v.nextCheckAt : 0,
+    nextCheckAt: v.state === "waiting" ? v.nextCheckAt : 0,
   });
 }
 
@@ -106,7 +106,7 @@ export function schedule(
     startMs: now,
     kind,
   };
-  const { sec, reserved } = planCheckIn(ctx.slots, q, input);
+  const { sec, reserved } = planCheckIn(ctx.checkins, q, input);
   const nca = sec * 1000;
   return [nca, livenessDeadline(nca, periodMs), reserved ? sec : null];
 }
@@ -124,14 +124,15 @@ export async function status(
   const t = checkTicket(q, ticket, visitorId);
   const v = await ctx.view(q);
   if (notDue(ctx, t, v)) {
-    return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, await ctx.branding(q)) };
+    return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, await ctx.branding(q)) };
   }
   return await settle(ctx, q, t.sub, "status");
 }
 
 /** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
 function notDue(ctx: QueueContext, t: Readonly<TicketClaims>, v: QueueView): boolean {
-  return ctx.now() < t.nca && v.head !== null && t.seq >= v.head && t.seq < v.counts.nextSeq &&
+  return ctx.now() < t.nextCheckAt && v.head !== null && t.seq >= v.head &&
+    t.seq < v.counts.nextSeq &&
     !v.goneSet.has(t.seq);
 }
 
@@ -150,7 +151,7 @@ export function statusNow(
   const v = ctx.freshView(q);
   const branding = v && ctx.freshBranding(q);
   if (!v || !branding || !notDue(ctx, t, v)) return undefined;
-  return { view: waitingView(ctx, q, t.sub, t.seq, t.nca, v, branding) };
+  return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
 }
 
 /** Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. */
@@ -202,7 +203,7 @@ export async function settle(
       const deadline = livenessDeadline(now, period);
       next = { ...rec, deadline: Math.max(rec.deadline, deadline) };
     } else {
-      await ctx.slots.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
+      await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
       const [nca, deadline, reserved] = schedule(ctx, q, v, rec.seq, "renew");
       next = { ...rec, nextCheckAt: nca, deadline };
       slot = reserved;

@@ -25,7 +25,7 @@ const HORIZON_SECONDS = 4 * 3600;
  * budget (bulk placements to a lower mark, see `bulkLimit`) instead of guessing from arrival
  * numbers.
  */
-export class SlotLedger {
+export class CheckinLedger {
   #queues = new Map<string, QueueLedger>();
   #loading = new Map<string, Promise<void>>();
 
@@ -115,7 +115,7 @@ export function sumCheckins(op: Deno.AtomicOperation, q: string, secs: number[])
  * Every placement is counted in the ledger (`reserved`), to be summed into KV.
  */
 export function planCheckIn(
-  ledger: SlotLedger,
+  ledger: CheckinLedger,
   q: string,
   input: ScheduleInput,
 ): { sec: number; reserved: boolean } {
