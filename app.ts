@@ -6,11 +6,7 @@ import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
 import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
-import { assignRequestId, log } from "./lib/log.ts";
-import { withBodyDeadline } from "./lib/http/body_deadline.ts";
-import { stripBasePath } from "./lib/base_path.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
-import { observeRequest, pathOf } from "./lib/metrics/http.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
@@ -22,13 +18,11 @@ import { costRoutes } from "./routes/cost.ts";
 import { drawRoutes } from "./routes/draw.ts";
 import { assetsOnce } from "./routes/pages/assets.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
-import { withProxyChecks } from "./routes/proxy_check.ts";
 import { operatorRoutes } from "./routes/operator.ts";
-import { originGate, originMiddleware } from "./routes/origin.ts";
+import { type OriginGate, originGate, originMiddleware } from "./routes/origin.ts";
+import { servedFetch } from "./routes/dispatch.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
-import { fastJoin, JOIN_URL } from "./routes/join_fast.ts";
-import { fastStatus } from "./routes/status_fast.ts";
 import { SECURITY_HEADERS } from "./http/response.ts";
 import { errorResponse } from "./http/response.ts";
 import { validationHook } from "./http/validation.ts";
@@ -37,7 +31,6 @@ import { visitorRoutes } from "./routes/visitor.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
 
-const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
 const ADMIN_PATH = /^\/(admin|api\/admin)(\/|$)/;
 /**
  * Strict CSP of the admin app and API: own scripts only plus the challenge widget's origin (its
@@ -67,8 +60,18 @@ export function onError(err: Error, c: Context): Response {
   return errorResponse(err, c.req.raw);
 }
 
-/** Builds the service: migrates the store, creates configured queues, mounts the routes. */
+/** Builds the service: its services, the Hono app of every route, and the served handler. */
 export async function createApp(deps: AppDeps) {
+  const services = await createServices(deps);
+  const origin = originGate(services);
+  // Requests the served `fetch` put through the origin gate (Hono's middleware skips those).
+  const gated = new WeakSet<Request>();
+  const app = honoApp(services, origin, gated);
+  return { app, services, fetch: servedFetch(services, app, origin, gated) };
+}
+
+/** Migrates the store, creates the configured queues and wires the services the routes share. */
+async function createServices(deps: AppDeps): Promise<Services> {
   await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
   const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
@@ -110,16 +113,19 @@ export async function createApp(deps: AppDeps) {
   services.isAdminSession = sessionChecker(services);
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
+  return services;
+}
+
+/** The Hono app: the origin gate, security headers, body limit, every route, the contract. */
+function honoApp(services: Services, origin: OriginGate, gated: WeakSet<Request>): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound((c) =>
     c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
   );
+  const adminCspValue = adminCsp(services.config.TURNSTILE_SCRIPT_URL);
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
-  const origin = originGate(services);
-  const adminCspValue = adminCsp(deps.config.TURNSTILE_SCRIPT_URL);
   // Requests the served `fetch` already put through the gate skip it here (no second look-up).
-  const gated = new WeakSet<Request>();
   const gateMiddleware = originMiddleware(origin);
   app.use("*", (c, next) => gated.has(c.req.raw) ? next() : gateMiddleware(c, next));
   app.use("*", async (c, next) => {
@@ -165,72 +171,7 @@ export async function createApp(deps: AppDeps) {
     name: "X-Service-Operator",
   });
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
-  const basePath = deps.config.BASE_PATH;
-  /**
-   * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
-   * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
-   * and with `LOG_REQUESTS` on, one access line is logged per request.
-   */
-  const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
-    if (basePath) req = stripBasePath(basePath, req);
-    const started = performance.now();
-    const id = assignRequestId(req);
-    // Most status polls are answered from memory, without a promise; a query the fast path does
-    // not validate goes to Hono for its envelope.
-    const answer = req.method === "GET" && STATUS_PATH.test(req.url)
-      ? fastStatus(services, req) ?? app.fetch(req, info)
-      : route(req, info);
-    return answer instanceof Response
-      ? finish(req, answer, id, started)
-      : answer.then((res) => finish(req, res, id, started));
-  };
-  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
-  const finish = (req: Request, res: Response, id: string, started: number): Response => {
-    // The origin's answers pass untouched (their headers are often immutable); ours get the id.
-    if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
-    // Per-instance request metrics (route label, status, duration) and the span's route name.
-    observeRequest(req, res.status, performance.now() - started, fromOrigin.has(res));
-    if (deps.config.LOG_REQUESTS) {
-      const path = pathOf(req.url);
-      log("info", "request", {
-        requestId: id,
-        method: req.method,
-        path, // never the query: it may carry an access token
-        status: res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      });
-    }
-    return res;
-  };
-  const fromOrigin = new WeakSet<Response>();
-  const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
-    if (req.method === "POST" && JOIN_URL.test(req.url)) {
-      // What the fast path declines comes back (with its body, if read) for Hono to answer.
-      const out = await fastJoin(services, req, info);
-      if (out instanceof Response) return out;
-      assignRequestId(out, req); // the replayed request keeps the id
-      req = out;
-    } else {
-      // Not ours (or proxy off: null): the origin's, answered without Hono.
-      const proxied = await origin(req, info);
-      if (proxied) {
-        fromOrigin.add(proxied);
-        return proxied;
-      }
-      gated.add(req);
-    }
-    // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
-    return await app.fetch(req, info);
-  };
-  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
-  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
-  const served = withProxyChecks(services, fetch);
-  return {
-    app,
-    services,
-    fetch: withBodyDeadline(served, { ms: deps.config.BODY_TIMEOUT_MS, basePath }),
-  };
+  return app;
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas. */

@@ -12,7 +12,7 @@ import { testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
 import { migrate } from "../lib/store/migrate.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
-import { readTicketUnverified, Signer, type TicketClaims } from "../lib/tokens.ts";
+import { readTicketUnverified, Signer } from "../lib/tokens.ts";
 import { percentile } from "./checkins_sim.ts";
 import { delayedKv, KvTally } from "./delayed_kv.ts";
 

@@ -1,0 +1,90 @@
+/**
+ * The one dispatch place of the served handler (what `Deno.serve` runs): the proxies' access
+ * checks first, then `/status` and `/join` on their fast paths, the origin's paths through the
+ * proxy, everything else through Hono; a body read deadline around it all.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { stripBasePath } from "../lib/base_path.ts";
+import { withBodyDeadline } from "../lib/http/body_deadline.ts";
+import { assignRequestId, log } from "../lib/log.ts";
+import { observeRequest, pathOf } from "../lib/metrics/http.ts";
+import { fastJoin, JOIN_URL } from "./join_fast.ts";
+import type { OriginGate } from "./origin.ts";
+import { withProxyChecks } from "./proxy_check.ts";
+import type { Services } from "./services.ts";
+import { fastStatus } from "./status_fast.ts";
+
+const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
+
+/** The served handler over `app`; `gated` marks requests the origin gate has already seen. */
+export function servedFetch(
+  services: Services,
+  app: OpenAPIHono,
+  origin: OriginGate,
+  gated: WeakSet<Request>,
+): (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> {
+  const basePath = services.config.BASE_PATH;
+  /**
+   * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
+   * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
+   * and with `LOG_REQUESTS` on, one access line is logged per request.
+   */
+  const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
+    if (basePath) req = stripBasePath(basePath, req);
+    const started = performance.now();
+    const id = assignRequestId(req);
+    // Most status polls are answered from memory, without a promise; a query the fast path does
+    // not validate goes to Hono for its envelope.
+    const answer = req.method === "GET" && STATUS_PATH.test(req.url)
+      ? fastStatus(services, req) ?? app.fetch(req, info)
+      : route(req, info);
+    return answer instanceof Response
+      ? finish(req, answer, id, started)
+      : answer.then((res) => finish(req, res, id, started));
+  };
+  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
+  const finish = (req: Request, res: Response, id: string, started: number): Response => {
+    // The origin's answers pass untouched (their headers are often immutable); ours get the id.
+    if (!fromOrigin.has(res)) res.headers.set("X-Request-Id", id);
+    // Per-instance request metrics (route label, status, duration) and the span's route name.
+    observeRequest(req, res.status, performance.now() - started, fromOrigin.has(res));
+    if (services.config.LOG_REQUESTS) {
+      const path = pathOf(req.url);
+      log("info", "request", {
+        requestId: id,
+        method: req.method,
+        path, // never the query: it may carry an access token
+        status: res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    }
+    return res;
+  };
+  const fromOrigin = new WeakSet<Response>();
+  const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
+    if (req.method === "POST" && JOIN_URL.test(req.url)) {
+      // What the fast path declines comes back (with its body, if read) for Hono to answer.
+      const out = await fastJoin(services, req, info);
+      if (out instanceof Response) return out;
+      assignRequestId(out, req); // the replayed request keeps the id
+      req = out;
+    } else {
+      // Not ours (or proxy off: null): the origin's, answered without Hono.
+      const proxied = await origin(req, info);
+      if (proxied) {
+        fromOrigin.add(proxied);
+        return proxied;
+      }
+      gated.add(req);
+    }
+    // The connection info becomes `c.env`, where `clientIp()` finds the socket address.
+    return await app.fetch(req, info);
+  };
+  // The proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first.
+  // Slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS: lib/http/body_deadline.ts.
+  return withBodyDeadline(withProxyChecks(services, fetch), {
+    ms: services.config.BODY_TIMEOUT_MS,
+    basePath,
+  });
+}
