@@ -10,102 +10,141 @@ import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { waitUrl } from "../../client/format.ts";
 import { Document } from "../../components/Document.tsx";
-import { Notice } from "../../components/Notice.tsx";
 import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
-import { parseBrandingDraft } from "../../lib/branding.ts";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
-import { AppError, RateLimitedError } from "../../lib/errors.ts";
+import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
-import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import type { Branding } from "../../lib/queue/types.ts";
 import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts";
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
-import { CHECK_CODES, checkPage, ENQUEUE_CODES, enqueueWords } from "./wait_check.tsx";
+import { CHECK_CODES, checkPage } from "./wait_check.tsx";
+import { type Notices, refusalPage, waitNotices } from "./wait_notice.tsx";
+import { previewPage } from "./wait_preview.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
-/** Seconds before a page that hit a server error tries again by itself. */
-const ERROR_RETRY = 10;
 
 /** The origin of an absolute destination, for the CSP's form-action. */
 function originOf(url: string): string[] {
   return /^https:\/\//.test(url) ? [new URL(url).origin] : [];
 }
 
+/** What a `/wait` load asks for, read from its query once. */
+interface WaitRequest {
+  queue: string;
+  embed: boolean;
+  returnPath: string;
+  /** A link from the operator's site may carry an enqueue token (one place per person). */
+  enqueueToken: string;
+}
+
+/**
+ * HEAD (link checkers, monitors): Hono runs the GET handler for it, but a HEAD must not join the
+ * queue or set a ticket. The page exists; that is all it learns.
+ */
+function headAnswer(c: Context): Response {
+  return c.body(null, 200, {
+    "Content-Type": "text/html; charset=UTF-8",
+    "Cache-Control": "no-store",
+  });
+}
+
+/**
+ * Joins or resumes the visitor, under the same access rules as POST /join (allowlisted in at
+ * once, blocked country out); a refusal comes back as its page instead of an outcome.
+ */
+async function joinFromPage(
+  c: Context,
+  s: Services,
+  assets: () => Promise<Assets>,
+  n: Notices,
+  r: WaitRequest,
+): Promise<JoinOutcome | Response> {
+  try {
+    const ticket = await ticketOf(c, s.signer, r.queue);
+    return await joinWithAccess(
+      s,
+      r.queue,
+      ticket,
+      undefined,
+      requesterOfContext(c, s.config),
+      r.enqueueToken ? { enqueueToken: r.enqueueToken } : {},
+    );
+  } catch (e) {
+    if (e instanceof AppError && CHECK_CODES.has(e.code)) {
+      return checkPage(c, s, await assets(), r.queue, e.details, r.enqueueToken, r.embed);
+    }
+    return refusalPage(c, n, e);
+  }
+}
+
+/** The server-rendered waiting page for a visitor still in line (or admitted inside an iframe). */
+function waitingPage(
+  c: Context,
+  s: Services,
+  a: Assets,
+  r: WaitRequest,
+  view: WaitRoomProps["view"],
+  branding: Branding,
+  destination: string,
+): Response {
+  const base = s.config.BASE_PATH ?? "";
+  const { queue, embed, returnPath } = r;
+  const now = s.clock.now();
+  const b = pageBranding(branding);
+  const startRaw = c.req.query("start");
+  const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
+  const start = view.position === undefined ? null : Math.max(seen, view.position);
+  const island: WaitRoomProps = {
+    queue,
+    view,
+    serverNow: now,
+    start,
+    destination,
+    returnPath,
+    embed,
+    title: b.title,
+    base,
+  };
+  const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
+    ? {
+      seconds: Math.max(1, Math.ceil((view.nextCheckAt - now) / 1000)),
+      url: waitUrl(queue, returnPath, embed, start, base),
+      // Without the built bundle nothing would follow the timeslots: refresh for everyone.
+      always: !a["wait.js"],
+    }
+    : undefined;
+  const css = themeCss(b);
+  return htmlPage(
+    c,
+    <Document
+      title={view.status === "admitted" ? `✅ It's your turn — ${b.title}` : b.title}
+      styleHref={a["style.css"]}
+      themeCss={css}
+      scriptSrc={a["wait.js"]}
+      propsJson={a["wait.js"] ? scriptJson(island) : undefined}
+      refresh={refresh}
+      embed={embed}
+      base={base}
+    >
+      <WaitPage branding={b} island={island} />
+    </Document>,
+    200,
+    { inlineStyle: css, embed, formOrigins: originOf(destination) },
+  );
+}
+
 /** The waiting-room page and its no-JS enter form. */
 export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   const app = new Hono();
   const base = s.config.BASE_PATH ?? "";
-
-  const notice = async (
-    c: Context,
-    status: number,
-    heading: string,
-    text: string,
-    retrySeconds?: number,
-    showMessage = false,
-  ) => {
-    const a = await assets();
-    // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
-    // A relative URL: behind a proxy the request URL may name an internal host.
-    const url = new URL(c.req.url);
-    const retry = retrySeconds
-      ? { seconds: retrySeconds, url: base + url.pathname + url.search, always: true }
-      : undefined;
-    if (retrySeconds) c.header("Retry-After", String(retrySeconds));
-    const css = themeCss(b);
-    return htmlPage(
-      c,
-      <Document
-        title={heading}
-        styleHref={a["style.css"]}
-        themeCss={css}
-        refresh={retry}
-        embed={c.req.query("embed") === "1"}
-        base={base}
-      >
-        <Notice heading={heading}>
-          <p>{text}</p>
-          {showMessage && b.message && <p class="message">{b.message}</p>}
-        </Notice>
-      </Document>,
-      status,
-      { inlineStyle: css, embed: c.req.query("embed") === "1" },
-    );
-  };
-
-  /**
-   * Any other failure as a plain page, never the JSON envelope: a refusal (403, e.g. a geo
-   * block) says so; a server error or overload retries by itself, also without JS.
-   */
-  const failure = (c: Context, e: unknown) => {
-    if (e instanceof AppError && e.status < 500 && e.status !== 429) {
-      const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
-      return notice(c, e.status, heading, e.message);
-    }
-    if (!(e instanceof AppError)) {
-      console.error(JSON.stringify({
-        level: "error",
-        msg: "unhandled",
-        path: c.req.path,
-        error: String(e),
-      }));
-    }
-    const wait = e instanceof RateLimitedError ? Math.max(1, e.retryAfterSeconds) : ERROR_RETRY;
-    return notice(
-      c,
-      e instanceof AppError ? e.status : 503,
-      "Please wait a moment",
-      `The waiting room could not answer just now. This page tries again by itself in ${wait} ` +
-        `second${wait === 1 ? "" : "s"}.`,
-      wait,
-    );
-  };
+  const n = waitNotices(s, assets);
+  const { notice, failure } = n;
 
   // Whatever else escapes a handler here: a page too (Hono uses a sub-app's own error handler).
   app.onError((e, c) => failure(c, e));
@@ -115,185 +154,28 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (q !== undefined && !QueueName.safeParse(q).success) {
       return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
     }
-    // HEAD (link checkers, monitors): Hono runs this GET handler for it, but a HEAD must not
-    // join the queue or set a ticket. The page exists; that is all it learns.
-    if (c.req.method === "HEAD") {
-      return c.body(null, 200, {
-        "Content-Type": "text/html; charset=UTF-8",
-        "Cache-Control": "no-store",
-      });
-    }
-    // Without ?queue=: the default queue; none at all gives the unknown-queue page below.
-    const queue = q ?? (await s.engine.defaultQueue()) ?? "default";
-    const embed = c.req.query("embed") === "1";
-    const returnPath = safeReturnPath(c.req.query("return")) ?? "";
-    // The admin's branding preview: the page as a waiter sees it, with sample figures, without
-    // joining (the admin's browser must not become a visitor) and without the island.
+    if (c.req.method === "HEAD") return headAnswer(c);
+    const r: WaitRequest = {
+      // Without ?queue=: the default queue; none at all gives the unknown-queue page.
+      queue: q ?? (await s.engine.defaultQueue()) ?? "default",
+      embed: c.req.query("embed") === "1",
+      returnPath: safeReturnPath(c.req.query("return")) ?? "",
+      enqueueToken: c.req.query("enqueueToken") ?? "",
+    };
+    // The admin's branding preview: sample figures, no join (see wait_preview.tsx).
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
-      return previewPage(c, queue, embed);
+      return previewPage(c, s, assets, notice, r.queue, r.embed);
     }
-    // A link from the operator's site may carry an enqueue token (one place per person).
-    const enqueueToken = c.req.query("enqueueToken") ?? "";
-    let out: JoinOutcome;
-    try {
-      // The access rules apply here as on POST /join: allowlisted in at once, blocked country out.
-      const ticket = await ticketOf(c, s.signer, queue);
-      out = await joinWithAccess(
-        s,
-        queue,
-        ticket,
-        undefined,
-        requesterOfContext(c, s.config),
-        enqueueToken ? { enqueueToken } : {},
-      );
-    } catch (e) {
-      if (e instanceof AppError && CHECK_CODES.has(e.code)) {
-        return checkPage(c, s, await assets(), queue, e.details, enqueueToken, embed);
-      }
-      if (e instanceof AppError && ENQUEUE_CODES.has(e.code)) {
-        const [heading, text] = enqueueWords(e.code);
-        return notice(c, e.status, heading, text);
-      }
-      if (e instanceof AppError && e.code === "geo_blocked") {
-        return notice(c, 403, "Not available in your country", e.message);
-      }
-      if (e instanceof AppError && e.code === "unknown_queue") {
-        return notice(c, 404, "Not found", "There is no waiting room here.");
-      }
-      if (e instanceof AppError && e.code === "not_open") {
-        // Never says when: a fixed retry, and only the operator's own message may announce it.
-        return notice(
-          c,
-          503,
-          "Not open yet",
-          "This waiting room is not open yet. This page checks again by itself every minute.",
-          60,
-          true,
-        );
-      }
-      if (e instanceof RateLimitedError) {
-        const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));
-        return notice(
-          c,
-          429,
-          "Too many new places from your network",
-          `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
-          wait,
-        );
-      }
-      if (e instanceof AppError && e.code === "queue_full") {
-        return notice(
-          c,
-          503,
-          "The waiting room is full",
-          "Too many people are waiting right now. This page tries again by itself in 30 seconds.",
-          30,
-        );
-      }
-      return failure(c, e);
-    }
-    answerVisitor(c, s, queue, out);
-    const branding = await s.engine.ctx.branding(queue);
-    const destination = await destinationFor(s, branding, returnPath);
+    const out = await joinFromPage(c, s, assets, n, r);
+    if (out instanceof Response) return out;
+    answerVisitor(c, s, r.queue, out);
+    const branding = await s.engine.ctx.branding(r.queue);
+    const destination = await destinationFor(s, branding, r.returnPath);
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
-    if (accessToken && !embed) return c.redirect(destination, 303);
-
-    const now = s.clock.now();
-    const a = await assets();
-    const b = pageBranding(branding);
-    const startRaw = c.req.query("start");
-    const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
-    const start = view.position === undefined ? null : Math.max(seen, view.position);
-    const island: WaitRoomProps = {
-      queue,
-      view,
-      serverNow: now,
-      start,
-      destination,
-      returnPath,
-      embed,
-      title: b.title,
-      base,
-    };
-    const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
-      ? {
-        seconds: Math.max(1, Math.ceil((view.nextCheckAt - now) / 1000)),
-        url: waitUrl(queue, returnPath, embed, start, base),
-        // Without the built bundle nothing would follow the timeslots: refresh for everyone.
-        always: !a["wait.js"],
-      }
-      : undefined;
-    const css = themeCss(b);
-    return htmlPage(
-      c,
-      <Document
-        title={view.status === "admitted" ? `✅ It's your turn — ${b.title}` : b.title}
-        styleHref={a["style.css"]}
-        themeCss={css}
-        scriptSrc={a["wait.js"]}
-        propsJson={a["wait.js"] ? scriptJson(island) : undefined}
-        refresh={refresh}
-        embed={embed}
-        base={base}
-      >
-        <WaitPage branding={b} island={island} />
-      </Document>,
-      200,
-      { inlineStyle: css, embed, formOrigins: originOf(destination) },
-    );
+    if (accessToken && !r.embed) return c.redirect(destination, 303);
+    return waitingPage(c, s, await assets(), r, view, branding, destination);
   });
-
-  /** A waiting page with sample figures for the admin's preview: no join, no cookie, no script. */
-  const previewPage = async (c: Context, queue: string, embed: boolean) => {
-    const settings = await s.engine.ctx.readSettings(queue);
-    if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
-    const a = await assets();
-    // `draft`: the admin's form as typed, so the preview follows it before a save.
-    const branding = {
-      ...await s.engine.ctx.branding(queue),
-      ...parseBrandingDraft(c.req.query("draft")),
-    };
-    const b = pageBranding(branding);
-    const fifo = settings.mode === "queue";
-    const view: WaitRoomProps["view"] = {
-      queue,
-      visitorId: "preview",
-      status: "waiting",
-      admissionMode: settings.mode,
-      estimatedWaitSeconds: 240,
-      ...(fifo ? { position: 128 } : {}),
-      ...(branding.showWaitingCount
-        ? { waiting: 1500, ...(fifo ? { ahead: 127, behind: 1372 } : {}) }
-        : {}),
-    };
-    const island: WaitRoomProps = {
-      queue,
-      view,
-      serverNow: s.clock.now(),
-      start: view.position ?? null,
-      destination: "/",
-      returnPath: "",
-      embed,
-      title: b.title,
-      base,
-    };
-    const css = themeCss(b);
-    return htmlPage(
-      c,
-      <Document
-        title={`Preview — ${b.title}`}
-        styleHref={a["style.css"]}
-        themeCss={css}
-        embed={embed}
-        base={base}
-      >
-        <WaitPage branding={b} island={island} />
-      </Document>,
-      200,
-      { inlineStyle: css, embed },
-    );
-  };
 
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));

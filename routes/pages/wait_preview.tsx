@@ -1,0 +1,73 @@
+/**
+ * The admin's branding preview of `/wait`: the page as a waiter sees it, with sample figures,
+ * without joining (the admin's browser must not become a visitor) and without the island.
+ */
+import type { Context } from "hono";
+import type { Services } from "../services.ts";
+import { Document } from "../../components/Document.tsx";
+import { WaitPage } from "../../components/WaitPage.tsx";
+import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
+import { parseBrandingDraft } from "../../lib/branding.ts";
+import { pageBranding, themeCss } from "../../lib/theme.ts";
+import type { Assets } from "./assets.ts";
+import { htmlPage } from "./html.tsx";
+import type { NoticeFn } from "./wait_notice.tsx";
+
+/** A waiting page with sample figures for the admin's preview: no join, no cookie, no script. */
+export async function previewPage(
+  c: Context,
+  s: Services,
+  assets: () => Promise<Assets>,
+  notice: NoticeFn,
+  queue: string,
+  embed: boolean,
+): Promise<Response> {
+  const base = s.config.BASE_PATH ?? "";
+  const settings = await s.engine.ctx.readSettings(queue);
+  if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
+  const a = await assets();
+  // `draft`: the admin's form as typed, so the preview follows it before a save.
+  const branding = {
+    ...await s.engine.ctx.branding(queue),
+    ...parseBrandingDraft(c.req.query("draft")),
+  };
+  const b = pageBranding(branding);
+  const fifo = settings.mode === "queue";
+  const view: WaitRoomProps["view"] = {
+    queue,
+    visitorId: "preview",
+    status: "waiting",
+    admissionMode: settings.mode,
+    estimatedWaitSeconds: 240,
+    ...(fifo ? { position: 128 } : {}),
+    ...(branding.showWaitingCount
+      ? { waiting: 1500, ...(fifo ? { ahead: 127, behind: 1372 } : {}) }
+      : {}),
+  };
+  const island: WaitRoomProps = {
+    queue,
+    view,
+    serverNow: s.clock.now(),
+    start: view.position ?? null,
+    destination: "/",
+    returnPath: "",
+    embed,
+    title: b.title,
+    base,
+  };
+  const css = themeCss(b);
+  return htmlPage(
+    c,
+    <Document
+      title={`Preview — ${b.title}`}
+      styleHref={a["style.css"]}
+      themeCss={css}
+      embed={embed}
+      base={base}
+    >
+      <WaitPage branding={b} island={island} />
+    </Document>,
+    200,
+    { inlineStyle: css, embed },
+  );
+}
