@@ -15,21 +15,12 @@ const html = (description: string) => ({
 });
 const redirect = (description: string) => ({ description });
 
-/** Mounts the pages; the asset manifest is read once, on first use. */
-export function pageRoutes(s: Services) {
-  const app = new OpenAPIHono({ defaultHook: validationHook });
-  // Asset URLs carry the path prefix: the browser asks for them through the proxy.
-  const base = s.config.BASE_PATH ?? "";
-  const getAssets = assetsOnce(async () =>
-    Object.fromEntries(Object.entries(await loadAssets()).map(([k, v]) => [k, base + v]))
-  );
-  app.route("/", staticRoutes());
-  app.route("/", howRoutes(getAssets, s.config.BASE_PATH ?? ""));
-  app.route("/", waitRoutes(s, getAssets));
-  app.route("/", demoRoutes(s, getAssets));
-  app.route("/", adminPageRoutes(s, getAssets));
+/** A page's entry in the OpenAPI document. */
+type PageDoc = Parameters<OpenAPIHono["openAPIRegistry"]["registerPath"]>[0];
 
-  app.openAPIRegistry.registerPath({
+/** The pages in the OpenAPI document: HTML answers, described here since no schema checks them. */
+const PAGE_DOCS: PageDoc[] = [
+  {
     method: "get",
     path: "/admin",
     summary: "The admin single-page app (setup wizard, sign-in, control room); any /admin/* too",
@@ -42,8 +33,8 @@ export function pageRoutes(s: Services) {
       }),
     },
     responses: { 200: html("the app's HTML shell (the admin.js bundle does the rest)") },
-  });
-  app.openAPIRegistry.registerPath({
+  },
+  {
     method: "get",
     path: "/wait",
     summary: "The built-in waiting room page (joins or resumes by tg_ticket; HEAD never joins)",
@@ -81,8 +72,8 @@ export function pageRoutes(s: Services) {
           "itself (Retry-After, meta refresh)",
       ),
     },
-  });
-  app.openAPIRegistry.registerPath({
+  },
+  {
     method: "post",
     path: "/wait/enter",
     summary: "Click-to-enter confirmation from the page's form (works without JS)",
@@ -99,8 +90,8 @@ export function pageRoutes(s: Services) {
       303: redirect("to the destination when entered (sets tg_access), else back to /wait"),
       400: html("malformed queue name"),
     },
-  });
-  app.openAPIRegistry.registerPath({
+  },
+  {
     method: "get",
     path: "/demo",
     summary: "Demo page protected by requireAdmission(): shows the verified claims",
@@ -108,12 +99,29 @@ export function pageRoutes(s: Services) {
       200: html("admitted: the verified claims"),
       302: redirect("not admitted: to /wait?return=/demo"),
     },
-  });
-  app.openAPIRegistry.registerPath({
+  },
+  {
     method: "get",
     path: "/wait/how-it-works",
     summary: "Public page explaining the waiting room (the visitor pages' footer links to it)",
     responses: { 200: html("the explanation; joins nothing") },
-  });
+  },
+];
+
+/** Mounts the pages; the asset manifest is read once, on first use. */
+export function pageRoutes(s: Services) {
+  const app = new OpenAPIHono({ defaultHook: validationHook });
+  // Asset URLs carry the path prefix: the browser asks for them through the proxy.
+  const base = s.config.BASE_PATH ?? "";
+  const getAssets = assetsOnce(async () =>
+    Object.fromEntries(Object.entries(await loadAssets()).map(([k, v]) => [k, base + v]))
+  );
+  app.route("/", staticRoutes());
+  app.route("/", howRoutes(getAssets, s.config.BASE_PATH ?? ""));
+  app.route("/", waitRoutes(s, getAssets));
+  app.route("/", demoRoutes(s, getAssets));
+  app.route("/", adminPageRoutes(s, getAssets));
+
+  for (const doc of PAGE_DOCS) app.openAPIRegistry.registerPath(doc);
   return app;
 }
