@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import {
   acceptTos,
@@ -147,6 +148,95 @@ const logoutRoute = createRoute({
   responses: { 200: jsonOk(Ok, "signed out"), ...errs(401, 403) },
 });
 
+/** What the admin app needs first: claimed, set up, signed in, the ToS, the sign-in check. */
+async function bootstrapOf(s: Services, c: Context) {
+  const [claimed, edge, challenge, cur, challengeRequired, kind] = await Promise.all([
+    s.kv.get(keys.adminClaimed()),
+    s.kv.getMany([keys.edge(), keys.edgeNone()]),
+    s.kv.get<LiveChallenge>(keys.challenge()),
+    currentSession(s, c),
+    s.challenge.configured(),
+    readLiveKind(s.kv),
+  ]);
+  return {
+    claimed: claimed.value !== null,
+    setupComplete: edge.some((e) => e.value !== null) && kind !== null,
+    signedIn: cur !== null,
+    needsTos: cur !== null && cur.user.acceptedTosVersion !== TOS_VERSION,
+    challengeRequired,
+    challengeKind: kind,
+    ...(challenge.value?.siteKey ? { challengeSiteKey: challenge.value.siteKey } : {}),
+    version: VERSION,
+    tosVersion: TOS_VERSION,
+    tosSummary: TOS_SUMMARY,
+    acceptedTosVersion: cur?.user.acceptedTosVersion ?? null,
+    me: cur ? publicUser(cur.user) : null,
+  };
+}
+
+/** Audits a sign-in limit tripping, as a step to run when it trips. */
+type Tripped = (detail: Record<string, unknown>, action?: string) => () => Promise<void>;
+
+/**
+ * Failed logins are not audited one by one (a flood would push real actions out of the log); a
+ * limit tripping is, once per window and subject.
+ */
+function loginTripped(s: Services, ip: string): Tripped {
+  return (detail, action = "login.rate_limited") => async () => {
+    await writeAudit(s.kv, s.clock, {
+      actor: "anonymous",
+      action,
+      ip,
+      detail,
+    });
+  };
+}
+
+/** The address limit, then the challenge, both before any password hashing. */
+async function guardLogin(
+  s: Services,
+  ip: string,
+  addr: string,
+  account: string,
+  challengeResponse: string | undefined,
+  tripped: Tripped,
+): Promise<void> {
+  const { max, windowMs } = RATE_LIMITS.loginIp;
+  await hitRateLimit(
+    s.kv,
+    s.clock,
+    "loginIp",
+    addr,
+    tripped({ limit: "ip", max, windowMinutes: windowMs / 60_000 }),
+  );
+  // Failures on the account, from any address, ask for the challenge rather than a 429: a 429
+  // would let anyone lock the admin out, and new addresses per try would walk past it.
+  const failures = await attemptsOf(s.kv, s.clock, "loginAccount", account);
+  const stepUp = failures >= RATE_LIMITS.loginAccount.max;
+  await requireChallenge(s, challengeResponse, ip, { stepUp });
+}
+
+/** Checks the password; a wrong one counts against the account (whose limit steps up). */
+async function checkPassword(
+  s: Services,
+  username: string,
+  password: string,
+  account: string,
+  tripped: Tripped,
+) {
+  try {
+    return await login(s, { username, password });
+  } catch (e) {
+    if (e instanceof WrongCredentialsError) {
+      const { count, wrote } = await countAttempt(s.kv, s.clock, "loginAccount", account);
+      if (wrote && count === RATE_LIMITS.loginAccount.max) {
+        await tripped({ limit: "account", username, max: count }, "login.challenge_required")();
+      }
+    }
+    throw e;
+  }
+}
+
 /** Bootstrap, claim, ToS, login and logout. */
 export function authRoutes(s: Services) {
   const app = new OpenAPIHono<AdminEnv>({ defaultHook: validationHook });
@@ -155,30 +245,7 @@ export function authRoutes(s: Services) {
   app.use("/api/admin/tos/accept", adminSession(s, { allowStaleTos: true }));
   app.use("/api/admin/logout", adminSession(s, { allowStaleTos: true }));
 
-  app.openapi(bootstrapRoute, async (c) => {
-    const [claimed, edge, challenge, cur, challengeRequired, kind] = await Promise.all([
-      s.kv.get(keys.adminClaimed()),
-      s.kv.getMany([keys.edge(), keys.edgeNone()]),
-      s.kv.get<LiveChallenge>(keys.challenge()),
-      currentSession(s, c),
-      s.challenge.configured(),
-      readLiveKind(s.kv),
-    ]);
-    return c.json({
-      claimed: claimed.value !== null,
-      setupComplete: edge.some((e) => e.value !== null) && kind !== null,
-      signedIn: cur !== null,
-      needsTos: cur !== null && cur.user.acceptedTosVersion !== TOS_VERSION,
-      challengeRequired,
-      challengeKind: kind,
-      ...(challenge.value?.siteKey ? { challengeSiteKey: challenge.value.siteKey } : {}),
-      version: VERSION,
-      tosVersion: TOS_VERSION,
-      tosSummary: TOS_SUMMARY,
-      acceptedTosVersion: cur?.user.acceptedTosVersion ?? null,
-      me: cur ? publicUser(cur.user) : null,
-    }, 200);
-  });
+  app.openapi(bootstrapRoute, async (c) => c.json(await bootstrapOf(s, c), 200));
 
   app.openapi(claimRoute, async (c) => {
     const body = c.req.valid("json");
@@ -198,43 +265,9 @@ export function authRoutes(s: Services) {
     const ip = clientIpOf(c, s.config);
     const addr = limitAddress(ip);
     const account = username.toLowerCase();
-    // Failed logins are not audited one by one (a flood would push real actions out of the
-    // log); a limit tripping is, once per window and subject.
-    const tripped =
-      (detail: Record<string, unknown>, action = "login.rate_limited") => async () => {
-        await writeAudit(s.kv, s.clock, {
-          actor: "anonymous",
-          action,
-          ip,
-          detail,
-        });
-      };
-    // The address limit runs before the challenge and before any password hashing.
-    const { max, windowMs } = RATE_LIMITS.loginIp;
-    await hitRateLimit(
-      s.kv,
-      s.clock,
-      "loginIp",
-      addr,
-      tripped({ limit: "ip", max, windowMinutes: windowMs / 60_000 }),
-    );
-    // Failures on the account, from any address, ask for the challenge rather than a 429: a 429
-    // would let anyone lock the admin out, and new addresses per try would walk past it.
-    const failures = await attemptsOf(s.kv, s.clock, "loginAccount", account);
-    const stepUp = failures >= RATE_LIMITS.loginAccount.max;
-    await requireChallenge(s, challengeResponse, ip, { stepUp });
-    let out;
-    try {
-      out = await login(s, { username, password });
-    } catch (e) {
-      if (e instanceof WrongCredentialsError) {
-        const { count, wrote } = await countAttempt(s.kv, s.clock, "loginAccount", account);
-        if (wrote && count === RATE_LIMITS.loginAccount.max) {
-          await tripped({ limit: "account", username, max: count }, "login.challenge_required")();
-        }
-      }
-      throw e;
-    }
+    const tripped = loginTripped(s, ip);
+    await guardLogin(s, ip, addr, account, challengeResponse, tripped);
+    const out = await checkPassword(s, username, password, account, tripped);
     await resetRateLimit(s.kv, s.clock, "loginAccount", account);
     await refundRateLimit(s.kv, s.clock, "loginIp", addr);
     await signIn(s, c, out, "session.login");
