@@ -1,15 +1,18 @@
 /// <reference lib="dom" />
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
+import { percent, placeText, progressShare, waitUrl, waitWords } from "../client/format.ts";
+import { followTimeslots } from "../client/timeslots.ts";
 import {
-  countdown,
-  percent,
-  placeText,
-  progressShare,
-  waitUrl,
-  waitWords,
-} from "../client/format.ts";
-import { followTimeslots, type Gone, notifyTurn } from "../client/timeslots.ts";
+  type CanNotify,
+  HoldForm,
+  liveWords,
+  type Local,
+  navigate,
+  NotifyOffer,
+  useTurn,
+  useUrlMemory,
+} from "./wait_room_parts.tsx";
 import {
   LOTTERY_VISITOR_WORDS,
   lotteryWaitRange,
@@ -35,30 +38,6 @@ export interface WaitRoomProps {
   base?: string;
 }
 
-/** Local outcomes the server view does not carry. */
-type Local = "expired" | Gone | null;
-
-/** What the live region says for each local outcome. */
-const LOCAL_WORDS: Record<Exclude<Local, null>, string> = {
-  expired: "Your turn has passed: the place was held for you, but not entered in time.",
-  full: "The waiting room is full right now. This page tries again by itself in a moment.",
-  closed: "This waiting room is not available.",
-  cookies: "This page cannot keep your place here, because the browser does not keep the " +
-    "waiting room's cookie in this frame. Open the waiting room in its own window to wait.",
-};
-
-/** Sends the browser on: the whole window when embedded (a link remains if that is refused). */
-function navigate(url: string, embed: boolean): void {
-  if (embed && globalThis.top && globalThis.top !== globalThis.self) {
-    try {
-      globalThis.top.location.href = new URL(url, location.href).href;
-      return;
-    } catch { /* cross-origin without a click: the "Continue" link stays */ }
-    return;
-  }
-  location.assign(url);
-}
-
 /** The live part of /wait: follows the server's timeslots and moves on at admission. */
 export function WaitRoom(p: WaitRoomProps) {
   const [view, setView] = useState(p.view);
@@ -68,7 +47,7 @@ export function WaitRoom(p: WaitRoomProps) {
   // A pre-queue visitor's arrival number, kept after the draw (the server shows it only before),
   // so the visitor can find its place in the published draw.
   const [arrival, setArrival] = useState(p.view.arrivalNumber ?? null);
-  const [canNotify, setCanNotify] = useState<"no" | "ask" | "on" | "refused">("no");
+  const [canNotify, setCanNotify] = useState<CanNotify>("no");
   const enterButton = useRef<HTMLButtonElement>(null);
   /** What the live region says when a hold starts (fixed, so it is announced once). */
   const holdSaid = useRef<string | null>(null);
@@ -95,42 +74,11 @@ export function WaitRoom(p: WaitRoomProps) {
     });
   }, []);
 
-  useEffect(() => {
-    // Keep the progress baseline (and the arrival number) in the URL, so a reload keeps them.
-    const url = new URL(location.href);
-    if (arrival === null && url.searchParams.has("arrival")) {
-      const kept = Number(url.searchParams.get("arrival"));
-      if (Number.isSafeInteger(kept) && kept > 0) setArrival(kept);
-    }
-    const want = { start, arrival };
-    let changed = false;
-    for (const [k, v] of Object.entries(want)) {
-      if (v === null || url.searchParams.get(k) === String(v)) continue;
-      url.searchParams.set(k, String(v));
-      changed = true;
-    }
-    if (changed) history.replaceState(history.state, "", url);
-  }, [start, arrival]);
+  useUrlMemory(start, arrival, setArrival);
 
   const admitted = view.status === "admitted" && !local;
   const holding = admitted && view.entered === false;
-  useEffect(() => {
-    if (!admitted) return;
-    document.title = `✅ It's your turn — ${p.title}`;
-    if (document.hidden) notifyTurn(p.title);
-    if (holding) {
-      // The one thing to do now gets the focus (keyboard and screen-reader users land on it).
-      enterButton.current?.focus();
-      // Only the countdown ticks each second; nothing is fetched on this timer.
-      const t = setInterval(() => setNow(Date.now() + offset.current), 1000);
-      return () => clearInterval(t);
-    }
-    // Entered: go on now, or as soon as the visitor looks at the tab again.
-    if (!document.hidden) return navigate(p.destination, p.embed);
-    const onVisible = () => !document.hidden && navigate(p.destination, p.embed);
-    document.addEventListener("visibilitychange", onVisible);
-    return () => document.removeEventListener("visibilitychange", onVisible);
-  }, [admitted, holding]);
+  useTurn(p, admitted, holding, enterButton, offset, setNow);
 
   const left = (view.enterBy ?? 0) - now;
   if (!holding) holdSaid.current = null;
@@ -163,21 +111,17 @@ export function WaitRoom(p: WaitRoomProps) {
   const pending = view.drawPending === true;
   const position = view.position ?? 1;
   const waiting = !local && !admitted;
-  const said = local
-    ? LOCAL_WORDS[local]
-    : holding
-    ? (holdSaid.current ??= `It's your turn! Your place is held for ${
-      spoken(left)
-    }: press Enter now.`)
-    : admitted
-    ? "It's your turn! Taking you in…"
-    : pending
-    ? "You are in the pre-queue. This page checks for you and moves on by itself."
-    : lottery
-    ? "You are in the lottery. This page checks for you and moves on by itself."
-    : `You are number ${position}${
-      view.waiting !== undefined ? ` of ${view.waiting}` : ""
-    } in line. This page checks for you and moves on by itself.`;
+  const said = liveWords({
+    local,
+    holding,
+    admitted,
+    pending,
+    lottery,
+    position,
+    view,
+    left,
+    holdSaid,
+  });
 
   // ONE live region, always first and always the same element: only its words change, so
   // screen readers announce "It's your turn" (a region that appears with its text is missed).
@@ -203,18 +147,7 @@ export function WaitRoom(p: WaitRoomProps) {
           </a>
         </p>
       )}
-      {holding && (
-        <>
-          <form method="post" action={`${p.base ?? ""}/wait/enter`} target={top} onSubmit={enter}>
-            <input type="hidden" name="queue" value={p.queue} />
-            <input type="hidden" name="return" value={p.returnPath} />
-            <button type="submit" class="button" ref={enterButton}>Enter now</button>
-          </form>
-          <p class="hint">
-            Your place is held for <span class="countdown">{countdown(left)}</span>.
-          </p>
-        </>
-      )}
+      {holding && <HoldForm {...p} left={left} enterButton={enterButton} onSubmit={enter} />}
       {admitted && !holding && (
         <p>
           <a class="button" href={p.destination} target={top}>Continue</a>
@@ -234,25 +167,9 @@ export function WaitRoom(p: WaitRoomProps) {
           </a>
         </p>
       )}
-      {waiting && canNotify === "ask" && (
-        <button type="button" class="button secondary" onClick={askNotify}>Notify me</button>
-      )}
-      {waiting && canNotify === "on" && <p class="hint">We'll notify you when it's your turn.</p>}
-      {waiting && canNotify === "refused" && (
-        <p class="hint" role="status">
-          Notifications are blocked for this site, so we can't notify you. Keep this page open: it
-          moves on by itself.
-        </p>
-      )}
+      {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} />}
     </div>
   );
-}
-
-/** A hold left, in words for the live region ("2 minutes", "45 seconds"). */
-function spoken(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s >= 120) return `${Math.round(s / 60)} minutes`;
-  return s >= 60 ? `about a minute` : `${s} seconds`;
 }
 
 /** A pre-queue visitor before the opening draw: how it works, its arrival number, the estimate. */
