@@ -33,122 +33,115 @@ export const queuesChanged = () => dispatchEvent(new Event("tg-queues-changed"))
 
 const NAME_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-export function QueuesCard() {
-  const [rows, setRows] = useState<QueueRow[] | null>(null);
-  const [deleted, setDeleted] = useState<{ queue: string; reusableAt: number }[]>([]);
-  const [err, setErr] = useState<string | null>(null);
+/** What a delete answers: when the name is free again, and what went with the queue. */
+interface Deleted {
+  reusableAt: number;
+  inConfig: boolean;
+  removedWaiting: number;
+}
+
+/** The deleted-queue report: when the name is free again, and whether QUEUES brings it back. */
+function deletedText(row: QueueRow, out: Deleted): string {
+  return `Queue ${row.queue} deleted${
+    out.removedWaiting ? ` with ${out.removedWaiting} waiting visitor(s)` : ""
+  }. Its name can be used again from ${localTime(out.reusableAt)}, when its last access ` +
+    "token has expired." +
+    (out.inConfig
+      ? ` ${row.queue} is listed in QUEUES, so it comes back at the next start after ` +
+        "that: remove it from QUEUES to keep it away."
+      : "");
+}
+
+/**
+ * Deletes a queue after a confirmation; when visitors wait, asks again with their count before
+ * forcing. Undefined when the admin backed out or the call failed (its status says which).
+ */
+async function deleteQueue(
+  row: QueueRow,
+  del: ReturnType<typeof useAction>,
+): Promise<Deleted | undefined> {
+  if (
+    !await confirmAction(
+      `Delete the queue ${row.queue}? Its settings, branding overrides and statistics go.`,
+      "Delete queue",
+    )
+  ) return;
+  const call = (force: boolean) =>
+    api<Deleted>(
+      "DELETE",
+      `/api/admin/queues/${encodeURIComponent(row.queue)}${force ? "?force=1" : ""}`,
+    );
+  try {
+    del.setStatus({ kind: "busy", text: "Deleting…" });
+    return await call(false);
+  } catch (e) {
+    const waiting = e instanceof ApiError && e.details.reason === "visitors_waiting"
+      ? Number(e.details.waiting)
+      : null;
+    if (waiting === null) return void del.setStatus({ kind: "error", text: messageOf(e) });
+    del.setStatus(null);
+    const sure = await confirmAction(
+      `${waiting} visitor(s) wait in ${row.queue}. Deleting it removes them from the line.`,
+      "Delete with its visitors",
+    );
+    if (!sure) return;
+    return await del.run(() => call(true));
+  }
+}
+
+/** The queues with their live counts and a delete button each (not for the last queue). */
+function QueueTable(p: { rows: QueueRow[]; busy: boolean; onDelete: (r: QueueRow) => void }) {
+  const { rows } = p;
+  return (
+    <div class="queues-scroll">
+      <table class="list queues-list">
+        <thead>
+          <tr>
+            <th scope="col">Queue</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Waiting</th>
+            <th scope="col">In or holding</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.queue}>
+              <th scope="row">
+                {r.queue}
+                {r.paused && <span class="muted">(paused)</span>}
+              </th>
+              <td>{r.mode === "lottery" ? "Lottery" : "Queue"}</td>
+              <td>{r.waiting.toLocaleString()}</td>
+              <td>{(r.entered + r.holding).toLocaleString()}</td>
+              <td>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={rows.length <= 1 || p.busy}
+                  title={rows.length <= 1 ? "The last queue cannot be deleted" : undefined}
+                  onClick={() => p.onDelete(r)}
+                >
+                  Delete {r.queue}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The create form: name, mode, and optional rate and capacity (empty: the service default). */
+function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
   const [name, setName] = useState("");
   const [mode, setMode] = useState<"queue" | "lottery">("queue");
   const [rate, setRate] = useState("");
   const [capacity, setCapacity] = useState("");
-  const create = useAction(), del = useAction();
-
-  const load = () =>
-    api<{ queues: QueueRow[]; deleted: { queue: string; reusableAt: number }[] }>(
-      "GET",
-      "/api/admin/queues",
-    ).then((r) => {
-      setRows(r.queues);
-      setDeleted(r.deleted);
-      setErr(null);
-    }).catch((e) => setErr(messageOf(e)));
-  usePolling(load, POLL_MS, []);
-
-  const remove = async (row: QueueRow) => {
-    if (
-      !await confirmAction(
-        `Delete the queue ${row.queue}? Its settings, branding overrides and statistics go.`,
-        "Delete queue",
-      )
-    ) return;
-    const call = (force: boolean) =>
-      api<{ reusableAt: number; inConfig: boolean; removedWaiting: number }>(
-        "DELETE",
-        `/api/admin/queues/${encodeURIComponent(row.queue)}${force ? "?force=1" : ""}`,
-      );
-    let out;
-    try {
-      del.setStatus({ kind: "busy", text: "Deleting…" });
-      out = await call(false);
-    } catch (e) {
-      const waiting = e instanceof ApiError && e.details.reason === "visitors_waiting"
-        ? Number(e.details.waiting)
-        : null;
-      if (waiting === null) return del.setStatus({ kind: "error", text: messageOf(e) });
-      del.setStatus(null);
-      const sure = await confirmAction(
-        `${waiting} visitor(s) wait in ${row.queue}. Deleting it removes them from the line.`,
-        "Delete with its visitors",
-      );
-      if (!sure) return;
-      out = await del.run(() => call(true));
-      if (!out) return;
-    }
-    del.setStatus({
-      kind: "ok",
-      text:
-        `Queue ${row.queue} deleted${
-          out.removedWaiting ? ` with ${out.removedWaiting} waiting visitor(s)` : ""
-        }. Its name can be used again from ${localTime(out.reusableAt)}, when its last access ` +
-        "token has expired." + (out.inConfig
-          ? ` ${row.queue} is listed in QUEUES, so it comes back at the next start after ` +
-            "that: remove it from QUEUES to keep it away."
-          : ""),
-    });
-    queuesChanged();
-    await load();
-  };
-
+  const create = useAction();
   return (
-    <Section title="Queues" id="live-queues">
-      {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
-      {!rows && !err && <p class="muted">Loading…</p>}
-      {rows && (
-        <div class="queues-scroll">
-          <table class="list queues-list">
-            <thead>
-              <tr>
-                <th scope="col">Queue</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">In or holding</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.queue}>
-                  <th scope="row">
-                    {r.queue}
-                    {r.paused && <span class="muted">(paused)</span>}
-                  </th>
-                  <td>{r.mode === "lottery" ? "Lottery" : "Queue"}</td>
-                  <td>{r.waiting.toLocaleString()}</td>
-                  <td>{(r.entered + r.holding).toLocaleString()}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={rows.length <= 1 || del.busy}
-                      title={rows.length <= 1 ? "The last queue cannot be deleted" : undefined}
-                      onClick={() => remove(r)}
-                    >
-                      Delete {r.queue}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Status s={del.status} />
-      {deleted.length > 0 && (
-        <p class="muted">
-          Deleted, name free again later:{" "}
-          {deleted.map((d) => `${d.queue} (from ${localTime(d.reusableAt)})`).join(", ")}
-        </p>
-      )}
+    <>
       <h3>Create a queue</h3>
       <ActionForm
         act={create}
@@ -172,7 +165,7 @@ export function QueuesCard() {
           if (out) {
             setName("");
             queuesChanged();
-            await load();
+            await p.onCreated();
           }
         }}
       >
@@ -213,6 +206,49 @@ export function QueuesCard() {
           onValue={setCapacity}
         />
       </ActionForm>
+    </>
+  );
+}
+
+/** The Live tab's queues card: the list (polled), deleted names, and the create form. */
+export function QueuesCard() {
+  const [rows, setRows] = useState<QueueRow[] | null>(null);
+  const [deleted, setDeleted] = useState<{ queue: string; reusableAt: number }[]>([]);
+  const [err, setErr] = useState<string | null>(null);
+  const del = useAction();
+
+  const load = () =>
+    api<{ queues: QueueRow[]; deleted: { queue: string; reusableAt: number }[] }>(
+      "GET",
+      "/api/admin/queues",
+    ).then((r) => {
+      setRows(r.queues);
+      setDeleted(r.deleted);
+      setErr(null);
+    }).catch((e) => setErr(messageOf(e)));
+  usePolling(load, POLL_MS, []);
+
+  const remove = async (row: QueueRow) => {
+    const out = await deleteQueue(row, del);
+    if (!out) return;
+    del.setStatus({ kind: "ok", text: deletedText(row, out) });
+    queuesChanged();
+    await load();
+  };
+
+  return (
+    <Section title="Queues" id="live-queues">
+      {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
+      {!rows && !err && <p class="muted">Loading…</p>}
+      {rows && <QueueTable rows={rows} busy={del.busy} onDelete={remove} />}
+      <Status s={del.status} />
+      {deleted.length > 0 && (
+        <p class="muted">
+          Deleted, name free again later:{" "}
+          {deleted.map((d) => `${d.queue} (from ${localTime(d.reusableAt)})`).join(", ")}
+        </p>
+      )}
+      <CreateQueueForm onCreated={load} />
     </Section>
   );
 }
