@@ -6,12 +6,12 @@
  * named in the form's status and marked on the field itself. `onDraft` hears every edit, so a
  * preview can follow the form before it is saved.
  */
-import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/queue/types.ts";
 import { api, ApiError, type FieldError } from "../api.ts";
+import { BField, ColorField, InheritBox, invalid } from "./branding_fields.tsx";
 import { ActionForm, Check } from "../forms.tsx";
-import { useAction, useId } from "../ui.tsx";
+import { useAction } from "../ui.tsx";
 
 type Key = keyof Branding;
 
@@ -28,19 +28,27 @@ const LABELS: Record<Key, string> = {
   redirectUrl: "Where admitted visitors go",
 };
 
-/** `#rgb` -> `#rrggbb` for the colour picker (which only takes the long form). */
-function longHex(c: string): string {
-  if (/^#[0-9a-f]{6}$/i.test(c)) return c.toLowerCase();
-  if (/^#[0-9a-f]{3}$/i.test(c)) return "#" + [...c.slice(1)].map((x) => x + x).join("");
-  return "#000000";
-}
-
 /** A queue's branding as `GET /api/admin/branding?queue=` answers it. */
 export interface QueueBranding {
   queue: string;
   service: Branding;
   overrides: Partial<Branding>;
   effective: Branding;
+}
+
+/**
+ * Saves the form: service-wide as typed, or as the queue's overrides (an inherited field sent
+ * as null, so it follows the service-wide value). Returns the branding now in effect.
+ */
+async function putBranding(
+  queue: QueueBranding | undefined,
+  values: Branding,
+  inherited: (k: Key) => boolean,
+): Promise<Branding> {
+  if (!queue) return await api<Branding>("PUT", "/api/admin/branding", values);
+  const body: Record<string, unknown> = { queue: queue.queue };
+  for (const k of Object.keys(values) as Key[]) body[k] = inherited(k) ? null : values[k];
+  return (await api<QueueBranding>("PUT", "/api/admin/branding", body)).effective;
 }
 
 /**
@@ -102,12 +110,7 @@ export function BrandingForm(
         admitHoldSeconds: hold.trim() === "" ? NaN : Number(hold),
       };
       try {
-        let saved: Branding;
-        if (p.queue) {
-          const body: Record<string, unknown> = { queue: p.queue.queue };
-          for (const k of Object.keys(values) as Key[]) body[k] = off(k) ? null : values[k];
-          saved = (await api<QueueBranding>("PUT", "/api/admin/branding", body)).effective;
-        } else saved = await api<Branding>("PUT", "/api/admin/branding", values);
+        const saved = await putBranding(p.queue, values, off);
         setB(saved);
         setHold(String(saved.admitHoldSeconds));
         await p.onSaved?.(saved);
@@ -228,93 +231,5 @@ export function BrandingForm(
         {text("redirectUrl")}
       </BField>
     </ActionForm>
-  );
-}
-
-/** aria-describedby (hint, and error when the server refused the field) + aria-invalid. */
-function invalid(id: string, err: FieldError | undefined) {
-  return err
-    ? { "aria-invalid": true as const, "aria-describedby": `${id}-hint ${id}-err` }
-    : { "aria-describedby": `${id}-hint` };
-}
-
-/** A labelled field with its hint and, when the server refused it, its error. */
-function BField(
-  p: {
-    label: string;
-    hint?: string;
-    err?: FieldError;
-    extra?: ComponentChildren;
-    children: (id: string) => ComponentChildren;
-  },
-) {
-  const id = useId("brand");
-  return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      {p.extra}
-      {p.children(id)}
-      {p.hint && <small id={`${id}-hint`}>{p.hint}</small>}
-      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
-    </div>
-  );
-}
-
-/** A colour as hex text (what is saved) beside a colour picker that edits the same value. */
-function ColorField(
-  p: {
-    label: string;
-    value: string;
-    err?: FieldError;
-    disabled?: boolean;
-    extra?: ComponentChildren;
-    onChange: (v: string) => void;
-  },
-) {
-  const id = useId("brand");
-  return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      {p.extra}
-      <div class="branding-color">
-        <input
-          type="color"
-          disabled={p.disabled}
-          aria-label={`${p.label} picker`}
-          value={longHex(p.value)}
-          onInput={(e) => p.onChange((e.target as HTMLInputElement).value)}
-        />
-        <input
-          id={id}
-          type="text"
-          size={9}
-          disabled={p.disabled}
-          spellcheck={false}
-          autoComplete="off"
-          value={p.value}
-          {...invalid(id, p.err)}
-          onInput={(e) => p.onChange((e.target as HTMLInputElement).value.trim())}
-        />
-      </div>
-      <small id={`${id}-hint`}>Like #2563eb or #fff.</small>
-      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
-    </div>
-  );
-}
-
-/** The "inherit" box of a field in queue mode. */
-function InheritBox(p: { field: string; checked: boolean; onChange: (v: boolean) => void }) {
-  const id = useId("inherit");
-  return (
-    <span class="inherit">
-      <input
-        id={id}
-        type="checkbox"
-        checked={p.checked}
-        aria-label={`${p.field}: inherit from all queues`}
-        onChange={(e) => p.onChange(e.currentTarget.checked)}
-      />
-      <label for={id} aria-hidden="true">inherit</label>
-    </span>
   );
 }
