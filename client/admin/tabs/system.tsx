@@ -83,6 +83,126 @@ function newSecret(): string {
     .replace(/=+$/, "");
 }
 
+/** The PUT body: a new secret when one was typed, null to remove it, absent to keep it. */
+function webhookBody(
+  f: { enabled: boolean; url: string; events: string[]; depth: string },
+  sent: string,
+  clearSecret: boolean,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    enabled: f.enabled,
+    url: f.url.trim(),
+    events: f.events,
+    depthThreshold: Number(f.depth),
+  };
+  if (sent) body.secret = sent;
+  else if (clearSecret) body.secret = null;
+  return body;
+}
+
+/** Sends a test event; its words, or an error saying why it was not delivered. */
+async function sendTestEvent(queue: string): Promise<string> {
+  const r = await api<{ delivered: boolean; status?: number; error?: string }>(
+    "POST",
+    "/api/admin/webhooks/test",
+    { queue },
+  );
+  if (!r.delivered) {
+    throw new Error(
+      `Not delivered: ${r.error ?? "no answer"}${r.status ? ` (HTTP ${r.status})` : ""}.`,
+    );
+  }
+  return `Delivered: the receiver answered HTTP ${r.status}.`;
+}
+
+/** The test part: sends one event to the saved receiver (none saved: nothing to send to). */
+function WebhookTest(p: { queue: string; url: string | undefined }) {
+  const test = useAction();
+  return (
+    <>
+      <h3>Test</h3>
+      <div class="actions">
+        <button
+          type="button"
+          disabled={test.busy || !p.url}
+          onClick={() => test.run(() => sendTestEvent(p.queue))}
+        >
+          Send test event
+        </button>
+      </div>
+      <Status s={test.status} />
+    </>
+  );
+}
+
+/** One box per event the receiver hears. */
+function EventChecks(
+  p: { events: string[]; setEvents: (f: (cur: string[]) => string[]) => void },
+) {
+  return (
+    <fieldset>
+      <legend>Events</legend>
+      {EVENTS.map(([ev, label]) => (
+        <Check
+          key={ev}
+          id={`wh-ev-${ev}`}
+          label={label}
+          checked={p.events.includes(ev)}
+          onChange={(on) =>
+            p.setEvents((cur) =>
+              on ? [...cur.filter((x) => x !== ev), ev] : cur.filter((x) => x !== ev)
+            )}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
+/** The signing secret: its state, a new one (typed or generated), or removing it. */
+function SecretFields(p: {
+  view: Webhooks | null;
+  secret: string;
+  setSecret: (v: string) => void;
+  clearSecret: boolean;
+  setClearSecret: (v: boolean) => void;
+}) {
+  const { view } = p;
+  return (
+    <>
+      <p class="muted" data-testid="wh-secret-state">
+        Signing secret: {view?.secretUnreadable
+          ? "stored but unreadable (TOKEN_SECRET changed): set a new one."
+          : view?.hasSecret
+          ? "set (never shown again)."
+          : "none: deliveries are unsigned."}
+      </p>
+      <Input
+        label="New signing secret"
+        hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
+        autocomplete="off"
+        spellcheck={false}
+        value={p.secret}
+        onValue={p.setSecret}
+      />
+      <div class="actions">
+        <button type="button" onClick={() => p.setSecret(newSecret())}>Generate a secret</button>
+        {view?.hasSecret && (
+          <span class="field inline">
+            <input
+              id="wh-clear"
+              type="checkbox"
+              checked={p.clearSecret}
+              onChange={(e) => p.setClearSecret((e.target as HTMLInputElement).checked)}
+            />
+            <label for="wh-clear">Remove the signing secret</label>
+          </span>
+        )}
+      </div>
+    </>
+  );
+}
+
+/** The webhook settings: receiver, events, depth threshold, signing secret; and a test send. */
 function WebhooksSection({ queue }: { queue: string }) {
   const [view, setView] = useState<Webhooks | null>(null);
   const [enabled, setEnabled] = useState(false);
@@ -93,7 +213,6 @@ function WebhooksSection({ queue }: { queue: string }) {
   const [clearSecret, setClearSecret] = useState(false);
   const [shown, setShown] = useState<string | null>(null);
   const act = useAction();
-  const test = useAction();
   const show = (v: Webhooks) => {
     setView(v);
     setEnabled(v.enabled);
@@ -103,15 +222,8 @@ function WebhooksSection({ queue }: { queue: string }) {
   };
   const { loaded } = useLoad("/api/admin/webhooks", show, act);
   const save = async () => {
-    const body: Record<string, unknown> = {
-      enabled,
-      url: url.trim(),
-      events,
-      depthThreshold: Number(depth),
-    };
     const sent = secret.trim();
-    if (sent) body.secret = sent;
-    else if (clearSecret) body.secret = null;
+    const body = webhookBody({ enabled, url, events, depth }, sent, clearSecret);
     setShown(null);
     const r = await act.run(() => api<Webhooks>("PUT", "/api/admin/webhooks", body), "Saved.");
     if (r) {
@@ -127,20 +239,6 @@ function WebhooksSection({ queue }: { queue: string }) {
       }
     }
   };
-  const sendTest = () =>
-    test.run(async () => {
-      const r = await api<{ delivered: boolean; status?: number; error?: string }>(
-        "POST",
-        "/api/admin/webhooks/test",
-        { queue },
-      );
-      if (!r.delivered) {
-        throw new Error(
-          `Not delivered: ${r.error ?? "no answer"}${r.status ? ` (HTTP ${r.status})` : ""}.`,
-        );
-      }
-      return `Delivered: the receiver answered HTTP ${r.status}.`;
-    });
   return (
     <Section title="Webhooks" id="webhooks">
       <p class="muted">
@@ -162,21 +260,7 @@ function WebhooksSection({ queue }: { queue: string }) {
           value={url}
           onValue={setUrl}
         />
-        <fieldset>
-          <legend>Events</legend>
-          {EVENTS.map(([ev, label]) => (
-            <Check
-              key={ev}
-              id={`wh-ev-${ev}`}
-              label={label}
-              checked={events.includes(ev)}
-              onChange={(on) =>
-                setEvents((cur) =>
-                  on ? [...cur.filter((x) => x !== ev), ev] : cur.filter((x) => x !== ev)
-                )}
-            />
-          ))}
-        </fieldset>
+        <EventChecks events={events} setEvents={setEvents} />
         <Input
           label="Depth threshold"
           hint="Waiting visitors that fire the depth event."
@@ -186,43 +270,15 @@ function WebhooksSection({ queue }: { queue: string }) {
           value={depth}
           onValue={setDepth}
         />
-        <p class="muted" data-testid="wh-secret-state">
-          Signing secret: {view?.secretUnreadable
-            ? "stored but unreadable (TOKEN_SECRET changed): set a new one."
-            : view?.hasSecret
-            ? "set (never shown again)."
-            : "none: deliveries are unsigned."}
-        </p>
-        <Input
-          label="New signing secret"
-          hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
-          autocomplete="off"
-          spellcheck={false}
-          value={secret}
-          onValue={setSecret}
+        <SecretFields
+          view={view}
+          secret={secret}
+          setSecret={setSecret}
+          clearSecret={clearSecret}
+          setClearSecret={setClearSecret}
         />
-        <div class="actions">
-          <button type="button" onClick={() => setSecret(newSecret())}>Generate a secret</button>
-          {view?.hasSecret && (
-            <span class="field inline">
-              <input
-                id="wh-clear"
-                type="checkbox"
-                checked={clearSecret}
-                onChange={(e) => setClearSecret((e.target as HTMLInputElement).checked)}
-              />
-              <label for="wh-clear">Remove the signing secret</label>
-            </span>
-          )}
-        </div>
       </ActionForm>
-      <h3>Test</h3>
-      <div class="actions">
-        <button type="button" disabled={test.busy || !view?.url} onClick={sendTest}>
-          Send test event
-        </button>
-      </div>
-      <Status s={test.status} />
+      <WebhookTest queue={queue} url={view?.url} />
     </Section>
   );
 }
