@@ -37,22 +37,133 @@ const NUMS = [
 
 type Form = { enabled: boolean; url: string } & Record<(typeof NUMS)[number][0], string>;
 
+/** The form's fields as the config has them (numbers as the text inputs hold them). */
+function formOf(c: HealthView["config"]): Form {
+  return {
+    enabled: c.enabled,
+    url: c.url,
+    intervalSeconds: String(c.intervalSeconds),
+    timeoutMs: String(c.timeoutMs),
+    failures: String(c.failures),
+    recoveries: String(c.recoveries),
+  };
+}
+
+/** The state admissions follow now, and what the probe last said. */
+function HealthState({ s }: { s: HealthSnapshot }) {
+  return (
+    <dl class="kv" data-testid="health-state">
+      <dt>Admissions follow</dt>
+      <dd>
+        <strong>{followsText(s)}</strong>
+        {s.override ? ` (forced ${s.override} by an operator)` : ""}
+      </dd>
+      <dt>Probe says</dt>
+      <dd>
+        {s.lastCheckedAt
+          ? `${s.probed}; ${s.consecutiveFailures} failures, ${s.consecutiveSuccesses} ` +
+            "successes in a row"
+          : "no probe has run yet"}
+      </dd>
+      <dt>Last probe</dt>
+      <dd>{s.lastCheckedAt ? localTime(s.lastCheckedAt) : "none yet"}</dd>
+      {s.lastError && (
+        <>
+          <dt>Last error</dt>
+          <dd>{s.lastError}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+/** Forcing healthy or unhealthy (asked again: it pauses admissions), or clearing the override. */
+function OverrideControls(p: { overridden: boolean; onChanged: (v: HealthView) => void }) {
+  const ovr = useAction();
+  const override = async (o: "healthy" | "unhealthy" | null) => {
+    if (
+      o === "unhealthy" &&
+      !await confirmAction(
+        "Force the origin unhealthy? Admissions pause until you clear the override.",
+        "Force unhealthy",
+      )
+    ) return;
+    await ovr.run(
+      async () => p.onChanged(await api<HealthView>("PUT", "/api/admin/health", { override: o })),
+      o ? `Forced ${o}.` : "Override cleared: the probe decides again.",
+    );
+  };
+
+  return (
+    <>
+      <h3>Override</h3>
+      <div class="actions">
+        <button type="button" disabled={ovr.busy} onClick={() => override("healthy")}>
+          Force healthy
+        </button>
+        <button
+          type="button"
+          class="danger"
+          disabled={ovr.busy}
+          onClick={() => override("unhealthy")}
+        >
+          Force unhealthy
+        </button>
+        <button
+          type="button"
+          disabled={ovr.busy || !p.overridden}
+          onClick={() => override(null)}
+        >
+          Clear override
+        </button>
+      </div>
+      <Status s={ovr.status} />
+    </>
+  );
+}
+
+/** The probe settings: on or off, the URL, and its numbers. */
+function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) => void }) {
+  return (
+    <>
+      <Check
+        id="health-on"
+        label="Probe the origin"
+        checked={p.form.enabled}
+        onChange={(v) => p.set("enabled", v)}
+      />
+      <Input
+        label="Health URL"
+        hint="http:// or https://; a 2xx answer counts as healthy."
+        type="url"
+        value={p.form.url}
+        onValue={(v) => p.set("url", v)}
+      />
+      <div class="grid">
+        {NUMS.map(([k, label]) => (
+          <Input
+            key={k}
+            label={label}
+            type="number"
+            min={1}
+            inputMode="numeric"
+            value={p.form[k]}
+            onValue={(v) => p.set(k, v)}
+          />
+        ))}
+      </div>
+    </>
+  );
+}
+
+/** The origin health throttle: its state, the override, and the probe settings. */
 export function HealthSection() {
   const [view, setView] = useState<HealthView | null>(null);
   const [form, setForm] = useState<Form | null>(null);
   const cfg = useAction();
-  const ovr = useAction();
   const show = (v: HealthView) => {
     setView(v);
-    const c = v.config;
-    setForm({
-      enabled: c.enabled,
-      url: c.url,
-      intervalSeconds: String(c.intervalSeconds),
-      timeoutMs: String(c.timeoutMs),
-      failures: String(c.failures),
-      recoveries: String(c.recoveries),
-    });
+    setForm(formOf(v.config));
   };
   useLoad("/api/admin/health", show, cfg);
   // The state changes by itself (every probe): refresh it, never the form being edited.
@@ -72,101 +183,17 @@ export function HealthSection() {
       show(await api<HealthView>("PUT", "/api/admin/health", body));
     }, "Saved.");
 
-  const override = async (o: "healthy" | "unhealthy" | null) => {
-    if (
-      o === "unhealthy" &&
-      !await confirmAction(
-        "Force the origin unhealthy? Admissions pause until you clear the override.",
-        "Force unhealthy",
-      )
-    ) return;
-    await ovr.run(
-      async () => show(await api<HealthView>("PUT", "/api/admin/health", { override: o })),
-      o ? `Forced ${o}.` : "Override cleared: the probe decides again.",
-    );
-  };
-
-  const s = view?.snapshot;
   return (
     <Section title="Origin health throttle" id="health">
       <p class="muted">
         Probes your origin and pauses admissions while it fails; resumes once it recovers.
       </p>
-      {s && (
-        <dl class="kv" data-testid="health-state">
-          <dt>Admissions follow</dt>
-          <dd>
-            <strong>{followsText(s)}</strong>
-            {s.override ? ` (forced ${s.override} by an operator)` : ""}
-          </dd>
-          <dt>Probe says</dt>
-          <dd>
-            {s.lastCheckedAt
-              ? `${s.probed}; ${s.consecutiveFailures} failures, ${s.consecutiveSuccesses} ` +
-                "successes in a row"
-              : "no probe has run yet"}
-          </dd>
-          <dt>Last probe</dt>
-          <dd>{s.lastCheckedAt ? localTime(s.lastCheckedAt) : "none yet"}</dd>
-          {s.lastError && (
-            <>
-              <dt>Last error</dt>
-              <dd>{s.lastError}</dd>
-            </>
-          )}
-        </dl>
-      )}
-      <h3>Override</h3>
-      <div class="actions">
-        <button type="button" disabled={ovr.busy} onClick={() => override("healthy")}>
-          Force healthy
-        </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={ovr.busy}
-          onClick={() => override("unhealthy")}
-        >
-          Force unhealthy
-        </button>
-        <button
-          type="button"
-          disabled={ovr.busy || !view?.override}
-          onClick={() => override(null)}
-        >
-          Clear override
-        </button>
-      </div>
-      <Status s={ovr.status} />
+      {view && <HealthState s={view.snapshot} />}
+      <OverrideControls overridden={!!view?.override} onChanged={show} />
       <h3>Probe settings</h3>
       {form && (
         <ActionForm act={cfg} submit="Save health settings" onSubmit={saveConfig}>
-          <Check
-            id="health-on"
-            label="Probe the origin"
-            checked={form.enabled}
-            onChange={(v) => set("enabled", v)}
-          />
-          <Input
-            label="Health URL"
-            hint="http:// or https://; a 2xx answer counts as healthy."
-            type="url"
-            value={form.url}
-            onValue={(v) => set("url", v)}
-          />
-          <div class="grid">
-            {NUMS.map(([k, label]) => (
-              <Input
-                key={k}
-                label={label}
-                type="number"
-                min={1}
-                inputMode="numeric"
-                value={form[k]}
-                onValue={(v) => set(k, v)}
-              />
-            ))}
-          </div>
+          <ProbeFields form={form} set={set} />
         </ActionForm>
       )}
     </Section>
