@@ -53,12 +53,92 @@ function phaseText(s: QueueSettings, p: Prequeue): string {
   }
 }
 
+/** The draw's commitment (from the window on) and its seed (revealed at the opening). */
+function DrawProof({ pre }: { pre: Prequeue }) {
+  return (
+    <>
+      {pre.commitment && (
+        <p class="mono">
+          Commitment (SHA-256 of the secret seed, shown to every participant):{" "}
+          <code>{pre.commitment}</code>
+        </p>
+      )}
+      {pre.seed && (
+        <p class="mono">
+          Seed (revealed at the opening): <code>{pre.seed}</code>
+        </p>
+      )}
+    </>
+  );
+}
+
+/** Links to the draw record and check page, and publishing or withdrawing the record. */
+function DrawPublish(
+  p: {
+    pre: Prequeue | null;
+    setPre: (f: (x: Prequeue | null) => Prequeue | null) => void;
+    queue: string;
+  },
+) {
+  const { pre, queue } = p;
+  const q = encodeURIComponent(queue);
+  const pub = useAction();
+  const publish = async (published: boolean) => {
+    if (
+      published &&
+      !(await confirmAction(
+        "Publish the draw record of this queue? Anyone can then read it at /draw, including " +
+          "the number of participants, which visitors otherwise see only when “show place in " +
+          "line” is on.",
+        "Publish",
+      ))
+    ) return;
+    pub.run(async () => {
+      await api("PUT", "/api/admin/draw/publish", { queue, published });
+      p.setPre((x) => x && { ...x, published });
+      return published ? "Published." : "Withdrawn.";
+    });
+  };
+  return (
+    <>
+      {pre && pre.phase !== "off" && (
+        <div class="actions">
+          <a
+            href={`${basePath()}/draw?queue=${q}`}
+            target="_blank"
+            rel="noopener"
+          >
+            Draw record
+          </a>
+          <a
+            href={`${basePath()}/draw/verify?queue=${q}`}
+            target="_blank"
+            rel="noopener"
+          >
+            Check page
+          </a>
+          <button type="button" disabled={pub.busy} onClick={() => publish(!pre.published)}>
+            {pre.published ? "Withdraw the draw record" : "Publish the draw record"}
+          </button>
+        </div>
+      )}
+      {pre && !pre.published && pre.phase !== "off" && (
+        <p class="muted">
+          Not published: /draw answers “no_draw” until you publish it. Publishing shows the number
+          of participants to anyone.
+        </p>
+      )}
+      <Status s={pub.status} />
+    </>
+  );
+}
+
+/** The queue's fair opening: the pre-queue window, the draw's state, and its record. */
 export function OpeningCard({ s, set, queue }: CardProps) {
   const [pre, setPre] = useState<Prequeue | null>(null);
   const [on, setOn, followOn] = useFollowing<"on" | "off">(s.prequeueMinutes ? "on" : "off");
   const [minutes, setMinutes, followMinutes] = useFollowing(String(s.prequeueMinutes ?? 60));
   const a = useAction();
-  const pub = useAction();
   const q = encodeURIComponent(queue);
   usePolling(
     () => {
@@ -83,37 +163,11 @@ export function OpeningCard({ s, set, queue }: CardProps) {
         ? `Pre-queue on: ${Number(minutes)} minutes before opening.`
         : "Pre-queue off.";
     });
-  const publish = async (published: boolean) => {
-    if (
-      published &&
-      !(await confirmAction(
-        "Publish the draw record of this queue? Anyone can then read it at /draw, including " +
-          "the number of participants, which visitors otherwise see only when “show place in " +
-          "line” is on.",
-        "Publish",
-      ))
-    ) return;
-    pub.run(async () => {
-      await api("PUT", "/api/admin/draw/publish", { queue, published });
-      setPre((p) => p && { ...p, published });
-      return published ? "Published." : "Withdrawn.";
-    });
-  };
   return (
     <Section title="Fair opening (pre-queue)" id="adm-opening">
       <p class="muted">{PREQUEUE_WORDS}</p>
       {pre && <p>{phaseText(s, pre)}</p>}
-      {pre?.commitment && (
-        <p class="mono">
-          Commitment (SHA-256 of the secret seed, shown to every participant):{" "}
-          <code>{pre.commitment}</code>
-        </p>
-      )}
-      {pre?.seed && (
-        <p class="mono">
-          Seed (revealed at the opening): <code>{pre.seed}</code>
-        </p>
-      )}
+      {pre && <DrawProof pre={pre} />}
       <ActionForm
         act={a}
         submit="Save pre-queue"
@@ -151,24 +205,7 @@ export function OpeningCard({ s, set, queue }: CardProps) {
           />
         )}
       </ActionForm>
-      {pre && pre.phase !== "off" && (
-        <div class="actions">
-          <a href={`${basePath()}/draw?queue=${q}`} target="_blank" rel="noopener">Draw record</a>
-          <a href={`${basePath()}/draw/verify?queue=${q}`} target="_blank" rel="noopener">
-            Check page
-          </a>
-          <button type="button" disabled={pub.busy} onClick={() => publish(!pre.published)}>
-            {pre.published ? "Withdraw the draw record" : "Publish the draw record"}
-          </button>
-        </div>
-      )}
-      {pre && !pre.published && pre.phase !== "off" && (
-        <p class="muted">
-          Not published: /draw answers “no_draw” until you publish it. Publishing shows the number
-          of participants to anyone.
-        </p>
-      )}
-      <Status s={pub.status} />
+      <DrawPublish pre={pre} setPre={setPre} queue={queue} />
     </Section>
   );
 }
