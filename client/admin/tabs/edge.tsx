@@ -108,6 +108,55 @@ interface CheckItem {
   message: string;
 }
 
+/** Runs the zone's checks and shows them; the status counts the problems. */
+async function runChecks(setItems: (v: CheckItem[]) => void): Promise<string> {
+  const r = await edgeCall(() =>
+    api<{ ok: boolean; items: CheckItem[] }>("POST", "/api/admin/edge/check")
+  );
+  setItems(r.items);
+  const bad = r.items.filter((i) => !i.ok).length;
+  return r.ok ? "Everything checks out." : `${bad} ${bad === 1 ? "problem" : "problems"} found.`;
+}
+
+/** Proxies the hostname's DNS (creating its record at `target` if none) and turns geolocation on. */
+async function fixProxyWords(target: string): Promise<string> {
+  const body = target.trim() ? { target: target.trim() } : {};
+  const r = await edgeCall(() => api("POST", "/api/admin/edge/fix-proxy", body));
+  const n = r.dns.changed.length;
+  return `DNS: ${n} record${n === 1 ? "" : "s"} switched to proxied${
+    r.dns.created ? `, created ${r.dns.created.type} ${r.dns.created.name}` : ""
+  }. IP geolocation: ${r.ipGeolocation.value}${r.ipGeolocation.changed ? " (changed)" : ""}.`;
+}
+
+/** Sets the zone's encryption mode to Full (strict). */
+async function strictWords(): Promise<string> {
+  const r = await edgeCall(() => api("PUT", "/api/admin/edge/ssl", {}));
+  return `Encryption mode: ${r.sslMode}${r.changed ? " (changed)" : " (already set)"}.`;
+}
+
+/** Turns IP geolocation on or off (off clears the country block, which needs it). */
+async function geoWords(enabled: boolean): Promise<string> {
+  const r = await edgeCall(() => api("PUT", "/api/admin/edge/ip-geolocation", { enabled }));
+  return `IP geolocation is ${r.enabled ? "on" : "off"}${r.changed ? "" : " (no change)"}.${
+    r.countryBlockCleared ? " The country block was cleared." : ""
+  }`;
+}
+
+/** The check results, each passed or failed in words as well as a mark. */
+function CheckList({ items }: { items: CheckItem[] }) {
+  return (
+    <ul class="checks" aria-label="Check results">
+      {items.map((i) => (
+        <li key={i.item} class={i.ok ? "ok" : "bad"}>
+          <span aria-hidden="true">{i.ok ? "✓" : "✗"}</span> <strong>{i.item}</strong>
+          <span class="sr-only">{i.ok ? " passed" : " failed"}</span>: {i.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The zone's checks, and the fixes for proxied DNS, encryption and IP geolocation. */
 function ChecksSection() {
   const [items, setItems] = useState<CheckItem[] | null>(null);
   const [target, setTarget] = useState("");
@@ -124,34 +173,14 @@ function ChecksSection() {
     if (out) await run();
     return out;
   };
-  const run = () =>
-    check.run(async () => {
-      const r = await edgeCall(() =>
-        api<{ ok: boolean; items: CheckItem[] }>("POST", "/api/admin/edge/check")
-      );
-      setItems(r.items);
-      const bad = r.items.filter((i) => !i.ok).length;
-      return r.ok
-        ? "Everything checks out."
-        : `${bad} ${bad === 1 ? "problem" : "problems"} found.`;
-    });
+  const run = () => check.run(() => runChecks(setItems));
   const fixProxy = async () =>
     await after(
-      await fix.run(async () => {
-        const body = target.trim() ? { target: target.trim() } : {};
-        const r = await edgeCall(() => api("POST", "/api/admin/edge/fix-proxy", body));
-        const n = r.dns.changed.length;
-        return `DNS: ${n} record${n === 1 ? "" : "s"} switched to proxied${
-          r.dns.created ? `, created ${r.dns.created.type} ${r.dns.created.name}` : ""
-        }. IP geolocation: ${r.ipGeolocation.value}${r.ipGeolocation.changed ? " (changed)" : ""}.`;
-      }),
+      await fix.run(() => fixProxyWords(target)),
     );
   const strict = async () =>
     await after(
-      await ssl.run(async () => {
-        const r = await edgeCall(() => api("PUT", "/api/admin/edge/ssl", {}));
-        return `Encryption mode: ${r.sslMode}${r.changed ? " (changed)" : " (already set)"}.`;
-      }),
+      await ssl.run(strictWords),
     );
   const setGeo = async (enabled: boolean) => {
     if (
@@ -163,12 +192,7 @@ function ChecksSection() {
       )
     ) return;
     await after(
-      await geo.run(async () => {
-        const r = await edgeCall(() => api("PUT", "/api/admin/edge/ip-geolocation", { enabled }));
-        return `IP geolocation is ${r.enabled ? "on" : "off"}${r.changed ? "" : " (no change)"}.${
-          r.countryBlockCleared ? " The country block was cleared." : ""
-        }`;
-      }),
+      await geo.run(() => geoWords(enabled)),
     );
   };
   return (
@@ -182,16 +206,7 @@ function ChecksSection() {
         </button>
       </div>
       <Status s={check.status} />
-      {items && (
-        <ul class="checks" aria-label="Check results">
-          {items.map((i) => (
-            <li key={i.item} class={i.ok ? "ok" : "bad"}>
-              <span aria-hidden="true">{i.ok ? "✓" : "✗"}</span> <strong>{i.item}</strong>
-              <span class="sr-only">{i.ok ? " passed" : " failed"}</span>: {i.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      {items && <CheckList items={items} />}
       <h3>Proxied DNS</h3>
       <ActionForm act={fix} submit="Proxy DNS and turn on IP geolocation" onSubmit={fixProxy}>
         <Input
