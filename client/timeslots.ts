@@ -54,6 +54,7 @@ export const BACKOFF_MAX_MS = 60_000;
 /** The longest `Retry-After` honoured, so a bad header cannot park a visitor for hours. */
 export const RETRY_AFTER_MAX_MS = 600_000;
 
+/** The error envelope's code, or "" when the body is not one. */
 async function errorCode(res: Response): Promise<string> {
   try {
     return (await res.json())?.error?.code ?? "";
@@ -70,9 +71,9 @@ export function retryAfterMs(res: Response, now: number): number | null {
   return Number.isFinite(ms) ? Math.min(RETRY_AFTER_MAX_MS, Math.max(0, ms)) : null;
 }
 
-/** Starts following the timeslots; returns the function that stops it. */
-export function followTimeslots(o: TimeslotOptions): () => void {
-  const d: TimeslotDeps = {
+/** The browser's clock, timers, fetch and visibility, with the caller's stand-ins over them. */
+function depsOf(o: TimeslotOptions): TimeslotDeps {
+  return {
     fetch: (input, init) => fetch(input, init),
     now: () => Date.now(),
     setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -82,6 +83,52 @@ export function followTimeslots(o: TimeslotOptions): () => void {
     // `document` only exists in a browser: touch it only when no stand-in was given.
     visibility: o.deps?.visibility ?? document,
   };
+}
+
+/** Exponential backoff with jitter: half to all of the step after `failures` failures. */
+function backoffMs(failures: number, random: number): number {
+  const step = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** failures);
+  return step * (0.5 + random / 2);
+}
+
+/**
+ * Server time minus browser time from an answer: the server's own "now" in the view, else the
+ * Date header; null when neither says.
+ */
+function clockOffset(res: Response, v: VisitorView | undefined, now: number): number | null {
+  if (v?.nextCheckAt !== undefined && v.nextPollAfterMs !== undefined) {
+    return v.nextCheckAt - v.nextPollAfterMs - now;
+  }
+  const date = Date.parse(res.headers.get("date") ?? "");
+  // The header has whole seconds: its middle is the best guess.
+  return Number.isFinite(date) ? date + 500 - now : null;
+}
+
+/**
+ * The status call, and when the place is lost (404, 401) a join again: the answer, or why the
+ * loop cannot go on (no such queue; the last join's ticket did not come back).
+ */
+async function statusOrJoin(
+  call: (path: string, init?: RequestInit) => Promise<Response>,
+  queue: string,
+  afterRejoin: boolean,
+): Promise<{ res: Response; rejoined: boolean } | "closed" | "cookies"> {
+  const res = await call(`/status?queue=${encodeURIComponent(queue)}`);
+  if (res.status !== 404 && res.status !== 401) return { res, rejoined: false };
+  if (await errorCode(res) === "unknown_queue") return "closed";
+  // The ticket the last join set did not come back: joining again cannot help.
+  if (res.status === 401 && afterRejoin) return "cookies";
+  const joined = await call("/join", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ queue }),
+  });
+  return { res: joined, rejoined: true };
+}
+
+/** Starts following the timeslots; returns the function that stops it. */
+export function followTimeslots(o: TimeslotOptions): () => void {
+  const d = depsOf(o);
   let timer: unknown;
   let dueAt = Infinity;
   let failures = 0;
@@ -101,8 +148,9 @@ export function followTimeslots(o: TimeslotOptions): () => void {
   };
   /** Exponential backoff with jitter (half to all of the step), or the server's Retry-After. */
   const retry = (serverAsked: number | null = null) => {
-    const step = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** failures++);
-    later(serverAsked ?? step * (0.5 + d.random() / 2));
+    // Every failure counts toward the backoff, also one the server gave a Retry-After for.
+    const n = failures++;
+    later(serverAsked ?? backoffMs(n, d.random()));
   };
   const stop = () => {
     stopped = true;
@@ -110,15 +158,9 @@ export function followTimeslots(o: TimeslotOptions): () => void {
     d.visibility.removeEventListener("visibilitychange", onVisible);
   };
 
-  /** The server clock from an answer: its own "now" in the view, else the Date header. */
   const learnClock = (res: Response, v?: VisitorView) => {
-    if (v?.nextCheckAt !== undefined && v.nextPollAfterMs !== undefined) {
-      o.offset.current = v.nextCheckAt - v.nextPollAfterMs - d.now();
-      return;
-    }
-    const date = Date.parse(res.headers.get("date") ?? "");
-    // The header has whole seconds: its middle is the best guess.
-    if (Number.isFinite(date)) o.offset.current = date + 500 - d.now();
+    const offset = clockOffset(res, v, d.now());
+    if (offset !== null) o.offset.current = offset;
   };
 
   async function call(path: string, init?: RequestInit): Promise<Response> {
@@ -130,22 +172,12 @@ export function followTimeslots(o: TimeslotOptions): () => void {
     dueAt = Infinity;
     if (stopped) return;
     try {
-      let res = await call(`/status?queue=${encodeURIComponent(o.queue)}`);
-      let rejoined = false;
-      if (res.status === 404 || res.status === 401) {
-        if (await errorCode(res) === "unknown_queue") return o.onGone("closed");
-        if (res.status === 401 && afterRejoin) {
-          // The ticket the last join set did not come back: joining again cannot help.
-          stop();
-          return o.onGone("cookies");
-        }
-        res = await call("/join", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ queue: o.queue }),
-        });
-        rejoined = true;
+      const got = await statusOrJoin(call, o.queue, afterRejoin);
+      if (typeof got === "string") {
+        if (got === "cookies") stop();
+        return o.onGone(got);
       }
+      const { res, rejoined } = got;
       afterRejoin = rejoined && res.ok;
       if (res.status === 503) {
         learnClock(res);
