@@ -1,0 +1,128 @@
+/// <reference lib="dom" />
+/**
+ * The Access tab's country block: the countries, how long the block lasts, its state (on until
+ * when, ended, off), and the joins it refused per country.
+ */
+import { useState } from "preact/hooks";
+import type { GeoBlockView } from "../../../lib/access/mod.ts";
+import { api } from "../api.ts";
+import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
+import { confirmAction, Field, localTime, Section, useAction } from "../ui.tsx";
+import { type LineError, LineErrors, lineErrors } from "./access_lines.tsx";
+
+type GeoBlock = GeoBlockView;
+
+/** Asks before the block is switched on or off (on: for how long; off: everyone joins again). */
+function confirmGeoSwitch(on: boolean, ttl: string): Promise<boolean> {
+  return confirmAction(
+    on
+      ? `Block visitors from these countries for ${ttl} hours? They cannot join the queue.`
+      : "Turn the country block off? Visitors from every country can join again.",
+    on ? "Turn on" : "Turn off",
+  );
+}
+
+/** The block's state in words: on until when, ended, or off. */
+function geoStateText(view: GeoBlock | null): string {
+  return !view
+    ? "Loading…"
+    : view.active
+    ? `On: blocking ${view.countries.join(", ")} until ${localTime(view.expiresAt)}.`
+    : view.enabled
+    ? `Ended at ${localTime(view.expiresAt)} (no longer blocking).`
+    : "Off.";
+}
+
+/** Refused joins per country since the block was turned on, most first. */
+function GeoHits({ hits }: { hits: [string, number][] }) {
+  return (
+    <table>
+      <caption>Refused joins since the block was turned on</caption>
+      <thead>
+        <tr>
+          <th scope="col">Country</th>
+          <th scope="col">Refused</th>
+        </tr>
+      </thead>
+      <tbody>
+        {hits.map(([c, n]) => (
+          <tr key={c}>
+            <td>{c}</td>
+            <td>{n}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The country block: the list, its duration, its state, and what it refused. */
+export function GeoBlockSection() {
+  const [view, setView] = useState<GeoBlock | null>(null);
+  const [on, setOn] = useState(false);
+  const [text, setText] = useState("");
+  const [ttl, setTtl] = useState("24");
+  const [lines, setLines] = useState<LineError[]>([]);
+  const act = useAction();
+  const show = (v: GeoBlock) => {
+    setView(v);
+    setOn(v.enabled);
+    setText(v.countriesText);
+    if (v.ttlHours) setTtl(String(v.ttlHours));
+  };
+  const { loaded } = useLoad("/api/admin/geo-block", show, act);
+
+  const save = async () => {
+    if (view && on !== view.enabled && !await confirmGeoSwitch(on, ttl)) return;
+    setLines([]);
+    await act.run(async () => {
+      const body: Record<string, unknown> = { enabled: on, countriesText: text };
+      if (ttl.trim()) body.ttlHours = Number(ttl);
+      try {
+        show(await api<GeoBlock>("PUT", "/api/admin/geo-block", body));
+      } catch (e) {
+        setLines(lineErrors(e));
+        throw e;
+      }
+    }, on ? "Saved: the country block is on." : "Saved: the country block is off.");
+  };
+
+  const hits = Object.entries(view?.hits ?? {}).sort((a, b) => b[1] - a[1]);
+  return (
+    <Section title="Country block" id="geo">
+      <p class="muted">
+        Refuses joins from the listed countries, using the visitor country Cloudflare adds (IP
+        geolocation must be on, see the Edge tab). The block ends by itself after its duration.
+      </p>
+      <p data-testid="geo-state">
+        {geoStateText(view)}
+      </p>
+      <ActionForm act={act} submit="Save country block" onSubmit={save} loading={!loaded}>
+        <Check id="geo-on" label="Block these countries" checked={on} onChange={setOn} />
+        <Field label="Countries" hint="Two-letter codes (ISO 3166-1), one per line; # comments.">
+          {(id) => (
+            <textarea
+              id={id}
+              rows={4}
+              value={text}
+              aria-describedby={lines.length ? "geo-lines" : undefined}
+              onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+            />
+          )}
+        </Field>
+        <LineErrors id="geo-lines" lines={lines} />
+        <Input
+          label="Duration in hours"
+          hint="Required when turning on: 1 to 720."
+          type="number"
+          min={1}
+          max={720}
+          inputMode="numeric"
+          value={ttl}
+          onValue={setTtl}
+        />
+      </ActionForm>
+      {hits.length > 0 && <GeoHits hits={hits} />}
+    </Section>
+  );
+}
