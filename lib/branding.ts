@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "@hono/zod-openapi";
 import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts";
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
