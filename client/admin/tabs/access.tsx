@@ -73,6 +73,32 @@ interface OriginView {
   override: { enabled: boolean; url: string | null; updatedAt: number } | null;
 }
 
+/** The choice in force: no proxy shows "Off", not an empty URL form. */
+function modeOf(v: OriginView): "url" | "env" | "off" {
+  const o = v.override;
+  return !o ? (v.enabled ? "env" : "off") : !o.enabled ? "off" : o.url ? "url" : "env";
+}
+
+/** What is wrong with a typed origin URL, checked before the call; null when nothing. */
+function urlProblem(typed: string): string | null {
+  if (/^https?:\/\/[^/\s]+/i.test(typed)) return null;
+  return typed
+    ? "Origin URL must start with http:// or https:// and name a host."
+    : "Enter the origin URL to proxy to (http:// or https://), or choose Off.";
+}
+
+/** Where admitted visitors go now, and who set it. */
+function originStateText(view: OriginView | null): string {
+  return !view
+    ? "Loading…"
+    : view.enabled
+    ? `Admitted visitors are proxied to ${view.url} (${
+      view.source === "env" ? "from ORIGIN_URL" : "set here"
+    }).`
+    : `No proxy${view.source === "admin" ? " (turned off here)" : ""}.`;
+}
+
+/** The origin proxy: a URL set here, ORIGIN_URL, or off; and removing the override. */
 function OriginSection() {
   const [view, setView] = useState<OriginView | null>(null);
   const [mode, setMode] = useState("url");
@@ -80,22 +106,14 @@ function OriginSection() {
   const act = useAction();
   const show = (v: OriginView) => {
     setView(v);
-    const o = v.override;
-    // The choice shown is the one in force: no proxy shows "Off", not an empty URL form.
-    setMode(!o ? (v.enabled ? "env" : "off") : !o.enabled ? "off" : o.url ? "url" : "env");
-    setUrl(o?.url ?? "");
+    setMode(modeOf(v));
+    setUrl(v.override?.url ?? "");
   };
   const { loaded } = useLoad("/api/admin/origin", show);
   const save = () => {
     const typed = url.trim();
-    if (mode === "url" && !/^https?:\/\/[^/\s]+/i.test(typed)) {
-      return act.setStatus({
-        kind: "error",
-        text: typed
-          ? "Origin URL must start with http:// or https:// and name a host."
-          : "Enter the origin URL to proxy to (http:// or https://), or choose Off.",
-      });
-    }
+    const wrong = mode === "url" ? urlProblem(typed) : null;
+    if (wrong) return act.setStatus({ kind: "error", text: wrong });
     return act.run(async () => {
       const body = mode === "off"
         ? { enabled: false }
@@ -118,13 +136,7 @@ function OriginSection() {
   return (
     <Section title="Origin proxy" id="origin">
       <p data-testid="origin-state">
-        {!view
-          ? "Loading…"
-          : view.enabled
-          ? `Admitted visitors are proxied to ${view.url} (${
-            view.source === "env" ? "from ORIGIN_URL" : "set here"
-          }).`
-          : `No proxy${view.source === "admin" ? " (turned off here)" : ""}.`}
+        {originStateText(view)}
       </p>
       <ActionForm
         act={act}

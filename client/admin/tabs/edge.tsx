@@ -23,16 +23,36 @@ interface EdgeLink {
   tokenReadable?: boolean;
 }
 
+/** The PUT body: only what differs from the link (a blank field keeps its value). */
+function changedFields(
+  link: EdgeLink,
+  zone: string,
+  host: string,
+  token: string,
+): Record<string, string> {
+  const body: Record<string, string> = {};
+  if (zone.trim() && zone.trim() !== link.zoneName) body.zone = zone.trim();
+  if (host.trim() && host.trim() !== link.hostname) body.hostname = host.trim();
+  if (token.trim()) body.token = token.trim();
+  return body;
+}
+
+/** The saved link's report: a replaced token, and custom domains no longer tracked. */
+function linkSavedText(out: { tokenReplaced?: boolean; untrackedDomains?: string[] }): string {
+  const extra = out.untrackedDomains?.length
+    ? ` No longer tracked: ${out.untrackedDomains.join(", ")}.`
+    : "";
+  return `Saved${out.tokenReplaced ? " (token replaced)" : ""}.${extra}`;
+}
+
+/** The edge link: zone, hostname and token, each changed only when typed. */
 function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void }) {
   const [zone, setZone] = useState(link.zoneName ?? "");
   const [host, setHost] = useState(link.hostname ?? "");
   const [token, setToken] = useState("");
   const act = useAction();
   const save = async () => {
-    const body: Record<string, string> = {};
-    if (zone.trim() && zone.trim() !== link.zoneName) body.zone = zone.trim();
-    if (host.trim() && host.trim() !== link.hostname) body.hostname = host.trim();
-    if (token.trim()) body.token = token.trim();
+    const body = changedFields(link, zone, host, token);
     if (!Object.keys(body).length) {
       act.setStatus({ kind: "error", text: "Nothing changed." });
       return;
@@ -48,13 +68,7 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
     const out = await act.run(() => edgeCall(() => api("PUT", "/api/admin/edge", body)));
     if (out) {
       setToken("");
-      const extra = out.untrackedDomains?.length
-        ? ` No longer tracked: ${out.untrackedDomains.join(", ")}.`
-        : "";
-      act.setStatus({
-        kind: "ok",
-        text: `Saved${out.tokenReplaced ? " (token replaced)" : ""}.${extra}`,
-      });
+      act.setStatus({ kind: "ok", text: linkSavedText(out) });
       onSaved();
     }
   };
