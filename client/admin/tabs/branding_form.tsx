@@ -6,6 +6,7 @@
  * named in the form's status and marked on the field itself. `onDraft` hears every edit, so a
  * preview can follow the form before it is saved.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/queue/types.ts";
 import { api, ApiError, type FieldError } from "../api.ts";
@@ -49,6 +50,121 @@ async function putBranding(
   const body: Record<string, unknown> = { queue: queue.queue };
   for (const k of Object.keys(values) as Key[]) body[k] = inherited(k) ? null : values[k];
   return (await api<QueueBranding>("PUT", "/api/admin/branding", body)).effective;
+}
+
+/** What each group of fields needs from the form: values, setter, errors, inherit boxes. */
+interface Kit {
+  b: Branding;
+  put: <K extends Key>(k: K, v: Branding[K]) => void;
+  errOf: (k: Key) => FieldError | undefined;
+  inh: (k: Key) => ComponentChildren;
+  off: (k: Key) => boolean;
+  text: (k: "title" | "logoUrl" | "redirectUrl") => (id: string) => ComponentChildren;
+}
+
+/** How the page looks: title, message, logo and colours. */
+function LookFields(k: Kit) {
+  return (
+    <>
+      <BField label="Title" err={k.errOf("title")} extra={k.inh("title")}>{k.text("title")}</BField>
+      <BField
+        label="Message"
+        err={k.errOf("message")}
+        hint="Shown under the title."
+        extra={k.inh("message")}
+      >
+        {(id) => (
+          <textarea
+            id={id}
+            disabled={k.off("message")}
+            maxLength={2000}
+            value={k.b.message}
+            {...invalid(id, k.errOf("message"))}
+            onInput={(e) => k.put("message", (e.target as HTMLTextAreaElement).value)}
+          />
+        )}
+      </BField>
+      <BField
+        label="Logo URL"
+        err={k.errOf("logoUrl")}
+        hint="Empty, a path on this site (/logo.png) or an https:// URL."
+        extra={k.inh("logoUrl")}
+      >
+        {k.text("logoUrl")}
+      </BField>
+      <ColorField
+        label="Main colour"
+        value={k.b.primaryColor}
+        disabled={k.off("primaryColor")}
+        extra={k.inh("primaryColor")}
+        err={k.errOf("primaryColor")}
+        onChange={(v) => k.put("primaryColor", v)}
+      />
+      <ColorField
+        label="Background colour"
+        value={k.b.backgroundColor}
+        disabled={k.off("backgroundColor")}
+        extra={k.inh("backgroundColor")}
+        err={k.errOf("backgroundColor")}
+        onChange={(v) => k.put("backgroundColor", v)}
+      />
+    </>
+  );
+}
+
+/** How admission goes: the waiting count, click to enter, the hold, and where visitors go. */
+function AdmissionFields(k: Kit & { hold: string; setHold: (v: string) => void }) {
+  return (
+    <>
+      <div class="branding-row">
+        <Check
+          label="Show how many people are waiting"
+          checked={k.b.showWaitingCount}
+          disabled={k.off("showWaitingCount")}
+          onChange={(v) => k.put("showWaitingCount", v)}
+        />
+        {k.inh("showWaitingCount")}
+      </div>
+      <div class="branding-row">
+        <Check
+          label="Click to enter: admitted visitors confirm with a button"
+          checked={k.b.clickToEnter}
+          disabled={k.off("clickToEnter")}
+          onChange={(v) => k.put("clickToEnter", v)}
+        />
+        {k.inh("clickToEnter")}
+      </div>
+      <BField
+        label="Seconds an admitted visitor's place is held"
+        err={k.errOf("admitHoldSeconds")}
+        hint="10 to 3600. Unused places go to the next visitor."
+        extra={k.inh("admitHoldSeconds")}
+      >
+        {(id) => (
+          <input
+            id={id}
+            disabled={k.off("admitHoldSeconds")}
+            type="number"
+            inputMode="numeric"
+            min="10"
+            max="3600"
+            step="1"
+            value={k.hold}
+            {...invalid(id, k.errOf("admitHoldSeconds"))}
+            onInput={(e) => k.setHold((e.target as HTMLInputElement).value)}
+          />
+        )}
+      </BField>
+      <BField
+        label="Where admitted visitors go"
+        err={k.errOf("redirectUrl")}
+        hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
+        extra={k.inh("redirectUrl")}
+      >
+        {k.text("redirectUrl")}
+      </BField>
+    </>
+  );
 }
 
 /**
@@ -135,101 +251,11 @@ export function BrandingForm(
     return k === "title" ? <input type="text" {...common} /> : <input type="url" {...common} />;
   };
 
+  const kit: Kit = { b, put, errOf, inh, off, text };
   return (
     <ActionForm act={a} class="branding-form" noValidate submit="Save branding" onSubmit={save}>
-      <BField label="Title" err={errOf("title")} extra={inh("title")}>{text("title")}</BField>
-      <BField
-        label="Message"
-        err={errOf("message")}
-        hint="Shown under the title."
-        extra={inh("message")}
-      >
-        {(id) => (
-          <textarea
-            id={id}
-            disabled={off("message")}
-            maxLength={2000}
-            value={b.message}
-            {...invalid(id, errOf("message"))}
-            onInput={(e) => put("message", (e.target as HTMLTextAreaElement).value)}
-          />
-        )}
-      </BField>
-      <BField
-        label="Logo URL"
-        err={errOf("logoUrl")}
-        hint="Empty, a path on this site (/logo.png) or an https:// URL."
-        extra={inh("logoUrl")}
-      >
-        {text("logoUrl")}
-      </BField>
-      <ColorField
-        label="Main colour"
-        value={b.primaryColor}
-        disabled={off("primaryColor")}
-        extra={inh("primaryColor")}
-        err={errOf("primaryColor")}
-        onChange={(v) =>
-          put("primaryColor", v)}
-      />
-      <ColorField
-        label="Background colour"
-        value={b.backgroundColor}
-        disabled={off("backgroundColor")}
-        extra={inh("backgroundColor")}
-        err={errOf("backgroundColor")}
-        onChange={(v) =>
-          put("backgroundColor", v)}
-      />
-      <div class="branding-row">
-        <Check
-          label="Show how many people are waiting"
-          checked={b.showWaitingCount}
-          disabled={off("showWaitingCount")}
-          onChange={(v) =>
-            put("showWaitingCount", v)}
-        />
-        {inh("showWaitingCount")}
-      </div>
-      <div class="branding-row">
-        <Check
-          label="Click to enter: admitted visitors confirm with a button"
-          checked={b.clickToEnter}
-          disabled={off("clickToEnter")}
-          onChange={(v) =>
-            put("clickToEnter", v)}
-        />
-        {inh("clickToEnter")}
-      </div>
-      <BField
-        label="Seconds an admitted visitor's place is held"
-        err={errOf("admitHoldSeconds")}
-        hint="10 to 3600. Unused places go to the next visitor."
-        extra={inh("admitHoldSeconds")}
-      >
-        {(id) => (
-          <input
-            id={id}
-            disabled={off("admitHoldSeconds")}
-            type="number"
-            inputMode="numeric"
-            min="10"
-            max="3600"
-            step="1"
-            value={hold}
-            {...invalid(id, errOf("admitHoldSeconds"))}
-            onInput={(e) => setHold((e.target as HTMLInputElement).value)}
-          />
-        )}
-      </BField>
-      <BField
-        label="Where admitted visitors go"
-        err={errOf("redirectUrl")}
-        hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
-        extra={inh("redirectUrl")}
-      >
-        {text("redirectUrl")}
-      </BField>
+      <LookFields {...kit} />
+      <AdmissionFields {...kit} hold={hold} setHold={setHold} />
     </ActionForm>
   );
 }
