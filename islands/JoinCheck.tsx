@@ -47,6 +47,46 @@ function shareDone(tried: number, difficulty: number): number {
   return Math.min(0.99, 1 - Math.exp(-tried / Math.max(1, difficulty)));
 }
 
+/** Joins with what the check produced, and the enqueue token the link carried. */
+function joinWithProofs(
+  p: JoinCheckProps,
+  proof: { challenge: string; nonce: string } | undefined,
+  turnstileResponse: string | undefined,
+): Promise<Response> {
+  return fetch("/join", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      queue: p.queue,
+      ...(proof ? { proof } : {}),
+      ...(turnstileResponse ? { turnstileResponse } : {}),
+      ...(p.enqueueToken ? { enqueueToken: p.enqueueToken } : {}),
+    }),
+  });
+}
+
+/**
+ * The ticket must come back before the page reloads: in a frame whose cookies the browser does
+ * not keep, a reload would ask for the check again, and again.
+ */
+async function ticketKept(queue: string): Promise<void> {
+  const back = await fetch(`/status?queue=${encodeURIComponent(queue)}`, { cache: "no-store" });
+  if (back.status === 401) {
+    throw new Error(
+      "the browser does not keep the waiting room's cookie in this frame; open the " +
+        "waiting room in its own window",
+    );
+  }
+}
+
+/** A refused solution comes with a fresh challenge to solve; any other refusal is an error. */
+async function freshChallenge(res: Response): Promise<PowChallenge> {
+  const body = await res.json().catch(() => null);
+  const err = body?.error;
+  if (err?.code === "challenge_failed" && err.details?.challenge) return err.details.challenge;
+  throw new Error(err?.message ?? `the waiting room answered ${res.status}`);
+}
+
 /** The check island. */
 export function JoinCheck(p: JoinCheckProps) {
   const [said, setSaid] = useState("Checking that you are a person, not a script…");
@@ -82,39 +122,15 @@ export function JoinCheck(p: JoinCheckProps) {
       if (!live) return;
       setShare(1);
       setSaid("Check done. Joining the line…");
-      const res = await fetch("/join", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          queue: p.queue,
-          ...(proof ? { proof } : {}),
-          ...(turnstileResponse ? { turnstileResponse } : {}),
-          ...(p.enqueueToken ? { enqueueToken: p.enqueueToken } : {}),
-        }),
-      });
+      const res = await joinWithProofs(p, proof, turnstileResponse);
       if (res.ok) {
-        // The ticket must come back before the page reloads: in a frame whose cookies the
-        // browser does not keep, a reload would ask for the check again, and again.
-        const back = await fetch(`/status?queue=${encodeURIComponent(p.queue)}`, {
-          cache: "no-store",
-        });
-        if (back.status === 401) {
-          throw new Error(
-            "the browser does not keep the waiting room's cookie in this frame; open the " +
-              "waiting room in its own window",
-          );
-        }
+        await ticketKept(p.queue);
         return location.replace(p.next);
       }
-      const body = await res.json().catch(() => null);
-      const err = body?.error;
-      // A refused solution comes with a fresh challenge: solve that one.
-      if (err?.code === "challenge_failed" && err.details?.challenge) {
-        quarter = 0;
-        setSaid("One more check…");
-        return pass(err.details.challenge);
-      }
-      throw new Error(err?.message ?? `the waiting room answered ${res.status}`);
+      const next = await freshChallenge(res);
+      quarter = 0;
+      setSaid("One more check…");
+      return pass(next);
     };
     pass(p.challenge).catch((e) => {
       if (!live) return;
