@@ -45,6 +45,59 @@ function Stat(p: { label: string; value: string; note?: string }) {
   );
 }
 
+/** One queue's live figures, as the metrics answer has them. */
+type QueueNowView = MetricsAnswer["queues"][number];
+
+/** What the queue is doing now: paused (by hand or by the health throttle), not open, admitting. */
+function stateWord(q: QueueNowView, at: number): string {
+  return q.paused
+    ? "Paused"
+    : q.healthPaused
+    ? "Paused: origin unhealthy"
+    : q.opensAt && q.opensAt > at
+    ? "Not open yet"
+    : "Admitting";
+}
+
+/** The queue's state and its figures, as of the metrics' time `at`. */
+function QueueNow({ q, at }: { q: QueueNowView; at: number }) {
+  return (
+    <>
+      <p class="live-state">
+        <span class={`live-badge ${q.paused || q.healthPaused ? "stopped" : "running"}`}>
+          {stateWord(q, at)}
+        </span>{" "}
+        <span class="muted">
+          Updated {new Date(at).toLocaleTimeString()} (every 5 s while this page is shown)
+        </span>
+      </p>
+      <div class="grid live-stats" aria-label="Queue metrics" role="group">
+        <Stat label="Waiting" value={num(q.waiting)} />
+        <Stat label="Estimated wait" value={duration(q.estimatedWaitSeconds)} />
+        <Stat label="Capacity" value={num(q.capacity)} note="entered + holding at once" />
+        <Stat label="Entered" value={num(q.entered)} />
+        <Stat label="Holding" value={num(q.holding)} note="admitted, not yet in" />
+        <Stat label="Open slots" value={num(q.openSlots)} />
+        <Stat label="Admit rate" value={`${q.admitPerSecond} / s`} />
+        <Stat
+          label="Mode"
+          value={q.admissionMode === "lottery" ? "Lottery" : "Queue (FIFO)"}
+        />
+        <Stat
+          label="Opens at"
+          value={q.opensAt ? localTime(q.opensAt) : "No opening time"}
+          note={q.opensAt && q.opensAt <= at ? "passed" : undefined}
+        />
+        <Stat label="Average wait" value={duration(q.averageWaitSeconds)} />
+        <Stat label="Oldest wait" value={duration(q.oldestWaitSeconds)} />
+        <Stat label="Abandoned" value={num(q.abandoned)} />
+        <Stat label="Admitted in total" value={num(q.admittedTotal)} />
+      </div>
+    </>
+  );
+}
+
+/** The Live tab: the queue now, its traffic, the country block and health, and every queue. */
 export function LiveTab({ queue }: TabProps) {
   const [m, setM] = useState<MetricsAnswer | null>(null);
   const [err, setErr] = useState<string | null>(null);
@@ -81,46 +134,7 @@ export function LiveTab({ queue }: TabProps) {
         {err && <p class="status error" role="alert">Could not refresh: {err}</p>}
         {!m && !err && <p class="muted">Loading…</p>}
         {m && !q && <p>This queue has no metrics yet.</p>}
-        {q && (
-          <>
-            <p class="live-state">
-              <span class={`live-badge ${q.paused || q.healthPaused ? "stopped" : "running"}`}>
-                {q.paused
-                  ? "Paused"
-                  : q.healthPaused
-                  ? "Paused: origin unhealthy"
-                  : q.opensAt && q.opensAt > m!.at
-                  ? "Not open yet"
-                  : "Admitting"}
-              </span>{" "}
-              <span class="muted">
-                Updated {new Date(m!.at).toLocaleTimeString()} (every 5 s while this page is shown)
-              </span>
-            </p>
-            <div class="grid live-stats" aria-label="Queue metrics" role="group">
-              <Stat label="Waiting" value={num(q.waiting)} />
-              <Stat label="Estimated wait" value={duration(q.estimatedWaitSeconds)} />
-              <Stat label="Capacity" value={num(q.capacity)} note="entered + holding at once" />
-              <Stat label="Entered" value={num(q.entered)} />
-              <Stat label="Holding" value={num(q.holding)} note="admitted, not yet in" />
-              <Stat label="Open slots" value={num(q.openSlots)} />
-              <Stat label="Admit rate" value={`${q.admitPerSecond} / s`} />
-              <Stat
-                label="Mode"
-                value={q.admissionMode === "lottery" ? "Lottery" : "Queue (FIFO)"}
-              />
-              <Stat
-                label="Opens at"
-                value={q.opensAt ? localTime(q.opensAt) : "No opening time"}
-                note={q.opensAt && q.opensAt <= m!.at ? "passed" : undefined}
-              />
-              <Stat label="Average wait" value={duration(q.averageWaitSeconds)} />
-              <Stat label="Oldest wait" value={duration(q.oldestWaitSeconds)} />
-              <Stat label="Abandoned" value={num(q.abandoned)} />
-              <Stat label="Admitted in total" value={num(q.admittedTotal)} />
-            </div>
-          </>
-        )}
+        {m && q && <QueueNow q={q} at={m.at} />}
       </Section>
 
       <Section title="Inflow and outflow, last 24 hours" id="live-traffic">
