@@ -22,6 +22,23 @@ interface Domains {
   domains: DomainStatus[];
 }
 
+/** The attach report: what was done to the record, and what admin sign-in there needs. */
+function attachedText(a: { domain: string; created?: boolean; changed?: boolean }): string {
+  return `Attached ${a.domain}${
+    a.created ? " (CNAME created)" : a.changed ? " (record fixed)" : ""
+  }. Visitors can use it now. Admin sign-in there needs it in the Turnstile widget, which ` +
+    "lists the hostnames it was made for: sign in on the main hostname, or run the setup's " +
+    "challenge step again to make a widget that lists this domain too.";
+}
+
+/** The detach report: the CNAME deleted, and other records of the name left alone. */
+function detachedText(out: { domain: string; deleted?: boolean; leftAlone?: unknown[] }): string {
+  return `Detached ${out.domain}${out.deleted ? " (CNAME deleted)" : ""}.${
+    out.leftAlone?.length ? ` Left alone: ${out.leftAlone.length} other record(s).` : ""
+  }`;
+}
+
+/** The custom domains: each with its state, attach and detach. */
 export function DomainsSection() {
   const [list, setList] = useState<Domains | null>(null);
   const [name, setName] = useState("");
@@ -37,18 +54,7 @@ export function DomainsSection() {
     );
     if (out) {
       setName("");
-      attach.setStatus({
-        kind: "ok",
-        text: `Attached ${out.attached.domain}${
-          out.attached.created
-            ? " (CNAME created)"
-            : out.attached.changed
-            ? " (record fixed)"
-            : ""
-        }. Visitors can use it now. Admin sign-in there needs it in the Turnstile widget, which ` +
-          "lists the hostnames it was made for: sign in on the main hostname, or run the setup's " +
-          "challenge step again to make a widget that lists this domain too.",
-      });
+      attach.setStatus({ kind: "ok", text: attachedText(out.attached) });
       await reload();
     }
   };
@@ -61,12 +67,7 @@ export function DomainsSection() {
       () => edgeCall(() => api("DELETE", "/api/admin/edge/domains", { domain })),
       undefined,
       async (out) => {
-        detach.setStatus({
-          kind: "ok",
-          text: `Detached ${out.domain}${out.deleted ? " (CNAME deleted)" : ""}.${
-            out.leftAlone?.length ? ` Left alone: ${out.leftAlone.length} other record(s).` : ""
-          }`,
-        });
+        detach.setStatus({ kind: "ok", text: detachedText(out) });
         await reload();
       },
     );
