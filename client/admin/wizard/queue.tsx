@@ -15,6 +15,18 @@ interface QueueView {
   mode: "queue" | "lottery";
 }
 
+/**
+ * Sets an existing queue's mode or creates the new queue, records the step, and remembers the
+ * queue as the control room's pick.
+ */
+async function saveQueue(queue: string, mode: QueueView["mode"], existing: boolean) {
+  if (existing) await api("POST", "/api/admin/mode", { queue, mode });
+  else await api("POST", "/api/admin/queues", { name: queue, mode });
+  await api("POST", "/api/admin/setup/step", { step: "queue", queue });
+  localStorage.setItem("tg-admin-queue", queue);
+}
+
+/** The queue step: pick or name the queue, and its admission mode. */
 export function QueueStep(p: StepProps) {
   const [queues, setQueues] = useState<QueueView[] | null>(null);
   const [name, setName] = useState(p.progress?.steps.queueName ?? "");
@@ -45,10 +57,7 @@ export function QueueStep(p: StepProps) {
       onSubmit={async () => {
         const queue = name.trim();
         const out = await a.run(async () => {
-          if (existing) await api("POST", "/api/admin/mode", { queue, mode });
-          else await api("POST", "/api/admin/queues", { name: queue, mode });
-          await api("POST", "/api/admin/setup/step", { step: "queue", queue });
-          localStorage.setItem("tg-admin-queue", queue);
+          await saveQueue(queue, mode, !!existing);
           await p.reload();
           return `Queue ${queue} ${existing ? "saved" : "created"} (${mode}).`;
         });
