@@ -39,7 +39,8 @@ export interface LoadArgs {
   keepTmp: boolean;
 }
 
-const USAGE = `deno task load [--scenario flash|line|mixed|attack|all] [--quick] [options]
+const USAGE =
+  `deno task load [--scenario flash|line|mixed|attack|all, or a list: flash,line] [--quick] [options]
   --quick                tiny sizes (a smoke run of a few seconds each; writes no results)
   --joins N              flash: joins (100000)
   --flash-rate N         flash: ADMIT_PER_SECOND, the drain rate (500)
@@ -93,13 +94,16 @@ export function parseArgs(argv: string[]): LoadArgs {
     return v;
   };
   const which = flags.get("--scenario") ?? "all";
-  if (which !== "all" && !(SCENARIOS as readonly string[]).includes(which)) {
-    throw new Error(`invalid --scenario ${which}: flash, line, mixed, attack or all`);
+  const picked = which === "all" ? [...SCENARIOS] : which.split(",");
+  for (const p of picked) {
+    if (!(SCENARIOS as readonly string[]).includes(p)) {
+      throw new Error(`invalid --scenario ${which}: flash, line, mixed, attack (or a list) or all`);
+    }
   }
   const results = flags.has("--no-results") ? null : flags.get("--results") ??
     (quick ? null : new URL("./RESULTS.md", import.meta.url).pathname);
   return {
-    scenarios: which === "all" ? [...SCENARIOS] : [which as Scenario],
+    scenarios: picked as Scenario[],
     quick,
     flash: {
       joins: num("--joins", 100_000, 1000),

@@ -116,7 +116,7 @@ export async function oneAddressAttack(e: ScenarioEnv, o: AttackOptions): Promis
           await floodPool.request({
             method: "POST",
             path: "/heartbeat",
-            body,
+            body: JSON.stringify({ queue: "default", visitorId: decodeTicket(ticket).sub }),
             ticket,
             headers: { "x-forwarded-for": ATTACKER_IP },
           }),

@@ -71,11 +71,11 @@ export function attackChecks(r: AttackRunReport): Check[] {
     },
     {
       name: "one address: heartbeat flood on its tickets",
-      measured: `${f0(a.heartbeats.requests)} answered (${
+      measured: `${f0(a.heartbeats.requests)} sent (${
         f0(a.heartbeats.requests / a.attackSeconds)
-      }/s)`,
-      target: "reported (writes bounded per visitor: tests/abuse_limits_test.ts)",
-      pass: null,
+      }/s), ${f0(a.heartbeats.outcomes["200"] ?? 0)} answered 200`,
+      target: "answered (writes bounded per visitor: tests/abuse_limits_test.ts)",
+      pass: (a.heartbeats.outcomes["200"] ?? 0) > 0,
     },
     {
       name: `${n.options.visitors} visitors behind one address over ${n.options.minutes} minutes`,
@@ -92,7 +92,8 @@ export function attackChecks(r: AttackRunReport): Check[] {
           f0(w.byLabel.enter)
         }, other ${f0(w.byLabel.other)})`,
       target: "3 (join, admission, entry)",
-      pass: w.completed === w.options.visitors && w.max === 3 && w.mean === 3,
+      pass: w.completed === w.options.visitors && w.max === 3 && w.mean === 3 &&
+        w.heartbeatsAnswered === w.heartbeatsSent,
     },
     {
       name: "a new address per join, proof of work automatic",
@@ -158,7 +159,9 @@ export function attackNotes(r: AttackRunReport): string[] {
     `a spent-solution record). ${f0(w.options.visitors)} ordinary visitors joined (queue paused, ` +
     `so none was admitted at its join), ${w.options.attackJoinsEach} attacker joins after each ` +
     `(${f0(w.attackPlaced)} placed); then everyone sent ${w.options.heartbeatsEach} heartbeats ` +
-    `(${f0(w.heartbeatsSent)} in all, 2 s apart; renewals they made are check-ins, ` +
+    `(${f0(w.heartbeatsSent)} in all, ${
+      f0(w.heartbeatsAnswered)
+    } answered 200, 2 s apart; renewals they made are check-ins, ` +
     `${w.renewalsMean.toFixed(2)} per visitor); the queue resumed, ticks admitted everyone and ` +
     `each visitor's status entered it. ${f0(w.sharedJoinCommits)} commits during the joins ` +
     `wrote no visitor key (counter and statistics sums).`,

@@ -34,6 +34,8 @@ export interface WritesReport {
   /** Check-in renewals per completed visitor (the heartbeat floods). */
   renewalsMean: number;
   heartbeatsSent: number;
+  /** Of those, answered 200 (a refused heartbeat would test nothing). */
+  heartbeatsAnswered: number;
   attackPlaced: number;
   /** Commits that wrote no visitor's key while the joins ran (counters, sums). */
   sharedJoinCommits: number;
@@ -100,7 +102,7 @@ export async function countWrites(o: WritesOptions): Promise<WritesReport> {
     const sharedJoinCommits = counter.sharedCommits;
     // Waiting: heartbeat floods from everyone (renewals are labelled check-ins).
     counter.phase = "status";
-    let heartbeatsSent = 0;
+    let heartbeatsSent = 0, heartbeatsAnswered = 0;
     const senders = [
       ...ordinary.map((ticket, i) => [ticket, `10.1.${i >> 8}.${i & 255}`]),
       ...attack.map((ticket) => [ticket, ATTACKER_IP]),
@@ -108,7 +110,9 @@ export async function countWrites(o: WritesOptions): Promise<WritesReport> {
     // Rounds 2 s apart (server time), so due renewals happen among the repeats.
     for (let h = 0; h < o.heartbeatsEach; h++) {
       for (const [ticket, ip] of senders) {
-        await (await post("/heartbeat", ip, ticket)).body?.cancel();
+        const res = await post("/heartbeat", ip, ticket, { visitorId: decodeTicket(ticket).sub });
+        if (res.ok) heartbeatsAnswered++;
+        await res.body?.cancel();
         heartbeatsSent++;
       }
       t.clock.advance(2000);
@@ -152,6 +156,7 @@ export async function countWrites(o: WritesOptions): Promise<WritesReport> {
       byLabel,
       renewalsMean: renewals / n,
       heartbeatsSent,
+      heartbeatsAnswered,
       attackPlaced: attack.length,
       sharedJoinCommits,
     };
