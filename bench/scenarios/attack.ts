@@ -19,6 +19,15 @@ import { pause, type ScenarioEnv, type ServerErrors, serverErrors, startTarget }
 export const ATTACKER_IP = "203.0.113.7";
 /** The per-client limit the scenario runs under: the service's default. */
 export const DEFAULT_JOINS_PER_MINUTE = 60;
+/**
+ * Server settings of the attack scenarios: the driver on loopback is the trusted proxy that names
+ * each request's client, and the per-client limit is at its default.
+ */
+export const BEHIND_PROXY = {
+  CLIENT_IP_HEADER: "x-forwarded-for",
+  TRUSTED_PROXIES: "127.0.0.1",
+  JOINS_PER_CLIENT_PER_MINUTE: String(DEFAULT_JOINS_PER_MINUTE),
+};
 
 /** Sizes of the one-address attack. */
 export interface AttackOptions {
@@ -71,9 +80,7 @@ export async function oneAddressAttack(e: ScenarioEnv, o: AttackOptions): Promis
     ADMIT_PER_SECOND: String(o.rate),
     CAPACITY: "10000000",
     MAX_WAITING_VISITORS: String(o.maxWaiting),
-    CLIENT_IP_HEADER: "x-forwarded-for",
-    TRUSTED_PROXIES: "127.0.0.1",
-    JOINS_PER_CLIENT_PER_MINUTE: String(DEFAULT_JOINS_PER_MINUTE),
+    ...BEHIND_PROXY,
     // Admitted records outlive the run, so their `admittedAt` can be read afterwards.
     ACCESS_TOKEN_TTL_SECONDS: "3600",
   });

@@ -5,7 +5,7 @@
  * minutes pass in seconds. Every one of them must get a place.
  */
 import { removeKv } from "../seeding.ts";
-import { DEFAULT_JOINS_PER_MINUTE } from "./attack.ts";
+import { BEHIND_PROXY } from "./attack.ts";
 import { HttpPool } from "./http.ts";
 import { Tally, type TallySummary } from "./tally.ts";
 import { pause, type ScenarioEnv, startTarget } from "./target.ts";
@@ -33,9 +33,7 @@ export async function behindOneAddress(e: ScenarioEnv, o: NatOptions): Promise<N
     ADMIT_PER_SECOND: "0.1",
     CAPACITY: "10000000",
     MAX_WAITING_VISITORS: "2000",
-    CLIENT_IP_HEADER: "x-forwarded-for",
-    TRUSTED_PROXIES: "127.0.0.1",
-    JOINS_PER_CLIENT_PER_MINUTE: String(DEFAULT_JOINS_PER_MINUTE),
+    ...BEHIND_PROXY,
   }, o.clockSpeed);
   const pool = new HttpPool(t.url, 8);
   const joins = new Tally();
