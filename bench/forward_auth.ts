@@ -11,7 +11,7 @@
  * Knobs: the BENCH_* variables of bench/config.ts (duration, rounds, warm-up, connections).
  */
 import { Signer } from "../lib/tokens.ts";
-import { checkCacheSwaps, nginxArgs, renderNginx } from "../tests/proxies/examples.ts";
+import { checkCacheSwaps, nginxArgs, renderNginx } from "../testing/proxy_examples.ts";
 import { readConfig } from "./config.ts";
 import { interleave, type Measured, type PhaseEnv, startBaseline } from "./http_phases.ts";
 import { type LoadSpec, wrkVersion } from "./load.ts";

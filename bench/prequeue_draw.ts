@@ -13,7 +13,7 @@ import { drawOrder, verifyDraw } from "../lib/queue/draw_scheme.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { keys } from "../lib/store/keys.ts";
-import { makeApp } from "../tests/helpers.ts";
+import { makeApp } from "../testing/app.ts";
 
 const args = Deno.args;
 const N = Number(args[args.indexOf("--n") + 1] || 0) || 100_000;

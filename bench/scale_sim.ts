@@ -14,7 +14,7 @@ import { migrate } from "../lib/store/migrate.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { readTicketUnverified, Signer } from "../lib/tokens.ts";
 import { percentile } from "./checkins_sim.ts";
-import { delayedKv, KvTally } from "./delayed_kv.ts";
+import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 
 const Q = "default";
 

@@ -7,32 +7,7 @@ import { testConfig } from "../lib/config.ts";
 import { EnqueueTokens } from "../lib/guard/enqueue.ts";
 import { writeJoinGuards } from "../lib/guard/settings.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { createApp } from "../app.ts";
-import { cryptoRandom, systemClock } from "../lib/clock.ts";
-import type { Config } from "../lib/config.ts";
-
-/** The served handler on loopback, over in-memory KV and the real clock (what a user runs). */
-async function serveApp(config: Config) {
-  const kv = await Deno.openKv(":memory:");
-  const { fetch, services } = await createApp({
-    kv,
-    clock: systemClock,
-    config,
-    fetch: globalThis.fetch,
-    random: cryptoRandom,
-    autoTick: false,
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, fetch);
-  return {
-    base: `http://127.0.0.1:${server.addr.port}`,
-    kv,
-    services,
-    async close() {
-      await server.shutdown();
-      kv.close();
-    },
-  };
-}
+import { serveApp } from "./live_app.ts";
 
 const ENQUEUE_SECRET = "enqueue-secret-enqueue-secret-0123456789";
 
@@ -49,7 +24,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const srv = await serveApp(testConfig({ QUEUES: ["default"] }));
+    const srv = await serveApp(testConfig({ QUEUES: ["default"] }), { autoTick: false });
     try {
       await writeJoinGuards(srv.kv, "default", { challenge: "on", difficulty: 20_000 });
       const out = JSON.parse(

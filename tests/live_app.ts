@@ -10,7 +10,7 @@ import type { Config } from "../lib/config.ts";
  * The service as `main.ts` serves it (createApp's `fetch`, admission ticks on) over in-memory KV
  * and the system clock, on 127.0.0.1 and a free port.
  */
-export async function serveApp(config: Config) {
+export async function serveApp(config: Config, opts: { autoTick?: boolean } = {}) {
   const kv = await Deno.openKv(":memory:");
   const { fetch: serve, services } = await createApp({
     kv,
@@ -18,7 +18,7 @@ export async function serveApp(config: Config) {
     config,
     fetch: globalThis.fetch,
     random: cryptoRandom,
-    autoTick: true,
+    autoTick: opts.autoTick ?? true,
   });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
   return {

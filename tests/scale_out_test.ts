@@ -4,7 +4,7 @@
  * between its reads still lands at once, with both counted; enters that come together share one
  * commit of the counts record.
  */
-import { delayedKv, KvTally } from "../bench/delayed_kv.ts";
+import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { keys } from "../lib/store/keys.ts";

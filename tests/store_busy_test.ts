@@ -5,7 +5,7 @@
  * again the same visitor gets in line exactly once.
  */
 import { DatabaseSync } from "node:sqlite";
-import { delayedKv } from "../bench/delayed_kv.ts";
+import { delayedKv } from "../testing/delayed_kv.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";

@@ -22,7 +22,7 @@ import {
   ProxyOutcome,
   RecordView,
   SettingOutcome,
-} from "../../lib/edge/schemas.ts";
+} from "./edge_schemas.ts";
 import { adminSecurity, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { edgeErrors, optionalJson, setupEdgeRoutes } from "./setup_edge.ts";

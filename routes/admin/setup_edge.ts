@@ -9,7 +9,7 @@ import {
   ProxyOutcome,
   RecordView,
   SettingOutcome,
-} from "../../lib/edge/schemas.ts";
+} from "./edge_schemas.ts";
 import {
   attachDomainStep,
   fixStep,

@@ -3,7 +3,7 @@ import { setCookie } from "hono/cookie";
 import type { Services } from "../services.ts";
 import { resetService } from "../../lib/admin/reset.ts";
 import { accessMetrics } from "../../lib/access/mod.ts";
-import { ChallengeState, challengeState } from "../../lib/challenge/view.ts";
+import { ChallengeState, challengeState } from "./challenge_view.ts";
 import { listInvites } from "../../lib/admin/invites.ts";
 import { listUsers } from "../../lib/admin/users.ts";
 import { BrandingInput, readBranding } from "../../lib/branding.ts";

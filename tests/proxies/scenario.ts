@@ -213,3 +213,35 @@ export async function forwardAuthScenario(
     await site.close();
   }
 }
+
+/**
+ * A proxy config with its documented fail-open switch: while Tollgate is up the line holds; once
+ * it is down visitors reach the site, and the site gets no visitor headers (a client's least of
+ * all). `start` starts the switched proxy in front of Tollgate and the site.
+ */
+export async function failOpenScenario(start: StartProxy): Promise<void> {
+  const site = startSite();
+  const tg = await startTollgate(["default"]);
+  const proxy = await start(portsFor(tg.port, site.port));
+  try {
+    const closed = await fetch(`${proxy.base}/shop`, { redirect: "manual" });
+    await closed.body?.cancel();
+    assertEquals(closed.status, 302, "while Tollgate is up, the line holds");
+    await tg.close();
+    const r = await fetch(`${proxy.base}/shop`, {
+      headers: { "x-tollgate-visitor": "forged", "x-tollgate-queue": "vip" },
+    });
+    assertEquals(r.status, 200);
+    assert((await r.text()).includes("site page /shop"));
+    const hit = site.hits.at(-1)!;
+    assertEquals(hit.headers.get("x-tollgate-visitor"), null);
+    assertEquals(hit.headers.get("x-tollgate-queue"), null);
+  } catch (e) {
+    console.error(proxy.log().slice(-3000));
+    throw e;
+  } finally {
+    await proxy.stop();
+    await tg.close().catch(() => {});
+    await site.close();
+  }
+}

@@ -3,8 +3,8 @@
  * it is live and its public site key. Never the secret.
  */
 import { z } from "@hono/zod-openapi";
-import type { ChallengeGate } from "../services.ts";
-import { readLiveChallenge } from "./records.ts";
+import type { ChallengeGate } from "../../lib/services.ts";
+import { readLiveChallenge } from "../../lib/challenge/records.ts";
 
 /** Schema of the view. */
 export const ChallengeState = z.object({
