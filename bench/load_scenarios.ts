@@ -4,6 +4,12 @@
  * writes it into bench/RESULTS.md. Usage: docs/testing.md, or `--help`.
  */
 import { installCleanup, output, stopAll } from "./procs.ts";
+import {
+  attackChecks,
+  type AttackRunOptions,
+  attackScenario,
+  attackTallies,
+} from "./scenarios/attack_run.ts";
 import { type Check, flashChecks, lineChecks, mixedChecks, verdict } from "./scenarios/checks.ts";
 import { flashCrowd, type FlashOptions } from "./scenarios/flash.ts";
 import { followLine, type LineOptions } from "./scenarios/line.ts";
@@ -26,13 +32,15 @@ export interface LoadArgs {
   flash: FlashOptions;
   line: LineOptions;
   mixed: MixedOptions;
+  attack: AttackRunOptions;
   /** Where the section goes; null: nowhere. */
   results: string | null;
   strict: boolean;
   keepTmp: boolean;
 }
 
-const USAGE = `deno task load [--scenario flash|line|mixed|all] [--quick] [options]
+const USAGE =
+  `deno task load [--scenario flash|line|mixed|attack|all, or a list: flash,line] [--quick] [options]
   --quick                tiny sizes (a smoke run of a few seconds each; writes no results)
   --joins N              flash: joins (100000)
   --flash-rate N         flash: ADMIT_PER_SECOND, the drain rate (500)
@@ -45,6 +53,9 @@ const USAGE = `deno task load [--scenario flash|line|mixed|all] [--quick] [optio
   --line-seconds N       line: server seconds followed after opening (1400)
   --mixed-seconds N      mixed: duration (300)
   --join-rate N          mixed: joins per second (50)
+  --attack-visitors N    attack: ordinary visitors from their own addresses (1000)
+  --attack-seconds N     attack: seconds they join over, one address attacking (60)
+  --nat-clock-speed N    attack: TOLLGATE_CLOCK_SPEED of the one-address NAT run (5; --quick: 10, 40 joins over 1 minute)
   --results PATH         where to write the section (bench/RESULTS.md; --quick: none)
   --no-results           write nothing
   --strict               exit 1 when a target is missed
@@ -83,13 +94,16 @@ export function parseArgs(argv: string[]): LoadArgs {
     return v;
   };
   const which = flags.get("--scenario") ?? "all";
-  if (which !== "all" && !(SCENARIOS as readonly string[]).includes(which)) {
-    throw new Error(`invalid --scenario ${which}: flash, line, mixed or all`);
+  const picked = which === "all" ? [...SCENARIOS] : which.split(",");
+  for (const p of picked) {
+    if (!(SCENARIOS as readonly string[]).includes(p)) {
+      throw new Error(`invalid --scenario ${which}: flash, line, mixed, attack (or a list) or all`);
+    }
   }
   const results = flags.has("--no-results") ? null : flags.get("--results") ??
     (quick ? null : new URL("./RESULTS.md", import.meta.url).pathname);
   return {
-    scenarios: which === "all" ? [...SCENARIOS] : [which as Scenario],
+    scenarios: picked as Scenario[],
     quick,
     flash: {
       joins: num("--joins", 100_000, 1000),
@@ -119,6 +133,24 @@ export function parseArgs(argv: string[]): LoadArgs {
       tokenTtlSec: quick ? 10 : 60,
       operatorEverySec: quick ? 1 : 5,
       connections: 32,
+    },
+    attack: {
+      oneAddress: {
+        visitors: num("--attack-visitors", 1000, 100),
+        seconds: num("--attack-seconds", 60, 3),
+        afterSeconds: quick ? 2 : 15,
+        maxWaiting: 2000,
+        rate: 5,
+        joinConnections: 4,
+        floodConnections: 4,
+      },
+      // 200 people behind one address over 5 minutes, in 60 s of real time; --quick keeps the
+      // rate (40 a minute) over one minute at speed 10 (a faster clock shrinks the server's own
+      // time limits, and store_busy answers then measure this shared machine, not the limit).
+      nat: quick
+        ? { visitors: 40, minutes: 1, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) }
+        : { visitors: 200, minutes: 5, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) },
+      writes: { visitors: quick ? 50 : 1000, attackJoinsEach: 2, heartbeatsEach: 3 },
     },
     results,
     strict: flags.has("--strict"),
@@ -153,6 +185,10 @@ async function runOne(name: Scenario, a: LoadArgs, dir: string): Promise<Outcome
       checks: lineChecks(r),
       tallies: [["GET /status (following timeslots)", r.statuses]],
     };
+  }
+  if (name === "attack") {
+    const r = await attackScenario(e, a.attack);
+    return { name, report: r, checks: attackChecks(r), tallies: attackTallies(r) };
   }
   const r = await mixedTraffic(e, a.mixed);
   return {

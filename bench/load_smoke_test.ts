@@ -2,10 +2,13 @@
  * The load scenarios cannot rot: `deno task load --quick` runs every scenario at tiny sizes
  * against real servers and its report must be sane; the seeded line must be what joins leave;
  * the simulated server clock must run fast, and never in production; the driver's pieces (HTTP
- * client, flags, the RESULTS.md block) must do what the scenarios rely on.
+ * client, flags, the RESULTS.md block, the attack scenario's readings) must do what the
+ * scenarios rely on.
  */
 import { parseArgs } from "./load_scenarios.ts";
 import { planLine, writeLine } from "./seed.ts";
+import { arrivalOrder } from "./scenarios/attack.ts";
+import { newAddressResult } from "./scenarios/attack_run.ts";
 import { HttpPool } from "./scenarios/http.ts";
 import { keepLoadSection, upsertBlock } from "./scenarios/markdown.ts";
 import { keys } from "../lib/store/keys.ts";
@@ -19,7 +22,16 @@ const SECRET = "load-smoke-test-secret-0123456789abcdef";
 
 Deno.test("deno task load --quick: every scenario runs and reports sane numbers", async () => {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "bench/load_scenarios.ts", "--quick", "--no-results"],
+    // The attack scenario takes about 20 s even at --quick: run on its own (docs/abuse.md).
+    args: [
+      "run",
+      "-A",
+      "bench/load_scenarios.ts",
+      "--quick",
+      "--no-results",
+      "--scenario",
+      "flash,line,mixed",
+    ],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
@@ -247,7 +259,13 @@ Deno.test("load flags: defaults are the issue's sizes, --quick is tiny, bad inpu
     null,
     true,
   ]);
-  for (const bad of [["--scenario", "soak"], ["--joins", "-1"], ["--nope", "1"], ["--joins"]]) {
+  assertEquals(parseArgs(["--scenario", "line,attack"]).scenarios, ["line", "attack"]);
+  for (
+    const bad of [["--scenario", "soak"], ["--scenario", "line,soak"], ["--joins", "-1"], [
+      "--nope",
+      "1",
+    ], ["--joins"]]
+  ) {
     let threw = false;
     try {
       parseArgs(bad);
@@ -270,4 +288,30 @@ Deno.test("a scenario's block replaces only its own block in RESULTS.md, in scen
   const rerun = keepLoadSection(doc3, "# Tollgate benchmark results\n\nnew bench numbers\n");
   assert(rerun.includes("new bench numbers") && !rerun.includes("\nbench numbers"), "new bench");
   assert(rerun.includes("flash one") && rerun.includes("mixed two"), "load section kept");
+});
+
+Deno.test("attack scenario: arrival order and the new-address result are read as they are", () => {
+  const seq = new Map([["a", 1], ["b", 2], ["c", 3], ["d", 4]]);
+  const inOrder = new Map([["a", 10], ["b", 10], ["c", 20]]);
+  assertEquals(arrivalOrder(seq, inOrder), { admitted: 3, outOfOrder: 0, skipped: 0 });
+  const jumped = new Map([["a", 10], ["b", 30], ["c", 20]]);
+  assertEquals(arrivalOrder(seq, jumped).outOfOrder, 1, "c admitted before b");
+  const passedOver = new Map([["a", 10], ["c", 20]]);
+  assertEquals(arrivalOrder(seq, passedOver).skipped, 1, "b passed over");
+
+  const section = [
+    "## Attack: a new address per join, proof of work automatic (bench/pow_attack.ts)",
+    "",
+    "Run 2026-11-25T23:13:39.380Z: queue capped at 2000 waiting rows",
+    "",
+    "| what | measured | target | result |",
+    "| --- | --- | --- | --- |",
+    "| attacker's live rows at the line's peak | 8.0% (80 of 1000) | <= 10% | PASS |",
+  ].join("\n");
+  assertEquals(newAddressResult(`# x\n\n${section}\n`), {
+    measured: "8.0% (80 of 1000) (bench/pow_attack.ts, 2026-11-25T23:13:39.380Z)",
+    pass: true,
+  });
+  assertEquals(newAddressResult(section.replace("| PASS |", "| FAIL |"))?.pass, false);
+  assertEquals(newAddressResult("# no such section"), null);
 });

@@ -124,3 +124,25 @@ Deno.test("bounded writes: a heartbeat flood from one ticket writes at most once
   assert(rec.deadline > t.clock.now() + period, "still live a period ahead");
   t.close();
 });
+
+Deno.test("client limit: one address at full speed for an hour takes at most ten minutes' allowance", async () => {
+  const t = await makeApp({ JOINS_PER_CLIENT_PER_MINUTE: 6 });
+  await t.engine.setPaused("default", true);
+  let placed = 0, refusedHourly = 0;
+  // Every 10 s for an hour: the minute bucket alone would allow 6 + 6 * 60 = 366 places.
+  for (let s = 0; s < 3600; s += 10) {
+    for (let i = 0; i < 3; i++) {
+      const r = await join(t, "198.51.100.66");
+      if (r.status === 202) placed++;
+      else if (Number(r.headers.get("Retry-After")) > 10) refusedHourly++;
+      await r.body?.cancel();
+    }
+    t.clock.advance(10_000);
+  }
+  // At most the hourly allowance plus what refilled of it during the hour.
+  assert(placed <= 60 + 60, `placed ${placed}`);
+  assert(placed >= 60, `the hourly allowance is usable (${placed})`);
+  assert(refusedHourly > 0, "past the hourly allowance, Retry-After says to wait longer");
+  await t.services.access.hits.idle();
+  t.close();
+});

@@ -20,6 +20,8 @@ export interface Call {
   ticket?: string;
   /** Sent as `Authorization: Bearer`. */
   bearer?: string;
+  /** More header lines (e.g. `x-forwarded-for`, to speak for a client behind a trusted proxy). */
+  headers?: Record<string, string>;
 }
 
 /** One answer. `status` 0 means the connection failed (`error` says how). */
@@ -153,6 +155,7 @@ export class HttpPool {
     let head = `${c.method} ${c.path} HTTP/1.1\r\nHost: ${this.#host}\r\n`;
     if (c.ticket) head += `Cookie: tg_ticket=${c.ticket}\r\n`;
     if (c.bearer) head += `Authorization: Bearer ${c.bearer}\r\n`;
+    for (const [k, v] of Object.entries(c.headers ?? {})) head += `${k}: ${v}\r\n`;
     if (c.body === undefined) return enc.encode(head + "\r\n");
     const body = enc.encode(c.body);
     head += `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;

@@ -18,7 +18,7 @@ export interface RunInfo {
 }
 
 /** The scenarios, in the order of the section. */
-export const SCENARIOS = ["flash", "line", "mixed"] as const;
+export const SCENARIOS = ["flash", "line", "mixed", "attack"] as const;
 /** One scenario's name. */
 export type Scenario = typeof SCENARIOS[number];
 
@@ -26,6 +26,7 @@ const TITLES: Record<Scenario, string> = {
   flash: "Flash crowd",
   line: "A line of waiting visitors following their timeslots",
   mixed: "Mixed traffic",
+  attack: "Attacks: one address at full speed, many people behind one address",
 };
 
 const HEADING = "## Load scenarios";

@@ -1,4 +1,5 @@
 /** How each scenario measured what it shows: the notes under its block in RESULTS.md. */
+import { attackNotes, type AttackRunReport } from "./attack_run.ts";
 import { f0 } from "./checks.ts";
 import type { FlashReport } from "./flash.ts";
 import type { LineReport } from "./line.ts";
@@ -78,5 +79,6 @@ function mixedNotes(r: MixedReport): string[] {
 export function notesOf(name: Scenario, report: unknown): string[] {
   if (name === "flash") return flashNotes(report as FlashReport);
   if (name === "line") return lineNotes(report as LineReport);
+  if (name === "attack") return attackNotes(report as AttackRunReport);
   return mixedNotes(report as MixedReport);
 }

@@ -12,15 +12,26 @@ const MAX_BUCKETS = 200_000;
 
 interface Bucket {
   tokens: number;
+  /** The hourly allowance left (see `HOURLY_FACTOR`). */
+  hourly: number;
   at: number;
 }
+
+/**
+ * Over an hour a client may take at most this many times its per-minute allowance: the minute
+ * bucket alone lets one address keep adding places for as long as it runs (it would fill a line
+ * of 2,000 in about half an hour), while a crowd behind one address (200 people over five
+ * minutes) stays far inside it.
+ */
+export const HOURLY_FACTOR = 10;
 
 /** The outcome of taking one new place: allowed, or refused with when to try again. */
 export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
 
 /**
  * Token buckets of new places per client: a client may take `perMinute` places at once (the
- * burst) and `perMinute` more each minute after.
+ * burst) and `perMinute` more each minute after, and at most `HOURLY_FACTOR` times `perMinute`
+ * over an hour.
  */
 export class ClientJoinLimiter {
   #buckets = new Map<string, Bucket>();
@@ -30,22 +41,31 @@ export class ClientJoinLimiter {
     if (perMinute <= 0) return { ok: true };
     const id = `${queue}\u0000${client}`;
     const rate = perMinute / 60_000;
+    const hourlyMax = perMinute * HOURLY_FACTOR;
+    const hourlyRate = hourlyMax / 3_600_000;
     let b = this.#buckets.get(id);
     if (b) {
-      b.tokens = Math.min(perMinute, b.tokens + Math.max(0, now - b.at) * rate);
+      const dt = Math.max(0, now - b.at);
+      b.tokens = Math.min(perMinute, b.tokens + dt * rate);
+      b.hourly = Math.min(hourlyMax, b.hourly + dt * hourlyRate);
       b.at = now;
       // Most recently used last, so eviction drops idle clients first.
       this.#buckets.delete(id);
     } else {
-      b = { tokens: perMinute, at: now };
+      b = { tokens: perMinute, hourly: hourlyMax, at: now };
       if (this.#buckets.size >= MAX_BUCKETS) this.#evict();
     }
     this.#buckets.set(id, b);
-    if (b.tokens >= 1) {
+    if (b.tokens >= 1 && b.hourly >= 1) {
       b.tokens -= 1;
+      b.hourly -= 1;
       return { ok: true };
     }
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / rate / 1000)) };
+    const waitMs = Math.max(
+      b.tokens >= 1 ? 0 : (1 - b.tokens) / rate,
+      b.hourly >= 1 ? 0 : (1 - b.hourly) / hourlyRate,
+    );
+    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
   /** Number of buckets held (tests and metrics). */

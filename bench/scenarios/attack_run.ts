@@ -1,0 +1,190 @@
+/**
+ * The `attack` scenario of `deno task load`: one fixed address attacking a line of ordinary
+ * visitors (bench/scenarios/attack.ts), many people behind one address (nat.ts), and the KV
+ * commits per ordinary visitor under attack (attack_writes.ts); their targets and notes.
+ */
+import { type AttackOptions, type AttackReport, oneAddressAttack } from "./attack.ts";
+import { countWrites, type WritesOptions, type WritesReport } from "./attack_writes.ts";
+import { type Check, f0 } from "./checks.ts";
+import { behindOneAddress, type NatOptions, type NatReport } from "./nat.ts";
+import type { TallySummary } from "./tally.ts";
+import type { ScenarioEnv } from "./target.ts";
+
+/** Sizes of the three parts. */
+export interface AttackRunOptions {
+  oneAddress: AttackOptions;
+  nat: NatOptions;
+  writes: WritesOptions;
+}
+
+/** What the three parts measured. */
+export interface AttackRunReport {
+  oneAddress: AttackReport;
+  nat: NatReport;
+  writes: WritesReport;
+  /** The new-address attacker's peak share as bench/pow_attack.ts last recorded it (not re-run). */
+  newAddress: { measured: string; pass: boolean } | null;
+}
+
+const POW_HEADING = "## Attack: a new address per join, proof of work automatic";
+
+/**
+ * The peak row of bench/pow_attack.ts's section in `results` (RESULTS.md): that scenario needs
+ * its solver workers and a minute and a half, so it runs on its own and is linked, not re-run.
+ */
+export function newAddressResult(results: string): AttackRunReport["newAddress"] {
+  const at = results.indexOf(POW_HEADING);
+  if (at < 0) return null;
+  const row = results.slice(at).split("\n").find((l) => l.includes("live rows at the line's peak"));
+  const cells = row?.split("|").map((c) => c.trim());
+  if (!cells || cells.length < 5) return null;
+  const date = /Run (\S+Z)/.exec(results.slice(at))?.[1] ?? "an earlier run";
+  return { measured: `${cells[2]} (bench/pow_attack.ts, ${date})`, pass: cells[4] === "PASS" };
+}
+
+/** Runs the three parts, one after the other (each on its own store). */
+export async function attackScenario(
+  e: ScenarioEnv,
+  o: AttackRunOptions,
+): Promise<AttackRunReport> {
+  const oneAddress = await oneAddressAttack(e, o.oneAddress);
+  const nat = await behindOneAddress(e, o.nat);
+  e.log(`  counting KV commits per visitor (in-process, ${o.writes.visitors} visitors) ...`);
+  const writes = await countWrites(o.writes);
+  const results = await Deno.readTextFile(new URL("../RESULTS.md", import.meta.url)).catch(() =>
+    ""
+  );
+  return { oneAddress, nat, writes, newAddress: newAddressResult(results) };
+}
+
+const pct = (a: number, b: number) => `${(100 * a / Math.max(1, b)).toFixed(1)}%`;
+
+/** The targets of the attack scenario. */
+export function attackChecks(r: AttackRunReport): Check[] {
+  const a = r.oneAddress, n = r.nat, w = r.writes;
+  const refusedOrdinary = Object.entries(a.ordinaryJoins.outcomes)
+    .filter(([k]) => !k.startsWith("20")).map(([k, v]) => `${k}: ${f0(v)}`).join(", ");
+  const healthy = a.doctor.healthy;
+  return [
+    {
+      name: "one address: the attacker's rows over all live rows, at the peak",
+      measured: `${f0(a.peak.attacker)} of ${f0(a.peak.live)} (${
+        pct(a.peak.attacker, a.peak.live)
+      }) at second ${a.peak.sec}`,
+      target: `<= ${f0(a.allowance)}, the allowance for ${
+        a.attackSeconds.toFixed(0)
+      } s (60 at once + 60 a minute)`,
+      pass: a.peak.attacker <= a.allowance,
+    },
+    {
+      name: "one address: ordinary visitors placed",
+      measured: `${f0(a.ordinaryPlaced)} of ${f0(a.options.visitors)}, ${f0(a.queueFull)} ` +
+        `queue_full${refusedOrdinary ? ` (refused: ${refusedOrdinary})` : ""}`,
+      target: "all, 0 queue_full",
+      pass: a.ordinaryPlaced === a.options.visitors && a.queueFull === 0,
+    },
+    {
+      name: "one address: ordinary visitors admitted in arrival order",
+      measured: `${f0(a.order.admitted)} admitted, ${a.order.outOfOrder} out of order, ` +
+        `${a.order.skipped} passed over`,
+      target: "0 out of order, 0 passed over",
+      pass: a.order.admitted > 0 && a.order.outOfOrder === 0 && a.order.skipped === 0,
+    },
+    {
+      name: "one address: heartbeat flood on its tickets",
+      measured: `${f0(a.heartbeats.requests)} sent (${
+        f0(a.heartbeats.requests / a.attackSeconds)
+      }/s), ${f0(a.heartbeats.outcomes["200"] ?? 0)} answered 200`,
+      target: "answered (writes bounded per visitor: tests/abuse_limits_test.ts)",
+      pass: (a.heartbeats.outcomes["200"] ?? 0) > 0,
+    },
+    {
+      name: `${n.options.visitors} visitors behind one address over ${n.options.minutes} minutes`,
+      measured: `${f0(n.placed)} placed (${
+        Object.entries(n.joins.outcomes).map(([k, v]) => `${k}: ${f0(v)}`).join(", ")
+      })`,
+      target: "all placed",
+      pass: n.placed === n.options.visitors,
+    },
+    {
+      name: "KV commits per ordinary visitor besides check-ins, under attack",
+      measured: `max ${w.max}, mean ${w.mean.toFixed(2)} over ${f0(w.completed)} visitors ` +
+        `(join ${f0(w.byLabel.join)}, admission ${f0(w.byLabel.admit)}, entry ${
+          f0(w.byLabel.enter)
+        }, other ${f0(w.byLabel.other)})`,
+      target: "3 (join, admission, entry)",
+      pass: w.completed === w.options.visitors && w.max === 3 && w.mean === 3 &&
+        w.heartbeatsAnswered === w.heartbeatsSent,
+    },
+    {
+      name: "a new address per join, proof of work automatic: the attacker's share at the peak",
+      measured: r.newAddress?.measured ?? "not run yet: deno run -A bench/pow_attack.ts",
+      target: "<= 10% (its own section below: not re-run here)",
+      pass: r.newAddress?.pass ?? null,
+    },
+    {
+      name: "store after the one-address attack (queue doctor)",
+      measured: healthy ? `healthy (${f0(a.doctor.visitors)} records)` : a.doctor.counterDiffs
+        .concat(a.doctor.indexProblems.slice(0, 3)).join("; "),
+      target: "counters equal a recount, indexes consistent",
+      pass: healthy,
+    },
+    {
+      name: "error lines in the server's log",
+      measured: a.serverErrors.count
+        ? `${f0(a.serverErrors.count)}: ${a.serverErrors.messages.join("; ")}`
+        : "0",
+      target: "0",
+      pass: a.serverErrors.count === 0,
+    },
+  ];
+}
+
+/** The request tables of the attack scenario. */
+export function attackTallies(r: AttackRunReport): [string, TallySummary][] {
+  return [
+    ["one address: ordinary POST /join", r.oneAddress.ordinaryJoins],
+    ["one address: attacker's POST /join", r.oneAddress.attackJoins],
+    ["one address: attacker's POST /heartbeat", r.oneAddress.heartbeats],
+    ["one address: GET /status (following timeslots)", r.oneAddress.statuses],
+    ["behind one address: POST /join", r.nat.joins],
+  ];
+}
+
+/** How the attack scenario measured what it shows. */
+export function attackNotes(r: AttackRunReport): string[] {
+  const a = r.oneAddress.options, n = r.nat.options, w = r.writes;
+  return [
+    `Server: MAX_WAITING_VISITORS=${f0(a.maxWaiting)}, JOINS_PER_CLIENT_PER_MINUTE=60 (the ` +
+    `default), CLIENT_IP_HEADER=x-forwarded-for with TRUSTED_PROXIES=127.0.0.1, so the driver ` +
+    `on loopback speaks for many addresses; ADMIT_PER_SECOND=${a.rate} (CAPACITY 10,000,000), ` +
+    `so the line drains slowly while it fills and admission order can be checked.`,
+    `One address: ${f0(a.visitors)} ordinary visitors, each from its own address (10.x.y.z), ` +
+    `joined evenly over ${a.seconds} s without cookies and followed their timeslots; from the ` +
+    `start, 203.0.113.7 sent \`POST /join\` without cookies on ${a.joinConnections} ` +
+    `connections as fast as answered, and \`POST /heartbeat\` on the tickets it got on ` +
+    `${a.floodConnections} more, until ${a.afterSeconds} s after the last ordinary join. ` +
+    `Live rows: waiting + holding + entered from \`/metrics\` each second; the attacker's: ` +
+    `every place it got (an upper bound: its heartbeats keep them alive).`,
+    `Arrival order: the ordinary visitors' arrival numbers (their tickets) against the ` +
+    `\`admittedAt\` of their records, read from the KV file after the run; "passed over" is an ` +
+    `ordinary visitor not admitted while a later one was.`,
+    `Behind one address: ${n.visitors} joins from 198.51.100.20, evenly over ${n.minutes} ` +
+    `server minutes, the server's clock ${n.clockSpeed} times as fast ` +
+    `(TOLLGATE_CLOCK_SPEED; the per-client limit counts in server time), ${
+      r.nat.realSeconds.toFixed(0)
+    } s real.`,
+    `Commits: the app in the driver's process over in-memory KV wrapped by bench/counting_kv.ts ` +
+    `(each successful commit attributed to the visitors whose keys it writes), through the ` +
+    `served handler with a fake clock, the join check on (difficulty 1,000, so each join carries ` +
+    `a spent-solution record). ${f0(w.options.visitors)} ordinary visitors joined (queue paused, ` +
+    `so none was admitted at its join), ${w.options.attackJoinsEach} attacker joins after each ` +
+    `(${f0(w.attackPlaced)} placed); then everyone sent ${w.options.heartbeatsEach} heartbeats ` +
+    `(${f0(w.heartbeatsSent)} in all, ${
+      f0(w.heartbeatsAnswered)
+    } answered 200, 2 s apart; renewals they made are check-ins, ` +
+    `${w.renewalsMean.toFixed(2)} per visitor); the queue resumed, ticks admitted everyone and ` +
+    `each visitor's status entered it. ${f0(w.sharedJoinCommits)} commits during the joins ` +
+    `wrote no visitor key (counter and statistics sums).`,
+  ];
+}
