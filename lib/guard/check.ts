@@ -66,6 +66,8 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
   if (s.requireEnqueueToken || j.enqueueToken !== undefined) {
     pass.enqueueKey = enqueueKeyOf(d, s, j);
   }
+  // Off (the default): nothing more to read on the join path.
+  if (s.challenge === "off") return pass;
   const load = {
     joinsPerMinute: await d.rates.perMinute(j.queue),
     waiting: await d.waiting(j.queue),

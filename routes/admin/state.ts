@@ -1,5 +1,4 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { setCookie } from "hono/cookie";
 import type { Services } from "../services.ts";
 import { resetService } from "../../lib/admin/reset.ts";
 import { accessMetrics } from "../../lib/access/mod.ts";
@@ -15,6 +14,7 @@ import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts"
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
 import { validationHook } from "../../http/validation.ts";
+import { visitorCookie } from "../../http/cookies.ts";
 
 /** The branding record (every field). */
 export const BrandingView = BrandingInput.required().openapi("Branding");
@@ -136,12 +136,9 @@ export function stateRoutes(s: Services) {
     const ttl = s.config.ACCESS_TOKEN_TTL_SECONDS;
     // A token only: no visitor record, so no slot is taken and capacity is untouched.
     const token = await s.signer.signAccessToken(`admin-${me.id}`, q, now, ttl);
-    setCookie(c, "tg_access", token, {
-      httpOnly: true,
-      path: "/",
-      sameSite: "Lax",
-      secure: secureCookies(s, c),
-      maxAge: ttl,
+    // The visitor cookie exactly as the visitor API writes it (one writer, http/cookies.ts).
+    c.header("Set-Cookie", visitorCookie("tg_access", token, ttl, secureCookies(s, c)), {
+      append: true,
     });
     await audit(s, c, "pass.mint", { queue: q });
     const branding = await readBranding(s.kv, q);
