@@ -44,7 +44,10 @@ export interface CellResult extends Cell {
   /** Lost checks per commit, all commits and join commits. */
   retriesPerCommit: number;
   joinRetriesPerCommit: number;
+  /** Admissions per minute of the rate budget's time while a line waited (see `admissionPace`). */
   admittedPerMinute: number;
+  /** Seconds of budget time that figure was measured over. */
+  pacedSeconds: number;
   ratePerMinute: number;
   skippedSeconds: number;
   doubleSeconds: number;
@@ -84,6 +87,38 @@ export function wrongPositions(answers: { seq: number; position: number }[], adm
   return wrong;
 }
 
+/** One tick that ran: the second it claimed, what it admitted, the line and budget time it left. */
+export interface TickMark {
+  sec: number;
+  admitted: number;
+  waiting: number;
+  /** The time the rate budget was counted up to (`TickResult.bucketAt`). */
+  at: number;
+}
+
+/**
+ * Admissions per minute while a line waited, in the budget's own time: over the longest run of
+ * ticks of seconds `from`..`to` that each left a line behind (so each spent its whole budget), the
+ * admissions of all but the first tick over the budget time between the first and the last. The
+ * bucket leaves less than one admission unspent after such a tick, so this is the rate to within
+ * one admission over the whole span, whatever the phase of the ticks within their seconds (an
+ * admission count over wall-clock seconds scatters by up to a second of budget at each end). A
+ * late or missing tick, or a bucket that overflowed, shows as a lower figure.
+ */
+export function admissionPace(ticks: TickMark[], from: number, to: number) {
+  const inWindow = ticks.filter((t) => t.sec >= from && t.sec <= to).sort((a, b) => a.at - b.at);
+  let best: TickMark[] = [], run: TickMark[] = [];
+  for (const t of inWindow) {
+    if (t.waiting > 0) run.push(t);
+    else run = [];
+    if (run.length > best.length) best = [...run];
+  }
+  if (best.length < 2) return { perMinute: 0, seconds: 0 };
+  const ms = best[best.length - 1].at - best[0].at;
+  const admitted = best.slice(1).reduce((n, t) => n + t.admitted, 0);
+  return { perMinute: (admitted / ms) * 60_000, seconds: ms / 1000 };
+}
+
 /** Runs one cell over a fresh KV file. */
 export async function runCell(cell: Cell): Promise<CellResult> {
   // In memory-backed files where there are: the store's own disk stalls are not what is measured.
@@ -98,7 +133,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   await migrate(real);
   const tallies: KvTally[] = [];
   const engines: Engine[] = [];
-  const ticks: number[] = [];
+  const ticks: TickMark[] = [];
   for (let i = 0; i < cell.instances; i++) {
     const tally = new KvTally();
     tallies.push(tally);
@@ -112,7 +147,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     e.tick = async (q: string) => {
       const sec = Math.floor(Date.now() / 1000);
       const r = await tick(q);
-      if (r.ran) ticks.push(sec);
+      if (r.ran) ticks.push({ sec, admitted: r.admitted, waiting: r.waiting, at: r.bucketAt });
       return r;
     };
     engines.push(e);
@@ -175,20 +210,16 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   };
 
   // Open loop: arrivals every 10 ms at the offered rate, whatever the answers' latency.
-  let owed = 0, admitted0 = 0, window0 = 0;
-  const tickStart = Math.floor(t0 / 1000) + 2;
+  let owed = 0;
+  const tickStart = Math.floor(t0 / 1000) + 1;
   while (Date.now() < endArrivals) {
     owed += cell.arrivalsPerSecond / 100;
     for (; owed >= 1; owed--) pollers.push(visitor());
-    if (!window0 && Date.now() >= tickStart * 1000) {
-      window0 = Date.now();
-      admitted0 = (await countsOf(real)).admitted;
-    }
     await sleep(10);
   }
-  const windowEnd = Date.now();
-  const admitted1 = (await countsOf(real)).admitted;
   await Promise.all(pollers);
+  // Ticks go on while visitors still check in (a line is left): they are measured up to here.
+  const windowEnd = Date.now();
   stopped = true;
   for (const t of timers) clearTimeout(t);
   await sleep(cell.commitMs * 4 + 200);
@@ -204,7 +235,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   const wrong = wrongPositions(answers, counts.admitted);
   const perSecond = new Map<number, number>();
-  for (const s of ticks) perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+  for (const t of ticks) perSecond.set(t.sec, (perSecond.get(t.sec) ?? 0) + 1);
   const lastSec = Math.floor(windowEnd / 1000) - 1;
   let skipped = 0, doubled = 0;
   for (let s = tickStart; s <= lastSec; s++) {
@@ -217,7 +248,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   const join = total.byKind.get("join") ?? { commits: 0, lost: 0 };
   const okJoin = join.commits - join.lost;
   const ok = total.commits - total.lost - total.failed;
-  const windowS = (windowEnd - window0) / 1000;
+  const paced = admissionPace(ticks, tickStart, lastSec);
   const joins = joinMs.length;
   return {
     ...cell,
@@ -229,11 +260,12 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     joinCommitsPerJoin: okJoin / Math.max(1, joins),
     retriesPerCommit: total.lost / Math.max(1, ok),
     joinRetriesPerCommit: join.lost / Math.max(1, okJoin),
-    admittedPerMinute: ((admitted1 - admitted0) / windowS) * 60,
+    admittedPerMinute: paced.perMinute,
+    pacedSeconds: paced.seconds,
     ratePerMinute: cell.rate * 60,
     skippedSeconds: skipped,
     doubleSeconds: doubled,
-    ticksPerSecond: ticks.filter((s) => s >= tickStart && s <= lastSec).length /
+    ticksPerSecond: ticks.filter((t) => t.sec >= tickStart && t.sec <= lastSec).length /
       Math.max(1, lastSec - tickStart + 1),
     capacityViolations: counts.entered + counts.holding > config.CAPACITY ? 1 : 0,
     admittedTwice: counts.admitted - admittedRecords,

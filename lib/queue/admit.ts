@@ -217,6 +217,8 @@ export interface TickResult {
   expired: number;
   /** Waiting count as the tick's last commit left it (when it ran). */
   waiting: number;
+  /** The time (unix ms) the rate budget was counted up to by the tick's last commit. */
+  bucketAt: number;
 }
 
 /**
@@ -225,40 +227,42 @@ export interface TickResult {
  */
 export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const sec = Math.floor(ctx.now() / 1000);
-  const result: TickResult = { ran: false, admitted: 0, expired: 0, waiting: 0 };
+  const result: TickResult = { ran: false, admitted: 0, expired: 0, waiting: 0, bucketAt: 0 };
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   for (let round = 0; round === 0 || Date.now() - started < 900; round++) {
-    const more = await ctx.serial(q, () =>
-      retryCommit(async () => {
-        const now = ctx.now();
-        const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
-        if (!settings) return false;
-        if (round === 0 && counts.tickAt >= sec) return false;
-        const base = { ...counts };
-        const op = ctx.kv.atomic().check(settingsEntry);
-        const handled = new Set<string>();
-        const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
-        const open = ctx.isOpen(settings, now);
-        const rate = ctx.ratePerSecond(settings);
-        refill(counts, rate, now, open, bucketCap(rate));
-        let n = 0;
-        if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
-          const want = Math.min(
-            wholeTokens(counts),
-            openSlots(settings, counts),
-            counts.waiting,
-            CHUNK - expired,
-          );
-          const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
-          n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
-          counts.tokens -= n;
-        }
-        counts.tickAt = Math.max(counts.tickAt, sec);
-        // The reads above take several round trips, and other instances' join batches landing
-        // meanwhile starved a tick that checked its first read (bench/scale_sim.ts). So the
-        // counts are read again now and this tick's changes applied to them, when still valid;
-        // the visitors it changed are checked one by one in the same commit.
+    const more = await retryCommit(async () => {
+      const now = ctx.now();
+      const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
+      if (!settings) return false;
+      if (round === 0 && counts.tickAt >= sec) return false;
+      const base = { ...counts };
+      const op = ctx.kv.atomic().check(settingsEntry);
+      const handled = new Set<string>();
+      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
+      const open = ctx.isOpen(settings, now);
+      const rate = ctx.ratePerSecond(settings);
+      refill(counts, rate, now, open, bucketCap(rate));
+      let n = 0;
+      if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
+        const want = Math.min(
+          wholeTokens(counts),
+          openSlots(settings, counts),
+          counts.waiting,
+          CHUNK - expired,
+        );
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
+        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
+        counts.tokens -= n;
+      }
+      counts.tickAt = Math.max(counts.tickAt, sec);
+      // The reads above take several round trips, and other instances' join batches landing
+      // meanwhile starved a tick that checked its first read (bench/scale_sim.ts). So the
+      // counts are read again now and this tick's changes applied to them, when still valid;
+      // the visitors it changed are checked one by one in the same commit. Only this last read
+      // and the commit wait for this instance's other counts writers (its join batches go on
+      // during the reads above instead of queueing behind the whole tick).
+      return await ctx.serial(q, async () => {
         const fresh = await ctx.readCounts(q);
         let out: Counts | null = counts;
         if (fresh.entry.versionstamp !== entry.versionstamp) {
@@ -268,12 +272,16 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         }
         op.check(fresh.entry).set(keys.counts(q), out);
         if (!(await op.commit()).ok) return null;
+        // Before this instance's next join attempt (next in line): its cached join state is stale.
+        ctx.invalidate(q);
         result.ran = true;
         result.admitted += n;
         result.expired += handled.size;
         result.waiting = out.waiting;
+        result.bucketAt = out.tokensAt;
         return expired + n >= CHUNK / 2;
-      }, "tick"));
+      });
+    }, "tick");
     if (!more) break;
   }
   if (result.ran) {

@@ -20,6 +20,15 @@ export class QueueBatches<P extends { reject: (e: unknown) => void }> {
     if (!this.#busy.has(q)) this.#flush(q);
   }
 
+  /** Puts items back at the front of `q`'s waiting items (a commit that could not take them all). */
+  putBack(q: string, items: P[]): void {
+    if (items.length === 0) return;
+    let list = this.#pending.get(q);
+    if (!list) this.#pending.set(q, list = []);
+    list.unshift(...items);
+    if (!this.#busy.has(q)) this.#flush(q);
+  }
+
   async #flush(q: string): Promise<void> {
     this.#busy.add(q);
     try {
@@ -29,6 +38,7 @@ export class QueueBatches<P extends { reject: (e: unknown) => void }> {
         const list = this.#pending.get(q) ?? [];
         if (list.length === 0) break;
         const batch = this.take(list);
+        if (batch.length === 0) continue;
         try {
           await this.commit(q, batch);
         } catch (e) {

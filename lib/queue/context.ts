@@ -334,7 +334,10 @@ export function refill(c: Counts, rate: number, now: number, open: boolean, cap:
     c.tokens = Math.min(cap, c.tokens + (rate * (now - c.tokensAt)) / 1000);
   }
   if (!open) c.tokens = Math.min(c.tokens, cap);
-  c.tokensAt = now;
+  // Never back in time: a join that took its clock before reading counts a tick wrote since
+  // would otherwise set the bucket's time back, and the next refill count that span again (the
+  // scale simulation measured 1.8% over the rate at 100 ms a commit).
+  c.tokensAt = Math.max(c.tokensAt, now);
 }
 
 /** Whole admissions the bucket allows (tolerates float error: 10 x 0.1 is 0.999...). */

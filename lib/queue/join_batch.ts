@@ -15,6 +15,7 @@ import {
   dropTaken,
   type Joined,
   type JoinRecord,
+  mostMutations,
   newRound,
   type Pending,
   placeJoin,
@@ -25,8 +26,13 @@ export type { Joined, JoinRecord } from "./join_round.ts";
 /** Another join took the enqueue key first: the join resumes that place instead. */
 export class KeyTakenError extends Error {}
 
-/** Largest group commit: three mutations a join (an op allows 1000). */
-const MAX_BATCH = 250;
+/**
+ * Largest group commit: three mutations a join, and an op allows 1000. At 100 ms a commit, joins
+ * through one queue are bound by commits per second times this (bench/scale_sim.ts).
+ */
+const MAX_BATCH = 330;
+/** Mutations the joins of one commit may add: KV's 1000 less the batch's own (counts, traffic, pre-queue). */
+const MUTATION_BUDGET = 980;
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
 const MAX_SUPPLIED = 90;
 
@@ -40,6 +46,20 @@ function tickStarved(c: Counts, now: number): boolean {
 
 /** Checks a join adds to its commit: its supplied id and its records. */
 const checksOf = (p: Pending) => (p.supplied ? 1 : 0) + p.records.length;
+
+/**
+ * Refuses the joins with less time left than about two commit attempts: under a backlog they
+ * would go into a commit that the oldest of its joins cuts short (a batch's bound is its oldest
+ * join's), so the batch's younger joins failed with it.
+ */
+function dropLate(list: Pending[], now: number, minLeftMs: number): void {
+  let k = 0;
+  for (const p of list) {
+    if (p.at + STORE_DEADLINE_MS - now >= minLeftMs) list[k++] = p;
+    else p.reject(new StoreBusyError("join", "no commit took it in time"));
+  }
+  list.length = k;
+}
 
 /** Takes the next batch: up to MAX_BATCH joins, with up to MAX_SUPPLIED checks between them. */
 function takeBatch(list: Pending[]): Pending[] {
@@ -57,7 +77,13 @@ function takeBatch(list: Pending[]): Pending[] {
  * the next one, so the hot counter is checked once per batch instead of once per visitor.
  */
 export class JoinBatcher {
-  #batches = new QueueBatches<Pending>(takeBatch, (q, batch) => this.#commit(q, batch));
+  #batches = new QueueBatches<Pending>(
+    (list) => {
+      dropLate(list, Date.now(), Math.min(STORE_DEADLINE_MS / 2, 2 * this.#stepMs));
+      return list.length ? takeBatch(list) : [];
+    },
+    (q, batch) => this.#commit(q, batch),
+  );
   #stepMs = 10;
 
   constructor(private ctx: QueueContext) {}
@@ -74,12 +100,16 @@ export class JoinBatcher {
     // A join's bound counts from when it was added: waiting for the batch ahead (stuck on a
     // locked store, or a backlog) and behind this instance's other counts writers uses it up
     // too, so every visitor hears within it. Joins already out of time are never written.
-    const run: Run = { items: inTime(batch, Date.now()), yields: 0, committed: null };
+    const run: Run = { items: inTime(batch, Date.now()), later: [], yields: 0, committed: null };
     if (run.items.length === 0) return;
     const end = Math.min(...run.items.map((p) => p.at)) + STORE_DEADLINE_MS;
-    const results = await this.ctx.serial(
-      q,
-      () => retryCommit(() => this.#attempt(q, run), "join", { deadlineMs: end - Date.now() }),
+    // Each attempt (not the whole retried commit) waits its turn among this instance's counts
+    // writers, so a tick waiting for its commit goes between two attempts instead of behind a
+    // batch that keeps losing to other instances (bench/scale_sim.ts).
+    const results = await retryCommit(
+      () => this.ctx.serial(q, () => this.#attempt(q, run)),
+      "join",
+      { deadlineMs: end - Date.now() },
     );
     instanceMetrics.batchSize.observe([], batch.length);
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
@@ -89,6 +119,7 @@ export class JoinBatcher {
     results.forEach((r, i) =>
       r instanceof Error ? run.items[i].reject(r) : run.items[i].resolve(r)
     );
+    this.#batches.putBack(q, run.later);
   }
 
   /**
@@ -131,7 +162,13 @@ export class JoinBatcher {
       accepting,
       windowJoin,
     });
-    const out = run.items.map((p) => placeJoin(round, p));
+    const out: (Joined | Error)[] = [];
+    for (const p of run.items) {
+      // A batch that would pass KV's mutation limit (its waiters' check-in seconds vary) stops
+      // here; the rest go first into the next commit.
+      if (out.length > 0 && round.mutations + mostMutations(p) > MUTATION_BUDGET) break;
+      out.push(placeJoin(round, p));
+    }
     sumCheckins(op, q, round.checkins);
     countTraffic(op, q, now, "in", round.joined);
     countTraffic(op, q, now, "out", round.admitted);
@@ -142,6 +179,8 @@ export class JoinBatcher {
     if (res.ok) {
       // Each answer's line shares `counts`, so it shows the waiting count this commit left.
       run.committed = counts;
+      run.later = run.items.slice(out.length);
+      run.items = run.items.slice(0, out.length);
       ctx.joinState.set(q, {
         counts: { ...counts },
         entry: { key: entry.key, versionstamp: res.versionstamp },
@@ -172,6 +211,8 @@ export class JoinBatcher {
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {
   items: Pending[];
+  /** Joins that did not fit the committed op: they go first into the next commit. */
+  later: Pending[];
   /** Times this batch stepped aside for a starved tick. */
   yields: number;
   /** The counts the successful commit wrote, once there is one. */

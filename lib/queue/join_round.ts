@@ -67,6 +67,8 @@ export interface Round {
   written: Set<string>;
   /** The check-in seconds of this round's waiters, summed once into the op. */
   checkins: number[];
+  /** Mutations the placed joins added to the op (records, their rows, one per check-in second). */
+  mutations: number;
   joined: number;
   admitted: number;
 }
@@ -76,7 +78,7 @@ const idOf = (key: Deno.KvKey) => JSON.stringify(key);
 
 /** A round over the state one attempt read, with nothing placed yet. */
 export function newRound(
-  r: Omit<Round, "line" | "seen" | "written" | "checkins" | "joined" | "admitted">,
+  r: Omit<Round, "line" | "seen" | "written" | "checkins" | "mutations" | "joined" | "admitted">,
 ): Round {
   const line: QueueView = {
     settings: r.settings,
@@ -86,8 +88,20 @@ export function newRound(
     goneSet: new Set(),
     loadedAt: r.now,
   };
-  return { ...r, line, seen: new Set(), written: new Set(), checkins: [], joined: 0, admitted: 0 };
+  return {
+    ...r,
+    line,
+    seen: new Set(),
+    written: new Set(),
+    checkins: [],
+    mutations: 0,
+    joined: 0,
+    admitted: 0,
+  };
 }
+
+/** The most mutations one join can add to a round's op (see `Round.mutations`). */
+export const mostMutations = (p: Pending) => 4 + p.records.length;
 
 /** Places one join in the round's op: its answer, or the refusal it gets. */
 export function placeJoin(r: Round, p: Pending): Joined | Error {
@@ -107,6 +121,8 @@ export function placeJoin(r: Round, p: Pending): Joined | Error {
   writeRecords(r, p);
   const seq = r.counts.nextSeq++;
   r.joined++;
+  // A waiter's record, its arrival and deadline rows; an admission's record and expiry row.
+  r.mutations += 3 + p.records.length;
   return admitsAtOnce(r) ? admitAtOnce(r, p, seq) : joinLine(r, p, seq);
 }
 
@@ -151,7 +167,10 @@ function joinLine(r: Round, p: Pending, seq: number): Joined {
   // checks the counts record (whichever instance wrote it last).
   const own = { ...r.line, head: seq - r.counts.waiting + 1 };
   const [nextCheckAt, deadline, checkin] = schedule(r.ctx, r.q, own, seq, "join");
-  if (checkin !== null) r.checkins.push(checkin);
+  if (checkin !== null) {
+    if (!r.checkins.includes(checkin)) r.mutations++;
+    r.checkins.push(checkin);
+  }
   const v: Visitor = {
     id: p.id,
     seq,
