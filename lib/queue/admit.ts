@@ -236,6 +236,9 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return false;
       if (round === 0 && counts.tickAt >= sec) return false;
+      // Another instance holds the join turn: its join commits would keep beating this tick's, so
+      // it runs the tick itself (see join_turn.ts).
+      if (round === 0 && ctx.turns.heldByOther(counts, Date.now())) return false;
       const base = { ...counts };
       const op = ctx.kv.atomic().check(settingsEntry);
       const handled = new Set<string>();

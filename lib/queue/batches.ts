@@ -20,6 +20,17 @@ export class QueueBatches<P extends { reject: (e: unknown) => void }> {
     if (!this.#busy.has(q)) this.#flush(q);
   }
 
+  /** How many items wait for a commit of `q` (not counting the batch in flight). */
+  waiting(q: string): number {
+    return this.#pending.get(q)?.length ?? 0;
+  }
+
+  /** Takes more of `q`'s waiting items with `take` (a batch that waited grows before it commits). */
+  pull(q: string, take: (list: P[]) => P[]): P[] {
+    const list = this.#pending.get(q);
+    return list?.length ? take(list) : [];
+  }
+
   /** Puts items back at the front of `q`'s waiting items (a commit that could not take them all). */
   putBack(q: string, items: P[]): void {
     if (items.length === 0) return;

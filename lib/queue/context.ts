@@ -13,6 +13,7 @@ import {
 } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
+import { JoinTurns } from "./join_turn.ts";
 import { drawPending } from "./prequeue_phase.ts";
 
 /** What every queue operation needs; built once per app. */
@@ -81,6 +82,10 @@ export class QueueContext {
   readonly signer: Signer;
   /** Check-in occupancy per second (the 750/s budget). */
   readonly checkins: CheckinLedger;
+  /** This instance's turns at the join commit (see join_turn.ts). */
+  readonly turns: JoinTurns;
+  /** Called when this instance holds a queue's join turn and that second's tick has not run. */
+  onTickDue?: (q: string) => void;
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
@@ -96,6 +101,7 @@ export class QueueContext {
     this.random = deps.random;
     this.signer = deps.signer;
     this.checkins = new CheckinLedger(deps.kv);
+    this.turns = new JoinTurns(deps.kv);
   }
 
   now(): number {

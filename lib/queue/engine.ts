@@ -52,6 +52,7 @@ export class Engine {
   readonly ctx: QueueContext;
   #batcher: JoinBatcher;
   #lastTick = new Map<string, number>();
+  #dueTick = new Map<string, number>();
   #ticking = new Set<string>();
   #names: { value: string[]; at: number } | null = null;
   /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
@@ -60,6 +61,7 @@ export class Engine {
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
     this.#batcher = new JoinBatcher(this.ctx);
+    this.ctx.onTickDue = (q) => this.#tickDue(q);
   }
 
   /**
@@ -175,6 +177,18 @@ export class Engine {
   /** Ticks every queue once. */
   async tickAll(): Promise<void> {
     for (const q of await this.queueNames()) await this.tick(q);
+  }
+
+  /**
+   * Starts a tick for `q` in the background for the holder of its join turn (other instances skip
+   * theirs meanwhile, see join_turn.ts), at most once a second past the once-a-second gate.
+   */
+  #tickDue(q: string): void {
+    const sec = Math.floor(this.ctx.now() / 1000);
+    if ((this.#dueTick.get(q) ?? -1) >= sec) return;
+    this.#dueTick.set(q, sec);
+    this.#lastTick.set(q, -1);
+    this.maybeTick(q);
   }
 
   /**

@@ -23,7 +23,16 @@ class EnterBatcher {
   #batches = new QueueBatches<PendingEnter>(
     (list) => list.splice(0, MAX_ENTERS),
     async (q, batch) => {
-      const out = await this.ctx.serial(q, () => this.#commit(q, batch));
+      // Another instance's turn at the join commit: wait for it (within half the write bound),
+      // outside this instance's line of counts writers, or the holder's commits beat this one.
+      // Judged first by this instance's cached view (no read while the turn is its own or
+      // nobody's); a turn that moved since costs at most a lost commit, which callers re-read.
+      const ctx = this.ctx;
+      const seen = ctx.freshView(q)?.counts;
+      if (!seen || ctx.turns.heldByOther(seen, Date.now())) {
+        await ctx.turns.await(q, async () => (await ctx.readCounts(q)).counts, Date.now() + 1250);
+      }
+      const out = await ctx.serial(q, () => this.#commit(q, batch));
       batch.forEach((p, i) => p.resolve(out[i]));
     },
   );

@@ -61,15 +61,20 @@ function dropLate(list: Pending[], now: number, minLeftMs: number): void {
   list.length = k;
 }
 
-/** Takes the next batch: up to MAX_BATCH joins, with up to MAX_SUPPLIED checks between them. */
-function takeBatch(list: Pending[]): Pending[] {
-  let checks = 0, i = 0;
-  while (i < list.length && i < MAX_BATCH && checks + checksOf(list[i]) <= MAX_SUPPLIED) {
+/**
+ * Takes the next batch: up to MAX_BATCH joins, with up to MAX_SUPPLIED checks between them; to
+ * add to a batch of `size` joins with `used` checks, `min` 0.
+ */
+function takeBatch(list: Pending[], size = 0, used = 0, min = 1): Pending[] {
+  let checks = used, i = 0;
+  while (
+    i < list.length && size + i < MAX_BATCH && checks + checksOf(list[i]) <= MAX_SUPPLIED
+  ) {
     checks += checksOf(list[i]);
     i++;
   }
   // A single join always goes, whatever it carries (at most a handful of records).
-  return list.splice(0, Math.max(1, i));
+  return list.splice(0, Math.max(min, i));
 }
 
 /**
@@ -106,11 +111,11 @@ export class JoinBatcher {
     // Each attempt (not the whole retried commit) waits its turn among this instance's counts
     // writers, so a tick waiting for its commit goes between two attempts instead of behind a
     // batch that keeps losing to other instances (bench/scale_sim.ts).
-    const results = await retryCommit(
-      () => this.ctx.serial(q, () => this.#attempt(q, run)),
-      "join",
-      { deadlineMs: end - Date.now() },
-    );
+    const results = await this.#retried(q, run, end).catch((e) => {
+      // Joins added while the batch waited are in `run.items`, not in the batch its caller holds.
+      for (const p of run.items) p.reject(e);
+      throw e;
+    });
     instanceMetrics.batchSize.observe([], batch.length);
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
     if (run.committed) {
@@ -126,7 +131,7 @@ export class JoinBatcher {
    * One commit attempt over the batch's remaining joins: their answers once committed, null to
    * read afresh and try again (a conflict, or stepping aside for a starved tick).
    */
-  async #attempt(q: string, run: Run): Promise<(Joined | Error)[] | null> {
+  async #attempt(q: string, run: Run): Promise<(Joined | Error)[] | TurnWait | null> {
     const ctx = this.ctx;
     annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": run.items.length });
     const now = ctx.now();
@@ -142,6 +147,9 @@ export class JoinBatcher {
       await new Promise((r) => setTimeout(r, Math.random() * 2 * this.#stepMs));
       return null;
     }
+    const turn = await ctx.turns.decide(q, counts, Date.now(), ctx.turns.commitMs);
+    if (!turn.go) return new TurnWait(turn.ms);
+    this.#topUp(q, run);
     await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
     const open = ctx.isOpen(settings, now);
     const rate = ctx.ratePerSecond(settings);
@@ -172,13 +180,21 @@ export class JoinBatcher {
     sumCheckins(op, q, round.checkins);
     countTraffic(op, q, now, "in", round.joined);
     countTraffic(op, q, now, "out", round.admitted);
+    const more = this.#batches.waiting(q) > 0 || out.length < run.items.length;
+    const sent = Date.now();
+    await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
     op.set(keys.counts(q), counts);
     const res = await op.commit();
+    ctx.turns.noteCommit(Date.now() - sent);
     // How long a step takes here (reads and commit): the time to step aside for a tick.
     this.#stepMs = (this.#stepMs + ctx.now() - now) / 2;
     if (res.ok) {
       // Each answer's line shares `counts`, so it shows the waiting count this commit left.
       run.committed = counts;
+      // This instance holds the turn, so other instances skip their ticks: it runs the second's.
+      if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
+        ctx.onTickDue?.(q);
+      }
       run.later = run.items.slice(out.length);
       run.items = run.items.slice(0, out.length);
       ctx.joinState.set(q, {
@@ -189,11 +205,47 @@ export class JoinBatcher {
       });
       return out;
     }
+    // Lost to another writer (most often another instance's join batch): this one waits too.
+    ctx.turns.want(q).catch(() => {});
     run.items = await dropConflicts(ctx.kv, run.items);
     if (run.items.length === 0) return [];
     run.items = await dropTaken(ctx.kv, q, run.items);
     if (run.items.length === 0) return [];
     return null;
+  }
+
+  /** The batch's attempts until one commits, waiting out other instances' turns, by `end`. */
+  #retried(q: string, run: Run, end: number): Promise<(Joined | Error)[]> {
+    const turns = this.ctx.turns;
+    return retryCommit(
+      async () => {
+        for (;;) {
+          const r = await this.ctx.serial(q, () => this.#attempt(q, run));
+          if (!(r instanceof TurnWait)) return r;
+          // Another instance's turn at the counts: read them again when it ends (not a conflict).
+          if (Date.now() + r.ms >= end) {
+            // Nothing left to wait for: the registration goes, so no turn is handed to this one.
+            if (this.#batches.waiting(q) === 0) turns.unwant(q).catch(() => {});
+            throw new StoreBusyError("join", "no turn at the store came in time");
+          }
+          await Promise.all([turns.want(q).catch(() => {}), sleep(r.ms)]);
+        }
+      },
+      "join",
+      // A lost commit reads again at once: the winner's turn then says how long to wait.
+      { deadlineMs: end - Date.now(), pause: (i) => i > 2 ? 20 : 5 },
+    );
+  }
+
+  /** Adds joins that arrived while the batch waited for its turn, up to a full batch. */
+  #topUp(q: string, run: Run): void {
+    if (run.items.length >= MAX_BATCH) return;
+    const used = run.items.reduce((n, p) => n + checksOf(p), 0);
+    const more = this.#batches.pull(q, (list) => {
+      dropLate(list, Date.now(), Math.min(STORE_DEADLINE_MS / 2, 2 * this.#stepMs));
+      return takeBatch(list, run.items.length, used, 0);
+    });
+    run.items.push(...more);
   }
 
   /**
@@ -207,6 +259,13 @@ export class JoinBatcher {
     return cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q);
   }
 }
+
+/** An attempt that found another instance's turn at the counts: read again in `ms`. */
+class TurnWait {
+  constructor(readonly ms: number) {}
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {

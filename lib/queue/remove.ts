@@ -100,6 +100,7 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
       keys.checkinsPrefix(q),
       keys.trafficPrefix(q),
       keys.visitorPrefix(q),
+      keys.joinWantPrefix(q),
     ]
   ) await deleteListed(kv, { prefix });
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))

@@ -51,6 +51,12 @@ export interface Counts {
   preCutoff: number;
   /** Arrival numbers kept for drawn places after `preCutoff` (the waiting count at closing). */
   preReserved: number;
+  /** The instance whose turn it is to commit joins ("": nobody's; see join_turn.ts). */
+  turnBy: string;
+  /** When that turn began (unix ms). */
+  turnSince: number;
+  /** When that turn lapses (unix ms). */
+  turnUntil: number;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -116,6 +122,9 @@ export const EMPTY_COUNTS: Counts = {
   preCommitment: "",
   preCutoff: 0,
   preReserved: 0,
+  turnBy: "",
+  turnSince: 0,
+  turnUntil: 0,
 };
 
 /** Soft merge: stored fields win, fields added by a later release get defaults. */

@@ -18,6 +18,8 @@ export interface CommitDetail {
   attempts?: number;
   /** All attempts together may take this long (default `STORE_DEADLINE_MS`); then `StoreBusyError`. */
   deadlineMs?: number;
+  /** The longest pause before attempt `i + 1` (ms; default: grows with how long attempts take). */
+  pause?: (i: number, tookMs: number) => number;
 }
 
 /**
@@ -45,6 +47,7 @@ export function retryCommit<T>(
         detail.attempts ?? 200,
         detail.deadlineMs ?? STORE_DEADLINE_MS,
         () => conflicts++,
+        detail.pause ?? growingPause,
       );
       span.setAttribute("tollgate.outcome", "committed");
       return out;
@@ -81,6 +84,7 @@ async function retrySteps<T>(
   attempts: number,
   deadlineMs: number,
   conflict: () => void,
+  pause: (i: number, tookMs: number) => number,
 ): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
@@ -95,17 +99,22 @@ async function retrySteps<T>(
     }
     conflict();
     if (Date.now() >= end) break;
-    // Jittered back-off keeps contending instances from retrying in lock-step. It grows with how
-    // long an attempt takes: against a remote store (100 ms a commit) instances that retried at
-    // once kept losing to each other (bench/scale_sim.ts); on a local file it stays a few ms.
-    const took = Date.now() - started;
-    const wait = (i > 2 ? Math.min(50, i) : 0) + took * Math.min(i + 1, 4) / 2;
+    const wait = pause(i, Date.now() - started);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait * Math.random()));
   }
   const why = Date.now() >= end
     ? `no write went through in ${deadlineMs} ms`
     : `gave up after ${attempts} conflicting attempts`;
   throw new StoreBusyError(what, why);
+}
+
+/**
+ * Jittered back-off keeps contending instances from retrying in lock-step. It grows with how long
+ * an attempt takes: against a remote store (100 ms a commit) instances that retried at once kept
+ * losing to each other (bench/scale_sim.ts); on a local file it stays a few ms.
+ */
+function growingPause(i: number, tookMs: number): number {
+  return (i > 2 ? Math.min(50, i) : 0) + tookMs * Math.min(i + 1, 4) / 2;
 }
 
 /**

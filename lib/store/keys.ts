@@ -12,6 +12,9 @@ export const keys = {
   queues: () => ["queue"] as const,
   /** The queue's exact counters, changed in the same atomic op as the state they count. */
   counts: (q: string) => ["counts", q] as const,
+  /** An instance waiting for its turn at the queue's join commit (see lib/queue/join_turn.ts). */
+  joinWant: (q: string, instance: string) => ["joinWant", q, instance] as const,
+  joinWantPrefix: (q: string) => ["joinWant", q] as const,
   /** A visitor's record. */
   visitor: (q: string, id: string) => ["v", q, id] as const,
   visitorPrefix: (q: string) => ["v", q] as const,

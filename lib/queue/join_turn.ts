@@ -1,0 +1,167 @@
+/**
+ * Turns at the join commit across instances. Every join commit checks and rewrites the queue's
+ * counts record (arrival numbers and positions are exact only that way), so instances over one
+ * store commit joins one at a time whatever they do. Racing for the record made most commits
+ * lose: at 100 ms a commit, seven in eight with 10 instances, seventeen lost per commit with 50
+ * (bench/scale_sim.ts). So the counts record also says whose turn it is: the instance that
+ * committed last keeps the turn while it has more joins (about three commits), then hands it to the
+ * next instance that registered as waiting (its own `joinWant` record, which no other instance
+ * writes). The others read the counts again when the turn ends instead of committing. A turn not
+ * taken in time lapses: the next registered instance after its holder goes first, anyone after a
+ * second grace. The turn is advisory only: every commit still checks the counts, so a holder that
+ * died, a clock that is off or a previous release that knows no turns costs time, never a count.
+ */
+import { keys } from "../store/keys.ts";
+import type { Counts } from "./types.ts";
+
+/** Registrations older than this are of instances that stopped waiting (or died). */
+const WANT_FRESH_MS = 3000;
+/** A turn's end further ahead than this comes from a clock that is off: not waited for. */
+const MAX_WAIT_MS = 2000;
+
+/** What one attempt does about the turn: go, or read again after `ms`. */
+export type TurnDecision = { go: true } | { go: false; ms: number };
+
+const GO: TurnDecision = { go: true };
+const jitter = () => Math.random() * 10;
+
+/**
+ * This instance's side of the join turns of every queue. Times are real time (`Date.now()`) and
+ * scale with `commitMs`, how long this instance's join commits take to come back.
+ */
+export class JoinTurns {
+  /** This instance's name in the counts record (random, short). */
+  readonly me = crypto.randomUUID().slice(0, 8);
+  /** When this instance last registered as waiting, by queue. */
+  #wanting = new Map<string, number>();
+  #wanters = new Map<string, { ids: string[]; at: number }>();
+  /** When this instance's current turn at a queue began (its first commit in it). */
+  #holding = new Map<string, number>();
+  /** How long this instance's counts commits take to come back (real time): the turns' pace. */
+  commitMs = 10;
+
+  constructor(private kv: Deno.Kv) {}
+
+  /** Notes how long a counts commit took (a running average). */
+  noteCommit(ms: number): void {
+    this.commitMs = (this.commitMs + ms) / 2;
+  }
+
+  /**
+   * Waits (up to `untilMs`, real time) until this instance may write `q`'s counts, reading them
+   * again with `read` after each wait; registers it as waiting meanwhile. For counts writers
+   * other than join batches (enters), which otherwise keep losing to the turn holder's commits.
+   */
+  async await(q: string, read: () => Promise<Counts>, untilMs: number): Promise<void> {
+    for (let c = await read();; c = await read()) {
+      const d = await this.decide(q, c, Date.now(), this.commitMs);
+      if (d.go || Date.now() + d.ms >= untilMs) return;
+      await Promise.all([this.want(q).catch(() => {}), sleep(d.ms)]);
+    }
+  }
+
+  /**
+   * Whether this instance may commit joins now, by the counts it read: its turn, nobody's, or a
+   * lapsed one that falls to it (the next registered after the holder; anyone after a grace).
+   * Waiters read again within half a commit, so a turn handed to them is taken soon.
+   */
+  async decide(q: string, c: Counts, now: number, commitMs: number): Promise<TurnDecision> {
+    if (!c.turnBy) return GO;
+    const left = c.turnUntil - now;
+    if (left > MAX_WAIT_MS) return GO;
+    const wait = (ms: number): TurnDecision => ({
+      go: false,
+      ms: Math.max(1, Math.min(ms, poll(commitMs))) + jitter(),
+    });
+    if (c.turnBy === this.me) return GO;
+    this.#holding.delete(q);
+    if (left > 0) return wait(left);
+    // A lapsed turn (its holder late, gone, or out of joins): after a grace the next registered
+    // instance after the holder goes, and only after a second grace anyone (a holder that comes
+    // back late meanwhile just loses its commit).
+    const grace = 2 * commitMs + 50;
+    if (-left < grace) return wait(grace + left);
+    if (-left >= 2 * grace) return GO;
+    const next = successor(c.turnBy, await this.wanters(q, now));
+    return next === this.me || next === null ? GO : wait(2 * grace + left);
+  }
+
+  /** True while another instance's turn at `c` is live (its holder runs the queue's tick then). */
+  heldByOther(c: Counts, now: number): boolean {
+    return c.turnBy !== "" && c.turnBy !== this.me && c.turnUntil > now &&
+      c.turnUntil - now <= MAX_WAIT_MS;
+  }
+
+  /** Registers this instance as waiting for `q`'s turn (again every second while it waits). */
+  async want(q: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.#wanting.get(q) ?? 0) < 1000) return;
+    this.#wanting.set(q, now);
+    await this.kv.set(keys.joinWant(q, this.me), now, { expireIn: 2 * WANT_FRESH_MS });
+  }
+
+  /** Withdraws this instance's registration (it gave up waiting and has no joins left). */
+  async unwant(q: string): Promise<void> {
+    if (this.#wanting.delete(q)) await this.kv.delete(keys.joinWant(q, this.me));
+  }
+
+  /**
+   * Sets the turn in the counts a join commit writes: kept while this instance has `more` joins
+   * and its turn is young (about three commits), else handed to the next registered instance,
+   * else nobody's. A registration of this instance is deleted in the same op (its wait is over).
+   */
+  async settle(
+    q: string,
+    op: Deno.AtomicOperation,
+    c: Counts,
+    now: number,
+    more: boolean,
+    commitMs: number,
+  ): Promise<void> {
+    if (this.#wanting.delete(q)) op.delete(keys.joinWant(q, this.me));
+    // The turn counts from this instance's first commit in it (not from when it was handed on).
+    const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
+    this.#holding.set(q, since);
+    // Until this instance's next commit lands: it goes out as soon as this one is back.
+    const next = now + 2 * commitMs + 50;
+    if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
+    this.#holding.delete(q);
+    const other = successor(this.me, await this.wanters(q, now));
+    // Until the next holder's first commit lands: this one, its read, its commit.
+    if (other !== null) return hold(c, other, now, now + 3 * commitMs + 50);
+    if (more) {
+      this.#holding.set(q, now);
+      return hold(c, this.me, now, next);
+    }
+    hold(c, "", 0, 0);
+  }
+
+  /** The instances registered as waiting for `q`'s turn (read at most every 300 ms). */
+  async wanters(q: string, now: number): Promise<string[]> {
+    const cached = this.#wanters.get(q);
+    if (cached && now - cached.at < 300 && now >= cached.at) return cached.ids;
+    const ids: string[] = [];
+    for await (const e of this.kv.list<number>({ prefix: keys.joinWantPrefix(q) })) {
+      if (now - e.value < WANT_FRESH_MS) ids.push(e.key[2] as string);
+    }
+    this.#wanters.set(q, { ids, at: now });
+    return ids;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long a waiter sleeps before reading the turn again. */
+const poll = (commitMs: number) => Math.max(20, commitMs / 2);
+
+function hold(c: Counts, by: string, since: number, until: number): void {
+  c.turnBy = by;
+  c.turnSince = since;
+  c.turnUntil = Math.round(until);
+}
+
+/** The registered instance after `after` in name order (round robin); null when none. */
+function successor(after: string, ids: string[]): string | null {
+  const others = ids.filter((id) => id !== after).sort();
+  return others.find((id) => id > after) ?? others[0] ?? null;
+}
