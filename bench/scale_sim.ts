@@ -94,29 +94,37 @@ export interface TickMark {
   waiting: number;
   /** The time the rate budget was counted up to (`TickResult.bucketAt`). */
   at: number;
+  /** The budget it left unspent (`TickResult.bucketLeft`). */
+  left: number;
 }
 
 /**
  * Admissions per minute while a line waited, in the budget's own time: over the longest run of
- * ticks of seconds `from`..`to` that each left a line behind (so each spent its whole budget), the
- * admissions of all but the first tick over the budget time between the first and the last. The
- * bucket leaves less than one admission unspent after such a tick, so this is the rate to within
- * one admission over the whole span, whatever the phase of the ticks within their seconds (an
- * admission count over wall-clock seconds scatters by up to a second of budget at each end). A
- * late or missing tick, or a bucket that overflowed, shows as a lower figure.
+ * ticks of seconds `from`..`to` that each left a line behind, from one that spent its budget (less
+ * than one admission left) to the last such, the admissions of all but the first over the budget
+ * time between them. So this is the rate to within one admission over the whole span, whatever
+ * the phase of the ticks within their seconds (an admission count over wall-clock seconds
+ * scatters by up to a second of budget at each end). A late or missing tick, or a bucket that
+ * overflowed, shows as a lower figure.
  */
 export function admissionPace(ticks: TickMark[], from: number, to: number) {
   const inWindow = ticks.filter((t) => t.sec >= from && t.sec <= to).sort((a, b) => a.at - b.at);
-  let best: TickMark[] = [], run: TickMark[] = [];
+  const runs: TickMark[][] = [[]];
   for (const t of inWindow) {
-    if (t.waiting > 0) run.push(t);
-    else run = [];
-    if (run.length > best.length) best = [...run];
+    if (t.waiting > 0) runs[runs.length - 1].push(t);
+    else runs.push([]);
   }
-  if (best.length < 2) return { perMinute: 0, seconds: 0 };
-  const ms = best[best.length - 1].at - best[0].at;
-  const admitted = best.slice(1).reduce((n, t) => n + t.admitted, 0);
-  return { perMinute: (admitted / ms) * 60_000, seconds: ms / 1000 };
+  let best = { admitted: 0, ms: 0 };
+  for (const run of runs) {
+    const spent = run.map((t, i) => t.left < 1 ? i : -1).filter((i) => i >= 0);
+    if (spent.length < 2) continue;
+    const [i, j] = [spent[0], spent[spent.length - 1]];
+    const ms = run[j].at - run[i].at;
+    const admitted = run.slice(i + 1, j + 1).reduce((n, t) => n + t.admitted, 0);
+    if (ms > best.ms) best = { admitted, ms };
+  }
+  if (best.ms === 0) return { perMinute: 0, seconds: 0 };
+  return { perMinute: (best.admitted / best.ms) * 60_000, seconds: best.ms / 1000 };
 }
 
 /** Runs one cell over a fresh KV file. */
@@ -147,7 +155,15 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     e.tick = async (q: string) => {
       const sec = Math.floor(Date.now() / 1000);
       const r = await tick(q);
-      if (r.ran) ticks.push({ sec, admitted: r.admitted, waiting: r.waiting, at: r.bucketAt });
+      if (r.ran) {
+        ticks.push({
+          sec,
+          admitted: r.admitted,
+          waiting: r.waiting,
+          at: r.bucketAt,
+          left: r.bucketLeft,
+        });
+      }
       return r;
     };
     engines.push(e);

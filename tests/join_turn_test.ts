@@ -1,7 +1,7 @@
 /**
  * Turns at the join commit (lib/queue/join_turn.ts), over real KV: the holder keeps its turn while
  * it has joins and hands it to a registered waiter, a lapsed turn falls first to the next waiter,
- * the holder runs the queue's tick while others skip theirs, and three instances over a store
+ * the holder runs the queue's tick while others wait to see it done, and five instances over a store
  * whose commits take time join without losing most of their commits, every answer exact.
  */
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
@@ -64,7 +64,7 @@ Deno.test("a lapsed turn falls to the next waiter first, to anyone after a secon
   kv.close();
 });
 
-Deno.test("another instance's live turn makes a tick skip; the holder's tick runs", async () => {
+Deno.test("another instance's live turn makes a tick wait; the holder's tick runs", async () => {
   const kv = await Deno.openKv(":memory:");
   const a = await makeApp({ ADMIT_PER_SECOND: 5 }, { kv });
   const b = await makeApp({ ADMIT_PER_SECOND: 5 }, { kv, clock: a.clock });
@@ -76,21 +76,23 @@ Deno.test("another instance's live turn makes a tick skip; the holder's tick run
   const e = await kv.get<Counts>(keys.counts(Q));
   const held = { ...c, turnBy: a.engine.ctx.turns.me, turnUntil: Date.now() + 1500 };
   assert((await kv.atomic().check(e).set(keys.counts(Q), held).commit()).ok);
-  assertEquals((await b.engine.tick(Q)).ran, false, "b skips: a holds the turn");
+  // b leaves the second's tick to a, looking again later in the second; a ticks meanwhile.
+  const later = b.engine.tick(Q);
   const r = await a.engine.tick(Q);
   assert(r.ran && r.admitted > 0, `a's tick runs: ${JSON.stringify(r)}`);
+  assertEquals((await later).ran, false, "b's found it done");
   kv.close();
 });
 
-Deno.test("three instances over a slow store take turns: few lost commits, exact answers", async () => {
+Deno.test("five instances over a slow store take turns: few lost commits, exact answers", async () => {
   const real = await Deno.openKv(":memory:");
   const tally = new KvTally();
   const kind = (w: Deno.KvKey[]) => w.some((k) => k[0] === "t" && k[3] === "in") ? "join" : "x";
   const apps = await Promise.all(
-    [1, 2, 3].map((seed) =>
+    [1, 2, 3, 4, 5].map((seed) =>
       makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
         seed,
-        kv: delayedKv(real, { readMs: 5, commitMs: 20, kind }, tally),
+        kv: delayedKv(real, { readMs: 8, commitMs: 30, kind }, tally),
       })
     ),
   );
@@ -99,7 +101,7 @@ Deno.test("three instances over a slow store take turns: few lost commits, exact
   const outs = await Promise.all(
     Array.from({ length: 360 }, async (_, i) => {
       await new Promise((r) => setTimeout(r, 2 * i));
-      return await apps[i % 3].engine.join(Q, null);
+      return await apps[i % apps.length].engine.join(Q, null);
     }),
   );
   for (const o of outs) {
@@ -112,9 +114,9 @@ Deno.test("three instances over a slow store take turns: few lost commits, exact
   assertEquals(wrongPositions(answers, c.admitted), 0, "every answer exact");
   const join = tally.byKind.get("join")!;
   const ok = join.commits - join.lost;
-  // Racing for the counts record (no turns) lost about 1.1 commits per commit here; with turns
-  // about 0.7, the rest mostly when a crowd finds nobody's turn and all go at once.
-  assert(join.lost <= 0.95 * ok, `lost join commits ${join.lost} against ${ok} that went through`);
+  // Racing for the counts record (no turns) lost about 2.5 commits per commit here; with turns
+  // about 1.4, mostly where a crowd finds nobody's turn and all go at once.
+  assert(join.lost <= 2 * ok, `lost join commits ${join.lost} against ${ok} that went through`);
   const d = await diagnose(real, Q);
   assert(d.healthy, `counts equal a recount: ${JSON.stringify(d)}`);
   real.close();

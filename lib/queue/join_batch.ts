@@ -105,7 +105,13 @@ export class JoinBatcher {
     // A join's bound counts from when it was added: waiting for the batch ahead (stuck on a
     // locked store, or a backlog) and behind this instance's other counts writers uses it up
     // too, so every visitor hears within it. Joins already out of time are never written.
-    const run: Run = { items: inTime(batch, Date.now()), later: [], yields: 0, committed: null };
+    const run: Run = {
+      items: inTime(batch, Date.now()),
+      later: [],
+      yields: 0,
+      committed: null,
+      closed: false,
+    };
     if (run.items.length === 0) return;
     const end = Math.min(...run.items.map((p) => p.at)) + STORE_DEADLINE_MS;
     // Each attempt (not the whole retried commit) waits its turn among this instance's counts
@@ -113,9 +119,12 @@ export class JoinBatcher {
     // batch that keeps losing to other instances (bench/scale_sim.ts).
     const results = await this.#retried(q, run, end).catch((e) => {
       // Joins added while the batch waited are in `run.items`, not in the batch its caller holds.
+      // An attempt cut off by the deadline runs on: it must not take in more joins after this.
+      run.closed = true;
       for (const p of run.items) p.reject(e);
       throw e;
     });
+    run.closed = true;
     instanceMetrics.batchSize.observe([], batch.length);
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
     if (run.committed) {
@@ -184,6 +193,8 @@ export class JoinBatcher {
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
     op.set(keys.counts(q), counts);
+    // Cut off by the deadline meanwhile (its visitors heard 503): not written after all.
+    if (run.closed) throw new StoreBusyError("join", "no commit took it in time");
     const res = await op.commit();
     ctx.turns.noteCommit(Date.now() - sent);
     // How long a step takes here (reads and commit): the time to step aside for a tick.
@@ -219,7 +230,7 @@ export class JoinBatcher {
     const turns = this.ctx.turns;
     return retryCommit(
       async () => {
-        for (;;) {
+        while (!run.closed) {
           const r = await this.ctx.serial(q, () => this.#attempt(q, run));
           if (!(r instanceof TurnWait)) return r;
           // Another instance's turn at the counts: read them again when it ends (not a conflict).
@@ -230,6 +241,7 @@ export class JoinBatcher {
           }
           await Promise.all([turns.want(q).catch(() => {}), sleep(r.ms)]);
         }
+        throw new StoreBusyError("join", "no commit took it in time");
       },
       "join",
       // A lost commit reads again at once: the winner's turn then says how long to wait.
@@ -239,7 +251,7 @@ export class JoinBatcher {
 
   /** Adds joins that arrived while the batch waited for its turn, up to a full batch. */
   #topUp(q: string, run: Run): void {
-    if (run.items.length >= MAX_BATCH) return;
+    if (run.closed || run.items.length >= MAX_BATCH) return;
     const used = run.items.reduce((n, p) => n + checksOf(p), 0);
     const more = this.#batches.pull(q, (list) => {
       dropLate(list, Date.now(), Math.min(STORE_DEADLINE_MS / 2, 2 * this.#stepMs));
@@ -276,6 +288,8 @@ interface Run {
   yields: number;
   /** The counts the successful commit wrote, once there is one. */
   committed: Counts | null;
+  /** Settled (committed, or given up): an attempt still running must not take in more joins. */
+  closed: boolean;
 }
 
 /** The joins of a batch still within their bound; the others are refused as out of time. */
