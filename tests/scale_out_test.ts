@@ -7,6 +7,7 @@
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
+import { bucketCap, refill } from "../lib/queue/context.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
 import type { TicketClaims } from "../lib/tokens.ts";
@@ -81,4 +82,14 @@ Deno.test("enters that come together share one commit of the counts record", asy
   assertEquals([c.entered, c.holding], [30, 0]);
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
   real.close();
+});
+
+Deno.test("the rate budget's time never goes back (a join that read a tick's newer counts)", () => {
+  // A join takes its clock, then reads counts a tick wrote a moment later: the bucket stays at
+  // the tick's time, so the span between is not counted twice by the next refill.
+  const c = { ...EMPTY_COUNTS, tokens: 0.5, tokensAt: 2000 };
+  refill(c, 10, 1900, true, bucketCap(10));
+  assertEquals(c.tokensAt, 2000);
+  refill(c, 10, 3000, true, bucketCap(10));
+  assertEquals(c.tokens, 10.5, "one second of budget since the tick, not 1.1 s");
 });
