@@ -29,6 +29,7 @@ function row(r: CellResult, ceiling: number): string {
     } | ${r.failedJoins} | ` +
     `${f2(r.joinCommitsPerJoin)} | ${f2(r.retriesPerCommit)} / ${f2(r.joinRetriesPerCommit)} | ` +
     `${f0(r.admittedPerMinute)} / ${r.ratePerMinute} (${r.pacedSeconds.toFixed(1)} s) | ` +
+    `${f2(r.overBudget)} | ` +
     `${r.skippedSeconds} / ${r.doubleSeconds} | ` +
     `${f2(r.ticksPerSecond)} | ${r.capacityViolations} | ${r.admittedTwice} | ` +
     `${r.wrongPositions} | ${f2(r.readsPerVisitor)} / ${f2(r.writesPerVisitor)} |`;
@@ -85,6 +86,11 @@ for (const r of results) {
       `ticks: ${r.skippedSeconds} skipped, ${r.doubleSeconds} twice at N=${r.instances}, ${r.commitMs} ms`,
     );
   }
+  if (r.overBudget > 0.01) {
+    checks.push(
+      `${f2(r.overBudget)} admitted over the budget at N=${r.instances}, ${r.commitMs} ms`,
+    );
+  }
   if (r.capacityViolations || r.wrongPositions || r.admittedTwice) {
     checks.push(`correctness at N=${r.instances}, ${r.commitMs} ms`);
   }
@@ -113,13 +119,16 @@ const lines = [
   "All instances and visitors share one thread here, so the 0 ms rows are the CPU ceiling. " +
   "admitted/min is the admissions of the ticks that each left a line behind, over the rate " +
   "budget's time between the first and the last of them (the seconds in brackets): exact to one " +
-  "admission, whatever the phase of the ticks within their seconds. " +
+  "admission, whatever the phase of the ticks within their seconds. over budget: admissions " +
+  "beyond the rate budget's own account over the whole cell (what it held at the start, plus " +
+  "the rate over the time since, less what it holds at the end). " +
   "Failed joins answered 503 store_busy after 2.5 s.",
   "",
   "| ms/commit | N | offered/s | joins/s | x CPU ceiling | join p50 / p99 ms | failed joins | " +
-  "join commits/join | retries/commit all / join | admitted/min / rate | s skipped / twice | " +
+  "join commits/join | retries/commit all / join | admitted/min / rate | over budget | " +
+  "s skipped / twice | " +
   "ticks/s | cap. viol. | admitted twice | wrong pos. | KV reads / writes per visitor |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...results.map((r) => row(r, ceiling.get(r.instances) ?? r.joinsPerSecond)),
   "",
   checks.length ? "Targets missed:" : "Every target met.",

@@ -48,6 +48,8 @@ export interface CellResult extends Cell {
   admittedPerMinute: number;
   /** Seconds of budget time that figure was measured over. */
   pacedSeconds: number;
+  /** Admissions beyond the rate budget's own account over the cell (0 when the pace is kept). */
+  overBudget: number;
   ratePerMinute: number;
   skippedSeconds: number;
   doubleSeconds: number;
@@ -228,9 +230,11 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   // Open loop: arrivals every 10 ms at the offered rate, whatever the answers' latency.
   let owed = 0;
   const tickStart = Math.floor(t0 / 1000) + 1;
+  let first: Counts | null = null;
   while (Date.now() < endArrivals) {
     owed += cell.arrivalsPerSecond / 100;
     for (; owed >= 1; owed--) pollers.push(visitor());
+    if (!first && Date.now() >= tickStart * 1000) first = await countsOf(real);
     await sleep(10);
   }
   await Promise.all(pollers);
@@ -242,6 +246,12 @@ export async function runCell(cell: Cell): Promise<CellResult> {
 
   // ---- correctness, from the store ---------------------------------------------------------
   const counts = await countsOf(real);
+  // The bucket's own account: admissions beyond what it held at the first snapshot plus the rate
+  // over the time it was counted up to since, less what it holds now (0 unless the engine
+  // admitted past its rate budget).
+  const f = first ?? counts;
+  const budget = f.tokens + (cell.rate * (counts.tokensAt - f.tokensAt)) / 1000 - counts.tokens;
+  const overBudget = Math.max(0, counts.admitted - f.admitted - budget);
   let held = 0, admittedRecords = 0;
   for await (const e of real.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
     if (e.value.state !== "waiting") admittedRecords++;
@@ -277,6 +287,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     retriesPerCommit: total.lost / Math.max(1, ok),
     joinRetriesPerCommit: join.lost / Math.max(1, okJoin),
     admittedPerMinute: paced.perMinute,
+    overBudget,
     pacedSeconds: paced.seconds,
     ratePerMinute: cell.rate * 60,
     skippedSeconds: skipped,

@@ -52,7 +52,7 @@ export class JoinTurns {
    * again with `read` after each wait; registers it as waiting meanwhile. For counts writers
    * other than join batches (enters), which otherwise keep losing to the turn holder's commits.
    */
-  async await(q: string, read: () => Promise<Counts>, untilMs: number): Promise<void> {
+  async waitTurn(q: string, read: () => Promise<Counts>, untilMs: number): Promise<void> {
     for (let c = await read();; c = await read()) {
       const d = await this.decide(q, c, Date.now(), this.commitMs);
       if (d.go || Date.now() + d.ms >= untilMs) return;
