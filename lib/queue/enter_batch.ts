@@ -30,7 +30,11 @@ class EnterBatcher {
       const ctx = this.ctx;
       const seen = ctx.freshView(q)?.counts;
       if (!seen || ctx.turns.heldByOther(seen, Date.now())) {
-        await ctx.turns.waitTurn(q, async () => (await ctx.readCounts(q)).counts, Date.now() + 1250);
+        await ctx.turns.waitTurn(
+          q,
+          async () => (await ctx.readCounts(q)).counts,
+          Date.now() + 1250,
+        );
       }
       const out = await ctx.serial(q, () => this.#commit(q, batch));
       batch.forEach((p, i) => p.resolve(out[i]));
