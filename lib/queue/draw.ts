@@ -1,15 +1,16 @@
 /**
  * The opening draw of a pre-queue, run at `opensAt`: fix the list of participants (arrival
  * numbers still waiting from the window), publish its hash and reveal the seed in one write, then
- * move every participant to its drawn place, and open admissions.
+ * store every participant's place (a compact table, see placement.ts) and its line entry, and open
+ * admissions. Participants' records are not rewritten: each reads as placed through the table.
  *
- * Crash safety: each step is a checked write that a rerun resumes from. The seed was fixed when
- * the window opened and the list is stored under its hash before the state says `listed`, so a
- * rerun (here or on another instance) recomputes the same order. While the draw runs, a
- * participant's record changes only by the draw (check-ins answer without writing, see
- * `frozenForDraw`), and every removal of a participant bumps a guard key that each move checks:
- * a leave or lapse meanwhile makes the move read its records again, so nobody comes back or is
- * lost, and two runs write the same places.
+ * Crash safety: each step is a checked or repeatable write that a rerun resumes from. The seed was
+ * fixed when the window opened and the list is stored under its hash before the state says
+ * `listed`, so a rerun (here or on another instance) recomputes the same order and table. While
+ * the draw runs, check-ins of participants write nothing (see `frozenForDraw`); every removal of a
+ * participant bumps a guard key that each line-entry write checks, so a leave or lapse meanwhile
+ * makes the draw read those records again and nobody comes back; and a removal that found no
+ * places yet checks that they are still absent, so it cannot miss a line entry written meanwhile.
  * Places are arrival numbers kept after the window (`preCutoff` on), so later arrivals queue
  * behind them and exact positions keep working unchanged.
  */
@@ -17,6 +18,7 @@ import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { drawOrder, listHashOf, type PublicDraw } from "./draw_scheme.ts";
+import { storePlaces } from "./placement.ts";
 import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { QueueSettings, Visitor } from "./types.ts";
@@ -31,7 +33,7 @@ export interface DrawOptions {
   chunk?: number;
   onMoved?: (moved: number) => Promise<void> | void;
   /** Called as each step ends (the bench times them). */
-  onStep?: (step: "listed" | "ordered" | "records" | "moved" | "logged" | "done") => void;
+  onStep?: (step: "listed" | "ordered" | "placed" | "moved" | "logged" | "done") => void;
 }
 
 type Entry = Deno.KvEntry<Visitor>;
@@ -48,8 +50,9 @@ async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff:
   for await (const e of iter) {
     const v = e.value;
     if (v.state !== "waiting") continue;
-    if (v.seq >= rec.preFrom && v.seq < cutoff) byArrival.set(v.seq, e as Entry);
-    else if (v.seq < rec.preFrom) legacy = true;
+    if (v.seq >= rec.preFrom && v.seq < cutoff && v.round === rec.round) {
+      byArrival.set(v.seq, e as Entry);
+    } else if (v.seq < rec.preFrom) legacy = true;
     else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
       moved.set(v.arrival, e as Entry);
     }
@@ -181,77 +184,85 @@ async function reread(
 }
 
 /**
- * Moves the participants to their drawn places in two passes of plain writes, each in key order
- * (random order made the writes several times slower on a KV file): the records take their place
- * as their arrival-order key, keeping the arrival number, in arrival order; then the line gets
- * their entries, in place order. Admissions wait for both; a rerun redoes what is missing.
+ * Stores the places (the table, then its pointer record, which says it is complete) before any
+ * line entry: a removal that read no pointer checks that it is still absent, so it fails and
+ * reads the record as placed once line entries may exist.
  */
-async function moveAll(
+async function storeTable(ctx: QueueContext, q: string, rec: DrawRecord, order: number[]) {
+  const ptr = keys.drawPlaced(q, rec.round);
+  if ((await ctx.kv.get(ptr)).value) return;
+  const p = { preFrom: rec.preFrom, cutoff: rec.cutoff!, listHash: rec.listHash! };
+  const placed = await storePlaces(ctx.kv, q, p, order);
+  await ctx.kv.atomic().check({ key: ptr, versionstamp: null }).set(ptr, placed).commit();
+}
+
+/**
+ * Places the participants: the table of places by arrival number (a few compact writes), then
+ * their line entries in place order, in writes checked against the guard. Their records are not
+ * rewritten (that was half the draw's writes): each is read through the table until its next
+ * write (see placement.ts). Admissions wait for all of it; a rerun redoes what is missing.
+ */
+async function placeAll(
   ctx: QueueContext,
   q: string,
   rec: DrawRecord,
   scanned: Known | null,
   opts: DrawOptions,
 ): Promise<number> {
-  const cutoff = rec.cutoff!;
   let known: Known, list: number[];
-  const moved = new Map<number, Entry>();
   if (scanned) {
     known = scanned;
     list = [...known.byArrival.keys()].sort((a, b) => a - b);
   } else {
     const guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
-    const scan = await scanWindow(ctx, q, rec, cutoff);
+    const scan = await scanWindow(ctx, q, rec, rec.cutoff!);
     known = { byArrival: scan.byArrival, guard };
-    for (const [a, e] of scan.moved) moved.set(a, e);
+    // Records already written as placed (a check-in after an earlier run stored the places).
+    for (const [a, e] of scan.moved) known.byArrival.set(a, e);
     list = await readList(ctx, q, rec);
   }
   const order = drawOrder(rec.seed!, list, rec.listHash!);
-  const placeOf = new Map<number, number>();
-  order.forEach((a, i) => placeOf.set(a, cutoff + i));
   opts.onStep?.("ordered");
-  const size = opts.chunk ?? MOVE_CHUNK;
+  await storeTable(ctx, q, rec, order);
+  if (rec.legacy) await logWindowGone(ctx, q, list);
+  opts.onStep?.("placed");
+  const placeOf = new Map<number, number>();
+  order.forEach((a, i) => placeOf.set(a, rec.cutoff! + i));
   const byArrival = known.byArrival;
-  // Pass 1: records.
-  const unmoved = list.filter((a) => byArrival.has(a));
-  const n = await guarded(
+  // Still waiting, and still this arrival (as the window left it, or as placed).
+  const still = (a: number, v: Visitor) =>
+    (v.seq === a && v.round === rec.round) || v.arrival === a;
+  return await guarded(
     ctx,
     q,
     known,
-    unmoved,
-    rec.legacy ? Math.floor(size / 2) : size,
-    (op, a, now) => {
+    order.filter((a) => byArrival.has(a)),
+    opts.chunk ?? MOVE_CHUNK,
+    (op, a) => {
       const e = byArrival.get(a);
       if (!e) return false;
-      const v: Visitor = { ...e.value, seq: placeOf.get(a)!, arrival: a };
-      op.set(e.key, v);
-      // Waiters from before the window still in line: the vacated numbers count as gone.
-      if (rec.legacy) op.set(keys.gone(q, now, a), 1);
-      moved.set(a, { ...e, value: v });
+      op.set(keys.fifo(q, placeOf.get(a)!), e.value.id);
       return true;
     },
-    (chunk) => reread(ctx, byArrival, chunk, (a, v) => v.seq === a),
+    (chunk) => reread(ctx, byArrival, chunk, still),
     opts.onMoved,
   );
-  opts.onStep?.("records");
-  // Pass 2: line entries, for everyone moved (now or by an earlier run) and still waiting.
-  const placed = order.filter((a) => moved.has(a));
-  await guarded(
-    ctx,
-    q,
-    known,
-    placed,
-    size,
-    (op, a) => {
-      const e = moved.get(a);
-      if (!e) return false;
-      op.set(keys.fifo(q, e.value.seq), e.value.id);
-      return true;
-    },
-    (chunk) => reread(ctx, moved, chunk, (a, v) => v.seq === placeOf.get(a)),
-  );
-  // One that leaves after its line entry is written removes the entry itself.
-  return n;
+  // One that leaves after its line entry is written removes the entry itself (it reads its
+  // record through the stored places).
+}
+
+/**
+ * Waiters from before the window are still in line: the window's arrival numbers lie between
+ * them and the places, so they are logged as gone (positions count past them). Plain writes: a
+ * rerun writes the same keys.
+ */
+async function logWindowGone(ctx: QueueContext, q: string, list: number[]): Promise<void> {
+  const now = ctx.now();
+  for (let i = 0; i < list.length; i += 1000) {
+    const op = ctx.kv.atomic();
+    for (const a of list.slice(i, i + 1000)) op.set(keys.gone(q, now, a), 1);
+    await op.commit();
+  }
 }
 
 /** Logs the places nobody took (left before being moved, or spare), so positions stay exact. */
@@ -306,7 +317,7 @@ export async function runDraw(
   if (!settings || prequeuePhase(settings, ctx.now()) !== "drawing") return null;
   let entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
   if (!entry.value || entry.value.round !== settings.opensAt) return null;
-  let known: Parameters<typeof moveAll>[3] = null;
+  let known: Known | null = null;
   if (entry.value.state === "committed") {
     const fixed = await fixList(ctx, q, entry as Deno.KvEntry<DrawRecord>);
     known = fixed.scanned;
@@ -315,7 +326,7 @@ export async function runDraw(
   }
   const rec = entry.value!;
   if (rec.state === "listed") {
-    const moved = await moveAll(ctx, q, rec, known, opts);
+    const moved = await placeAll(ctx, q, rec, known, opts);
     opts.onStep?.("moved");
     // Every place taken by this run: nothing to log (a rerun cannot tell, so it looks).
     if (!(known && moved === rec.count && rec.count === rec.reserved)) {
