@@ -162,9 +162,6 @@ export function statusNow(
   return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
 }
 
-/** What `settleOnce` answers for a participant while its draw runs: wait for it (see draw_wait.ts). */
-const HOLD = Symbol("hold for the draw");
-
 /**
  * Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. A
  * participant that comes while the opening draw runs is held until the draw is done (see
