@@ -36,28 +36,23 @@ export interface DrawOptions {
   onStep?: (step: "listed" | "ordered" | "placed" | "moved" | "logged" | "done") => void;
 }
 
-type Entry = Deno.KvEntry<Visitor>;
-
 /**
- * The window's waiting participants by arrival number: not moved yet (`byArrival`) and already
- * moved by an earlier run (`moved`); and whether waiters from before the window are in line.
+ * The window's waiting participants, arrival number to visitor id, and whether waiters from
+ * before the window are in line. Read from the liveness index (every waiter has one entry, its
+ * value the record's `seq`, and a participant keeps its arrival number there until it is placed),
+ * which is several times smaller than the records. A participant's entry only ever moves to a
+ * later deadline (see `settle`), so a listing in key order cannot miss one that moves meanwhile.
  */
 async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff: number) {
-  const byArrival = new Map<number, Entry>();
-  const moved = new Map<number, Entry>();
+  const byArrival = new Map<number, string>();
   let legacy = false;
-  const iter = ctx.kv.list<Visitor>({ prefix: keys.visitorPrefix(q) }, { batchSize: 1000 });
+  const iter = ctx.kv.list<number>({ prefix: keys.deadlinePrefix(q) }, { batchSize: 1000 });
   for await (const e of iter) {
-    const v = e.value;
-    if (v.state !== "waiting") continue;
-    if (v.seq >= rec.preFrom && v.seq < cutoff && v.round === rec.round) {
-      byArrival.set(v.seq, e as Entry);
-    } else if (v.seq < rec.preFrom) legacy = true;
-    else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
-      moved.set(v.arrival, e as Entry);
-    }
+    const seq = e.value;
+    if (seq >= rec.preFrom && seq < cutoff) byArrival.set(seq, e.key[3] as string);
+    else if (seq < rec.preFrom) legacy = true;
   }
-  return { byArrival, moved, legacy };
+  return { byArrival, legacy };
 }
 
 /** Stores the list in chunks under its hash (offsets from `preFrom`, 4 bytes big-endian each). */
@@ -123,7 +118,7 @@ async function fixList(
 
 /** What the moves know: records by arrival number, and the guard read before they were. */
 interface Known {
-  byArrival: Map<number, Entry>;
+  byArrival: Map<number, string>;
   guard: Deno.KvEntryMaybe<Deno.KvU64>;
 }
 
@@ -168,17 +163,18 @@ async function guarded<T>(
 /** Reads the records of `arrivals` afresh (10 keys a read); keeps those `still` accepts. */
 async function reread(
   ctx: QueueContext,
-  byArrival: Map<number, Entry>,
+  q: string,
+  byArrival: Map<number, string>,
   arrivals: number[],
   still: (a: number, v: Visitor) => boolean,
 ): Promise<void> {
   for (let k = 0; k < arrivals.length; k += 10) {
     const part = arrivals.slice(k, k + 10).filter((a) => byArrival.has(a));
-    const got = await ctx.kv.getMany<Visitor[]>(part.map((a) => byArrival.get(a)!.key));
+    const got = await ctx.kv.getMany<Visitor[]>(
+      part.map((a) => keys.visitor(q, byArrival.get(a)!)),
+    );
     got.forEach((g, j) => {
-      if (g.value?.state === "waiting" && still(part[j], g.value)) {
-        byArrival.set(part[j], g as Entry);
-      } else byArrival.delete(part[j]);
+      if (g.value?.state !== "waiting" || !still(part[j], g.value)) byArrival.delete(part[j]);
     });
   }
 }
@@ -217,8 +213,6 @@ async function placeAll(
     const guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
     const scan = await scanWindow(ctx, q, rec, rec.cutoff!);
     known = { byArrival: scan.byArrival, guard };
-    // Records already written as placed (a check-in after an earlier run stored the places).
-    for (const [a, e] of scan.moved) known.byArrival.set(a, e);
     list = await readList(ctx, q, rec);
   }
   const order = drawOrder(rec.seed!, list, rec.listHash!);
@@ -239,12 +233,12 @@ async function placeAll(
     order.filter((a) => byArrival.has(a)),
     opts.chunk ?? MOVE_CHUNK,
     (op, a) => {
-      const e = byArrival.get(a);
-      if (!e) return false;
-      op.set(keys.fifo(q, placeOf.get(a)!), e.value.id);
+      const id = byArrival.get(a);
+      if (id === undefined) return false;
+      op.set(keys.fifo(q, placeOf.get(a)!), id);
       return true;
     },
-    (chunk) => reread(ctx, byArrival, chunk, still),
+    (chunk) => reread(ctx, q, byArrival, chunk, still),
     opts.onMoved,
   );
   // One that leaves after its line entry is written removes the entry itself (it reads its
