@@ -191,3 +191,20 @@ Deno.test("leaves during the draw are never undone; check-ins meanwhile are held
   assertEquals((await t.engine.metrics(Q)).waiting, place);
   kv.close();
 });
+
+Deno.test("participants who joined without a round mark (an older version) are placed like the others", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { opensAt, left } = await fillWindow(kv, 120);
+  let stripped = 0;
+  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+    if (e.value.seq % 3 !== 0) continue;
+    const { round: _, ...old } = e.value;
+    await kv.set(e.key, old);
+    stripped++;
+  }
+  assert(stripped > 30);
+  const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 10) });
+  await t.engine.drawIfDue(Q);
+  await checkPlaced(t, 120 - left.size, left);
+  kv.close();
+});

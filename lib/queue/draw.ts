@@ -38,19 +38,35 @@ export interface DrawOptions {
 
 /**
  * The window's waiting participants, arrival number to visitor id, and whether waiters from
- * before the window are in line. Read from the liveness index (every waiter has one entry, its
- * value the record's `seq`, and a participant keeps its arrival number there until it is placed),
- * which is several times smaller than the records. A participant's entry only ever moves to a
- * later deadline (see `settle`), so a listing in key order cannot miss one that moves meanwhile.
+ * before the window are in line. Participants who joined under a version that did not mark their
+ * round are marked now, before any place exists, so they read as placed like the others.
  */
 async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff: number) {
   const byArrival = new Map<number, string>();
+  const unmarked: Deno.KvEntry<Visitor>[] = [];
   let legacy = false;
-  const iter = ctx.kv.list<number>({ prefix: keys.deadlinePrefix(q) }, { batchSize: 1000 });
+  const iter = ctx.kv.list<Visitor>({ prefix: keys.visitorPrefix(q) }, { batchSize: 1000 });
   for await (const e of iter) {
-    const seq = e.value;
-    if (seq >= rec.preFrom && seq < cutoff) byArrival.set(seq, e.key[3] as string);
-    else if (seq < rec.preFrom) legacy = true;
+    const v = e.value;
+    if (v.state !== "waiting") continue;
+    if (v.seq >= rec.preFrom && v.seq < cutoff && v.arrival === undefined) {
+      byArrival.set(v.seq, v.id);
+      if (v.round === undefined) unmarked.push(e as Deno.KvEntry<Visitor>);
+    } else if (v.seq < rec.preFrom) legacy = true;
+  }
+  for (let e of unmarked) {
+    const a = e.value.seq;
+    for (;;) {
+      const next = { ...e.value, round: rec.round };
+      if ((await ctx.kv.atomic().check(e).set(e.key, next).commit()).ok) break;
+      const again = await ctx.kv.get<Visitor>(e.key);
+      const v = again.value;
+      if (v?.state !== "waiting" || v.seq !== a || v.round !== undefined) {
+        if (v?.state !== "waiting" || v.seq !== a) byArrival.delete(a);
+        break;
+      }
+      e = again as Deno.KvEntry<Visitor>;
+    }
   }
   return { byArrival, legacy };
 }

@@ -243,10 +243,7 @@ function settleOnce(
     } else {
       await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
       const [nca, deadline, reserved] = schedule(ctx, q, v, rec.seq, "renew");
-      // A participant's liveness entry only moves later: the draw finds the participants by
-      // scanning that index, and an entry moving back past the scan could be missed.
-      const later = rec.round !== undefined ? Math.max(rec.deadline, deadline) : deadline;
-      next = { ...rec, nextCheckAt: nca, deadline: later };
+      next = { ...rec, nextCheckAt: nca, deadline };
       slot = reserved;
     }
     const op = ctx.kv.atomic().check(entry)
