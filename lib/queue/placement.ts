@@ -102,10 +102,20 @@ export interface PlacedRecord {
 /**
  * Reads `v` through its round's places: as moved when its draw stored them, as it is otherwise
  * (any record that is no unplaced participant, or one whose draw has not placed it yet).
- * One KV read per call until the round's table is cached, then none.
+ * One KV read per call until the round's table is cached, then none; none either when `now`
+ * (given by readers that write no removal) is before the round's opening, when no draw can have
+ * run (the window's check-ins).
  */
-export async function placeOf(kv: Deno.Kv, q: string, v: Visitor): Promise<PlacedRecord> {
+export async function placeOf(
+  kv: Deno.Kv,
+  q: string,
+  v: Visitor,
+  now?: number,
+): Promise<PlacedRecord> {
   if (v.round === undefined || v.state !== "waiting") return { v, unplaced: null };
+  if (now !== undefined && now < v.round) {
+    return { v, unplaced: { key: keys.drawPlaced(q, v.round), value: null, versionstamp: null } };
+  }
   let byQueue = tables.get(kv);
   if (!byQueue) tables.set(kv, byQueue = new Map());
   const id = `${q}\u0000${v.round}`;
@@ -126,7 +136,8 @@ export async function placedEntry(
   kv: Deno.Kv,
   q: string,
   e: Deno.KvEntry<Visitor>,
+  now?: number,
 ): Promise<Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<Placed> | null }> {
-  const { v, unplaced } = await placeOf(kv, q, e.value);
+  const { v, unplaced } = await placeOf(kv, q, e.value, now);
   return { ...e, value: v, unplaced };
 }

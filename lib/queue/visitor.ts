@@ -66,7 +66,8 @@ async function liveEntry(ctx: QueueContext, q: string, id: string) {
   if (!raw.value || lapsed(raw.value, ctx.now())) {
     throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
   }
-  const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
+  // Check-ins write no removal: before the opening no place can exist, so none is read.
+  const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>, ctx.now());
   return { entry, placedNow: raw.value.round !== undefined && entry.value.round === undefined };
 }
 
