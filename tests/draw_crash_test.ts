@@ -7,7 +7,7 @@ import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
 import { publicDraw } from "../lib/queue/draw.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
-import type { DrawRecord } from "../lib/queue/prequeue.ts";
+import { type DrawRecord, settleRoundNow } from "../lib/queue/prequeue.ts";
 import { placeOf } from "../lib/queue/placement.ts";
 import type { Visitor } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -206,5 +206,57 @@ Deno.test("participants who joined without a round mark (an older version) are p
   const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 10) });
   await t.engine.drawIfDue(Q);
   await checkPlaced(t, 120 - left.size, left);
+  kv.close();
+});
+
+Deno.test("a leave that read no places before the draw wrote them cannot leave its line entry behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { opensAt, left } = await fillWindow(kv, 60);
+  const clock = new FakeClock(opensAt + 10);
+  // The leaving instance's store: its next commit waits at a gate (the store is real KV).
+  let armed = false, release = () => {}, reached = () => {};
+  const atGate = new Promise<void>((r) => reached = r);
+  const gate = new Promise<void>((r) => release = r);
+  const gated = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            if (armed) {
+              armed = false;
+              reached();
+              await gate;
+            }
+            return await commit();
+          };
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const a = await makeApp({}, { kv, clock });
+  const b = await makeApp({}, { kv: gated, clock });
+  // The window is closed (the cutoff written) before the leave reads anything.
+  await settleRoundNow(a.engine.ctx, Q);
+  const id = (await Array.fromAsync(kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })))[7]
+    .value.id;
+  armed = true;
+  const leaving = b.engine.leave(Q, { sub: id, queue: Q, iat: 0, seq: 0, nextCheckAt: 0 }, id);
+  await atGate;
+  // The leave read the record before any place existed; the whole draw runs meanwhile.
+  await a.engine.drawIfDue(Q);
+  release();
+  await leaving;
+  left.add(id);
+  for await (const e of kv.list<string>({ prefix: keys.fifoPrefix(Q) })) {
+    assert(e.value !== id, "no line entry left for the visitor who left");
+  }
+  const view = await a.engine.ctx.view(Q);
+  assertEquals(view.head !== null, true);
+  assertEquals((await a.engine.metrics(Q)).waiting, 60 - left.size);
   kv.close();
 });
