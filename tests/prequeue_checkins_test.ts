@@ -10,7 +10,7 @@ import { keys } from "../lib/store/keys.ts";
 import { publicDraw } from "../lib/queue/draw.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { periodSeconds, STATUS_BUDGET_PER_SECOND } from "../lib/queue/timeslot.ts";
-import type { VisitorView } from "../lib/queue/types.ts";
+import type { Visitor, VisitorView } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -114,5 +114,36 @@ Deno.test("at the draw: every participant is told its place within one period of
     assert(p.admittedAt - opensAt <= turn * 1000, `place ${i + 1} learned of it late`);
   });
   assert(admitted >= 150, `admitted ${admitted}`);
+  t.close();
+});
+
+Deno.test("the first check-in after the draw, even early, takes its next slot by drawn place, not its old time", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 100_000 });
+  const opensAt = t.clock.now() + 600_000;
+  await t.engine.setOpensAt(Q, opensAt);
+  await t.engine.setPrequeue(Q, 60);
+  t.clock.ms = opensAt - 60_000;
+  const outs = await Promise.all(Array.from({ length: 20 }, () => t.engine.join(Q, null)));
+  // Their next check-ins were set far past the opening (as in a long line, a period of minutes).
+  for (const o of outs) {
+    const e = await t.kv.get<Visitor>(keys.visitor(Q, o.view.visitorId));
+    await t.kv.set(e.key, { ...e.value!, nextCheckAt: opensAt + 100_000 });
+  }
+  t.clock.ms = opensAt;
+  await t.engine.drawIfDue(Q);
+  t.clock.ms = opensAt + 1000;
+  for (const o of outs) {
+    const res = await t.fetch(
+      new Request(`http://localhost/status?queue=${Q}`, {
+        headers: { cookie: `tg_ticket=${o.ticket}` },
+      }),
+    );
+    const v: VisitorView = await res.json();
+    assert(v.position !== undefined && v.position <= 20);
+    // All 20 are admitted within 2 s at 10 a second: each checks in 5 s from now, the front's cadence.
+    assertEquals(v.nextCheckAt, opensAt + 6000, `position ${v.position}`);
+    const rec = (await t.kv.get<Visitor>(keys.visitor(Q, o.view.visitorId))).value!;
+    assertEquals([rec.round, rec.nextCheckAt], [undefined, opensAt + 6000], "stored as placed");
+  }
   t.close();
 });
