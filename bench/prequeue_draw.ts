@@ -8,7 +8,7 @@
  * Usage: deno run -A bench/prequeue_draw.ts [--n 100000] [--no-write]
  */
 import { FakeClock } from "../lib/clock.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import { drawOrder, verifyDraw } from "../lib/queue/draw_scheme.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";

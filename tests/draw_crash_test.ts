@@ -5,7 +5,7 @@
  */
 import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
 import { type DrawRecord, settleRoundNow } from "../lib/queue/prequeue.ts";
 import { placeOf } from "../lib/queue/placement.ts";

@@ -7,7 +7,7 @@
  * gets more than the 750-a-second budget, neither in requests nor in the check-in ledger.
  */
 import { keys } from "../lib/store/keys.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { periodSeconds, STATUS_BUDGET_PER_SECOND } from "../lib/queue/timeslot.ts";
 import type { Visitor, VisitorView } from "../lib/queue/types.ts";

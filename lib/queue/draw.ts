@@ -17,7 +17,8 @@
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { drawOrder, listHashOf, type PublicDraw } from "./draw_scheme.ts";
+import { drawOrder } from "./draw_scheme.ts";
+import { readList, storeList } from "./draw_list.ts";
 import { storePlaces } from "./placement.ts";
 import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
@@ -25,8 +26,6 @@ import type { QueueSettings, Visitor } from "./types.ts";
 
 /** Records (or line entries) written per commit (an op allows 1000 mutations). */
 const MOVE_CHUNK = 900;
-/** Arrival numbers per stored list chunk (4 bytes each, under the 64 KiB value limit). */
-const LIST_CHUNK = 16_000;
 
 /** Test hooks: a smaller write size, and a call after each write (a test may stop there). */
 export interface DrawOptions {
@@ -69,32 +68,6 @@ async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff:
     }
   }
   return { byArrival, legacy };
-}
-
-/** Stores the list in chunks under its hash (offsets from `preFrom`, 4 bytes big-endian each). */
-async function storeList(ctx: QueueContext, q: string, rec: DrawRecord, list: number[]) {
-  const hash = listHashOf(list);
-  let chunks = 0;
-  for (let i = 0; i < list.length || i === 0; i += LIST_CHUNK, chunks++) {
-    const part = list.slice(i, i + LIST_CHUNK);
-    const bytes = new Uint8Array(part.length * 4);
-    const dv = new DataView(bytes.buffer);
-    part.forEach((a, j) => dv.setUint32(j * 4, a - rec.preFrom));
-    await ctx.kv.set(keys.drawList(q, hash, chunks), bytes);
-  }
-  return { hash, chunks };
-}
-
-/** Reads a fixed list back from its chunks. */
-export async function readList(ctx: QueueContext, q: string, rec: DrawRecord): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < (rec.chunks ?? 0); i++) {
-    const b = (await ctx.kv.get<Uint8Array>(keys.drawList(q, rec.listHash!, i))).value;
-    if (!b) throw new Error(`draw list chunk ${i} of queue "${q}" is missing`);
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    for (let j = 0; j < b.length; j += 4) out.push(rec.preFrom + dv.getUint32(j));
-  }
-  return out;
 }
 
 /** Fixes the list: stored under its hash, then hash and seed published in one checked write. */
@@ -347,30 +320,4 @@ export async function runDraw(
   const done = await finish(ctx, q, rec.round);
   opts.onStep?.("done");
   return done;
-}
-
-/** The record as anyone may see it once published: no opening time, no internal numbers. */
-export async function publicDraw(
-  ctx: QueueContext,
-  q: string,
-  rec: DrawRecord,
-): Promise<PublicDraw> {
-  const out: PublicDraw = {
-    scheme: rec.scheme,
-    queue: q,
-    state: rec.state,
-    commitment: rec.commitment,
-    committedAt: rec.committedAt,
-  };
-  if (rec.state === "committed") return out;
-  const list = await readList(ctx, q, rec);
-  return {
-    ...out,
-    count: rec.count,
-    listHash: rec.listHash,
-    seed: rec.seed,
-    list,
-    order: drawOrder(rec.seed!, list, rec.listHash!),
-    drawnAt: rec.drawnAt,
-  };
 }
