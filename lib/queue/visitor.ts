@@ -165,8 +165,9 @@ export function statusNow(
 
 /**
  * Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. A
- * participant that comes while the opening draw runs is held until the draw is done (see
- * draw_wait.ts), then answered with its place.
+ * participant's check-in that comes while the opening draw runs is held until the draw is done
+ * (see draw_wait.ts), then answered with its place; a page load (a join that resumes) is not
+ * held, a page must answer within seconds: it gets a check-in slot in the budget.
  */
 export async function settle(
   ctx: QueueContext,
@@ -174,28 +175,28 @@ export async function settle(
   id: string,
   why: "status" | "heartbeat" | "join",
 ): Promise<Outcome> {
-  let held: number | null = null;
+  let hold = why !== "join";
   for (;;) {
-    const out = await settleOnce(ctx, q, id, why, held);
+    const out = await settleOnce(ctx, q, id, why, hold);
     if (typeof out !== "number") return out;
     const done = await waitForDraw(ctx, q, out);
     // Done: read the settings afresh (this instance's view may still say the draw runs).
     if (done) ctx.invalidate(q);
-    else held = out;
+    else hold = false;
   }
 }
 
 /**
  * One pass of `settle`: the outcome, or the round whose draw a participant waits for (the
- * caller holds it). `held`: the round it was held for already, too long: then it is answered
- * with a check-in slot in the budget instead.
+ * caller holds it when `hold`; otherwise, or held too long already, it is answered with a
+ * check-in slot in the budget).
  */
 function settleOnce(
   ctx: QueueContext,
   q: string,
   id: string,
   why: "status" | "heartbeat" | "join",
-  held: number | null,
+  hold: boolean,
 ): Promise<Outcome | number> {
   return retryCommit<Outcome | number>(async () => {
     const { entry, placedNow } = await liveEntry(ctx, q, id);
@@ -211,7 +212,7 @@ function settleOnce(
     if (frozenForDraw(v, rec, now)) {
       // The opening draw is placing pre-queue participants: their records change only by it.
       const round = v.settings.opensAt!;
-      if (held !== round) return round;
+      if (hold) return round;
       const nca = Math.max(rec.nextCheckAt, await retryAfterDraw(ctx, q, v.counts.waiting));
       return { view: waitingView(ctx, q, id, rec.seq, nca, v, branding) };
     }
