@@ -51,6 +51,9 @@ async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff:
     if (v.seq >= rec.preFrom && v.seq < cutoff && v.arrival === undefined) {
       byArrival.set(v.seq, v.id);
       if (v.round === undefined) unmarked.push(e as Deno.KvEntry<Visitor>);
+    } else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
+      // Moved to its place by an older version's run of this draw (same order, same place).
+      byArrival.set(v.arrival, v.id);
     } else if (v.seq < rec.preFrom) legacy = true;
   }
   for (let e of unmarked) {
