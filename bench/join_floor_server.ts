@@ -16,6 +16,7 @@
  * It does no signing, no settings, no slot planning and no positions. Run as its own process,
  * like the baseline.
  */
+import { setImmediate } from "node:timers";
 import { countTraffic, putWaiting } from "../lib/queue/records.ts";
 import { sumCheckins } from "../lib/queue/checkins.ts";
 import type { Visitor } from "../lib/queue/types.ts";
@@ -72,9 +73,9 @@ async function commit(batch: Pending[]): Promise<number[]> {
 
 async function flush(): Promise<void> {
   busy = true;
-  // As Tollgate's group commits wait (lib/queue/batches.ts): a timer of 0 ms lets the requests
+  // As Tollgate's group commits wait (lib/queue/batches.ts): an immediate lets the requests
   // already received join the first batch.
-  await new Promise((r) => setTimeout(r, 0));
+  await new Promise((r) => setImmediate(r));
   while (pending.length > 0) {
     const batch = pending.slice(0, 250);
     pending = pending.slice(250);
