@@ -87,10 +87,25 @@ export function withBodyDeadline(
   handler: Handler,
   opts: { ms?: number; basePath?: string } = {},
 ): Handler {
+  const watched = bodyDeadline(opts);
+  return (req, info) => req.body === null ? handler(req, info) : watched(req, info, handler);
+}
+
+/**
+ * The deadline as a step of a handler that already knows `req` has a body (the served `fetch`
+ * checks `req.body` itself, so a request without one costs no extra call): `handler` answers,
+ * with the deadline on the body when the path is one of ours.
+ */
+export function bodyDeadline(
+  opts: { ms?: number; basePath?: string } = {},
+): (
+  req: Request,
+  info: Deno.ServeHandlerInfo | undefined,
+  handler: Handler,
+) => ReturnType<Handler> {
   const ms = opts.ms ?? BODY_TIMEOUT_MS;
   const base = opts.basePath;
-  return (req, info) => {
-    if (req.body === null) return handler(req, info);
+  return (req, info, handler) => {
     const path = pathname(req.url);
     // Under BASE_PATH the request is rebuilt without the prefix later, which keeps the body
     // stream but not a watched reader: such a request gets the watched stream.
