@@ -15,6 +15,9 @@ import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/qu
 import { readTicketUnverified, Signer } from "../lib/tokens.ts";
 import { percentile } from "./checkins_sim.ts";
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
+import { wrongPositions } from "../testing/positions.ts";
+
+export { wrongPositions };
 
 const Q = "default";
 
@@ -72,21 +75,6 @@ function kindOf(written: Deno.KvKey[]): string {
   if (written.some((k) => k[0] === "counts")) return "counts";
   if (written.some((k) => k[0] === "ts")) return "checkin";
   return "other";
-}
-
-/**
- * Join answers that cannot be exact, when nobody leaves and admission is FIFO: the arrivals
- * below `seq` not waiting at its commit are a prefix 1..A, A = seq - position can only grow with
- * `seq`, and it never passes the `admitted` total at the end.
- */
-export function wrongPositions(answers: { seq: number; position: number }[], admitted: number) {
-  let prefix = 0, wrong = 0;
-  for (const a of [...answers].sort((x, y) => x.seq - y.seq)) {
-    const before = a.seq - a.position;
-    if (before < prefix || before > admitted) wrong++;
-    prefix = Math.max(prefix, before);
-  }
-  return wrong;
 }
 
 /** One tick that ran: the second it claimed, what it admitted, the line and budget time it left. */

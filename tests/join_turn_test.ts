@@ -10,7 +10,7 @@ import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
-import { wrongPositions } from "../bench/scale_sim.ts";
+import { wrongPositions } from "../testing/positions.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 

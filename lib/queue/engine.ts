@@ -54,6 +54,7 @@ export class Engine {
   #batcher: JoinBatcher;
   #lastTick = new Map<string, number>();
   #dueTick = new Map<string, number>();
+  #tickAgain = new Set<string>();
   #ticking = new Set<string>();
   #names: { value: string[]; at: number } | null = null;
   /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
@@ -200,7 +201,13 @@ export class Engine {
   maybeTick(q: string): void {
     if (!this.autoTick) return;
     const sec = Math.floor(this.ctx.now() / 1000);
-    if ((this.#lastTick.get(q) ?? -1) >= sec || this.#ticking.has(q)) return;
+    if ((this.#lastTick.get(q) ?? -1) >= sec) return;
+    if (this.#ticking.has(q)) {
+      // An earlier second's tick still runs (its reads, or one leaving its second to the turn
+      // holder): this second's starts when it ends, not at the next request.
+      this.#tickAgain.add(q);
+      return;
+    }
     this.#lastTick.set(q, sec);
     this.#ticking.add(q);
     // A store too slow for one tick is a warning: the next second's tick goes on from there.
@@ -210,7 +217,10 @@ export class Engine {
         error: String(e),
       })
     )
-      .finally(() => this.#ticking.delete(q));
+      .finally(() => {
+        this.#ticking.delete(q);
+        if (this.#tickAgain.delete(q)) this.maybeTick(q);
+      });
   }
 
   /**
