@@ -18,7 +18,7 @@ import {
   keyHash,
 } from "./enqueue.ts";
 import { type AutoSwitch, type ClientAttempts, joinDifficulty, type JoinRates } from "./load.ts";
-import type { JoinGuardCache, JoinGuardSettings } from "./settings.ts";
+import type { JoinGuardSettings } from "./settings.ts";
 import type { GuardStats } from "./stats.ts";
 import type { JoinTurnstile } from "./turnstile.ts";
 import type { JoinGuardPass } from "../queue/join.ts";
@@ -43,7 +43,8 @@ export interface JoinGuardInput {
 /** The pieces the guards use (one set per instance; `createJoinGuards` in app.ts builds them). */
 export interface JoinGuardDeps {
   clock: Clock;
-  settings: JoinGuardCache;
+  /** The queue's guards, from its settings as this instance caches them (at most a second old). */
+  settings(q: string): Promise<JoinGuardSettings>;
   pow: ProofOfWork;
   /** Null when `ENQUEUE_SECRET` is not set. */
   enqueue: EnqueueTokens | null;
@@ -62,7 +63,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
   if (j.resuming) return pass;
   // Every new join counts toward automatic mode's rate, refused ones too.
   d.rates.noteAttempt(j.queue);
-  const s = await d.settings.get(j.queue);
+  const s = await d.settings(j.queue);
   if (s.requireEnqueueToken || j.enqueueToken !== undefined) {
     pass.enqueueKey = enqueueKeyOf(d, s, j);
   }
