@@ -183,6 +183,33 @@ Deno.test("difficulty rises with the client's own attempts, not another client's
   }
 });
 
+Deno.test("free attempts do not raise the price; joins that paid do", async () => {
+  const { t, g } = await setup({ autoJoinsPerMinute: 600 });
+  try {
+    const challenge = async (client: string) =>
+      (await refusal(join(g, t, { client }))).details.challenge as PowChallenge;
+    const base = (await challenge("198.51.100.1")).difficulty;
+    // 200 attempts in a second from 200 addresses, none answering: 12,000 a minute, 20 times
+    // the threshold, and still the base price for the next newcomer.
+    for (let i = 0; i < 200; i++) await challenge(`198.51.100.${i}`);
+    assertEquals((await challenge("203.0.113.200")).difficulty, base);
+    // 30 paid joins in the next second (1,800 a minute, 3 times the threshold): dearer for all.
+    t.clock.advance(1000);
+    for (let i = 0; i < 30; i++) {
+      const ch = await challenge(`192.0.2.${i}`);
+      await join(g, t, {
+        client: `192.0.2.${i}`,
+        proof: { challenge: ch.challenge, nonce: solve(ch) },
+      });
+    }
+    const after = (await challenge("203.0.113.201")).difficulty;
+    assert(after >= base * 1.4, `${base} -> ${after}`);
+  } finally {
+    await g.stats.idle();
+    t.close();
+  }
+});
+
 Deno.test("enqueue tokens: required, each refusal its reason, one place per key", async () => {
   const { t, g } = await setup({ challenge: "off", requireEnqueueToken: true });
   try {

@@ -17,7 +17,13 @@ import {
   type EnqueueTokens,
   keyHash,
 } from "./enqueue.ts";
-import { type AutoSwitch, type ClientAttempts, joinDifficulty, type JoinRates } from "./load.ts";
+import {
+  type AutoSwitch,
+  type ClientAttempts,
+  joinDifficulty,
+  type JoinRates,
+  type QueueLoad,
+} from "./load.ts";
 import type { JoinGuardSettings } from "./settings.ts";
 import type { GuardStats } from "./stats.ts";
 import type { JoinTurnstile } from "./turnstile.ts";
@@ -69,8 +75,9 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
   }
   // Off (the default): nothing more to read on the join path.
   if (s.challenge === "off") return pass;
-  const load = {
+  const load: QueueLoad = {
     joinsPerMinute: await d.rates.perMinute(j.queue),
+    paidPerMinute: await d.rates.paidPerMinute(j.queue),
     waiting: await d.waiting(j.queue),
   };
   const now = d.clock.now();
@@ -92,6 +99,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     }
     if (out === "passed" && s.provider === "turnstile") {
       d.stats.add(j.queue, "challengesSolved");
+      d.rates.notePaid(j.queue);
       return pass;
     }
     // "both" after a pass, or Turnstile unavailable: the built-in challenge decides.
@@ -116,6 +124,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     throw e.with({ challenge: issue(d, s, j, load), turnstile: null });
   }
   d.stats.add(j.queue, "challengesSolved");
+  d.rates.notePaid(j.queue);
   return pass;
 }
 
@@ -124,7 +133,7 @@ function issue(
   d: JoinGuardDeps,
   s: JoinGuardSettings,
   j: JoinGuardInput,
-  load: { joinsPerMinute: number; waiting: number },
+  load: QueueLoad,
 ) {
   const recent = d.attempts.note(j.client, d.clock.now());
   d.stats.add(j.queue, "challengesIssued");
@@ -139,7 +148,7 @@ function required(
   d: JoinGuardDeps,
   s: JoinGuardSettings,
   j: JoinGuardInput,
-  load: { joinsPerMinute: number; waiting: number },
+  load: QueueLoad,
   siteKey: string | null,
   withPow: boolean,
 ): ChallengeRequiredError {
