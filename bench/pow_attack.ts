@@ -17,13 +17,8 @@
  * visitors placed, refused, and admitted in arrival order (ADMIT_PER_SECOND 1, read from the
  * KV file after the run); how long visitors took from arriving to a place; hashes each side did.
  *
- * Difficulty: by default the base is what this machine hashes in a second with every core busy
- * (measured at the start) over the crowd's joins a second, times `--fill`: the crowd's solving
- * fills the machine, as a crowd of phones brings more hashing than one attacker (see
- * bench/RESULTS.md); `--difficulty N` sets it instead.
- *
- * Run: `deno run -A bench/pow_attack.ts [--seconds 60] [--visitors 1000] [--difficulty N]
- * [--fill 1] [--attackers 1] [--max-solvers 32] [--no-results]` (writes its section of
+ * Run: `deno run -A bench/pow_attack.ts [--seconds 60] [--visitors 1000] [--difficulty 150000]
+ * [--attackers 1] [--max-solvers 32] [--no-results]` (writes its section of
  * bench/RESULTS.md).
  */
 import { writeJoinGuards } from "../lib/guard/settings.ts";
@@ -33,7 +28,7 @@ import { arrivalOrder } from "./scenarios/attack.ts";
 import { Follower } from "./scenarios/follower.ts";
 import { HttpPool } from "./scenarios/http.ts";
 import { powReport } from "./scenarios/pow_report.ts";
-import { CrowdSolvers, machineHashRate, powWorker } from "./scenarios/pow_solvers.ts";
+import { CrowdSolvers, powWorker } from "./scenarios/pow_solvers.ts";
 import { admittedAt } from "./scenarios/store.ts";
 import { pause, startTarget } from "./scenarios/target.ts";
 import { decodeTicket } from "./tickets.ts";
@@ -48,10 +43,9 @@ const num = (k: string, d: number) => Number(args.get(k) ?? d);
 const o = {
   seconds: num("--seconds", 60),
   visitors: num("--visitors", 1000),
-  /** 0: what this machine's cores hash in a second over the crowd's joins a second (see below). */
-  difficulty: num("--difficulty", 0),
-  /** The crowd's solving over what the machine hashes, when the difficulty is derived. */
-  fill: num("--fill", 1),
+  // About what this machine's 2 cores hash in a second, over the crowd's 16.7 joins a second:
+  // the crowd's solving fills the machine (see bench/RESULTS.md).
+  difficulty: num("--difficulty", 150_000),
   attackers: num("--attackers", 1),
   // Beyond this many visitors solving at once, the next waits for a free thread: more threads
   // would starve the server on this machine (it has no machine of its own here).
@@ -92,15 +86,6 @@ const t = await startTarget({ dir, log: console.log, serverNice: -10 }, "server-
   // Admitted records outlive the run, so their `admittedAt` can be read afterwards.
   ACCESS_TOKEN_TTL_SECONDS: "3600",
 });
-// The base difficulty: by default the one at which the crowd's solving (visitors a second times
-// the difficulty) fills this machine's hashing, `fill` times. Measured with as many threads as
-// the crowd may have solving at once: the share of the cores a process with that many threads
-// gets beside whatever else runs here (the OS shares by thread).
-const machineRate = await machineHashRate(o.maxSolvers);
-if (!o.difficulty) {
-  o.difficulty = Math.round(o.fill * machineRate / (o.visitors / o.seconds) / 1000) * 1000;
-}
-console.log(`machine: ${Math.round(machineRate)} hashes/s; base difficulty ${o.difficulty}`);
 // The queue's guards, written into the server's store; its settings cache takes them within 1 s.
 const kv = await Deno.openKv(kvPath);
 await writeJoinGuards(kv, "default", {
@@ -258,7 +243,6 @@ const lines = powReport({
     attackerAlone: (attack.tries - snapshot.attackTries) / o.tailSeconds,
   },
   solvers: { started: crowd.started, peakBusy: crowd.peakBusy },
-  machineRate,
   final,
   load: Deno.loadavg(),
 });

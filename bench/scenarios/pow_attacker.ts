@@ -1,10 +1,9 @@
 /// <reference lib="deno.worker" />
 /**
- * A Web Worker of the proof-of-work attack scenario. Three roles:
+ * A Web Worker of the proof-of-work attack scenario. Two roles:
  * - `attack`: joins at full speed from a new address each time (`x-client-ip`), solving every
  *   challenge it is given, and posts each ticket it got; it never stops until terminated.
- * - `solve`: solves challenges the driver sends (one ordinary visitor's device);
- * - `rate`: hashes in windows of time shared by all threads and answers how many in each.
+ * - `solve`: solves challenges the driver sends (one ordinary visitor's device).
  *
  * Nonces are searched from 0, so a solution's nonce + 1 is the number of hashes it took.
  */
@@ -20,20 +19,6 @@ const solve = (ch: Challenge) => String(new PowHasher(ch.seed).search(ch.thresho
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
-  if (m.role === "rate") {
-    // Hashes in `windows` one-second windows from `start` (epoch ms, the same for every thread;
-    // a threshold of 0 never solves) and answers how many it did in each.
-    const h = new PowHasher("A".repeat(43));
-    while (Date.now() < m.start) await new Promise((r) => setTimeout(r, 1));
-    const out: number[] = [];
-    for (let i = 0, n = 0; i < m.windows; i++) {
-      const from = n, end = m.start + (i + 1) * 1000;
-      while (Date.now() < end) n += h.search(0, n, 20_000) < 0 ? 20_000 : 0;
-      out.push(n - from);
-    }
-    self.postMessage({ hashes: out });
-    return;
-  }
   if (m.role === "solve") {
     self.postMessage({ id: m.id, nonce: solve(m.challenge) });
     return;

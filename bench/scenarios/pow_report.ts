@@ -10,7 +10,6 @@ export interface PowRun {
     seconds: number;
     visitors: number;
     difficulty: number;
-    fill: number;
     attackers: number;
     maxSolvers: number;
     cap: number;
@@ -43,8 +42,6 @@ export interface PowRun {
   /** Hashes per second in the crowd's window (the attacker's from its start). */
   hashRates: { crowd: number; attacker: number; attackerAlone: number };
   solvers: { started: number; peakBusy: number };
-  /** Hashes a second of this machine on `maxSolvers` threads, measured before the run. */
-  machineRate: number;
   final: {
     waiting: number;
     joinGuards: { challengesIssued: number; challengesSolved: number; challengesFailed: number };
@@ -74,15 +71,8 @@ export function powReport(r: PowRun): string[] {
     `ordinary visitors from ${o.visitors} addresses over ${o.seconds} s, ${o.attackers} ` +
     `attacker thread(s) from second 5, each join from a new address (172.16.0.0/12, in order). ` +
     `Check: automatic (on at ${f0(o.autoJoinsPerMinute)} join attempts a minute or ` +
-    `${f0(o.autoWaiting)} waiting), base difficulty ${f0(o.difficulty)}: this machine hashed ` +
-    `${
-      f0(r.machineRate)
-    } a second on ${o.maxSolvers} threads (the best of 4 one-second windows before the run), over the ` +
-    `crowd's ${(o.visitors / o.seconds).toFixed(1)} joins a second${
-      o.fill === 1 ? "" : `, times ${o.fill}`
-    } (the default is ${
-      f0(DEFAULT_JOIN_DIFFICULTY)
-    }; see below). Devices: each visitor solving has a thread of ` +
+    `${f0(o.autoWaiting)} waiting), base difficulty ${f0(o.difficulty)} (the default is ` +
+    `${f0(DEFAULT_JOIN_DIFFICULTY)}; see below). Devices: each visitor solving has a thread of ` +
     `its own (at most ${o.maxSolvers}), each attacker one; this machine (2 cores) runs them all, ` +
     `the server and the visitors' requests, and shares its cores by thread. The attack lasts ` +
     `while the crowd arrives (until the last ordinary visitor has a place, ` +
@@ -121,34 +111,50 @@ export function powReport(r: PowRun): string[] {
     `${r.final.joinGuards.challengesIssued}, solved ${r.final.joinGuards.challengesSolved}, ` +
     `failed ${r.final.joinGuards.challengesFailed} | (info) | info |`,
     "",
+    ...explain(r),
+  ];
+}
+
+/** What the run means, in its own numbers. */
+function explain(r: PowRun): string[] {
+  const { o, hashRates: h } = r;
+  const perSecond = o.visitors / o.seconds;
+  const demand = perSecond * o.difficulty;
+  const used = h.crowd + h.attacker;
+  const atDefault = h.attackerAlone / DEFAULT_JOIN_DIFFICULTY;
+  const attackSeconds = Math.max(1, r.windowSeconds - 5);
+  const outThere = atDefault * attackSeconds;
+  return [
     "What this stands for. With a new address for every join nothing tells the attacker's joins " +
     "from a visitor's, so each pays the same price and the attacker's share of the line is its " +
-    "hashing over everyone's. For at most 10% over a 60 s crowd of 1,000 it may take about 111 " +
-    "places, under 2 a second, while the crowd takes 16.7 a second: the crowd's devices must hash " +
-    "about 9 times as fast as the attacker's. Out there they do without trying (a thousand phones " +
-    "against one computer); on this machine the crowd and the attacker share 2 cores, so the " +
-    "scenario gives every visitor solving a thread of its own and the attacker one, and the " +
-    "base difficulty is set so the crowd's solving fills the cores (joins a second times the " +
-    `difficulty${
-      o.fill === 1 ? "" : `, ${o.fill} times`
-    } what the cores hash): while k visitors solve, ` +
-    "the attacker's thread gets " +
-    "about 1/(k+1) of the hashing. A lower difficulty leaves the cores idle part of the time, " +
-    "and the attacker's thread takes all of that; a higher one makes the visitors wait for " +
-    `each other; the default (${f0(DEFAULT_JOIN_DIFFICULTY)}) is more than 2 cores can solve ` +
-    `for ${(o.visitors / o.seconds).toFixed(1)} visitors a second.`,
+    `hashing over everyone's. For at most 10% of a crowd of ${f0(o.visitors)} it may take about ` +
+    `${f0(o.visitors / 9)} places while the crowd takes ${perSecond.toFixed(1)} a second: the ` +
+    "crowd's devices must hash about 9 times as fast as the attacker's. Out there a thousand " +
+    "phones have that over one computer; here the crowd and the attacker share 2 cores, so each " +
+    "visitor solving gets a thread (each person brings a device), the attacker one, and the OS " +
+    "shares the cores by thread: while k visitors solve, the attacker's thread gets about " +
+    "1/(k+1) of the hashing, but only while the crowd keeps the cores busy. The base difficulty " +
+    "is chosen for that: the crowd's demand, joins a second times the difficulty, was " +
+    `${f0(demand)} hashes a second against the ${f0(used)} all solver threads got (` +
+    `${(demand / Math.max(1, used)).toFixed(2)} x). Below 1 the attacker's thread takes every ` +
+    "idle moment of the cores (a lower difficulty, or a quieter machine, gives it 20% and more); " +
+    "above 1 the visitors wait for each other (the arrival-to-place row). The server runs at a " +
+    "higher priority than the devices' threads (nice 0 against 10): out there it has a machine " +
+    "of its own.",
     "",
-    "What it does not show. Once the crowd has its places the attacker's thread has a whole core " +
-    `(the last row: ${f0(h.attackerAlone)} hashes a second), so at this run's low difficulty it ` +
-    `takes about ${(h.attackerAlone / o.difficulty).toFixed(1)} places a second; at the default ` +
-    `difficulty the same core takes about ${atDefault.toFixed(1)} a second, so ${
-      f0(111 / Math.max(0.01, atDefault))
-    } s of one core buy a 10% share of this line. That is the check's whole promise: a price per ` +
-    "place, the same for everyone, high enough that a script gains a few places a second per " +
-    "core instead of thousands. An attacker with many cores (or a GPU: SHA-256 runs there " +
-    "thousands of times faster) pays it easily; enqueue tokens from the operator's site, which " +
-    "vouch for a person, are the answer to that. The per-address limits stop one address; a " +
-    "botnet or a proxy service gives an address per join, which is what this scenario assumes.",
+    "What it does not show. Thread for thread, each visitor's device hashes as fast as the " +
+    "attacker's computer, where a phone runs the loop 3 to 5 times slower than a core, so the " +
+    "split favours the crowd. Once the crowd has its places the attacker's thread has a whole " +
+    `core (${f0(h.attackerAlone)} hashes a second; the row after the crowd). Out there, at the ` +
+    `default difficulty, that core takes ${atDefault.toFixed(1)} places a second whatever the ` +
+    `crowd does: over this run's ${f0(attackSeconds)} s of attack about ${f0(outThere)} places, ` +
+    `${(100 * outThere / (o.visitors + outThere)).toFixed(1)}% of this line. The check is a ` +
+    "price per place, the same for everyone: a script gets a few places a second per core " +
+    "instead of thousands, and one core is about at the 10% line; more cores, or a GPU (SHA-256 " +
+    "runs there thousands of times faster), pay it easily. Enqueue tokens from the operator's " +
+    "site (one place per person the site knows) are the answer to that; the per-address limits " +
+    "stop one address, not a botnet or a proxy service with an address per join, which is what " +
+    "this scenario assumes.",
     "",
   ];
 }

@@ -60,23 +60,3 @@ export class CrowdSolvers {
     for (const w of this.#all) w.terminate();
   }
 }
-
-/**
- * Hashes a second of `threads` threads hashing at once: the best of `windows` one-second windows
- * (what the machine gives them when others' work here pauses).
- */
-export async function machineHashRate(threads: number, windows = 4): Promise<number> {
-  // One set of windows for all, starting once every thread has surely loaded.
-  const start = Date.now() + 1500;
-  const counts = await Promise.all(
-    Array.from({ length: threads }, () => {
-      const w = powWorker();
-      return new Promise<number[]>((resolve) => {
-        w.onmessage = (e) => (w.terminate(), resolve(e.data.hashes));
-        w.postMessage({ role: "rate", start, windows });
-      });
-    }),
-  );
-  const perWindow = Array.from({ length: windows }, (_, i) => counts.reduce((a, c) => a + c[i], 0));
-  return Math.max(...perWindow);
-}
