@@ -119,7 +119,7 @@ export function attackChecks(r: AttackRunReport): Check[] {
     {
       name: "a new address per join, proof of work automatic: the attacker's share at the peak",
       measured: r.newAddress?.measured ?? "not run yet: deno run -A bench/pow_attack.ts",
-      target: "<= 10% (its own section below: not re-run here)",
+      target: "<= 10% (its own section in this file: not re-run here)",
       pass: r.newAddress?.pass ?? null,
     },
     {

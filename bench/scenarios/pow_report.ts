@@ -122,8 +122,11 @@ function explain(r: PowRun): string[] {
   const demand = perSecond * o.difficulty;
   const used = h.crowd + h.attacker;
   const atDefault = h.attackerAlone / DEFAULT_JOIN_DIFFICULTY;
-  const attackSeconds = Math.max(1, r.windowSeconds - 5);
+  // Out there the crowd arrives in its 60 s whatever the attacker does: 55 s of attack.
+  const attackSeconds = o.seconds - 5;
   const outThere = atDefault * attackSeconds;
+  const tenth = o.visitors / 9;
+  const forTenth = h.attackerAlone * attackSeconds / tenth;
   return [
     "What this stands for. With a new address for every join nothing tells the attacker's joins " +
     "from a visitor's, so each pays the same price and the attacker's share of the line is its " +
@@ -147,14 +150,16 @@ function explain(r: PowRun): string[] {
     "split favours the crowd. Once the crowd has its places the attacker's thread has a whole " +
     `core (${f0(h.attackerAlone)} hashes a second; the row after the crowd). Out there, at the ` +
     `default difficulty, that core takes ${atDefault.toFixed(1)} places a second whatever the ` +
-    `crowd does: over this run's ${f0(attackSeconds)} s of attack about ${f0(outThere)} places, ` +
-    `${(100 * outThere / (o.visitors + outThere)).toFixed(1)}% of this line. The check is a ` +
-    "price per place, the same for everyone: a script gets a few places a second per core " +
-    "instead of thousands, and one core is about at the 10% line; more cores, or a GPU (SHA-256 " +
-    "runs there thousands of times faster), pay it easily. Enqueue tokens from the operator's " +
-    "site (one place per person the site knows) are the answer to that; the per-address limits " +
-    "stop one address, not a botnet or a proxy service with an address per join, which is what " +
-    "this scenario assumes.",
+    `crowd does: over the ${attackSeconds} s of attack on a ${o.seconds} s crowd about ` +
+    `${f0(outThere)} places, ${(100 * outThere / (o.visitors + outThere)).toFixed(1)}% of this ` +
+    `line. Holding one such core to 10% (${f0(tenth)} places) takes a difficulty of about ` +
+    `${f0(forTenth)}, ${(forTenth / h.attackerAlone * 3).toFixed(1)} to ` +
+    `${(forTenth / h.attackerAlone * 5).toFixed(1)} s on a phone 3 to 5 times slower than it. ` +
+    "The check is a price per place, the same for everyone: a script gets a few places a second " +
+    "per core instead of thousands; more cores, or a GPU (SHA-256 runs there thousands of times " +
+    "faster), pay it easily. Enqueue tokens from the operator's site (one place per person the " +
+    "site knows) are the answer to that; the per-address limits stop one address, not a botnet " +
+    "or a proxy service with an address per join, which is what this scenario assumes.",
     "",
   ];
 }
