@@ -2,7 +2,9 @@
  * The forward-auth bench: `deno run -A bench/forward_auth.ts`. An admitted request (a valid
  * `tg_access` cookie) through nginx with docs/examples/nginx.conf as shipped (auth_request to
  * Tollgate, keep-alive upstream), against the same file with its `auth_request` line taken out
- * (nginx straight to the site), interleaved in slices within one run. Beside them, the optional
+ * (nginx straight to the site), interleaved in slices within one run. Beside them, the same
+ * example with its checks answered by bench/check_floor_server.ts (a Deno server that answers 204
+ * and does nothing else: what any check answered by a Deno process costs), and the optional
  * per-cookie check cache of docs/forward-auth.md (`BENCH_FA_CACHE=0` leaves it out).
  *
  * Every server is its own process: the site (bench/baseline_server.ts: Hono answering
@@ -93,6 +95,7 @@ async function measure(
   name: keyof typeof SITES,
   tollgate: { proc: Proc; port: number; secret: string },
   withCache: boolean,
+  floorPort: number,
 ): Promise<boolean> {
   const { cfg } = e;
   const profile = SITES[name];
@@ -102,6 +105,14 @@ async function measure(
     ["            auth_request /_tollgate_check;\n", ""],
   ], "/");
   const checked = await startNginx(e, `${name}-checked`, ports, [], "/_tollgate/health");
+  // The same example, its checks answered by a Deno server that does nothing else.
+  const floor = await startNginx(
+    e,
+    `${name}-floor`,
+    { ...ports, tollgate: floorPort },
+    [],
+    "/_tollgate/health",
+  );
   const cached = withCache
     ? await startNginx(
       e,
@@ -120,14 +131,14 @@ async function measure(
   const headers = { Cookie: `tg_access=${token}` };
   // Each must really answer the site's page to the admitted visitor, and the checked ones
   // must refuse anyone else, before anything is measured.
-  for (const s of [direct, checked, cached]) {
+  for (const s of [direct, checked, cached, floor]) {
     if (!s) continue;
     const ok = await fetch(`${s.url}/`, { headers });
     const text = await ok.text();
     if (ok.status !== 200 || !profile.valid(text)) {
       throw new Error(`${s.url}/ answered ${ok.status} ${JSON.stringify(text.slice(0, 200))}`);
     }
-    if (s === direct) continue;
+    if (s === direct || s === floor) continue;
     const no = await fetch(`${s.url}/`, { redirect: "manual" });
     await no.body?.cancel();
     if (no.status !== 302) throw new Error(`${s.url}/ without a token: ${no.status}`);
@@ -145,6 +156,7 @@ async function measure(
   const runs = [
     { label: "direct", proxy: direct },
     { label: "auth_request", proxy: checked },
+    { label: "auth_request-floor", proxy: floor },
     ...(cached ? [{ label: "auth_request-cached", proxy: cached }] : []),
   ];
   // CPU per request of each process, counted around each run's slices only: less noisy than
@@ -165,7 +177,7 @@ async function measure(
   const rps = (m: Measured) => Math.round(m.total.rps);
   const slices = (m: Measured) => m.slices.map((s) => Math.round(s.rps)).join(", ");
   const errors = (m: Measured) => m.total.non2xx + m.total.socketErrors;
-  const [d, c, k] = measured;
+  const [d, c, f, k] = measured;
   const ratio = c.total.rps / d.total.rps;
   const pass = ratio >= FORWARD_AUTH_TARGET && errors(c) === 0;
   const nginxUs = (i: number) => us(after.nginx[i] - before.nginx[i], measured[i].total.requests);
@@ -175,6 +187,9 @@ async function measure(
       `\nnginx auth_request, shipped  ${rps(c)} req/s (slices ${slices(c)}; p50 ${
         c.total.p50Ms.toFixed(2)
       } ms, p99 ${c.total.p99Ms.toFixed(2)} ms, ${errors(c)} errors)` +
+      `\ncheck floor (Deno, 204 only) ${rps(f)} req/s (slices ${slices(f)}), ratio ${
+        (f.total.rps / d.total.rps).toFixed(3)
+      }; Tollgate's check / floor ${(c.total.rps / f.total.rps).toFixed(3)}` +
       (k
         ? `\nwith the check cache (5 s)   ${rps(k)} req/s (slices ${slices(k)}; ${
           errors(k)
@@ -182,8 +197,8 @@ async function measure(
         : "") +
       `\nCPU/request                  site ${
         us(after.site - before.site, allRequests)
-      }; nginx direct ${nginxUs(0)}, checked ${nginxUs(1)}${
-        k ? `, cached ${nginxUs(2)}` : ""
+      }; nginx direct ${nginxUs(0)}, checked ${nginxUs(1)}, floor ${nginxUs(2)}${
+        k ? `, cached ${nginxUs(3)}` : ""
       }; Tollgate per checked request ${us(after.tollgate - before.tollgate, checkedRequests)}` +
       `\nratio                        ${
         ratio.toFixed(3)
@@ -231,9 +246,16 @@ async function main() {
       logPath: `${dir}/tollgate.log`,
     });
     await waitReady(`http://127.0.0.1:${port}/_tollgate/health`, proc);
+    const floorPort = freePort();
+    const floor = await start("check floor", Deno.execPath(), [
+      "run",
+      "-A",
+      new URL("./check_floor_server.ts", import.meta.url).pathname,
+    ], { env: { PORT: String(floorPort) }, cwd: ROOT, logPath: `${dir}/check-floor.log` });
+    await waitReady(`http://127.0.0.1:${floorPort}/_tollgate/health`, floor);
     let pass = true;
     for (const name of sites) {
-      pass = (await measure(e, name, { proc, port, secret }, withCache)) && pass;
+      pass = (await measure(e, name, { proc, port, secret }, withCache, floorPort)) && pass;
     }
     if (!pass && cfg.strict) Deno.exitCode = 1;
   } finally {

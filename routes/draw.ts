@@ -7,7 +7,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../app.ts";
 import { validationHook } from "../http/validation.ts";
 import { NoDrawError } from "../lib/errors.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { keys } from "../lib/store/keys.ts";
 import { verifyPage } from "./draw_page.tsx";

@@ -48,7 +48,9 @@ export const VisitorView = z.object({
   }),
   drawPending: z.boolean().optional().openapi({
     description: "pre-queue: true until the opening draw has placed the visitor (no position " +
-      "meanwhile); nobody is admitted before it",
+      "meanwhile); nobody is admitted before it. A check-in that comes while the draw runs " +
+      "is held until it is done (at most 4 s) and answered with the place; the first check-in " +
+      "after the draw gets its next `nextCheckAt` by the drawn place",
   }),
   arrivalNumber: z.number().int().optional().openapi({
     description: "pre-queue, before the draw: the visitor's entry in the draw's list (keep it " +

@@ -5,9 +5,10 @@
  */
 import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
-import type { DrawRecord } from "../lib/queue/prequeue.ts";
+import { type DrawRecord, settleRoundNow } from "../lib/queue/prequeue.ts";
+import { placeOf } from "../lib/queue/placement.ts";
 import type { Visitor } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
@@ -34,6 +35,15 @@ async function fillWindow(kv: Deno.Kv, n: number): Promise<{ opensAt: number; le
   return { opensAt, left };
 }
 
+/** The queue's visitor records, as the draw placed them (records keep arrival numbers until written). */
+async function placedRecords(kv: Deno.Kv): Promise<Visitor[]> {
+  const out: Visitor[] = [];
+  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+    out.push((await placeOf(kv, Q, e.value)).v);
+  }
+  return out;
+}
+
 /** Checks the finished draw: everyone still waiting from the window sits at its drawn place. */
 async function checkPlaced(t: TestApp, expectCount: number, left: Set<string>) {
   const rec = (await t.kv.get<DrawRecord>(keys.draw(Q))).value!;
@@ -42,12 +52,12 @@ async function checkPlaced(t: TestApp, expectCount: number, left: Set<string>) {
   assert(verifyDraw(pub).ok, JSON.stringify(verifyDraw(pub).lines));
   assertEquals(pub.count, expectCount);
   const byArrival = new Map<number, Visitor>();
-  for await (const e of t.kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
-    assert(!left.has(e.value.id), "nobody who left comes back");
-    assertEquals(e.value.state, "waiting");
-    assert(e.value.arrival !== undefined, `visitor ${e.value.id} was moved`);
-    assert(!byArrival.has(e.value.arrival!), "nobody placed twice");
-    byArrival.set(e.value.arrival!, e.value);
+  for (const v of await placedRecords(t.kv)) {
+    assert(!left.has(v.id), "nobody who left comes back");
+    assertEquals(v.state, "waiting");
+    assert(v.arrival !== undefined, `visitor ${v.id} was placed`);
+    assert(!byArrival.has(v.arrival!), "nobody placed twice");
+    byArrival.set(v.arrival!, v);
   }
   assertEquals(byArrival.size, expectCount, "nobody lost");
   const fifo = new Map<number, string>();
@@ -91,10 +101,8 @@ Deno.test("a draw killed in the middle is finished by a rerun with the same orde
   const half = (await kv.get<DrawRecord>(keys.draw(Q))).value!;
   assertEquals(half.state, "listed", "killed after the list was fixed and the seed revealed");
   let moved = 0;
-  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
-    if (e.value.arrival !== undefined) moved++;
-  }
-  assert(moved > 0 && moved < N - left.size, `killed mid-draw (${moved} moved)`);
+  for await (const _ of kv.list({ prefix: keys.fifoPrefix(Q) })) moved++;
+  assert(moved > 0 && moved < N - left.size, `killed mid-draw (${moved} placed)`);
   const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 5_000) });
   await t.engine.drawIfDue(Q);
   const done = await checkPlaced(t, N - left.size, left);
@@ -121,32 +129,48 @@ Deno.test("two instances drawing at once agree on one order, and a rerun changes
   kv.close();
 });
 
-Deno.test("leaves during the draw are never undone; check-ins meanwhile write nothing; positions stay exact", async () => {
+Deno.test("leaves during the draw are never undone; check-ins meanwhile are held and write nothing; positions stay exact", async () => {
   const kv = await Deno.openKv(":memory:");
   const { opensAt, left } = await fillWindow(kv, 300);
   const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 10) });
   const ids: string[] = [];
   for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) ids.push(e.value.id);
-  const leaving = [ids[5], ids[150], ids[ids.length - 1]];
+  const leaving: string[] = [];
   const ticket = (id: string) => ({ sub: id, queue: Q, iat: 0, seq: 0, nextCheckAt: 0 });
   let once = false;
+  let held: ReturnType<typeof t.engine.heartbeat> | null = null;
+  const checker = ids[ids.length - 1];
   t.engine.drawOptions = {
     chunk: 40,
     onMoved: async () => {
       if (once) return;
       once = true;
-      // One moved, two not yet: all three leave mid-draw.
+      // One with its line entry written, two without: all three leave mid-draw.
+      const inLine = new Set<string>();
+      for await (const e of kv.list<string>({ prefix: keys.fifoPrefix(Q) })) inLine.add(e.value);
+      leaving.push([...inLine][3], ...ids.filter((id) => !inLine.has(id)).slice(0, 2));
       for (const id of leaving) await t.engine.leave(Q, ticket(id), id);
-      // A due check-in of a waiting participant answers without writing its record.
-      const id = ids.find((x) => !leaving.includes(x))!;
-      const before = await kv.get(keys.visitor(Q, id));
-      const out = await t.engine.heartbeat(Q, ticket(id), id);
-      assertEquals(out.view.drawPending, true);
-      assertEquals((await kv.get(keys.visitor(Q, id))).versionstamp, before.versionstamp);
+      // A check-in of a waiting participant is held while the draw runs, writing nothing.
+      assert(!leaving.includes(checker));
+      const before = await kv.get(keys.visitor(Q, checker));
+      held = t.engine.heartbeat(Q, ticket(checker), checker);
+      await new Promise((r) => setTimeout(r, 30));
+      assertEquals((await kv.get(keys.visitor(Q, checker))).versionstamp, before.versionstamp);
     },
   };
   await t.engine.drawIfDue(Q);
   assert(once);
+  // Answered once the draw is done, with its place.
+  const out = await held!;
+  assertEquals(out.view.drawPending, undefined);
+  assertEquals(
+    out.view.position,
+    t.engine.ctx.position(
+      await t.engine.ctx.view(Q),
+      (await t.engine.visitor(Q, checker))!.seq,
+    ),
+  );
+  assertEquals(leaving.length, 3);
   for (const id of leaving) {
     assertEquals(await t.engine.visitor(Q, id), null, `${id} stays gone`);
     left.add(id);
@@ -156,14 +180,83 @@ Deno.test("leaves during the draw are never undone; check-ins meanwhile write no
   assertEquals(pub.count, 300 - 20, "they were in the list");
   const view = await t.engine.ctx.view(Q);
   let place = 0;
+  const placed = await placedRecords(kv);
   for (const a of pub.order!) {
-    const v = [...(await Array.fromAsync(kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })))]
-      .find((e) => e.value.arrival === a)?.value;
+    const v = placed.find((e) => e.arrival === a);
     if (!v) continue;
     place++;
     assertEquals(t.engine.ctx.position(view, v.seq), place, `arrival ${a}`);
   }
   assertEquals(place, 300 - 20 - leaving.length);
   assertEquals((await t.engine.metrics(Q)).waiting, place);
+  kv.close();
+});
+
+Deno.test("participants who joined without a round mark (an older version) are placed like the others", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { opensAt, left } = await fillWindow(kv, 120);
+  let stripped = 0;
+  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+    if (e.value.seq % 3 !== 0) continue;
+    const { round: _, ...old } = e.value;
+    await kv.set(e.key, old);
+    stripped++;
+  }
+  assert(stripped > 30);
+  const t = await makeApp({}, { kv, clock: new FakeClock(opensAt + 10) });
+  await t.engine.drawIfDue(Q);
+  await checkPlaced(t, 120 - left.size, left);
+  kv.close();
+});
+
+Deno.test("a leave that read no places before the draw wrote them cannot leave its line entry behind", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const { opensAt, left } = await fillWindow(kv, 60);
+  const clock = new FakeClock(opensAt + 10);
+  // The leaving instance's store: its next commit waits at a gate (the store is real KV).
+  let armed = false, release = () => {}, reached = () => {};
+  const atGate = new Promise<void>((r) => reached = r);
+  const gate = new Promise<void>((r) => release = r);
+  const gated = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            if (armed) {
+              armed = false;
+              reached();
+              await gate;
+            }
+            return await commit();
+          };
+          return op;
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const a = await makeApp({}, { kv, clock });
+  const b = await makeApp({}, { kv: gated, clock });
+  // The window is closed (the cutoff written) before the leave reads anything.
+  await settleRoundNow(a.engine.ctx, Q);
+  const id = (await Array.fromAsync(kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })))[7]
+    .value.id;
+  armed = true;
+  const leaving = b.engine.leave(Q, { sub: id, queue: Q, iat: 0, seq: 0, nextCheckAt: 0 }, id);
+  await atGate;
+  // The leave read the record before any place existed; the whole draw runs meanwhile.
+  await a.engine.drawIfDue(Q);
+  release();
+  await leaving;
+  left.add(id);
+  for await (const e of kv.list<string>({ prefix: keys.fifoPrefix(Q) })) {
+    assert(e.value !== id, "no line entry left for the visitor who left");
+  }
+  const view = await a.engine.ctx.view(Q);
+  assertEquals(view.head !== null, true);
+  assertEquals((await a.engine.metrics(Q)).waiting, 60 - left.size);
   kv.close();
 });

@@ -55,6 +55,11 @@ async function exactPositions(processes: number, joins: number, inFlight: number
   const kvPath = `${dir}/shared.kv`;
   const servers: Server[] = [];
   try {
+    // Waiting counts are shown (ahead, behind, waiting): written before any instance starts, so
+    // none answers from an older branding.
+    const setup = await Deno.openKv(kvPath);
+    await setup.set(keys.branding(), { ...DEFAULT_BRANDING, showWaitingCount: true });
+    setup.close();
     await startServers(
       processes,
       {
@@ -71,9 +76,6 @@ async function exactPositions(processes: number, joins: number, inFlight: number
     );
     const kv = await Deno.openKv(kvPath);
     try {
-      // Waiting counts are shown (ahead, behind, waiting) once every instance re-reads branding.
-      await kv.set(keys.branding(), { ...DEFAULT_BRANDING, showWaitingCount: true });
-      await sleep(1100);
       const answers: Answer[] = [];
       let instant = 0, next = 0;
       const worker = async () => {
@@ -86,9 +88,17 @@ async function exactPositions(processes: number, joins: number, inFlight: number
       };
       await Promise.all(Array.from({ length: inFlight }, worker));
 
-      // Metrics say how old they are, and a view at most a second old counts every waiter.
-      await sleep(1100);
-      const counts = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
+      // Metrics say how old they are, and a view at most a second old counts every waiter: each
+      // instance catches up with the store within about a second (the admissions stop at
+      // capacity, so the store's count settles).
+      let counts = EMPTY_COUNTS;
+      let seen: number[] = [];
+      const settleBy = Date.now() + 5000;
+      do {
+        if (seen.length) await sleep(100);
+        counts = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
+        seen = await Promise.all(servers.map(async (s) => (await metricsOf(s.port)).waiting));
+      } while (seen.some((w) => w !== counts.waiting) && Date.now() < settleBy);
       for (const s of servers) {
         const m = await metricsOf(s.port);
         assert(m.viewAgeMs >= 0 && m.viewAgeMs < 1000, `viewAgeMs ${m.viewAgeMs}`);

@@ -4,7 +4,7 @@
  * participant ahead of later arrivals, in the order anyone recomputes from the published record.
  */
 import { keys } from "../lib/store/keys.ts";
-import { publicDraw } from "../lib/queue/draw.ts";
+import { publicDraw } from "../lib/queue/draw_list.ts";
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
 import type { DrawRecord } from "../lib/queue/prequeue.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";

@@ -118,25 +118,20 @@ async function joinUnderRules(
   // per-client limit; resuming with a valid ticket for this queue needs neither.
   const resuming = ticket !== null && ticket.queue === q;
   await s.engine.settings(q); // 404 unknown_queue before any challenge
-  const pass = await s.guards.check({
-    queue: q,
-    // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
-    // addresses inside its own network.
-    client: clientKey(who.ip),
-    ip: who.ip,
-    resuming,
-    ...proofs,
-  });
-  if (!resuming) await takeNewPlace(s, q, who);
+  // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
+  // addresses inside its own network.
+  const client = clientKey(who.ip);
+  const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
+  if (!resuming) await takeNewPlace(s, q, client);
   return await s.engine.join(q, ticket, visitorId, pass);
 }
 
 /** Counts a new place against the client's per-minute allowance; 429 when it is spent. */
-async function takeNewPlace(s: AccessJoinDeps, q: string, who: Requester): Promise<void> {
+async function takeNewPlace(s: AccessJoinDeps, q: string, client: string): Promise<void> {
   const settings = await s.engine.settings(q);
   const perMinute = settings.joinsPerClientPerMinute ?? s.config.JOINS_PER_CLIENT_PER_MINUTE;
   const now = s.clock.now();
-  const took = s.access.clientLimit.take(q, clientKey(who.ip), perMinute, now);
+  const took = s.access.clientLimit.take(q, client, perMinute, now);
   if (took.ok) return;
   countRefusal(s.access.hits, q, "client_limit", now);
   throw new ClientLimitError(took.retryAfterSeconds, perMinute);

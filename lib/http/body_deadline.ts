@@ -10,6 +10,7 @@
  * @example
  * Deno.serve(withBodyDeadline(fetch, { ms: 5000 }));
  */
+import { onDeadline } from "../deadlines.ts";
 import { errorBody } from "../errors.ts";
 import { assignRequestId, requestIdOf } from "../log.ts";
 import { isOwnPath } from "../origin/own_paths.ts";
@@ -50,7 +51,7 @@ function timeoutResponse(ms: number, id: string): Response {
 
 /** Per watched request: the deadline's timer, and how to fail a read still under way. */
 interface Watch {
-  timer: ReturnType<typeof setTimeout>;
+  cancel: () => void;
   fail: ((e: Error) => void) | null;
   late: BodyTimeoutError | null;
 }
@@ -73,7 +74,7 @@ for (const name of ["arrayBuffer", "bytes", "formData", "json", "text"] as const
       return new Promise((resolve, reject) => {
         w.fail = reject;
         read.call(this).then((v) => {
-          clearTimeout(w.timer);
+          w.cancel();
           resolve(v);
         }, reject);
       });
@@ -100,22 +101,22 @@ export function withBodyDeadline(
     // One promise settles the answer: the route's, or 408 at the deadline (whichever is first).
     return new Promise<Response>((resolve, reject) => {
       const expire = () => resolve(timeoutResponse(ms, requestIdOf(req) ?? assignRequestId(req)));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const setTimer = (t: ReturnType<typeof setTimeout>) => timer = t;
+      let cancel = () => {};
+      const setCancel = (c: () => void) => cancel = c;
       // A declared length (the usual JSON call): the request's own readers get the deadline,
       // which costs next to nothing. Otherwise the body is streamed through a watched copy.
       const known = !prefixed && req.headers.has("content-length") &&
         !req.headers.has("transfer-encoding");
       const run = known
-        ? watchReaders(req, ms, setTimer, expire)
-        : watchStream(req, ms, setTimer, expire);
-      const done = (res: Response) => (clearTimeout(timer), resolve(res));
+        ? watchReaders(req, ms, setCancel, expire)
+        : watchStream(req, ms, setCancel, expire);
+      const done = (res: Response) => (cancel(), resolve(res));
       try {
         const out = handler(run, info);
         if (out instanceof Response) done(out);
-        else out.then(done, (e) => (clearTimeout(timer), reject(e)));
+        else out.then(done, (e) => (cancel(), reject(e)));
       } catch (e) {
-        clearTimeout(timer);
+        cancel();
         reject(e);
       }
     });
@@ -129,16 +130,16 @@ export function withBodyDeadline(
 function watchReaders(
   req: Request,
   ms: number,
-  setTimer: (t: ReturnType<typeof setTimeout>) => void,
+  setCancel: (cancel: () => void) => void,
   expire: () => void,
 ): Request {
-  const w: Watch = { timer: 0 as unknown as ReturnType<typeof setTimeout>, fail: null, late: null };
-  w.timer = setTimeout(() => {
+  const w: Watch = { cancel: () => {}, fail: null, late: null };
+  w.cancel = onDeadline(Date.now() + ms, () => {
     w.late = new BodyTimeoutError(ms);
     w.fail?.(w.late);
     expire();
-  }, ms);
-  setTimer(w.timer);
+  });
+  setCancel(w.cancel);
   watches.set(req, w);
   Object.setPrototypeOf(req, WATCHED);
   return req;
@@ -148,12 +149,12 @@ function watchReaders(
 function watchStream(
   req: Request,
   ms: number,
-  setTimer: (t: ReturnType<typeof setTimeout>) => void,
+  setCancel: (cancel: () => void) => void,
   expire: () => void,
 ): Request {
   const reader = req.body!.getReader();
   let late: BodyTimeoutError | null = null;
-  let timer: ReturnType<typeof setTimeout>;
+  let cancel = () => {};
   const body = new ReadableStream<Uint8Array>({
     async pull(c) {
       const { done, value } = await reader.read();
@@ -161,11 +162,11 @@ function watchStream(
       if (late) return c.error(late);
       if (!done) return c.enqueue(value);
       // Received in time: the deadline no longer applies, however long the answer takes.
-      clearTimeout(timer);
+      cancel();
       c.close();
     },
     cancel(reason) {
-      clearTimeout(timer);
+      cancel();
       return reader.cancel(reason);
     },
   });
@@ -177,13 +178,13 @@ function watchStream(
   } as RequestInit);
   assignRequestId(req);
   assignRequestId(inner, req);
-  setTimer(
-    timer = setTimeout(() => {
+  setCancel(
+    cancel = onDeadline(Date.now() + ms, () => {
       late = new BodyTimeoutError(ms);
       // The rest of the body is not waited for: the route's read fails, its memory is freed.
       reader.cancel(late).catch(() => {});
       expire();
-    }, ms),
+    }),
   );
   return inner;
 }

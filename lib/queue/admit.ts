@@ -6,22 +6,25 @@ import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
+import { placedEntry } from "./placement.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
 
-async function readVisitors(
-  ctx: QueueContext,
-  q: string,
-  ids: string[],
-): Promise<Deno.KvEntry<Visitor>[]> {
-  const out: Deno.KvEntry<Visitor>[] = [];
+type Read = Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<unknown> | null };
+
+/** Reads visitor records (those not gone) as the opening draw placed them (see placement.ts). */
+async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
+  const out: Read[] = [];
   const reads = [];
   for (let i = 0; i < ids.length; i += 10) {
     reads.push(ctx.kv.getMany<Visitor[]>(ids.slice(i, i + 10).map((id) => keys.visitor(q, id))));
   }
   for (const got of await Promise.all(reads)) {
-    for (const g of got) if (g.value) out.push(g as Deno.KvEntry<Visitor>);
+    for (const g of got) {
+      if (!g.value) continue;
+      out.push(await placedEntry(ctx.kv, q, g as Deno.KvEntry<Visitor>));
+    }
   }
   return out;
 }
@@ -105,7 +108,8 @@ async function admitInto(
   const branding = await ctx.branding(q);
   let n = 0;
   for (const e of await readVisitors(ctx, q, ids.filter((id) => !handled.has(id)))) {
-    if (e.value.state !== "waiting") continue;
+    // Not placed by its draw yet (admissions wait for the draw; kept for safety).
+    if (e.value.state !== "waiting" || e.unplaced) continue;
     op.check(e);
     if (e.value.deadline < now) {
       // Lapsed before its turn came: it is dropped, not admitted.
@@ -162,10 +166,16 @@ async function expireInto(
     ) dead.push(e.key[3] as string);
   }
   let n = 0;
+  const unplaced = new Set<string>();
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
       if (v.deadline >= now) continue;
+      // A participant its draw has not placed yet: the draw must not write its line entry unseen.
+      if (e.unplaced && !unplaced.has(String(v.round))) {
+        unplaced.add(String(v.round));
+        op.check(e.unplaced);
+      }
       dropLapsed(op, q, v, counts, now);
     } else {
       if ((v.until ?? 0) > now) continue;

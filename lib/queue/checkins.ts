@@ -125,7 +125,10 @@ export function planCheckIn(
     const nowSec = Math.floor(input.nowMs / 1000);
     return { sec: ledger.reserveBefore(q, nowSec + 1, front), reserved: true };
   }
-  if (front === null) return { sec: ledger.reserve(q, from, until), reserved: true };
+  if (front === null) {
+    const limit = input.frontToCome ? bulkLimit(input.rate) : STATUS_BUDGET_PER_SECOND;
+    return { sec: ledger.reserve(q, from, until, limit), reserved: true };
+  }
   return {
     sec: ledger.reserve(q, from, Math.min(until, front), bulkLimit(input.rate)),
     reserved: true,

@@ -13,6 +13,7 @@
  * versionstamp read before a consistent scan, and only counters whose difference persisted.
  */
 import { keys } from "../store/keys.ts";
+import { placeOf } from "./placement.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";
 
 /** What a recount found. */
@@ -106,7 +107,7 @@ function missingSuspect(q: string, v: Visitor, name: IndexName): Suspect {
     async holds(kv) {
       const fresh = await kv.get<Visitor>(keys.visitor(q, v.id));
       if (!wantsIndex(fresh.value, name)) return false;
-      const key = expectedKey(q, fresh.value!, name);
+      const key = expectedKey(q, (await placeOf(kv, q, fresh.value!)).v, name);
       if (!key) return true;
       // Record and entry in one read: a consistent pair, whatever moves meanwhile.
       const [again, entry] = await kv.getMany([keys.visitor(q, v.id), key]);
@@ -117,8 +118,7 @@ function missingSuspect(q: string, v: Visitor, name: IndexName): Suspect {
 
 /** A pre-queue participant waiting for the opening draw, which gives it its line entry. */
 function drawWaits(c: Counts, v: Visitor): boolean {
-  return c.preRound > 0 && v.arrival === undefined && v.seq >= c.preFrom &&
-    (c.preCutoff === 0 || v.seq < c.preCutoff);
+  return c.preRound > 0 && v.round !== undefined;
 }
 
 async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
@@ -128,7 +128,8 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   const recounted = { waiting: 0, holding: 0, entered: 0, nextSeq: stored.nextSeq };
   let maxSeq = 0;
   for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(q) })) {
-    const v = e.value;
+    // As the opening draw placed it: its line entry is at its place (see placement.ts).
+    const v = (await placeOf(kv, q, e.value)).v;
     byId.set(v.id, v);
     if (v.state === "waiting") recounted.waiting++;
     else if (v.state === "admitted") recounted.holding++;

@@ -1,86 +1,76 @@
 /**
  * The opening draw of a pre-queue, run at `opensAt`: fix the list of participants (arrival
  * numbers still waiting from the window), publish its hash and reveal the seed in one write, then
- * move every participant to its drawn place, and open admissions.
+ * store every participant's place (a compact table, see placement.ts) and its line entry, and open
+ * admissions. Participants' records are not rewritten: each reads as placed through the table.
  *
- * Crash safety: each step is a checked write that a rerun resumes from. The seed was fixed when
- * the window opened and the list is stored under its hash before the state says `listed`, so a
- * rerun (here or on another instance) recomputes the same order. While the draw runs, a
- * participant's record changes only by the draw (check-ins answer without writing, see
- * `frozenForDraw`), and every removal of a participant bumps a guard key that each move checks:
- * a leave or lapse meanwhile makes the move read its records again, so nobody comes back or is
- * lost, and two runs write the same places.
+ * Crash safety: each step is a checked or repeatable write that a rerun resumes from. The seed was
+ * fixed when the window opened and the list is stored under its hash before the state says
+ * `listed`, so a rerun (here or on another instance) recomputes the same order and table. While
+ * the draw runs, check-ins of participants write nothing (see `frozenForDraw`); every removal of a
+ * participant bumps a guard key that each line-entry write checks, so a leave or lapse meanwhile
+ * makes the draw read those records again and nobody comes back; and a removal that found no
+ * places yet checks that they are still absent, so it cannot miss a line entry written meanwhile.
  * Places are arrival numbers kept after the window (`preCutoff` on), so later arrivals queue
  * behind them and exact positions keep working unchanged.
  */
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { drawOrder, listHashOf, type PublicDraw } from "./draw_scheme.ts";
+import { drawOrder } from "./draw_scheme.ts";
+import { readList, storeList } from "./draw_list.ts";
+import { storePlaces } from "./placement.ts";
 import { type DrawRecord, settleRoundNow } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { QueueSettings, Visitor } from "./types.ts";
 
 /** Records (or line entries) written per commit (an op allows 1000 mutations). */
 const MOVE_CHUNK = 900;
-/** Arrival numbers per stored list chunk (4 bytes each, under the 64 KiB value limit). */
-const LIST_CHUNK = 16_000;
 
 /** Test hooks: a smaller write size, and a call after each write (a test may stop there). */
 export interface DrawOptions {
   chunk?: number;
   onMoved?: (moved: number) => Promise<void> | void;
   /** Called as each step ends (the bench times them). */
-  onStep?: (step: "listed" | "ordered" | "records" | "moved" | "logged" | "done") => void;
+  onStep?: (step: "listed" | "ordered" | "placed" | "moved" | "logged" | "done") => void;
 }
 
-type Entry = Deno.KvEntry<Visitor>;
-
 /**
- * The window's waiting participants by arrival number: not moved yet (`byArrival`) and already
- * moved by an earlier run (`moved`); and whether waiters from before the window are in line.
+ * The window's waiting participants, arrival number to visitor id, and whether waiters from
+ * before the window are in line. Participants who joined under a version that did not mark their
+ * round are marked now, before any place exists, so they read as placed like the others.
  */
 async function scanWindow(ctx: QueueContext, q: string, rec: DrawRecord, cutoff: number) {
-  const byArrival = new Map<number, Entry>();
-  const moved = new Map<number, Entry>();
+  const byArrival = new Map<number, string>();
+  const unmarked: Deno.KvEntry<Visitor>[] = [];
   let legacy = false;
   const iter = ctx.kv.list<Visitor>({ prefix: keys.visitorPrefix(q) }, { batchSize: 1000 });
   for await (const e of iter) {
     const v = e.value;
     if (v.state !== "waiting") continue;
-    if (v.seq >= rec.preFrom && v.seq < cutoff) byArrival.set(v.seq, e as Entry);
-    else if (v.seq < rec.preFrom) legacy = true;
-    else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
-      moved.set(v.arrival, e as Entry);
+    if (v.seq >= rec.preFrom && v.seq < cutoff && v.arrival === undefined) {
+      byArrival.set(v.seq, v.id);
+      if (v.round === undefined) unmarked.push(e as Deno.KvEntry<Visitor>);
+    } else if (v.arrival !== undefined && v.arrival >= rec.preFrom && v.arrival < cutoff) {
+      // Moved to its place by an older version's run of this draw (same order, same place).
+      byArrival.set(v.arrival, v.id);
+    } else if (v.seq < rec.preFrom) legacy = true;
+  }
+  for (let e of unmarked) {
+    const a = e.value.seq;
+    for (;;) {
+      const next = { ...e.value, round: rec.round };
+      if ((await ctx.kv.atomic().check(e).set(e.key, next).commit()).ok) break;
+      const again = await ctx.kv.get<Visitor>(e.key);
+      const v = again.value;
+      if (v?.state !== "waiting" || v.seq !== a || v.round !== undefined) {
+        if (v?.state !== "waiting" || v.seq !== a) byArrival.delete(a);
+        break;
+      }
+      e = again as Deno.KvEntry<Visitor>;
     }
   }
-  return { byArrival, moved, legacy };
-}
-
-/** Stores the list in chunks under its hash (offsets from `preFrom`, 4 bytes big-endian each). */
-async function storeList(ctx: QueueContext, q: string, rec: DrawRecord, list: number[]) {
-  const hash = listHashOf(list);
-  let chunks = 0;
-  for (let i = 0; i < list.length || i === 0; i += LIST_CHUNK, chunks++) {
-    const part = list.slice(i, i + LIST_CHUNK);
-    const bytes = new Uint8Array(part.length * 4);
-    const dv = new DataView(bytes.buffer);
-    part.forEach((a, j) => dv.setUint32(j * 4, a - rec.preFrom));
-    await ctx.kv.set(keys.drawList(q, hash, chunks), bytes);
-  }
-  return { hash, chunks };
-}
-
-/** Reads a fixed list back from its chunks. */
-export async function readList(ctx: QueueContext, q: string, rec: DrawRecord): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < (rec.chunks ?? 0); i++) {
-    const b = (await ctx.kv.get<Uint8Array>(keys.drawList(q, rec.listHash!, i))).value;
-    if (!b) throw new Error(`draw list chunk ${i} of queue "${q}" is missing`);
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    for (let j = 0; j < b.length; j += 4) out.push(rec.preFrom + dv.getUint32(j));
-  }
-  return out;
+  return { byArrival, legacy };
 }
 
 /** Fixes the list: stored under its hash, then hash and seed published in one checked write. */
@@ -120,7 +110,7 @@ async function fixList(
 
 /** What the moves know: records by arrival number, and the guard read before they were. */
 interface Known {
-  byArrival: Map<number, Entry>;
+  byArrival: Map<number, string>;
   guard: Deno.KvEntryMaybe<Deno.KvU64>;
 }
 
@@ -165,93 +155,100 @@ async function guarded<T>(
 /** Reads the records of `arrivals` afresh (10 keys a read); keeps those `still` accepts. */
 async function reread(
   ctx: QueueContext,
-  byArrival: Map<number, Entry>,
+  q: string,
+  byArrival: Map<number, string>,
   arrivals: number[],
   still: (a: number, v: Visitor) => boolean,
 ): Promise<void> {
   for (let k = 0; k < arrivals.length; k += 10) {
     const part = arrivals.slice(k, k + 10).filter((a) => byArrival.has(a));
-    const got = await ctx.kv.getMany<Visitor[]>(part.map((a) => byArrival.get(a)!.key));
+    const got = await ctx.kv.getMany<Visitor[]>(
+      part.map((a) => keys.visitor(q, byArrival.get(a)!)),
+    );
     got.forEach((g, j) => {
-      if (g.value?.state === "waiting" && still(part[j], g.value)) {
-        byArrival.set(part[j], g as Entry);
-      } else byArrival.delete(part[j]);
+      if (g.value?.state !== "waiting" || !still(part[j], g.value)) byArrival.delete(part[j]);
     });
   }
 }
 
 /**
- * Moves the participants to their drawn places in two passes of plain writes, each in key order
- * (random order made the writes several times slower on a KV file): the records take their place
- * as their arrival-order key, keeping the arrival number, in arrival order; then the line gets
- * their entries, in place order. Admissions wait for both; a rerun redoes what is missing.
+ * Stores the places (the table, then its pointer record, which says it is complete) before any
+ * line entry: a removal that read no pointer checks that it is still absent, so it fails and
+ * reads the record as placed once line entries may exist.
  */
-async function moveAll(
+async function storeTable(ctx: QueueContext, q: string, rec: DrawRecord, order: number[]) {
+  const ptr = keys.drawPlaced(q, rec.round);
+  if ((await ctx.kv.get(ptr)).value) return;
+  const p = { preFrom: rec.preFrom, cutoff: rec.cutoff!, listHash: rec.listHash! };
+  const placed = await storePlaces(ctx.kv, q, p, order);
+  await ctx.kv.atomic().check({ key: ptr, versionstamp: null }).set(ptr, placed).commit();
+}
+
+/**
+ * Places the participants: the table of places by arrival number (a few compact writes), then
+ * their line entries in place order, in writes checked against the guard. Their records are not
+ * rewritten (that was half the draw's writes): each is read through the table until its next
+ * write (see placement.ts). Admissions wait for all of it; a rerun redoes what is missing.
+ */
+async function placeAll(
   ctx: QueueContext,
   q: string,
   rec: DrawRecord,
   scanned: Known | null,
   opts: DrawOptions,
 ): Promise<number> {
-  const cutoff = rec.cutoff!;
   let known: Known, list: number[];
-  const moved = new Map<number, Entry>();
   if (scanned) {
     known = scanned;
     list = [...known.byArrival.keys()].sort((a, b) => a - b);
   } else {
     const guard = await ctx.kv.get<Deno.KvU64>(keys.drawGuard(q));
-    const scan = await scanWindow(ctx, q, rec, cutoff);
+    const scan = await scanWindow(ctx, q, rec, rec.cutoff!);
     known = { byArrival: scan.byArrival, guard };
-    for (const [a, e] of scan.moved) moved.set(a, e);
     list = await readList(ctx, q, rec);
   }
   const order = drawOrder(rec.seed!, list, rec.listHash!);
-  const placeOf = new Map<number, number>();
-  order.forEach((a, i) => placeOf.set(a, cutoff + i));
   opts.onStep?.("ordered");
-  const size = opts.chunk ?? MOVE_CHUNK;
+  await storeTable(ctx, q, rec, order);
+  if (rec.legacy) await logWindowGone(ctx, q, list);
+  opts.onStep?.("placed");
+  const placeOf = new Map<number, number>();
+  order.forEach((a, i) => placeOf.set(a, rec.cutoff! + i));
   const byArrival = known.byArrival;
-  // Pass 1: records.
-  const unmoved = list.filter((a) => byArrival.has(a));
-  const n = await guarded(
+  // Still waiting, and still this arrival (as the window left it, or as placed).
+  const still = (a: number, v: Visitor) =>
+    (v.seq === a && v.round === rec.round) || v.arrival === a;
+  return await guarded(
     ctx,
     q,
     known,
-    unmoved,
-    rec.legacy ? Math.floor(size / 2) : size,
-    (op, a, now) => {
-      const e = byArrival.get(a);
-      if (!e) return false;
-      const v: Visitor = { ...e.value, seq: placeOf.get(a)!, arrival: a };
-      op.set(e.key, v);
-      // Waiters from before the window still in line: the vacated numbers count as gone.
-      if (rec.legacy) op.set(keys.gone(q, now, a), 1);
-      moved.set(a, { ...e, value: v });
+    order.filter((a) => byArrival.has(a)),
+    opts.chunk ?? MOVE_CHUNK,
+    (op, a) => {
+      const id = byArrival.get(a);
+      if (id === undefined) return false;
+      op.set(keys.fifo(q, placeOf.get(a)!), id);
       return true;
     },
-    (chunk) => reread(ctx, byArrival, chunk, (a, v) => v.seq === a),
+    (chunk) => reread(ctx, q, byArrival, chunk, still),
     opts.onMoved,
   );
-  opts.onStep?.("records");
-  // Pass 2: line entries, for everyone moved (now or by an earlier run) and still waiting.
-  const placed = order.filter((a) => moved.has(a));
-  await guarded(
-    ctx,
-    q,
-    known,
-    placed,
-    size,
-    (op, a) => {
-      const e = moved.get(a);
-      if (!e) return false;
-      op.set(keys.fifo(q, e.value.seq), e.value.id);
-      return true;
-    },
-    (chunk) => reread(ctx, moved, chunk, (a, v) => v.seq === placeOf.get(a)),
-  );
-  // One that leaves after its line entry is written removes the entry itself.
-  return n;
+  // One that leaves after its line entry is written removes the entry itself (it reads its
+  // record through the stored places).
+}
+
+/**
+ * Waiters from before the window are still in line: the window's arrival numbers lie between
+ * them and the places, so they are logged as gone (positions count past them). Plain writes: a
+ * rerun writes the same keys.
+ */
+async function logWindowGone(ctx: QueueContext, q: string, list: number[]): Promise<void> {
+  const now = ctx.now();
+  for (let i = 0; i < list.length; i += 1000) {
+    const op = ctx.kv.atomic();
+    for (const a of list.slice(i, i + 1000)) op.set(keys.gone(q, now, a), 1);
+    await op.commit();
+  }
 }
 
 /** Logs the places nobody took (left before being moved, or spare), so positions stay exact. */
@@ -306,7 +303,7 @@ export async function runDraw(
   if (!settings || prequeuePhase(settings, ctx.now()) !== "drawing") return null;
   let entry = await ctx.kv.get<DrawRecord>(keys.draw(q));
   if (!entry.value || entry.value.round !== settings.opensAt) return null;
-  let known: Parameters<typeof moveAll>[3] = null;
+  let known: Known | null = null;
   if (entry.value.state === "committed") {
     const fixed = await fixList(ctx, q, entry as Deno.KvEntry<DrawRecord>);
     known = fixed.scanned;
@@ -315,7 +312,7 @@ export async function runDraw(
   }
   const rec = entry.value!;
   if (rec.state === "listed") {
-    const moved = await moveAll(ctx, q, rec, known, opts);
+    const moved = await placeAll(ctx, q, rec, known, opts);
     opts.onStep?.("moved");
     // Every place taken by this run: nothing to log (a rerun cannot tell, so it looks).
     if (!(known && moved === rec.count && rec.count === rec.reserved)) {
@@ -326,30 +323,4 @@ export async function runDraw(
   const done = await finish(ctx, q, rec.round);
   opts.onStep?.("done");
   return done;
-}
-
-/** The record as anyone may see it once published: no opening time, no internal numbers. */
-export async function publicDraw(
-  ctx: QueueContext,
-  q: string,
-  rec: DrawRecord,
-): Promise<PublicDraw> {
-  const out: PublicDraw = {
-    scheme: rec.scheme,
-    queue: q,
-    state: rec.state,
-    commitment: rec.commitment,
-    committedAt: rec.committedAt,
-  };
-  if (rec.state === "committed") return out;
-  const list = await readList(ctx, q, rec);
-  return {
-    ...out,
-    count: rec.count,
-    listHash: rec.listHash,
-    seed: rec.seed,
-    list,
-    order: drawOrder(rec.seed!, list, rec.listHash!),
-    drawnAt: rec.drawnAt,
-  };
 }

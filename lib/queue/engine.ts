@@ -15,6 +15,7 @@ import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import * as visitor from "./visitor.ts";
 import { type DrawOptions, runDraw } from "./draw.ts";
+import { placeOf } from "./placement.ts";
 import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
@@ -147,9 +148,10 @@ export class Engine {
     return visitor.leave(this.ctx, q, ticket, visitorId);
   }
 
-  /** Reads a visitor record (for tests, tools and the doctor). */
+  /** Reads a visitor record, as the opening draw placed it (for tests, tools and the doctor). */
   async visitor(q: string, id: string): Promise<Visitor | null> {
-    return (await this.ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
+    const v = (await this.ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
+    return v && (await placeOf(this.ctx.kv, q, v)).v;
   }
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */

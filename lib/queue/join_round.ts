@@ -160,6 +160,8 @@ function joinLine(r: Round, p: Pending, seq: number): Joined {
     nextCheckAt,
     deadline,
   };
+  // A window join waits for the draw, which places it without rewriting this record.
+  if (r.windowJoin) v.round = r.counts.preRound;
   putWaiting(r.op, r.q, v, !r.windowJoin);
   return { visitor: v, line: own };
 }

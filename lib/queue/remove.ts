@@ -100,10 +100,15 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
       keys.checkinsPrefix(q),
       keys.trafficPrefix(q),
       keys.visitorPrefix(q),
+      // The pre-queue's draw: a queue made again under this name starts without one.
+      keys.drawListPrefix(q),
+      keys.drawPlacesPrefix(q),
+      keys.drawPlacedPrefix(q),
     ]
   ) await deleteListed(kv, { prefix });
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))
-    .delete(keys.depthArmed(q)).delete(keys.joinGuards(q)).commit();
+    .delete(keys.depthArmed(q)).delete(keys.draw(q)).delete(keys.drawSeed(q))
+    .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q)).commit();
   const t = await kv.get<QueueTombstone>(keys.queueTombstone(q));
   if (t.value?.cleaning) {
     await kv.atomic().check(t).set(keys.queueTombstone(q), { ...t.value, cleaning: false })

@@ -53,6 +53,11 @@ export interface ScheduleInput {
   startMs: number | null;
   /** A newcomer's first check-in, or a renewal at a due check-in. */
   kind: "join" | "renew";
+  /**
+   * No prediction yet, but a front to come (a pre-queue before its draw): fill seconds only to
+   * the bulk mark, leaving the rest of the budget to the drawn front's check-ins after the draw.
+   */
+  frontToCome?: boolean;
 }
 
 /**

@@ -73,8 +73,14 @@ export interface Visitor {
   enteredAt?: number;
   /** When the slot is freed (admitted: hold end; entered: token expiry). */
   until?: number;
-  /** Pre-queue participant: its arrival number, kept when the draw moved `seq` to its place. */
+  /** Pre-queue participant: its arrival number, kept when `seq` became its drawn place. */
   arrival?: number;
+  /**
+   * Pre-queue participant whose record still has its arrival number as `seq`: the round
+   * (`opensAt`) whose draw places it. The draw writes places apart (see placement.ts); the record
+   * takes its place at its next write.
+   */
+  round?: number;
 }
 
 /** Service-wide branding (one record). */

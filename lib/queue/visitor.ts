@@ -17,6 +17,8 @@ import { planCheckIn, sumCheckins } from "./checkins.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { frozenForDraw } from "./prequeue.ts";
+import { placedEntry } from "./placement.ts";
+import { retryAfterDraw, waitForDraw } from "./draw_wait.ts";
 import { admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
@@ -54,13 +56,19 @@ function lapsed(v: Visitor, now: number): boolean {
   return v.state !== "waiting" && (v.until ?? Infinity) <= now;
 }
 
-/** Reads a visitor that is still in the queue; 404 `not_in_queue` when it is gone or lapsed. */
+/**
+ * Reads a visitor that is still in the queue, as the opening draw placed it (see placement.ts);
+ * 404 `not_in_queue` when it is gone or lapsed. `placedNow`: the record still held its arrival
+ * number, so this is its first read since the draw placed it.
+ */
 async function liveEntry(ctx: QueueContext, q: string, id: string) {
-  const entry = await ctx.kv.get<Visitor>(keys.visitor(q, id));
-  if (!entry.value || lapsed(entry.value, ctx.now())) {
+  const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
+  if (!raw.value || lapsed(raw.value, ctx.now())) {
     throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
   }
-  return entry as Deno.KvEntry<Visitor>;
+  // Check-ins write no removal: before the opening no place can exist, so none is read.
+  const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>, ctx.now());
+  return { entry, placedNow: raw.value.round !== undefined && entry.value.round === undefined };
 }
 
 /** Signs a ticket for a waiting or admitted visitor. */
@@ -100,6 +108,7 @@ export function schedule(
     waiting: v.counts.waiting,
     // Before the opening draw nobody has a position: the budget alone places check-ins.
     position: s.mode === "queue" && !drawPending(s) ? ctx.position(v, seq) : undefined,
+    frontToCome: s.mode === "queue" && drawPending(s),
     rate: ctx.lineRate(v),
     // While paused or before the opening, schedule as if running now: the front keeps its 5 s
     // cadence and nothing in the schedule gives the silent pause or the opening time away.
@@ -154,15 +163,43 @@ export function statusNow(
   return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
 }
 
-/** Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. */
+/**
+ * Reads a visitor and moves it along: due check-in, or entry when click-to-enter is off. A
+ * participant's check-in that comes while the opening draw runs is held until the draw is done
+ * (see draw_wait.ts), then answered with its place; a page load (a join that resumes) is not
+ * held, a page must answer within seconds: it gets a check-in slot in the budget.
+ */
 export async function settle(
   ctx: QueueContext,
   q: string,
   id: string,
   why: "status" | "heartbeat" | "join",
 ): Promise<Outcome> {
-  return await retryCommit(async () => {
-    const entry = await liveEntry(ctx, q, id);
+  let hold = why !== "join";
+  for (;;) {
+    const out = await settleOnce(ctx, q, id, why, hold);
+    if (typeof out !== "number") return out;
+    const done = await waitForDraw(ctx, q, out);
+    // Done: read the settings afresh (this instance's view may still say the draw runs).
+    if (done) ctx.invalidate(q);
+    else hold = false;
+  }
+}
+
+/**
+ * One pass of `settle`: the outcome, or the round whose draw a participant waits for (the
+ * caller holds it when `hold`; otherwise, or held too long already, it is answered with a
+ * check-in slot in the budget).
+ */
+function settleOnce(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  why: "status" | "heartbeat" | "join",
+  hold: boolean,
+): Promise<Outcome | number> {
+  return retryCommit<Outcome | number>(async () => {
+    const { entry, placedNow } = await liveEntry(ctx, q, id);
     const rec = entry.value;
     const v = await ctx.viewOf(q, rec.seq);
     const branding = await ctx.branding(q);
@@ -173,12 +210,15 @@ export async function settle(
       return await enterNow(ctx, q, entry);
     }
     if (frozenForDraw(v, rec, now)) {
-      // The opening draw is moving pre-queue participants: their records change only by it.
-      const soon = (Math.floor(now / 1000) + 2) * 1000;
-      const nca = Math.max(rec.nextCheckAt, soon);
+      // The opening draw is placing pre-queue participants: their records change only by it.
+      const round = v.settings.opensAt!;
+      if (hold) return round;
+      const nca = Math.max(rec.nextCheckAt, await retryAfterDraw(ctx, q, v.counts.waiting));
       return { view: waitingView(ctx, q, id, rec.seq, nca, v, branding) };
     }
-    const due = now >= rec.nextCheckAt;
+    // The first check-in after the draw is due whenever it comes: its slot was set before its
+    // place was known, and the next one follows the drawn place (the front every 5 s).
+    const due = now >= rec.nextCheckAt || (placedNow && v.settings.mode === "queue");
     /** The answer without a write: the record as it is. */
     const unchanged = async () => ({
       view: waitingView(ctx, q, id, rec.seq, rec.nextCheckAt, v, branding),
@@ -278,7 +318,7 @@ export async function enter(
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
   return await retryCommit(async () => {
-    const entry = await liveEntry(ctx, q, t.sub);
+    const { entry } = await liveEntry(ctx, q, t.sub);
     const rec = entry.value;
     if (rec.state === "waiting") {
       throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
@@ -310,12 +350,15 @@ export async function leave(
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
   await retryCommit(async () => {
-    const entry = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    const raw = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    if (!raw.value) return true;
+    const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
     const rec = entry.value;
-    if (!rec) return true;
     const ok = await ctx.serial(q, async () => {
       const { counts, entry: ce } = await ctx.readCounts(q);
       const op = ctx.kv.atomic().check(entry, ce);
+      // Not placed yet: the draw must not write its line entry unseen (see placement.ts).
+      if (entry.unplaced) op.check(entry.unplaced);
       if (rec.state === "waiting") {
         removeWaiting(op, q, rec, counts, ctx.now());
       } else {

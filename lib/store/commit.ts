@@ -1,6 +1,7 @@
 import { AppError, StoreBusyError } from "../errors.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { traced } from "../metrics/tracing.ts";
+import { onDeadline } from "../deadlines.ts";
 
 /**
  * How long one logical write may take, all attempts together, before it fails with 503
@@ -114,16 +115,15 @@ async function retrySteps<T>(
  * this write gives up instead of retrying after a cut-off.
  */
 function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StoreBusyError(what, "the store did not answer in time")),
-      Math.max(0, end - Date.now()),
-    );
-  });
   // The step runs on after a cut-off: its own failure then has nobody to hear it.
   p.catch(() => {});
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+  return new Promise<T>((resolve, reject) => {
+    const cancel = onDeadline(
+      end,
+      () => reject(new StoreBusyError(what, "the store did not answer in time")),
+    );
+    p.then((v) => (cancel(), resolve(v)), (e) => (cancel(), reject(e)));
+  });
 }
 
 /** True for SQLite's lock errors from a KV file shared by processes (not for domain errors). */

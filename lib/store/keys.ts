@@ -40,6 +40,12 @@ export const keys = {
   /** Chunk `i` of a fixed participant list, under the list's hash. */
   drawList: (q: string, hash: string, i: number) => ["drawList", q, hash, i] as const,
   drawListPrefix: (q: string) => ["drawList", q] as const,
+  /** Chunk `i` of a draw's places by arrival number, under the list's hash. */
+  drawPlaces: (q: string, hash: string, i: number) => ["drawPlaces", q, hash, i] as const,
+  drawPlacesPrefix: (q: string) => ["drawPlaces", q] as const,
+  /** Where round `round`'s places are (set once the draw stored them; absent until then). */
+  drawPlaced: (q: string, round: number) => ["drawPlaced", q, round] as const,
+  drawPlacedPrefix: (q: string) => ["drawPlaced", q] as const,
   /** Bumped (KV `sum`) by every removal of a pre-queue participant while its draw may run. */
   drawGuard: (q: string) => ["drawGuard", q] as const,
   /** Whether the operator published the queue's draw records. */
