@@ -63,7 +63,6 @@ export function powReport(r: PowRun): string[] {
   const { o, ordinary: v, attack: a, hashRates: h } = r;
   const queueFull = v.refused.get("queue_full") ?? 0;
   const peakShare = r.peak.attacker / Math.max(1, r.peak.live);
-  const atDefault = h.attackerAlone / DEFAULT_JOIN_DIFFICULTY;
   return [
     POW_SECTION,
     "",
