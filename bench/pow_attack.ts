@@ -97,6 +97,11 @@ await writeJoinGuards(kv, "default", {
 });
 kv.close();
 await pause(1500);
+// Something else on this shared machine may stop the server (a signal); say so when it happens.
+let stopping = false;
+t.proc.child.status.then((st) => {
+  if (!stopping) console.error(`server exited during the run: ${JSON.stringify(st)}`);
+});
 
 const crowd = new CrowdSolvers(o.maxSolvers);
 const follower = new Follower(new HttpPool(t.url, 32), t.clock);
@@ -161,7 +166,11 @@ const started = Date.now();
 const visits: Promise<void>[] = [];
 let sent = 0, second = 0, done = 0, attackFrom = 0, windowEnd = 0, tailEnd = 0;
 const snapshot = { attackTries: 0, attackJoined: 0, crowdTries: 0 };
-console.log(`pow attack: ${o.visitors} visitors over ${o.seconds} s, ${o.attackers} attacker(s)`);
+console.log(
+  `pow attack (${
+    new Date().toISOString()
+  }): ${o.visitors} visitors over ${o.seconds} s, ${o.attackers} attacker(s)`,
+);
 // The crowd's window (until every ordinary visitor is placed or refused), then the tail.
 while (!tailEnd || Date.now() < tailEnd) {
   const elapsed = (Date.now() - started) / 1000;
@@ -216,6 +225,7 @@ await attackFollower.stop();
 const final = await fetch(`${t.url}/metrics?queue=default`, {
   headers: { authorization: `Bearer ${t.secret}` },
 }).then((r) => r.json());
+stopping = true;
 await stopAll();
 const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
 await Deno.remove(dir, { recursive: true }).catch(() => {});
