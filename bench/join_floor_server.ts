@@ -1,7 +1,9 @@
 /**
  * The floors of a join, for comparison with `POST /join`: a `Deno.serve` app that does only the
  * storage work of a waiting visitor's join and nothing of the queue. It reads the JSON body,
- * makes an id, and answers 202 with a small JSON body and a cookie. What it writes depends on
+ * makes an id, and answers 202 as Tollgate's join does (the same response builder, security
+ * headers, request id and `tg_ticket` cookie, for a view of the usual size), so the comparison
+ * measures the queue's logic and nothing of the answer's shape. What it writes depends on
  * `FLOOR_LAYOUT`:
  *
  * - `visitor` (the default, "KV floor"): what Tollgate's join commits, with the same record
@@ -16,12 +18,18 @@
  * It does no signing, no settings, no slot planning and no positions. Run as its own process,
  * like the baseline.
  */
+import { setImmediate } from "node:timers";
+import { visitorCookie } from "../http/cookies.ts";
+import { jsonResponse } from "../http/response.ts";
+import { assignRequestId } from "../lib/log.ts";
 import { countTraffic, putWaiting } from "../lib/queue/records.ts";
 import { sumCheckins } from "../lib/queue/checkins.ts";
-import type { Visitor } from "../lib/queue/types.ts";
+import type { Visitor, VisitorView } from "../lib/queue/types.ts";
 import { keys } from "../lib/store/keys.ts";
 
 const Q = "default";
+/** Stands in for a signed ticket's claims and signature, about as long as a real one. */
+const TICKET_TAIL = "x".repeat(120);
 const port = Number(Deno.env.get("PORT") ?? "8101");
 const LAYOUTS = ["visitor", "batch", "none"] as const;
 const layout = Deno.env.get("FLOOR_LAYOUT") ?? "visitor";
@@ -72,9 +80,9 @@ async function commit(batch: Pending[]): Promise<number[]> {
 
 async function flush(): Promise<void> {
   busy = true;
-  // As Tollgate's group commits wait (lib/queue/batches.ts): a timer of 0 ms lets the requests
+  // As Tollgate's group commits wait (lib/queue/batches.ts): an immediate lets the requests
   // already received join the first batch.
-  await new Promise((r) => setTimeout(r, 0));
+  await new Promise((r) => setImmediate(r));
   while (pending.length > 0) {
     const batch = pending.slice(0, 250);
     pending = pending.slice(250);
@@ -93,6 +101,7 @@ Deno.serve(
   { hostname: "127.0.0.1", port, onListen: () => console.log(`join floor on ${port}`) },
   async (req) => {
     if (req.method !== "POST") return new Response("ok");
+    const requestId = assignRequestId(req);
     const body = await req.json();
     crypto.getRandomValues(rnd);
     const id = Date.now().toString(36) + btoa(String.fromCharCode(...rnd)).slice(0, 22);
@@ -100,12 +109,24 @@ Deno.serve(
       pending.push({ id, resolve, reject });
       if (!busy) void flush();
     });
-    const res = new Response(
-      JSON.stringify({ queue: body.queue, visitorId: id, status: "waiting", position: seq + 1 }),
-      { status: 202 },
+    // The answer Tollgate's join gives (the same builder, headers and cookie), for a view of the
+    // usual size: the floor measures the records, not a cheaper answer.
+    const view: VisitorView = {
+      queue: body.queue,
+      visitorId: id,
+      status: "waiting",
+      admissionMode: "queue",
+      nextCheckAt: Date.now() + 60_000,
+      nextPollAfterMs: 60_000,
+      estimatedWaitSeconds: 600,
+      position: seq + 1,
+    };
+    const res = jsonResponse(view, 202);
+    res.headers.append(
+      "Set-Cookie",
+      visitorCookie("tg_ticket", `${id}.${seq}.${TICKET_TAIL}`, 86400, false),
     );
-    res.headers.set("Content-Type", "application/json");
-    res.headers.set("Set-Cookie", `tg_ticket=${id}.${seq}; Path=/; HttpOnly; SameSite=Lax`);
+    res.headers.set("X-Request-Id", requestId);
     return res;
   },
 );

@@ -30,15 +30,21 @@ export function servedFetch(
    * and with `LOG_REQUESTS` on, one access line is logged per request.
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix.
-    if (basePath) req = stripBasePath(basePath, req);
+    // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix; the same
+    // paths outside it are the site's when the origin proxy is on (`route`).
+    let prefixed = true;
+    if (basePath) {
+      const inner = stripBasePath(basePath, req);
+      prefixed = inner !== req;
+      req = inner;
+    }
     const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
     // not validate goes to Hono for its envelope.
-    const answer = req.method === "GET" && STATUS_PATH.test(req.url)
+    const answer = prefixed && req.method === "GET" && STATUS_PATH.test(req.url)
       ? fastStatus(services, req) ?? app.fetch(req, info)
-      : route(req, info);
+      : route(req, info, prefixed);
     return answer instanceof Response
       ? finish(req, answer, id, started)
       : answer.then((res) => finish(req, res, id, started));
@@ -62,8 +68,12 @@ export function servedFetch(
     return res;
   };
   const fromOrigin = new WeakSet<Response>();
-  const route = async (req: Request, info?: Deno.ServeHandlerInfo): Promise<Response> => {
-    if (req.method === "POST" && JOIN_URL.test(req.url)) {
+  const route = async (
+    req: Request,
+    info: Deno.ServeHandlerInfo | undefined,
+    prefixed: boolean,
+  ): Promise<Response> => {
+    if (prefixed && req.method === "POST" && JOIN_URL.test(req.url)) {
       // What the fast path declines comes back (with its body, if read) for Hono to answer.
       const out = await fastJoin(services, req, info);
       if (out instanceof Response) return out;
@@ -71,7 +81,9 @@ export function servedFetch(
       req = out;
     } else {
       // Not ours (or proxy off: null): the origin's, answered without Hono.
-      const proxied = await origin(req, info);
+      // Outside BASE_PATH every path is the site's, `/status` and `/join` included (with the
+      // proxy off, null: Tollgate answers its plain paths as before).
+      const proxied = await origin(req, info, !prefixed);
       if (proxied) {
         fromOrigin.add(proxied);
         return proxied;

@@ -19,7 +19,17 @@ import { contentSecurityPolicy } from "./pages/html.tsx";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
-export type OriginGate = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response | null>;
+/**
+ * The origin gate: the origin's answer (or the waiting room's redirect) for a request that is not
+ * Tollgate's, null for one of Tollgate's own (or with the proxy off). `theirs` marks a request the
+ * site keeps although its path names one of Tollgate's: outside `BASE_PATH`, the site's own
+ * `/status` or `/static/…`.
+ */
+export type OriginGate = (
+  req: Request,
+  info?: Deno.ServeHandlerInfo,
+  theirs?: boolean,
+) => Promise<Response | null>;
 
 /** Options of the gate (tests shorten the timeout). */
 export interface OriginGateOptions {
@@ -50,10 +60,10 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     return badGateway(req, reason);
   };
 
-  return async (req, info) => {
+  return async (req, info, theirs = false) => {
     const full = pathOf(req.url);
     const q = full.indexOf("?");
-    if (isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
+    if (!theirs && isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
     let eff: EffectiveOrigin;
     try {
       eff = s.origin.fresh() ?? await s.origin.effective();
@@ -73,7 +83,9 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
     // An allowlisted address is admitted at once and takes no slot, so it needs no
     // token here either: no detour through the waiting room.
-    if (!vr.claims && !(await allowlisted(s, req, info))) return notAdmitted(req, vr.pathAndQuery);
+    if (!vr.claims && !(await allowlisted(s, req, info))) {
+      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
+    }
     try {
       // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
       const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
@@ -114,8 +126,8 @@ export function waitUrlFor(pathAndQuery: string, base = ""): string {
  * room's URL, as an auth proxy answers API calls: a redirect would turn a POST into a GET that
  * `fetch()` follows silently, handing the page's HTML to a script as the answer.
  */
-function notAdmitted(req: Request, pathAndQuery: string): Response {
-  const wait = waitUrlFor(pathAndQuery);
+function notAdmitted(req: Request, pathAndQuery: string, base = ""): Response {
+  const wait = waitUrlFor(pathAndQuery, base);
   if (req.method === "GET" || req.method === "HEAD") {
     const res = new Response(null, { status: 302 });
     const h = res.headers;

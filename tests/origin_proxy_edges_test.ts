@@ -308,3 +308,50 @@ Deno.test("proxy gate: a served request is looked at once (not again by Hono's c
   assertEquals([viaHono.status, looks], [404, 2], "app.request() still goes through the gate");
   t.close();
 });
+
+Deno.test("proxy under BASE_PATH: the site keeps its own /status, /join and /static; ours are under the prefix", async () => {
+  const origin = startOrigin();
+  const { t, srv, auth, stop } = await proxiedApp(origin, { BASE_PATH: "/_tollgate" });
+  try {
+    // Outside the prefix, paths that name one of ours are the site's (an admitted visitor's).
+    for (const p of ["/status?queue=default", "/static/site.css", "/health", "/wait"]) {
+      const r = await fetch(srv.url + p, { headers: auth, redirect: "manual" });
+      assertEquals((await r.json()).path, p, `${p} reached the origin as itself`);
+    }
+    const posted = await fetch(`${srv.url}/join`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"queue":"default"}',
+    });
+    assertEquals(
+      [(await posted.json()).path, origin.seen.at(-1)?.method],
+      ["/join", "POST"],
+      "the site's own POST /join, not a place in line",
+    );
+    assertEquals((await t.engine.metrics("default")).waiting, 0, "nobody joined the line");
+    // An unadmitted visitor on the site's /status is sent to the waiting room under the prefix.
+    const gated = await fetch(`${srv.url}/status`, { redirect: "manual" });
+    await gated.body?.cancel();
+    assertEquals(gated.status, 302);
+    assert(gated.headers.get("location")!.startsWith("/_tollgate/wait"), "the prefixed room");
+    // Under the prefix they are Tollgate's, fast paths included (one visitor holds the line).
+    await t.engine.setRate("default", 0.01);
+    await t.engine.join("default", null);
+    const seen = origin.seen.length;
+    const joined = await fetch(`${srv.url}/_tollgate/join`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"queue":"default"}',
+    });
+    assertEquals(joined.status, 202, "a place in line");
+    const ticket = joined.headers.getSetCookie().find((c) => c.startsWith("tg_ticket="))!;
+    await joined.body?.cancel();
+    const status = await fetch(`${srv.url}/_tollgate/status?queue=default`, {
+      headers: { cookie: ticket.split(";")[0] },
+    });
+    assertEquals([status.status, (await status.json()).status], [200, "waiting"]);
+    assertEquals(origin.seen.length, seen, "nothing under the prefix reached the origin");
+  } finally {
+    await stop();
+  }
+});

@@ -86,6 +86,8 @@ export class QueueContext {
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
+  /** Bumped by `invalidate`: a load that started before a bump must not be cached or shared. */
+  #generation = new Map<string, number>();
   #gone = new Map<string, GoneCache>();
   #branding = new Map<string, { value: Branding; at: number }>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
@@ -175,7 +177,10 @@ export class QueueContext {
     if (v) return v;
     let p = this.#loading.get(q);
     if (!p) {
-      p = this.#load(q).finally(() => this.#loading.delete(q));
+      const started = this.#load(q);
+      p = started.finally(() => {
+        if (this.#loading.get(q) === p) this.#loading.delete(q);
+      });
       this.#loading.set(q, p);
     }
     return await p;
@@ -188,7 +193,7 @@ export class QueueContext {
   async viewOf(q: string, seq: number): Promise<QueueView> {
     const v = await this.view(q);
     if (seq < v.counts.nextSeq) return v;
-    this.#views.delete(q);
+    this.#drop(q);
     return await this.view(q);
   }
 
@@ -200,8 +205,18 @@ export class QueueContext {
 
   /** Drops the cached view (and join state) after a local write: this instance reads its writes. */
   invalidate(q: string): void {
-    this.#views.delete(q);
+    this.#drop(q);
     this.joinState.delete(q);
+  }
+
+  /**
+   * Forgets the view, and a load under way (its reads may predate the write that made the caller
+   * drop it): the next `view` reads afresh, and the old load's answer is not cached.
+   */
+  #drop(q: string): void {
+    this.#views.delete(q);
+    this.#loading.delete(q);
+    this.#generation.set(q, (this.#generation.get(q) ?? 0) + 1);
   }
 
   /**
@@ -212,16 +227,17 @@ export class QueueContext {
    */
   noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null, joined: number): void {
     const v = this.#views.get(q);
-    if (!v || this.#loading.has(q)) return void this.#views.delete(q);
+    if (!v || this.#loading.has(q)) return void this.#drop(q);
     let head = v.head;
     if (head === null) {
-      if (counts.waiting !== joined) return void this.#views.delete(q);
+      if (counts.waiting !== joined) return void this.#drop(q);
       head = firstWaitingSeq;
     }
     this.#views.set(q, { ...v, counts, head });
   }
 
   async #load(q: string): Promise<QueueView> {
+    const generation = this.#generation.get(q) ?? 0;
     const loadedAt = this.now();
     const [settings, { counts }, head] = await Promise.all([
       this.readSettings(q),
@@ -232,7 +248,7 @@ export class QueueContext {
     const goneSet = await this.#refreshGone(q, head, loadedAt);
     const gone = [...goneSet].sort((a, b) => a - b);
     const view = { settings, counts, head, gone, goneSet: new Set(gone), loadedAt };
-    this.#views.set(q, view);
+    if ((this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
     return view;
   }
 

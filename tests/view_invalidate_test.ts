@@ -1,0 +1,55 @@
+/**
+ * The cached queue view and invalidation: a load whose reads predate a write must not be cached
+ * or shared once the instance drops the view for that write.
+ */
+import { keys } from "../lib/store/keys.ts";
+import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
+import { assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
+
+/** `kv` whose `get` answers are held (already read) until `release` while `hold` is on. */
+function holdingKv(kv: Deno.Kv) {
+  const gate = { hold: false, held: [] as (() => void)[] };
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "get") {
+        return async (...args: Parameters<Deno.Kv["get"]>) => {
+          const out = await target.get(...args);
+          if (gate.hold) await new Promise<void>((r) => gate.held.push(r));
+          return out;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const release = () => gate.held.splice(0).forEach((r) => r());
+  return { kv: wrapped as Deno.Kv, gate, release };
+}
+
+Deno.test("a view load under way when the view is invalidated is neither cached nor shared", async () => {
+  const raw = await Deno.openKv(":memory:");
+  const { kv, gate, release } = holdingKv(raw);
+  const t = await makeApp({}, { kv });
+  try {
+    const q = "default";
+    const ctx = t.engine.ctx;
+    ctx.invalidate(q);
+    gate.hold = true;
+    const stale = ctx.view(q); // its reads are done, their answers held
+    while (gate.held.length < 2) await new Promise((r) => setTimeout(r, 1));
+    // Meanwhile another writer changes the counts, and this instance drops its view.
+    const entry = await raw.get<Counts>(keys.counts(q));
+    const counts = withDefaults(EMPTY_COUNTS, entry.value);
+    await raw.set(keys.counts(q), { ...counts, waiting: counts.waiting + 7 });
+    ctx.invalidate(q);
+    gate.hold = false;
+    const fresh = ctx.view(q); // a new load, not the one under way
+    release();
+    assertEquals((await stale).counts.waiting, counts.waiting, "the old load saw the old state");
+    assertEquals((await fresh).counts.waiting, counts.waiting + 7);
+    assertEquals((await ctx.view(q)).counts.waiting, counts.waiting + 7, "the cached view is new");
+  } finally {
+    t.close();
+  }
+});
