@@ -19,7 +19,7 @@ import { drawRoutes } from "./routes/draw.ts";
 import { assetsOnce } from "./routes/pages/assets.ts";
 import { forwardAuthRoutes } from "./routes/forward_auth.ts";
 import { operatorRoutes } from "./routes/operator.ts";
-import { type OriginGate, originGate, originMiddleware } from "./routes/origin.ts";
+import { type OriginGate, originGate, originMiddleware, wasGated } from "./routes/origin.ts";
 import { servedFetch } from "./routes/dispatch.ts";
 import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
@@ -64,10 +64,8 @@ export function onError(err: Error, c: Context): Response {
 export async function createApp(deps: AppDeps) {
   const services = await createServices(deps);
   const origin = originGate(services);
-  // Requests the served `fetch` put through the origin gate (Hono's middleware skips those).
-  const gated = new WeakSet<Request>();
-  const app = honoApp(services, origin, gated);
-  return { app, services, fetch: servedFetch(services, app, origin, gated) };
+  const app = honoApp(services, origin);
+  return { app, services, fetch: servedFetch(services, app, origin) };
 }
 
 /** Migrates the store, creates the configured queues and wires the services the routes share. */
@@ -117,7 +115,7 @@ async function createServices(deps: AppDeps): Promise<Services> {
 }
 
 /** The Hono app: the origin gate, security headers, body limit, every route, the contract. */
-function honoApp(services: Services, origin: OriginGate, gated: WeakSet<Request>): OpenAPIHono {
+function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound((c) =>
@@ -127,7 +125,7 @@ function honoApp(services: Services, origin: OriginGate, gated: WeakSet<Request>
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
   // Requests the served `fetch` already put through the gate skip it here (no second look-up).
   const gateMiddleware = originMiddleware(origin);
-  app.use("*", (c, next) => gated.has(c.req.raw) ? next() : gateMiddleware(c, next));
+  app.use("*", (c, next) => wasGated(c.req.raw) ? next() : gateMiddleware(c, next));
   app.use("*", async (c, next) => {
     await next();
     // Set on the response's headers directly: c.header() after next() copies the response.

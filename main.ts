@@ -80,6 +80,9 @@ async function main() {
     services.engine.queueNames().then((qs) => qs.forEach((q) => services.engine.maybeTick(q)));
   // Per-second admission in long-lived processes; requests also tick, and cron is the net.
   setInterval(() => void tickAll().catch(() => {}), 1000);
+  // Stopped by a signal, the process exits at once as before, but through `Deno.exit`: unload
+  // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
+  for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
   cronTick = tickAll;
   Deno.serve({
     port: config.PORT,

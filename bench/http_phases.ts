@@ -101,7 +101,8 @@ async function startReference(
 ): Promise<Server> {
   const port = freePort();
   const path = new URL(`./${file}`, import.meta.url).pathname;
-  const proc = await start(name, Deno.execPath(), ["run", "-A", path], {
+  const flags = (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
+  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, path], {
     env: { PORT: String(port), ...env },
     cwd: ROOT,
     logPath: `${e.dir}/${name}.log`,
@@ -184,7 +185,9 @@ function throughputSpec(
 export async function startServer(e: PhaseEnv, name: string, kvPath: string): Promise<Server> {
   const port = freePort();
   const secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
-  const proc = await start(name, Deno.execPath(), ["run", "-A", "main.ts"], {
+  // BENCH_DENO_FLAGS adds flags to the server's `deno run` (e.g. `--cpu-prof --cpu-prof-dir=...`).
+  const flags = (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
+  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, "main.ts"], {
     env: {
       DENO_KV_PATH: kvPath,
       TOKEN_SECRET: secret,

@@ -17,7 +17,13 @@ export function log(level: Level, msg: string, fields: Record<string, unknown> =
 
 /** What an incoming `X-Request-Id` may look like to be kept (else a fresh id is made). */
 export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
-const ids = new WeakMap<Request, string>();
+/**
+ * Where a request keeps its id: a property under a private symbol, not a WeakMap (a WeakMap entry
+ * per request made most of the join path's garbage: its table grew and was rebuilt between
+ * collections, and the entries outlived young-generation collections).
+ */
+const ID = Symbol("tollgate.requestId");
+type WithId = Request & { [ID]?: string };
 
 /**
  * Fresh request ids: UUID-shaped (version 4 layout), a random 74-bit prefix drawn once per process
@@ -46,13 +52,13 @@ const fresh = new RequestIds();
 
 /** Gives `req` its request id: the incoming header when well-formed, else a fresh one. */
 export function assignRequestId(req: Request, from?: Request): string {
-  const given = (from && ids.get(from)) ?? req.headers.get("x-request-id");
+  const given = (from && (from as WithId)[ID]) ?? req.headers.get("x-request-id");
   const id = given && REQUEST_ID_RE.test(given) ? given : fresh.next();
-  ids.set(req, id);
+  (req as WithId)[ID] = id;
   return id;
 }
 
 /** The id `assignRequestId` gave this request, if any. */
 export function requestIdOf(req: Request): string | undefined {
-  return ids.get(req);
+  return (req as WithId)[ID];
 }

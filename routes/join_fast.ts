@@ -1,6 +1,7 @@
 import type { Services } from "./services.ts";
 import { ticketFor } from "../http/cookies.ts";
 import { errorResponse } from "../http/response.ts";
+import { mayHaveBody } from "../lib/http/body_deadline.ts";
 import { joinStatus, joinWithAccess, requesterOf } from "../lib/access/join.ts";
 import { MAX_BODY_BYTES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 import { visitorResponse } from "./status_fast.ts";
@@ -26,7 +27,8 @@ async function readBody(req: Request): Promise<Uint8Array<ArrayBuffer>> {
   if (len !== null && !req.headers.has("transfer-encoding")) {
     return new Uint8Array(await req.arrayBuffer());
   }
-  const reader = req.body!.getReader();
+  if (req.body === null) return new Uint8Array(0);
+  const reader = req.body.getReader();
   const parts: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   for (;;) {
@@ -60,7 +62,8 @@ export async function fastJoin(
   info?: Deno.ServeHandlerInfo,
 ): Promise<Response | Request> {
   const ct = req.headers.get("content-type");
-  if (ct === null || !JSON_TYPES.has(ct.toLowerCase()) || req.body === null) return req;
+  // `mayHaveBody`, not `req.body`: that getter would turn the read below into a stream's.
+  if (ct === null || !JSON_TYPES.has(ct.toLowerCase()) || !mayHaveBody(req)) return req;
   const len = req.headers.get("content-length");
   // Hono's body limit trusts a declared length: over it, Hono answers 413 without reading.
   if (len !== null && !req.headers.has("transfer-encoding") && parseInt(len, 10) > MAX_BODY_BYTES) {

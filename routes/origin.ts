@@ -116,6 +116,23 @@ function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
   return addr?.hostname ?? null;
 }
 
+/**
+ * Marks requests the served `fetch` already put through the gate (Hono's middleware skips them):
+ * a property under a private symbol, not a WeakSet entry per request, which made most of the
+ * garbage on the hot paths.
+ */
+const GATED = Symbol("tollgate.gated");
+
+/** Marks `req` as seen by the origin gate. */
+export function markGated(req: Request): void {
+  (req as Request & { [GATED]?: true })[GATED] = true;
+}
+
+/** True when the served `fetch` already put `req` through the origin gate. */
+export function wasGated(req: Request): boolean {
+  return (req as Request & { [GATED]?: true })[GATED] === true;
+}
+
 /** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
 export function waitUrlFor(pathAndQuery: string, base = ""): string {
   return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;

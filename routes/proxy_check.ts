@@ -123,23 +123,24 @@ export function proxyChecks(s: Services) {
 const CHECK_URL = /^https?:\/\/[^/]+(\/[^?]*)?\/verify(\/auth-request|\/forward-auth)?(?:\?(.*))?$/;
 
 /**
- * The served `fetch` with the checks answered first: a GET to one of them (under `BASE_PATH`
- * or not) with a query the fast path can read gets its answer here; anything else, and every
- * request while `LOG_REQUESTS` is on (the access line is logged inside), goes to `inner`.
+ * The checks' fast path: the answer to a GET of one of them (under `BASE_PATH` or not) with a
+ * query it can read, or null for anything else (then the served `fetch` goes on, and Hono answers
+ * a check this cannot). Null altogether while `LOG_REQUESTS` is on: the access line is logged in
+ * the served `fetch`, so every request goes there.
  */
-export function withProxyChecks<I>(
+export function proxyCheckAnswerer(
   s: Services,
-  inner: (req: Request, info?: I) => Response | Promise<Response>,
-): (req: Request, info?: I) => Response | Promise<Response> {
-  if (s.config.LOG_REQUESTS) return inner;
+): ((req: Request) => Promise<Response> | null) | null {
+  if (s.config.LOG_REQUESTS) return null;
   const { answer } = proxyChecks(s);
   const base = s.config.BASE_PATH ?? "";
-  return (req, info) => {
+  return (req) => {
     // Most requests are not checks: a substring test turns them away before the expression.
-    const m = req.method === "GET" && req.url.includes("/verify") ? CHECK_URL.exec(req.url) : null;
-    if (!m || (m[1] !== undefined && m[1] !== base)) return inner(req, info);
+    if (req.method !== "GET" || !req.url.includes("/verify")) return null;
+    const m = CHECK_URL.exec(req.url);
+    if (!m || (m[1] !== undefined && m[1] !== base)) return null;
     const queue = queueOf(m[3]);
-    if (queue === false) return inner(req, info); // Hono answers with the 400 envelope
+    if (queue === false) return null; // Hono answers with the 400 envelope
     const kind = m[2] ? m[2].slice(1) as CheckKind : "verify";
     const id = assignRequestId(req);
     return answer(kind, req, queue).then((res) => {
@@ -147,6 +148,16 @@ export function withProxyChecks<I>(
       return res;
     });
   };
+}
+
+/** `inner` with the checks answered first (`proxyCheckAnswerer`); everything else goes on. */
+export function withProxyChecks<I>(
+  s: Services,
+  inner: (req: Request, info?: I) => Response | Promise<Response>,
+): (req: Request, info?: I) => Response | Promise<Response> {
+  const check = proxyCheckAnswerer(s);
+  if (!check) return inner;
+  return (req, info) => check(req) ?? inner(req, info);
 }
 
 /** `?queue=` of a check's query: undefined when absent, false when Hono must answer. */

@@ -66,6 +66,13 @@ function withinSecond(at: number, now: number): boolean {
   return now - at < 1000 && now >= at;
 }
 
+/**
+ * A cached view or branding this old is read again in the background by the next request that
+ * uses it, so under load it is renewed before it expires: when it expired instead, every request
+ * of the moment a reload took fell through to the awaited path and its own store reads.
+ */
+const REFRESH_AHEAD_MS = 750;
+
 /** What a join commit left: counts and settings with the versionstamps to check against. */
 export interface JoinState {
   counts: Counts;
@@ -90,6 +97,7 @@ export class QueueContext {
   #generation = new Map<string, number>();
   #gone = new Map<string, GoneCache>();
   #branding = new Map<string, { value: Branding; at: number }>();
+  #brandingLoading = new Map<string, Promise<Branding>>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
   readonly upkeepMinute = new Map<string, number>();
 
@@ -168,22 +176,29 @@ export class QueueContext {
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
     const v = this.#views.get(q);
-    return v && withinSecond(v.loadedAt, this.now()) ? v : undefined;
+    if (!v) return undefined;
+    const now = this.now();
+    if (!withinSecond(v.loadedAt, now)) return undefined;
+    if (now - v.loadedAt >= REFRESH_AHEAD_MS && !this.#loading.has(q)) {
+      this.#startLoad(q).catch(() => {}); // a failed refresh leaves the view to expire
+    }
+    return v;
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
   async view(q: string): Promise<QueueView> {
     const v = this.freshView(q);
     if (v) return v;
-    let p = this.#loading.get(q);
-    if (!p) {
-      const started = this.#load(q);
-      p = started.finally(() => {
-        if (this.#loading.get(q) === p) this.#loading.delete(q);
-      });
-      this.#loading.set(q, p);
-    }
-    return await p;
+    return await (this.#loading.get(q) ?? this.#startLoad(q));
+  }
+
+  /** Starts a load of `q`'s view, shared by every caller until it settles. */
+  #startLoad(q: string): Promise<QueueView> {
+    const p: Promise<QueueView> = this.#load(q).finally(() => {
+      if (this.#loading.get(q) === p) this.#loading.delete(q);
+    });
+    this.#loading.set(q, p);
+    return p;
   }
 
   /**
@@ -279,7 +294,13 @@ export class QueueContext {
   /** The cached branding of `q` while it is fresh (under a second old), without an await. */
   freshBranding(q: string): Branding | undefined {
     const b = this.#branding.get(q);
-    return b && withinSecond(b.at, this.now()) ? b.value : undefined;
+    if (!b) return undefined;
+    const now = this.now();
+    if (!withinSecond(b.at, now)) return undefined;
+    if (now - b.at >= REFRESH_AHEAD_MS && !this.#brandingLoading.has(q)) {
+      this.#loadBranding(q).catch(() => {});
+    }
+    return b.value;
   }
 
   /**
@@ -289,17 +310,29 @@ export class QueueContext {
   async branding(q: string): Promise<Branding> {
     const fresh = this.freshBranding(q);
     if (fresh) return fresh;
+    return await (this.#brandingLoading.get(q) ?? this.#loadBranding(q));
+  }
+
+  /** Reads `q`'s branding into the cache, one read shared by every caller until it settles. */
+  #loadBranding(q: string): Promise<Branding> {
     const now = this.now();
-    const value = await readBranding(this.kv, q || undefined);
-    // Names come from requests (an unknown queue is refused later): the cache stays bounded.
-    if (this.#branding.size >= 1024) this.#branding.clear();
-    this.#branding.set(q, { value, at: now });
-    return value;
+    const p: Promise<Branding> = readBranding(this.kv, q || undefined).then((value) => {
+      // Names come from requests (an unknown queue is refused later): the cache stays bounded.
+      if (this.#branding.size >= 1024) this.#branding.clear();
+      if (this.#brandingLoading.get(q) === p) this.#branding.set(q, { value, at: now });
+      return value;
+    }).finally(() => {
+      if (this.#brandingLoading.get(q) === p) this.#brandingLoading.delete(q);
+    });
+    this.#brandingLoading.set(q, p);
+    return p;
   }
 
   /** Forgets cached branding after a write. */
   invalidateBranding(): void {
     this.#branding.clear();
+    // A read under way may predate the write: it must not fill the cache again.
+    this.#brandingLoading.clear();
   }
 
   /** The effective admission rate setting of a queue. */
