@@ -101,7 +101,8 @@ async function startReference(
 ): Promise<Server> {
   const port = freePort();
   const path = new URL(`./${file}`, import.meta.url).pathname;
-  const proc = await start(name, Deno.execPath(), ["run", "-A", path], {
+  const flags = (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
+  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, path], {
     env: { PORT: String(port), ...env },
     cwd: ROOT,
     logPath: `${e.dir}/${name}.log`,

@@ -1,24 +1,37 @@
 /**
  * Attack scenario: a new address for every join, against the proof-of-work check in automatic
  * mode. A real server (main.ts, KV file) with a queue capped at 2,000 waiting rows; ordinary
- * visitors from distinct addresses join evenly over `--seconds`, solve any challenge they get (one
- * solver worker in this process, standing in for their phones) and follow their timeslots; from
- * second 5, `--attackers` workers join at full speed, each join from a new address, solving every
- * challenge, and keep their places alive too (the worst case). This machine runs the server, the
- * visitors, their solver and the attacker's solvers.
+ * visitors from distinct addresses join evenly over `--seconds`, solve any challenge they get and
+ * follow their timeslots; from second 5, `--attackers` threads join at full speed, each join from
+ * a new address, solving every challenge, and keep their places alive too (the worst case).
  *
- * Measured: the attacker's share of live rows (sampled each second from /metrics), at the peak of
- * the line and the largest after the first 10 s; ordinary visitors placed and refused
- * (`queue_full` and others); challenges seen. (Places are FIFO by arrival number in the engine.)
+ * Devices: each visitor solving gets a thread of its own (bench/scenarios/pow_solvers.ts), as
+ * each person brings a phone, and each attacker is one thread, as one device. This machine runs
+ * all of them, the server and the visitors' requests; the OS shares its cores by thread.
  *
- * Run: `deno run -A bench/pow_attack.ts [--seconds 60] [--visitors 1000] [--difficulty 50000]
- * [--attackers 1] [--no-results]` (writes its section of bench/RESULTS.md).
+ * The attack lasts while the crowd arrives: until the last ordinary visitor has a place. The
+ * share is read at the line's peak in that window; the run then goes on 15 s with the attacker
+ * alone, reported apart (see bench/RESULTS.md for why).
+ *
+ * Measured: the attacker's share of live rows (sampled each second from /metrics); ordinary
+ * visitors placed, refused, and admitted in arrival order (ADMIT_PER_SECOND 1, read from the
+ * KV file after the run); how long visitors took from arriving to a place; hashes each side did.
+ *
+ * Run: `deno run -A bench/pow_attack.ts [--seconds 60] [--visitors 1000] [--difficulty 150000]
+ * [--attackers 1] [--max-solvers 32] [--no-results]` (writes its section of
+ * bench/RESULTS.md).
  */
-import { keys } from "../lib/store/keys.ts";
+import { writeJoinGuards } from "../lib/guard/settings.ts";
+import { percentile } from "./checkins_sim.ts";
 import { installCleanup, stopAll } from "./procs.ts";
+import { arrivalOrder } from "./scenarios/attack.ts";
 import { Follower } from "./scenarios/follower.ts";
 import { HttpPool } from "./scenarios/http.ts";
+import { powReport } from "./scenarios/pow_report.ts";
+import { CrowdSolvers, powWorker } from "./scenarios/pow_solvers.ts";
+import { admittedAt } from "./scenarios/store.ts";
 import { pause, startTarget } from "./scenarios/target.ts";
+import { decodeTicket } from "./tickets.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i++) {
@@ -30,57 +43,87 @@ const num = (k: string, d: number) => Number(args.get(k) ?? d);
 const o = {
   seconds: num("--seconds", 60),
   visitors: num("--visitors", 1000),
-  difficulty: num("--difficulty", 50_000),
+  // About what this machine's 2 cores hash in a second, over the crowd's 16.7 joins a second:
+  // the crowd's solving fills the machine (see bench/RESULTS.md).
+  difficulty: num("--difficulty", 150_000),
   attackers: num("--attackers", 1),
+  // Beyond this many visitors solving at once, the next waits for a free thread: more threads
+  // would starve the server on this machine (it has no machine of its own here).
+  maxSolvers: num("--max-solvers", 32),
   cap: 2000,
   autoJoinsPerMinute: 1200,
   autoWaiting: 1500,
+  admitPerSecond: 1,
+  tailSeconds: 15,
 };
 
+// The devices' threads (this process) run at nice 10 and the server at 0: out there the server
+// has a machine of its own, and here 30 hashing threads would otherwise starve its commits. The
+// driver starts itself again under `nice` (the server's `nice -n -10` needs root).
+if (!Deno.env.get("POW_ATTACK_NICED")) {
+  const child = new Deno.Command("nice", {
+    args: [
+      "-n",
+      "10",
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      ...Deno.args,
+    ],
+    env: { POW_ATTACK_NICED: "1" },
+  }).spawn();
+  Deno.exit((await child.status).code);
+}
 installCleanup();
 const dir = await Deno.makeTempDir({ prefix: "tollgate-pow-" });
 const kvPath = `${dir}/pow.kv`;
-// The queue's guards, written before the server opens the file.
+const t = await startTarget({ dir, log: console.log, serverNice: -10 }, "server-pow", kvPath, {
+  MAX_WAITING_VISITORS: String(o.cap),
+  ADMIT_PER_SECOND: String(o.admitPerSecond),
+  CAPACITY: "10000000",
+  CLIENT_IP_HEADER: "x-client-ip",
+  // Admitted records outlive the run, so their `admittedAt` can be read afterwards.
+  ACCESS_TOKEN_TTL_SECONDS: "3600",
+});
+// The queue's guards, written into the server's store; its settings cache takes them within 1 s.
 const kv = await Deno.openKv(kvPath);
-await kv.set(keys.joinGuards("default"), {
+await writeJoinGuards(kv, "default", {
   challenge: "auto",
   provider: "builtin",
   difficulty: o.difficulty,
   autoJoinsPerMinute: o.autoJoinsPerMinute,
   autoWaiting: o.autoWaiting,
-  requireEnqueueToken: false,
 });
 kv.close();
-const t = await startTarget({ dir, log: console.log }, "server-pow", kvPath, {
-  MAX_WAITING_VISITORS: String(o.cap),
-  ADMIT_PER_SECOND: "0.1",
-  CLIENT_IP_HEADER: "x-client-ip",
+await pause(1500);
+// Something else on this shared machine may stop the server (a signal); say so when it happens.
+let stopping = false;
+t.proc.child.status.then((st) => {
+  if (!stopping) console.error(`server exited during the run: ${JSON.stringify(st)}`);
 });
 
-/** A worker of bench/scenarios/pow_attacker.ts (its role comes with its first message). */
-const worker = () =>
-  new Worker(new URL("./scenarios/pow_attacker.ts", import.meta.url), { type: "module" });
-const solver = worker();
-const waitingFor = new Map<number, (nonce: string) => void>();
-solver.onmessage = (e) => waitingFor.get(e.data.id)?.(e.data.nonce);
-let solveId = 0;
-const solve = (challenge: unknown) =>
-  new Promise<string>((resolve) => {
-    const id = ++solveId;
-    waitingFor.set(id, (n) => (waitingFor.delete(id), resolve(n)));
-    solver.postMessage({ role: "solve", id, challenge });
-  });
-
+const crowd = new CrowdSolvers(o.maxSolvers);
 const follower = new Follower(new HttpPool(t.url, 32), t.clock);
 const attackFollower = new Follower(new HttpPool(t.url, 16), t.clock);
 follower.start();
 attackFollower.start();
 
-const ordinary = { placed: 0, challenged: 0, refused: new Map<string, number>() };
+const ordinary = {
+  placed: 0,
+  challenged: 0,
+  tries: 0,
+  /** Joins answered 503 `store_busy` and sent again. */
+  busyRetries: 0,
+  refused: new Map<string, number>(),
+  toPlaceMs: [] as number[],
+  seqOf: new Map<string, number>(),
+};
 async function visitor(i: number): Promise<void> {
   const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  const arrived = Date.now();
   let proof: { challenge: string; nonce: string } | undefined;
-  for (let attempt = 0; attempt < 4; attempt++) {
+  for (let attempt = 0; attempt < 12; attempt++) {
     const res = await fetch(`${t.url}/join`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-client-ip": ip },
@@ -89,40 +132,59 @@ async function visitor(i: number): Promise<void> {
     const body = await res.json();
     if (res.ok) {
       const ticket = res.headers.get("set-cookie")!.match(/tg_ticket=([^;]+)/)![1];
+      const { sub, seq } = decodeTicket(ticket);
       ordinary.placed++;
+      ordinary.toPlaceMs.push(Date.now() - arrived);
+      ordinary.seqOf.set(sub, seq);
       if (res.status === 202) follower.add(ticket);
       return;
     }
     const ch = body.error?.details?.challenge;
+    if (body.error?.code === "store_busy") {
+      // As the waiting page does: the same join again when the answer says (its proof unspent).
+      ordinary.busyRetries++;
+      await pause(1000 * Number(res.headers.get("retry-after") ?? 1));
+      continue;
+    }
     if (!ch) {
       const code = body.error?.code ?? String(res.status);
       ordinary.refused.set(code, (ordinary.refused.get(code) ?? 0) + 1);
       return;
     }
     if (attempt === 0) ordinary.challenged++;
-    proof = { challenge: ch.challenge, nonce: await solve(ch) };
+    const nonce = await crowd.solve(ch);
+    ordinary.tries += Number(nonce) + 1;
+    proof = { challenge: ch.challenge, nonce };
   }
 }
 
-const attack = { joined: 0, solved: 0, refused: new Map<string, number>() };
+const attack = { joined: 0, solved: 0, tries: 0, refused: new Map<string, number>() };
 const attackers: Worker[] = [];
-const samples: { sec: number; live: number; attacker: number }[] = [];
+type Sample = { sec: number; live: number; attacker: number };
+const samples: Sample[] = [];
 const started = Date.now();
 const visits: Promise<void>[] = [];
-let sent = 0, second = 0, done = 0;
-console.log(`pow attack: ${o.visitors} visitors over ${o.seconds} s, ${o.attackers} attacker(s)`);
-// Until every ordinary visitor is placed (or refused), and at least 15 s after the last joined.
-while (Date.now() - started < (o.seconds + 15) * 1000 || done < o.visitors) {
+let sent = 0, second = 0, done = 0, attackFrom = 0, windowEnd = 0, tailEnd = 0;
+const snapshot = { attackTries: 0, attackJoined: 0, crowdTries: 0 };
+console.log(
+  `pow attack (${
+    new Date().toISOString()
+  }): ${o.visitors} visitors over ${o.seconds} s, ${o.attackers} attacker(s)`,
+);
+// The crowd's window (until every ordinary visitor is placed or refused), then the tail.
+while (!tailEnd || Date.now() < tailEnd) {
   const elapsed = (Date.now() - started) / 1000;
   for (; sent < Math.min(o.visitors, Math.floor(elapsed * o.visitors / o.seconds)); sent++) {
     visits.push(visitor(sent).finally(() => done++));
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
+    attackFrom = Date.now();
     for (let a = 0; a < o.attackers; a++) {
-      const w = worker();
+      const w = powWorker();
       w.onmessage = (e) => {
         if (e.data.kind === "joined") {
           attack.joined++;
+          attack.tries += e.data.tries;
           if (e.data.solved) attack.solved++;
           if (e.data.ticket) attackFollower.add(e.data.ticket);
         } else {
@@ -133,8 +195,9 @@ while (Date.now() - started < (o.seconds + 15) * 1000 || done < o.visitors) {
       attackers.push(w);
     }
   }
-  if (elapsed >= second + 1) {
-    second++;
+  const crowdDone = sent === o.visitors && done === o.visitors;
+  if (elapsed >= second + 1 || (crowdDone && !windowEnd)) {
+    second = Math.floor(elapsed);
     const m = await fetch(`${t.url}/metrics?queue=default`, {
       headers: { authorization: `Bearer ${t.secret}` },
     }).then((r) => r.json()).catch(() => null);
@@ -143,58 +206,56 @@ while (Date.now() - started < (o.seconds + 15) * 1000 || done < o.visitors) {
       samples.push({ sec: second, live, attacker: Math.min(attack.joined, live) });
     }
   }
+  if (crowdDone && !windowEnd) {
+    windowEnd = Date.now();
+    tailEnd = windowEnd + o.tailSeconds * 1000;
+    Object.assign(snapshot, {
+      attackTries: attack.tries,
+      attackJoined: attack.joined,
+      crowdTries: ordinary.tries,
+    });
+  }
   await pause(20);
 }
 for (const w of attackers) w.terminate();
 await Promise.all(visits);
-solver.terminate();
+crowd.close();
 await follower.stop();
 await attackFollower.stop();
 const final = await fetch(`${t.url}/metrics?queue=default`, {
   headers: { authorization: `Bearer ${t.secret}` },
 }).then((r) => r.json());
+stopping = true;
 await stopAll();
+const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 
-const peak = samples.reduce((a, b) => (b.live > a.live ? b : a), samples[0]);
-const worst = samples.filter((s) => s.sec > 10 && s.live > 0)
-  .reduce((a, b) => (b.attacker / b.live > a.attacker / a.live ? b : a), peak);
-const share = (s: { live: number; attacker: number }) =>
-  `${(100 * s.attacker / Math.max(1, s.live)).toFixed(1)}% (${s.attacker} of ${s.live})`;
-const refused = (m: Map<string, number>) =>
-  m.size ? [...m].map(([k, v]) => `${k} ${v}`).join(", ") : "none";
-const queueFull = ordinary.refused.get("queue_full") ?? 0;
-const lines = [
-  "## Attack: a new address per join, proof of work automatic (bench/pow_attack.ts)",
-  "",
-  `Run ${
-    new Date().toISOString()
-  }: queue capped at ${o.cap} waiting rows, ${o.visitors} ordinary ` +
-  `visitors from ${o.visitors} addresses over ${o.seconds} s (until all are placed, at least ` +
-  "15 s more), " +
-  `${o.attackers} attacker worker(s) from second 5, each join from a new address. Check: ` +
-  `automatic (on at ${o.autoJoinsPerMinute} joins a minute or ${o.autoWaiting} waiting), base ` +
-  `difficulty ${o.difficulty.toLocaleString("en")}. This machine (2 cores) runs the server, the ` +
-  "visitors' solver, and the attacker's solvers.",
-  "",
-  "| what | measured | target | result |",
-  "| --- | --- | --- | --- |",
-  `| attacker's live rows at the line's peak | ${share(peak)} | <= 10% | ${
-    peak.attacker / Math.max(1, peak.live) <= 0.1 ? "PASS" : "FAIL"
-  } |`,
-  `| attacker's largest share after 10 s | ${share(worst)} | (info) | info |`,
-  `| ordinary visitors placed | ${ordinary.placed} of ${o.visitors} (refused: ${
-    refused(ordinary.refused)
-  }) | all, 0 queue_full | ${
-    ordinary.placed === o.visitors && queueFull === 0 ? "PASS" : "FAIL"
-  } |`,
-  `| ordinary visitors that had to solve | ${ordinary.challenged} | (info) | info |`,
-  `| attacker joins (solved) | ${attack.joined} (${attack.solved}); refused: ${
-    refused(attack.refused)
-  } | (info) | info |`,
-  `| metrics at the end | waiting ${final.waiting}, challenges issued ${final.joinGuards.challengesIssued}, solved ${final.joinGuards.challengesSolved}, failed ${final.joinGuards.challengesFailed} | (info) | info |`,
-  "",
-];
+const windowSec = Math.floor((windowEnd - started) / 1000);
+const inWindow = samples.filter((s) => s.sec <= windowSec);
+const attackSeconds = (windowEnd - attackFrom) / 1000;
+const lines = powReport({
+  o,
+  peak: inWindow.reduce((a, b) => (b.live > a.live ? b : a), inWindow[0]),
+  tail: samples[samples.length - 1],
+  windowSeconds: (windowEnd - started) / 1000,
+  ordinary: {
+    placed: ordinary.placed,
+    challenged: ordinary.challenged,
+    busyRetries: ordinary.busyRetries,
+    refused: ordinary.refused,
+    toPlace: [50, 95, 100].map((p) => percentile(ordinary.toPlaceMs, p) / 1000),
+    order,
+  },
+  attack: { ...attack, windowJoined: snapshot.attackJoined },
+  hashRates: {
+    crowd: snapshot.crowdTries / Math.max(1, (windowEnd - started) / 1000),
+    attacker: snapshot.attackTries / Math.max(1, attackSeconds),
+    attackerAlone: (attack.tries - snapshot.attackTries) / o.tailSeconds,
+  },
+  solvers: { started: crowd.started, peakBusy: crowd.peakBusy },
+  final,
+  load: Deno.loadavg(),
+});
 console.log(lines.join("\n"));
 if (!args.has("--no-results")) {
   const file = new URL("RESULTS.md", import.meta.url);

@@ -10,6 +10,9 @@ import { assignRequestId } from "../lib/log.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
 import { jsonResponse } from "../http/response.ts";
 
+// Exits through Deno.exit when stopped, so a `--cpu-prof` profile (BENCH_DENO_FLAGS) is written.
+for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
+
 const port = Number(Deno.env.get("PORT") ?? "8102");
 const TICKET = /(?:^|;\s*)tg_ticket=([^;]*)/;
 

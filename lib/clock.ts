@@ -40,15 +40,29 @@ export interface Random {
   bytes(n: number): Uint8Array;
 }
 
+/**
+ * Random bytes drawn from the system's generator 4 KB at a time and handed out once each: one call
+ * into the generator per join cost more than the rest of making the visitor's id.
+ */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 /** Cryptographic randomness. */
 export const cryptoRandom: Random = {
   float() {
-    const b = new Uint32Array(2);
-    crypto.getRandomValues(b);
-    return (b[0] * 2 ** 21 + (b[1] >>> 11)) / 2 ** 53;
+    const b = cryptoRandom.bytes(8);
+    const v = new DataView(b.buffer, b.byteOffset, 8);
+    return (v.getUint32(0) * 2 ** 21 + (v.getUint32(4) >>> 11)) / 2 ** 53;
   },
   bytes(n) {
-    return crypto.getRandomValues(new Uint8Array(n));
+    if (n > 256) return crypto.getRandomValues(new Uint8Array(n));
+    if (poolAt + n > pool.length) {
+      crypto.getRandomValues(pool);
+      poolAt = 0;
+    }
+    const out = pool.slice(poolAt, poolAt + n);
+    poolAt += n;
+    return out;
   },
 };
 

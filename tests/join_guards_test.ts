@@ -84,7 +84,7 @@ Deno.test("challenge on: required, solved once, replays and foreign solutions re
     const other = (await refusal(join(g, t))).details.challenge as PowChallenge;
     const otherProof = { challenge: other.challenge, nonce: solve(other) };
     await writeJoinGuards(t.kv, "shop", { challenge: "on", difficulty: 1000 });
-    g.settings.invalidate("shop");
+    t.engine.ctx.invalidate("shop");
     assertEquals(
       (await refusal(join(g, t, { queue: "shop", proof: otherProof }))).details.reason,
       "wrong_scope",
@@ -138,19 +138,19 @@ Deno.test("a resumed ticket needs no solution; off and automatic modes", async (
     const first = await join(g, t);
     const claims = (await t.services.signer.verifyTicket(first.ticket))!;
     await writeJoinGuards(t.kv, "default", { challenge: "on" });
-    g.settings.invalidate("default");
+    t.engine.ctx.invalidate("default");
     const again = await join(g, t, {}, claims);
     assertEquals(again.view.visitorId, first.view.visitorId);
     // Automatic: off below both thresholds, on once the line is over one.
     await writeJoinGuards(t.kv, "default", { challenge: "auto", autoWaiting: 3 });
-    g.settings.invalidate("default");
+    t.engine.ctx.invalidate("default");
     await t.engine.setPaused("default", true); // nobody admitted: the line grows
     for (let i = 0; i < 3; i++) await join(g, t);
     t.clock.advance(1000); // the engine's view of the line is at most a second old
     assertEquals((await refusal(join(g, t))).code, "challenge_required");
     // The join rate: a burst switches it on, and it stays on 5 minutes after the burst.
     await writeJoinGuards(t.kv, "shop", { challenge: "auto", autoJoinsPerMinute: 150 });
-    g.settings.invalidate("shop");
+    t.engine.ctx.invalidate("shop");
     await join(g, t, { queue: "shop" });
     await join(g, t, { queue: "shop" }); // 2 in a second: 120 a minute
     // The third attempt in that second: 180 a minute.
@@ -177,6 +177,33 @@ Deno.test("difficulty rises with the client's own attempts, not another client's
     const later = await d(IP);
     assert(later >= first * 4, `${first} -> ${later}`);
     assertEquals(await d("198.51.100.77"), first);
+  } finally {
+    await g.stats.idle();
+    t.close();
+  }
+});
+
+Deno.test("free attempts do not raise the price; joins that paid do", async () => {
+  const { t, g } = await setup({ autoJoinsPerMinute: 600 });
+  try {
+    const challenge = async (client: string) =>
+      (await refusal(join(g, t, { client }))).details.challenge as PowChallenge;
+    const base = (await challenge("198.51.100.1")).difficulty;
+    // 200 attempts in a second from 200 addresses, none answering: 12,000 a minute, 20 times
+    // the threshold, and still the base price for the next newcomer.
+    for (let i = 0; i < 200; i++) await challenge(`198.51.100.${i}`);
+    assertEquals((await challenge("203.0.113.200")).difficulty, base);
+    // 30 paid joins in the next second (1,800 a minute, 3 times the threshold): dearer for all.
+    t.clock.advance(1000);
+    for (let i = 0; i < 30; i++) {
+      const ch = await challenge(`192.0.2.${i}`);
+      await join(g, t, {
+        client: `192.0.2.${i}`,
+        proof: { challenge: ch.challenge, nonce: solve(ch) },
+      });
+    }
+    const after = (await challenge("203.0.113.201")).difficulty;
+    assert(after >= base * 1.4, `${base} -> ${after}`);
   } finally {
     await g.stats.idle();
     t.close();

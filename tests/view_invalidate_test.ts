@@ -7,14 +7,18 @@ import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
 import { assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
-/** `kv` whose `get` answers are held (already read) until `release` while `hold` is on. */
+/**
+ * `kv` whose `get` and `getMany` answers are held (already read) until `release` while `hold` is
+ * on (a view load reads the settings with the former join-guards record in one `getMany`).
+ */
 function holdingKv(kv: Deno.Kv) {
   const gate = { hold: false, held: [] as (() => void)[] };
   const wrapped = new Proxy(kv, {
     get(target, prop) {
-      if (prop === "get") {
-        return async (...args: Parameters<Deno.Kv["get"]>) => {
-          const out = await target.get(...args);
+      if (prop === "get" || prop === "getMany") {
+        const read = (target[prop] as (...a: unknown[]) => Promise<unknown>).bind(target);
+        return async (...args: unknown[]) => {
+          const out = await read(...args);
           if (gate.hold) await new Promise<void>((r) => gate.held.push(r));
           return out;
         };

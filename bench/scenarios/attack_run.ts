@@ -7,6 +7,7 @@ import { type AttackOptions, type AttackReport, oneAddressAttack } from "./attac
 import { countWrites, type WritesOptions, type WritesReport } from "./attack_writes.ts";
 import { type Check, f0 } from "./checks.ts";
 import { behindOneAddress, type NatOptions, type NatReport } from "./nat.ts";
+import { POW_SECTION } from "./pow_report.ts";
 import type { TallySummary } from "./tally.ts";
 import type { ScenarioEnv } from "./target.ts";
 
@@ -26,14 +27,12 @@ export interface AttackRunReport {
   newAddress: { measured: string; pass: boolean } | null;
 }
 
-const POW_HEADING = "## Attack: a new address per join, proof of work automatic";
-
 /**
  * The peak row of bench/pow_attack.ts's section in `results` (RESULTS.md): that scenario needs
  * its solver workers and a minute and a half, so it runs on its own and is linked, not re-run.
  */
 export function newAddressResult(results: string): AttackRunReport["newAddress"] {
-  const at = results.indexOf(POW_HEADING);
+  const at = results.indexOf(POW_SECTION);
   if (at < 0) return null;
   const row = results.slice(at).split("\n").find((l) => l.includes("live rows at the line's peak"));
   const cells = row?.split("|").map((c) => c.trim());
@@ -119,7 +118,7 @@ export function attackChecks(r: AttackRunReport): Check[] {
     {
       name: "a new address per join, proof of work automatic: the attacker's share at the peak",
       measured: r.newAddress?.measured ?? "not run yet: deno run -A bench/pow_attack.ts",
-      target: "<= 10% (its own section below: not re-run here)",
+      target: "<= 10% (its own section in this file: not re-run here)",
       pass: r.newAddress?.pass ?? null,
     },
     {

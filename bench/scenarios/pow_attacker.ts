@@ -3,7 +3,9 @@
  * A Web Worker of the proof-of-work attack scenario. Two roles:
  * - `attack`: joins at full speed from a new address each time (`x-client-ip`), solving every
  *   challenge it is given, and posts each ticket it got; it never stops until terminated.
- * - `solve`: solves challenges the driver sends (the ordinary visitors' solver).
+ * - `solve`: solves challenges the driver sends (one ordinary visitor's device).
+ *
+ * Nonces are searched from 0, so a solution's nonce + 1 is the number of hashes it took.
  */
 import { PowHasher } from "../../lib/challenge/pow_hash.ts";
 
@@ -37,7 +39,8 @@ self.onmessage = async (e: MessageEvent) => {
       const body = await res.json().catch(() => null);
       if (res.ok) {
         const ticket = res.headers.get("set-cookie")?.match(/tg_ticket=([^;]+)/)?.[1];
-        self.postMessage({ kind: "joined", ticket, solved: proof !== undefined });
+        const tries = proof ? Number(proof.nonce) + 1 : 0;
+        self.postMessage({ kind: "joined", ticket, solved: proof !== undefined, tries });
         break;
       }
       const ch = body?.error?.details?.challenge;

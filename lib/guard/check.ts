@@ -17,8 +17,14 @@ import {
   type EnqueueTokens,
   keyHash,
 } from "./enqueue.ts";
-import { type AutoSwitch, type ClientAttempts, joinDifficulty, type JoinRates } from "./load.ts";
-import type { JoinGuardCache, JoinGuardSettings } from "./settings.ts";
+import {
+  type AutoSwitch,
+  type ClientAttempts,
+  joinDifficulty,
+  type JoinRates,
+  type QueueLoad,
+} from "./load.ts";
+import type { JoinGuardSettings } from "./settings.ts";
 import type { GuardStats } from "./stats.ts";
 import type { JoinTurnstile } from "./turnstile.ts";
 import type { JoinGuardPass } from "../queue/join.ts";
@@ -43,7 +49,8 @@ export interface JoinGuardInput {
 /** The pieces the guards use (one set per instance; `createJoinGuards` in app.ts builds them). */
 export interface JoinGuardDeps {
   clock: Clock;
-  settings: JoinGuardCache;
+  /** The queue's guards, from its settings as this instance caches them (at most a second old). */
+  settings(q: string): Promise<JoinGuardSettings>;
   pow: ProofOfWork;
   /** Null when `ENQUEUE_SECRET` is not set. */
   enqueue: EnqueueTokens | null;
@@ -62,14 +69,15 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
   if (j.resuming) return pass;
   // Every new join counts toward automatic mode's rate, refused ones too.
   d.rates.noteAttempt(j.queue);
-  const s = await d.settings.get(j.queue);
+  const s = await d.settings(j.queue);
   if (s.requireEnqueueToken || j.enqueueToken !== undefined) {
     pass.enqueueKey = enqueueKeyOf(d, s, j);
   }
   // Off (the default): nothing more to read on the join path.
   if (s.challenge === "off") return pass;
-  const load = {
+  const load: QueueLoad = {
     joinsPerMinute: await d.rates.perMinute(j.queue),
+    paidPerMinute: await d.rates.paidPerMinute(j.queue),
     waiting: await d.waiting(j.queue),
   };
   const now = d.clock.now();
@@ -91,6 +99,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     }
     if (out === "passed" && s.provider === "turnstile") {
       d.stats.add(j.queue, "challengesSolved");
+      d.rates.notePaid(j.queue);
       return pass;
     }
     // "both" after a pass, or Turnstile unavailable: the built-in challenge decides.
@@ -115,6 +124,7 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
     throw e.with({ challenge: issue(d, s, j, load), turnstile: null });
   }
   d.stats.add(j.queue, "challengesSolved");
+  d.rates.notePaid(j.queue);
   return pass;
 }
 
@@ -123,7 +133,7 @@ function issue(
   d: JoinGuardDeps,
   s: JoinGuardSettings,
   j: JoinGuardInput,
-  load: { joinsPerMinute: number; waiting: number },
+  load: QueueLoad,
 ) {
   const recent = d.attempts.note(j.client, d.clock.now());
   d.stats.add(j.queue, "challengesIssued");
@@ -138,7 +148,7 @@ function required(
   d: JoinGuardDeps,
   s: JoinGuardSettings,
   j: JoinGuardInput,
-  load: { joinsPerMinute: number; waiting: number },
+  load: QueueLoad,
   siteKey: string | null,
   withPow: boolean,
 ): ChallengeRequiredError {

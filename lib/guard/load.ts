@@ -49,27 +49,26 @@ export class ClientAttempts {
 
 /** The load a queue is under. */
 export interface QueueLoad {
-  /** Joins per minute over the last 15 to 30 s, all instances. */
+  /** Join attempts per minute (all instances' joins, this instance's attempts): the switch. */
   joinsPerMinute: number;
+  /**
+   * Paid joins per minute (all instances' joins, this instance's joins that passed a check): the
+   * price. Attempts that bring no answer cost nothing to send, so they may switch the check on
+   * but never raise what everyone pays.
+   */
+  paidPerMinute: number;
   waiting: number;
 }
 
-/**
- * The queue's join rate: the larger of all instances' joins (the traffic counters the joins
- * already write, read at most once a second) and this instance's join attempts over the last one
- * to two seconds (in memory, so a burst is seen at once, refused attempts included).
- */
-export class JoinRates {
-  #cache = new Map<string, { at: number; perMinute: number }>();
-  #local = new Map<string, { sec: number; cur: number; prev: number }>();
+/** Counts in this second and the one before, as a rate per minute (a burst is seen at once). */
+class SecondCounter {
+  #m = new Map<string, { sec: number; cur: number; prev: number }>();
 
-  constructor(private kv: Deno.Kv, private clock: Clock) {}
-
-  /** Counts one join attempt into `q` on this instance. */
-  noteAttempt(q: string): void {
-    const sec = Math.floor(this.clock.now() / 1000);
-    const e = this.#local.get(q);
-    if (!e) this.#local.set(q, { sec, cur: 1, prev: 0 });
+  /** Counts one at `now` for `q`. */
+  add(q: string, now: number): void {
+    const sec = Math.floor(now / 1000);
+    const e = this.#m.get(q);
+    if (!e) this.#m.set(q, { sec, cur: 1, prev: 0 });
     else if (e.sec === sec) e.cur++;
     else {
       e.prev = e.sec === sec - 1 ? e.cur : 0;
@@ -78,19 +77,49 @@ export class JoinRates {
     }
   }
 
-  /** This instance's attempts per minute into `q`: this second and the one before. */
-  #localPerMinute(q: string, now: number): number {
-    const e = this.#local.get(q);
+  /** Per minute over this second so far and the one before. */
+  perMinute(q: string, now: number): number {
+    const e = this.#m.get(q);
     const sec = Math.floor(now / 1000);
     if (!e || e.sec < sec - 1) return 0;
     const [cur, prev] = e.sec === sec ? [e.cur, e.prev] : [0, e.cur];
     return (cur + prev) * 60_000 / (1000 + (now - sec * 1000));
   }
+}
 
-  /** Joins per minute into `q` (see the class). */
+/**
+ * The queue's join rates: the larger of all instances' joins (the traffic counters the joins
+ * already write, read at most once a second) and this instance's own count over the last one to
+ * two seconds (in memory, so a burst is seen at once): its attempts, refused ones included, for
+ * the switch; its joins that passed a check, for the price.
+ */
+export class JoinRates {
+  #cache = new Map<string, { at: number; perMinute: number }>();
+  #attempts = new SecondCounter();
+  #paid = new SecondCounter();
+
+  constructor(private kv: Deno.Kv, private clock: Clock) {}
+
+  /** Counts one join attempt into `q` on this instance. */
+  noteAttempt(q: string): void {
+    this.#attempts.add(q, this.clock.now());
+  }
+
+  /** Counts one join into `q` that passed the check (a solution or a Turnstile answer). */
+  notePaid(q: string): void {
+    this.#paid.add(q, this.clock.now());
+  }
+
+  /** Join attempts per minute into `q` (see the class). */
   async perMinute(q: string): Promise<number> {
     const now = this.clock.now();
-    return Math.max(this.#localPerMinute(q, now), await this.#shared(q, now));
+    return Math.max(this.#attempts.perMinute(q, now), await this.#shared(q, now));
+  }
+
+  /** Paid joins per minute into `q` (see the class). */
+  async paidPerMinute(q: string): Promise<number> {
+    const now = this.clock.now();
+    return Math.max(this.#paid.perMinute(q, now), await this.#shared(q, now));
   }
 
   /** All instances' joins per minute: the current 15 s bucket and the one before. */
@@ -122,7 +151,12 @@ export class AutoSwitch {
   #until = new Map<string, number>();
 
   /** True when the queue's challenge is on now: always, never, or (auto) see the class. */
-  active(q: string, s: JoinGuardSettings, load: QueueLoad, now: number): boolean {
+  active(
+    q: string,
+    s: JoinGuardSettings,
+    load: Pick<QueueLoad, "joinsPerMinute" | "waiting">,
+    now: number,
+  ): boolean {
     if (s.challenge === "on") return true;
     if (s.challenge === "off") return false;
     if (load.joinsPerMinute >= s.autoJoinsPerMinute || load.waiting >= s.autoWaiting) {
@@ -135,13 +169,14 @@ export class AutoSwitch {
 
 /**
  * The difficulty one client gets: the base, times 1 + its recent attempts / 25 (at most 32),
- * times how far the join rate or the line is over its threshold (1 to 8). One person joining
- * once pays the base; a script making thousands of joins from one address pays 32 times it per
- * join, and everyone pays more while the queue is flooded.
+ * times how far the paid join rate or the line is over its threshold (1 to 8). One person
+ * joining once pays the base; a script making thousands of joins from one address pays 32 times
+ * it per join, and everyone pays more while the queue is flooded with joins that were paid for
+ * (a flood of free attempts does not make the crowd pay more).
  */
 export function joinDifficulty(s: JoinGuardSettings, load: QueueLoad, recent: number): number {
   const client = Math.min(CLIENT_MAX_FACTOR, 1 + recent / CLIENT_STEP);
-  const over = Math.max(load.joinsPerMinute / s.autoJoinsPerMinute, load.waiting / s.autoWaiting);
+  const over = Math.max(load.paidPerMinute / s.autoJoinsPerMinute, load.waiting / s.autoWaiting);
   const loadFactor = Math.min(LOAD_MAX_FACTOR, Math.max(1, over));
   return Math.min(MAX_DIFFICULTY, Math.round(s.difficulty * client * loadFactor));
 }

@@ -13,7 +13,6 @@ import type { JoinGuardPass } from "../queue/join.ts";
 import { checkJoinGuards, type JoinGuardDeps, type JoinGuardInput } from "./check.ts";
 import { EnqueueTokens } from "./enqueue.ts";
 import { AutoSwitch, ClientAttempts, JoinRates } from "./load.ts";
-import { JoinGuardCache } from "./settings.ts";
 import { GuardStats } from "./stats.ts";
 import { JoinTurnstile } from "./turnstile.ts";
 
@@ -35,7 +34,7 @@ export function createJoinGuards(
   const { kv, clock, config } = deps;
   const g: JoinGuards = {
     clock,
-    settings: new JoinGuardCache(kv, clock),
+    settings: async (q) => (await engine.settings(q)).joinGuards,
     pow: new ProofOfWork(config.TOKEN_SECRET, clock, deps.random),
     enqueue: config.ENQUEUE_SECRET ? new EnqueueTokens(config.ENQUEUE_SECRET) : null,
     turnstile: new JoinTurnstile(deps),

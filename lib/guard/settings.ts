@@ -1,11 +1,13 @@
 /**
  * Per-queue join guards: the bot challenge on join (off, on, or automatic above thresholds the
  * operator sets), which challenge (built-in proof of work, Turnstile, or both), its base
- * difficulty, and whether joining needs an enqueue token from the operator's site. Stored in a
- * record of its own beside the queue's settings and soft-merged with the defaults, so a release
- * that adds a field keeps what operators saved.
+ * difficulty, and whether joining needs an enqueue token from the operator's site. Stored in the
+ * queue's settings (`joinGuards`, read with them, so a join batch reads them once), soft-merged
+ * with the defaults, so a release that adds a field keeps what operators saved. They had a record
+ * of their own before; `resolveJoinGuards` says how the two are read while revisions from before
+ * and after the move run side by side.
  */
-import type { Clock } from "../clock.ts";
+import { NotFoundError } from "../errors.ts";
 import { withDefaults } from "../queue/types.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -57,50 +59,64 @@ export const GUARD_BOUNDS = {
   autoWaiting: [1, 50_000_000],
 } as const;
 
-/** Reads a queue's guards (defaults when none are stored). */
-export async function readJoinGuards(kv: Deno.Kv, q: string): Promise<JoinGuardSettings> {
-  const stored = (await kv.get<Partial<JoinGuardSettings>>(keys.joinGuards(q))).value;
-  return withDefaults(DEFAULT_JOIN_GUARDS, stored);
+/** The two records a queue's guards may be in: the queue's settings, and the former own record. */
+export interface GuardEntries {
+  /** The queue's settings record (`keys.queue`), as stored. */
+  queue: Deno.KvEntryMaybe<{ joinGuards?: Partial<JoinGuardSettings> } | null>;
+  /** The former record of its own (`keys.joinGuards`), still written for older revisions. */
+  legacy: Deno.KvEntryMaybe<Partial<JoinGuardSettings>>;
 }
 
-/** Changes some of a queue's guards (a checked write); returns the whole record. */
+/**
+ * A queue's guards from its two records. They live in the queue's settings; the former record of
+ * their own is still read, and wins when it was written after the settings (a revision from
+ * before the move saved guards there while this one runs beside it; versionstamps grow with
+ * every commit). A queue record without guards (created or rewritten by such a revision) falls
+ * back to it as well; neither: the defaults.
+ */
+export function resolveJoinGuards(e: GuardEntries): JoinGuardSettings {
+  const own = e.queue.value?.joinGuards;
+  const legacy = e.legacy.value;
+  const legacyNewer = legacy !== null && e.legacy.versionstamp !== null &&
+    (own === undefined || e.queue.versionstamp === null ||
+      e.legacy.versionstamp > e.queue.versionstamp);
+  return withDefaults(DEFAULT_JOIN_GUARDS, legacyNewer ? legacy : own ?? null);
+}
+
+/** Reads both records of a queue's guards in one call. */
+export async function readGuardEntries(kv: Deno.Kv, q: string): Promise<GuardEntries> {
+  const [queue, legacy] = await kv.getMany<
+    [{ joinGuards?: Partial<JoinGuardSettings> } | null, Partial<JoinGuardSettings>]
+  >([keys.queue(q), keys.joinGuards(q)]);
+  return { queue, legacy };
+}
+
+/** Reads a queue's guards (defaults when none are stored). */
+export async function readJoinGuards(kv: Deno.Kv, q: string): Promise<JoinGuardSettings> {
+  return resolveJoinGuards(await readGuardEntries(kv, q));
+}
+
+/**
+ * Changes some of a queue's guards (a write checked against both records); returns the whole
+ * set. They are saved in the queue's settings and, for a revision from before the move that may
+ * still run beside this one, in the former record too, in the same commit. Throws 404
+ * `unknown_queue` for a queue that does not exist.
+ */
 export async function writeJoinGuards(
   kv: Deno.Kv,
   q: string,
   patch: Partial<JoinGuardSettings>,
 ): Promise<JoinGuardSettings> {
   return await retryCommit(async () => {
-    const entry = await kv.get<Partial<JoinGuardSettings>>(keys.joinGuards(q));
-    const next = { ...withDefaults(DEFAULT_JOIN_GUARDS, entry.value) };
+    const e = await readGuardEntries(kv, q);
+    if (!e.queue.value) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
+    const next = { ...resolveJoinGuards(e) };
     for (const k of Object.keys(DEFAULT_JOIN_GUARDS) as (keyof JoinGuardSettings)[]) {
       if (patch[k] !== undefined) (next as Record<string, unknown>)[k] = patch[k];
     }
-    const ok = (await kv.atomic().check(entry).set(keys.joinGuards(q), next).commit()).ok;
+    const ok = (await kv.atomic().check(e.queue, e.legacy)
+      .set(keys.queue(q), { ...e.queue.value, joinGuards: next })
+      .set(keys.joinGuards(q), next).commit()).ok;
     return ok ? next : null;
   }, "join guards");
-}
-
-/** How long an instance trusts its copy of a queue's guards. */
-export const GUARDS_CACHE_MS = 1000;
-
-/** Each queue's guards, read at most once a second per instance (joins read them every time). */
-export class JoinGuardCache {
-  #cache = new Map<string, { at: number; value: JoinGuardSettings }>();
-
-  constructor(private kv: Deno.Kv, private clock: Clock) {}
-
-  /** The guards of `q`, at most a second old. */
-  async get(q: string): Promise<JoinGuardSettings> {
-    const now = this.clock.now();
-    const hit = this.#cache.get(q);
-    if (hit && now >= hit.at && now - hit.at < GUARDS_CACHE_MS) return hit.value;
-    const value = await readJoinGuards(this.kv, q);
-    this.#cache.set(q, { at: now, value });
-    return value;
-  }
-
-  /** Forgets `q` (after this instance wrote it), so the change applies at once here. */
-  invalidate(q: string): void {
-    this.#cache.delete(q);
-  }
 }

@@ -15,6 +15,7 @@ import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { JoinTurns } from "./join_turn.ts";
 import { drawPending } from "./prequeue_phase.ts";
+import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
 
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
@@ -57,6 +58,7 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     prequeueMinutes: null,
     drawnFor: null,
     joinsPerClientPerMinute: null,
+    joinGuards: { ...DEFAULT_JOIN_GUARDS },
   };
 }
 
@@ -123,15 +125,25 @@ export class QueueContext {
     return (await this.readSettingsEntry(q)).settings;
   }
 
-  /** Reads the settings with their entry, so a commit can check they did not change. */
-  async readSettingsEntry(
-    q: string,
-  ): Promise<{ settings: QueueSettings | null; entry: Deno.KvEntryMaybe<Partial<QueueSettings>> }> {
-    const entry = await this.kv.get<Partial<QueueSettings>>(keys.queue(q));
+  /**
+   * Reads the settings with their entry, so a commit can check they did not change, and the
+   * former record of the join guards (`guardsEntry`), which a commit that writes the settings
+   * checks too (see `resolveJoinGuards`).
+   */
+  async readSettingsEntry(q: string): Promise<{
+    settings: QueueSettings | null;
+    entry: Deno.KvEntryMaybe<Partial<QueueSettings>>;
+    guardsEntry: Deno.KvEntryMaybe<unknown>;
+  }> {
+    const both = await readGuardEntries(this.kv, q);
+    const entry = both.queue as Deno.KvEntryMaybe<Partial<QueueSettings>>;
     const settings = entry.value
-      ? withDefaults(defaultSettings(q, this.config, 0), entry.value)
+      ? {
+        ...withDefaults(defaultSettings(q, this.config, 0), entry.value),
+        joinGuards: resolveJoinGuards(both),
+      }
       : null;
-    return { settings, entry };
+    return { settings, entry, guardsEntry: both.legacy };
   }
 
   /**

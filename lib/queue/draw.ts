@@ -273,7 +273,7 @@ async function logEmptyPlaces(ctx: QueueContext, q: string, rec: DrawRecord): Pr
 /** Marks the draw done and opens admissions, in one write checked against both records. */
 async function finish(ctx: QueueContext, q: string, round: number): Promise<DrawRecord> {
   const out = await retryCommit(async () => {
-    const [entry, { settings, entry: se }] = await Promise.all([
+    const [entry, { settings, entry: se, guardsEntry }] = await Promise.all([
       ctx.kv.get<DrawRecord>(keys.draw(q)),
       ctx.readSettingsEntry(q),
     ]);
@@ -281,7 +281,7 @@ async function finish(ctx: QueueContext, q: string, round: number): Promise<Draw
     if (rec.state === "done" || !settings) return rec;
     const done: DrawRecord = { ...rec, state: "done", drawnAt: ctx.now() };
     const s: QueueSettings = { ...settings, drawnFor: round };
-    const res = await ctx.kv.atomic().check(entry, se).set(keys.draw(q), done)
+    const res = await ctx.kv.atomic().check(entry, se, guardsEntry).set(keys.draw(q), done)
       .set(keys.queue(q), s).commit();
     return res.ok ? done : null;
   }, "draw finish");

@@ -279,10 +279,12 @@ export class Engine {
   async updateSettings(q: string, f: (s: QueueSettings) => void): Promise<QueueSettings> {
     await this.ctx.view(q);
     const out = await retryCommit(async () => {
-      const { settings: s, entry } = await this.ctx.readSettingsEntry(q);
+      const { settings: s, entry, guardsEntry } = await this.ctx.readSettingsEntry(q);
       if (!s) return null;
       f(s);
-      return (await this.ctx.kv.atomic().check(entry).set(keys.queue(q), s).commit()).ok ? s : null;
+      // The former guards record is checked too: a save there meanwhile is not overwritten.
+      const op = this.ctx.kv.atomic().check(entry, guardsEntry).set(keys.queue(q), s);
+      return (await op.commit()).ok ? s : null;
     }, "settings");
     this.ctx.invalidate(q);
     return out;

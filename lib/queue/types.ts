@@ -1,4 +1,5 @@
 import type { MODES } from "../names.ts";
+import type { JoinGuardSettings } from "../guard/settings.ts";
 /** Admission mode of a queue. */
 export type Mode = (typeof MODES)[number];
 
@@ -22,6 +23,8 @@ export interface QueueSettings {
   drawnFor: number | null;
   /** New places one client may take per minute (0: no limit); null follows the default. */
   joinsPerClientPerMinute: number | null;
+  /** Bot challenge on join and enqueue tokens (see lib/guard/settings.ts). */
+  joinGuards: JoinGuardSettings;
 }
 
 /** Exact counters of a queue, stored at `keys.counts(name)`. */

@@ -1,12 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
-import {
-  GUARD_BOUNDS,
-  type JoinGuardSettings,
-  readJoinGuards,
-  writeJoinGuards,
-} from "../../lib/guard/settings.ts";
+import { GUARD_BOUNDS, type JoinGuardSettings, writeJoinGuards } from "../../lib/guard/settings.ts";
 import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, JoinGuardCounts, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { pickQueue } from "./settings.ts";
@@ -77,7 +72,7 @@ const putRoute = createRoute({
 
 /** The admin's view of a queue's guards: settings, whether on now, load, counts. */
 async function guardsView(s: Services, q: string, g?: JoinGuardSettings) {
-  const settings = g ?? await readJoinGuards(s.kv, q);
+  const settings = g ?? (await s.engine.settings(q)).joinGuards;
   const load = {
     joinsPerMinute: await s.guards.rates.perMinute(q),
     waiting: await s.guards.waiting(q),
@@ -114,7 +109,7 @@ export function guardRoutes(s: Services) {
       );
     }
     const saved = await writeJoinGuards(s.kv, q, patch);
-    s.guards.settings.invalidate(q);
+    s.engine.ctx.invalidate(q);
     await audit(s, c, "queue.joinGuards", { queue: q, ...patch });
     return c.json(await guardsView(s, q, saved), 200);
   });
