@@ -255,7 +255,9 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       let now = ctx.now();
       let { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return false;
-      if (round === 0 && counts.tickAt >= sec) return false;
+      // A later second's tick has run: this second's work is its now (its rounds never land after
+      // a later tick's, so every tick's admissions come after the one before).
+      if (counts.tickAt > sec || (round === 0 && counts.tickAt >= sec)) return false;
       // Another instance holds the join turn: its join commits would keep beating this tick's, so
       // it runs the tick itself (see join_turn.ts). This one looks again later in the second and
       // ticks then unless that one did (a turn handed on can leave a second without its tick).
@@ -296,7 +298,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         const fresh = await ctx.readCounts(q);
         let out: Counts | null = counts;
         if (fresh.entry.versionstamp !== entry.versionstamp) {
-          if (round === 0 && fresh.counts.tickAt >= sec) return false;
+          const later = fresh.counts.tickAt > sec;
+          if (later || (round === 0 && fresh.counts.tickAt >= sec)) return false;
           out = rebase(base, counts, fresh.counts, { settings, n, rate, now, open });
           if (!out) return null;
         }
