@@ -118,8 +118,8 @@ const lines = [
   [...offered].map(([ms, r]) => `${ms} ms ${r}/s`).join(", ") + ". " +
   "All instances and visitors share one thread here, so the 0 ms rows are the CPU ceiling. " +
   "admitted/min is the admissions of the ticks that each left a line behind, over the rate " +
-  "budget's time between the first and the last of them (the seconds in brackets): exact to one " +
-  "admission, whatever the phase of the ticks within their seconds. over budget: admissions " +
+  "budget's time between the first and the last of them (the seconds in brackets): exact to two " +
+  "admissions, whatever the phase of the ticks within their seconds. over budget: admissions " +
   "beyond the rate budget's own account over the whole cell (what it held at the start, plus " +
   "the rate over the time since, less what it holds at the end). " +
   "Failed joins answered 503 store_busy after 2.5 s.",

@@ -91,8 +91,9 @@ export interface TickMark {
 /**
  * Admissions per minute while a line waited, in the budget's own time: over the longest run of
  * ticks of seconds `from`..`to` that each left a line behind, from one that spent its budget (less
- * than one admission left) to the last such, the admissions of all but the first over the budget
- * time between them. So this is the rate to within one admission over the whole span, whatever
+ * than two admissions left: a tick's last round refills for the time its earlier rounds took) to
+ * the last such, the admissions of all but the first over the budget time between them. So this
+ * is the rate to within two admissions over the whole span, whatever
  * the phase of the ticks within their seconds (an admission count over wall-clock seconds
  * scatters by up to a second of budget at each end). A late or missing tick, or a bucket that
  * overflowed, shows as a lower figure.
@@ -106,7 +107,7 @@ export function admissionPace(ticks: TickMark[], from: number, to: number) {
   }
   let best = { admitted: 0, ms: 0 };
   for (const run of runs) {
-    const spent = run.map((t, i) => t.left < 1 ? i : -1).filter((i) => i >= 0);
+    const spent = run.map((t, i) => t.left < 2 ? i : -1).filter((i) => i >= 0);
     if (spent.length < 2) continue;
     const [i, j] = [spent[0], spent[spent.length - 1]];
     const ms = run[j].at - run[i].at;
