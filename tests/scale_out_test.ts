@@ -93,3 +93,22 @@ Deno.test("the rate budget's time never goes back (a join that read a tick's new
   refill(c, 10, 3000, true, bucketCap(10));
   assertEquals(c.tokens, 10.5, "one second of budget since the tick, not 1.1 s");
 });
+
+Deno.test("a crowd past one commit's mutation budget: every join written, each answer exact", async () => {
+  const real = await Deno.openKv(":memory:");
+  const tally = new KvTally();
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
+    kv: delayedKv(real, { readMs: 1, commitMs: 15 }, tally),
+  });
+  await t.engine.setPaused(Q, true);
+  const before = tally.commits;
+  // More than a batch of 330 at three records each can carry under KV's 1,000 mutations.
+  const outs = await Promise.all(Array.from({ length: 700 }, () => t.engine.join(Q, null)));
+  const seqs = outs.map((o) => claims(o.ticket).seq);
+  assertEquals(new Set(seqs).size, 700, "arrival numbers unique");
+  assert(outs.every((o, i) => o.view.position === seqs[i]), "each position is its arrival number");
+  assert(tally.commits - before >= 3, `${tally.commits - before} commits for 700 joins`);
+  assertEquals((await countsOf(real)).waiting, 700);
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
