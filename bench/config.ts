@@ -61,6 +61,11 @@ export const VARIABLES: [string, string, string][] = [
   ["BENCH_RESULTS", "bench/RESULTS.md", "where the report goes"],
   ["BENCH_STRICT", "0", "1: exit with status 1 when a target is missed"],
   ["BENCH_KEEP_TMP", "0", "1: keep the temp dir (KV files, logs, wrk scripts)"],
+  [
+    "BENCH_DENO_FLAGS",
+    "",
+    "flags for the servers' `deno run` (e.g. `--cpu-prof --cpu-prof-dir=DIR`)",
+  ],
 ];
 
 /** Reads the configuration from `env`; throws naming a bad variable. */
