@@ -97,7 +97,15 @@ export function servedFetch(
     return await app.fetch(req, info);
   };
   const check = proxyCheckAnswerer(services);
-  const deadline = bodyDeadline({ ms: services.config.BODY_TIMEOUT_MS, basePath });
+  const deadline = bodyDeadline({
+    ms: services.config.BODY_TIMEOUT_MS,
+    basePath,
+    // Known to be off (the gate's cached answer): plain paths are Tollgate's, as `route` says.
+    plainPathsOurs: () => {
+      const eff = services.origin.fresh();
+      return eff !== null && !eff.base;
+    },
+  });
   // One function, not a wrapper per concern (each layer cost the status path a few percent):
   // the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,
   // then slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).

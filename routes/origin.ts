@@ -68,6 +68,8 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     try {
       eff = s.origin.fresh() ?? await s.origin.effective();
     } catch (e) {
+      // A plain path of ours under BASE_PATH: Tollgate answers it, as with the proxy off.
+      if (theirs) return null;
       return down(req, "settings", String(e));
     }
     const base = eff.base;

@@ -355,3 +355,27 @@ Deno.test("proxy under BASE_PATH: the site keeps its own /status, /join and /sta
     await stop();
   }
 });
+
+Deno.test("proxy under BASE_PATH: a site's slow POST on a path that names one of ours is not cut off by our body deadline", async () => {
+  const origin = startOrigin(async (req, url) => {
+    if (url.pathname !== "/api/slow") return null;
+    await req.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 600));
+    return new Response("site answer", { status: 201 });
+  });
+  const { t, srv, auth, stop } = await proxiedApp(origin, {
+    BASE_PATH: "/_tollgate",
+    BODY_TIMEOUT_MS: 200,
+  });
+  try {
+    await t.services.origin.effective(); // the gate's view of the origin, as after any request
+    const r = await fetch(`${srv.url}/api/slow`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"x":1}',
+    });
+    assertEquals([r.status, await r.text()], [201, "site answer"]);
+  } finally {
+    await stop();
+  }
+});

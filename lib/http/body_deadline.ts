@@ -110,7 +110,16 @@ export function withBodyDeadline(
  * answers, with the deadline on the body when the path is one of ours.
  */
 export function bodyDeadline(
-  opts: { ms?: number; basePath?: string } = {},
+  opts: {
+    ms?: number;
+    basePath?: string;
+    /**
+     * Under `basePath`: true while Tollgate answers its plain paths too (no origin proxy). With the
+     * proxy on, the site owns every path outside the prefix, and its uploads and slow answers are
+     * not ours to cut off. Without it, plain paths count as ours.
+     */
+    plainPathsOurs?: () => boolean;
+  } = {},
 ): (
   req: Request,
   info: Deno.ServeHandlerInfo | undefined,
@@ -118,13 +127,14 @@ export function bodyDeadline(
 ) => ReturnType<Handler> {
   const ms = opts.ms ?? BODY_TIMEOUT_MS;
   const base = opts.basePath;
+  const plainOurs = opts.plainPathsOurs ?? (() => true);
   return (req, info, handler) => {
     // Without a declared length, whether there is a body is only known from the stream.
     if (!req.headers.has("content-length") && req.body === null) return handler(req, info);
     const path = pathname(req.url);
     // Under BASE_PATH the request is rebuilt without the prefix later, which keeps the body
     // stream but not a watched reader: such a request gets the watched stream.
-    const own = isOwnPath(path);
+    const own = isOwnPath(path) && (base === undefined || plainOurs());
     const prefixed = !own && base !== undefined && path.startsWith(`${base}/`) &&
       isOwnPath(path.slice(base.length));
     if (!own && !prefixed) return handler(req, info);

@@ -248,10 +248,13 @@ export class QueueContext {
    */
   noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null, joined: number): void {
     const v = this.#views.get(q);
-    if (!v || this.#loading.has(q)) return void this.#drop(q);
+    // Dropped without discarding a load under way: at most one commit old, it is still within
+    // the view's second, and on an instance committing joins every round trip a discarded load
+    // would leave no view at all (every status then reads the store).
+    if (!v || this.#loading.has(q)) return void this.#views.delete(q);
     let head = v.head;
     if (head === null) {
-      if (counts.waiting !== joined) return void this.#drop(q);
+      if (counts.waiting !== joined) return void this.#views.delete(q);
       head = firstWaitingSeq;
     }
     this.#views.set(q, { ...v, counts, head });

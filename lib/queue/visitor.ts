@@ -66,8 +66,17 @@ async function liveEntry(ctx: QueueContext, q: string, id: string) {
   if (!raw.value || lapsed(raw.value, ctx.now())) {
     throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
   }
-  // Check-ins write no removal: before the opening no place can exist, so none is read.
-  const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>, ctx.now());
+  // Check-ins write no removal: before the opening no place can exist, so none is read. Only
+  // while this instance's view still says the draw is pending: another instance's clock may be
+  // ahead and have drawn already, and then the place table is read.
+  const view = ctx.freshView(q);
+  const pending = view !== undefined && drawPending(view.settings);
+  const entry = await placedEntry(
+    ctx.kv,
+    q,
+    raw as Deno.KvEntry<Visitor>,
+    pending ? ctx.now() : undefined,
+  );
   return { entry, placedNow: raw.value.round !== undefined && entry.value.round === undefined };
 }
 
