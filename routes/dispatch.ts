@@ -9,7 +9,7 @@ import { bodyDeadline, mayHaveBody } from "../lib/http/body_deadline.ts";
 import { assignRequestId, log } from "../lib/log.ts";
 import { observeRequest, pathOf } from "../lib/metrics/http.ts";
 import { fastJoin, JOIN_URL } from "./join_fast.ts";
-import { markGated, type OriginGate } from "./origin.ts";
+import { markGated, type OriginGate, plainPathsOurs } from "./origin.ts";
 import { proxyCheckAnswerer } from "./proxy_check.ts";
 import type { Services } from "./services.ts";
 import { fastStatus } from "./status_fast.ts";
@@ -100,11 +100,7 @@ export function servedFetch(
   const deadline = bodyDeadline({
     ms: services.config.BODY_TIMEOUT_MS,
     basePath,
-    // Known to be off (the gate's cached answer): plain paths are Tollgate's, as `route` says.
-    plainPathsOurs: () => {
-      const eff = services.origin.fresh();
-      return eff !== null && !eff.base;
-    },
+    plainPathsOurs: plainPathsOurs(services),
   });
   // One function, not a wrapper per concern (each layer cost the status path a few percent):
   // the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,

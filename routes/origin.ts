@@ -119,6 +119,18 @@ function peerOf(info: Deno.ServeHandlerInfo | undefined): string | null {
 }
 
 /**
+ * Under `BASE_PATH`, whether Tollgate answers its plain paths (without the prefix) too: only while
+ * the origin proxy is off, as the gate's cached answer says (before its first look, as
+ * `ORIGIN_URL` says). With it on, the site owns every path outside the prefix.
+ */
+export function plainPathsOurs(s: Services): () => boolean {
+  return () => {
+    const eff = s.origin.fresh();
+    return eff === null ? !s.config.ORIGIN_URL : !eff.base;
+  };
+}
+
+/**
  * Marks requests the served `fetch` already put through the gate (Hono's middleware skips them):
  * a property under a private symbol, not a WeakSet entry per request, which made most of the
  * garbage on the hot paths.

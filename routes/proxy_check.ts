@@ -18,7 +18,7 @@ import { safeReturnPath } from "../lib/destination.ts";
 import { errorBody } from "../lib/errors.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
-import { waitUrlFor } from "./origin.ts";
+import { plainPathsOurs, waitUrlFor } from "./origin.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
@@ -134,11 +134,14 @@ export function proxyCheckAnswerer(
   if (s.config.LOG_REQUESTS) return null;
   const { answer } = proxyChecks(s);
   const base = s.config.BASE_PATH ?? "";
+  const plainOurs = plainPathsOurs(s);
   return (req) => {
     // Most requests are not checks: a substring test turns them away before the expression.
     if (req.method !== "GET" || !req.url.includes("/verify")) return null;
     const m = CHECK_URL.exec(req.url);
     if (!m || (m[1] !== undefined && m[1] !== base)) return null;
+    // A plain `/verify` under BASE_PATH is the site's while the origin proxy is on.
+    if (base && m[1] === undefined && !plainOurs()) return null;
     const queue = queueOf(m[3]);
     if (queue === false) return null; // Hono answers with the 400 envelope
     const kind = m[2] ? m[2].slice(1) as CheckKind : "verify";

@@ -379,3 +379,17 @@ Deno.test("proxy under BASE_PATH: a site's slow POST on a path that names one of
     await stop();
   }
 });
+
+Deno.test("proxy under BASE_PATH: a plain /verify is the site's; the prefixed one is the check", async () => {
+  const origin = startOrigin();
+  const { srv, auth, stop } = await proxiedApp(origin, { BASE_PATH: "/_tollgate" });
+  try {
+    const site = await fetch(`${srv.url}/verify?x=1`, { headers: auth });
+    assertEquals((await site.json()).path, "/verify?x=1", "the site's own /verify");
+    const check = await fetch(`${srv.url}/_tollgate/verify`, { headers: auth });
+    await check.body?.cancel();
+    assertEquals(check.status, 204, "Tollgate's check under the prefix");
+  } finally {
+    await stop();
+  }
+});
