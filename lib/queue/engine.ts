@@ -14,6 +14,7 @@ import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import * as visitor from "./visitor.ts";
+import { enter as enterAdmitted, leave as leaveQueue } from "./leave_enter.ts";
 import { type DrawOptions, runDraw } from "./draw.ts";
 import { placeOf } from "./placement.ts";
 import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
@@ -145,10 +146,10 @@ export class Engine {
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
   }
   enter(q: string, ticket: TicketClaims | null, visitorId: string) {
-    return visitor.enter(this.ctx, q, ticket, visitorId);
+    return enterAdmitted(this.ctx, q, ticket, visitorId);
   }
   leave(q: string, ticket: TicketClaims | null, visitorId: string) {
-    return visitor.leave(this.ctx, q, ticket, visitorId);
+    return leaveQueue(this.ctx, q, ticket, visitorId);
   }
 
   /** Reads a visitor record, as the opening draw placed it (for tests, tools and the doctor). */

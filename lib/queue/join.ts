@@ -4,7 +4,8 @@ import { b64url, type TicketClaims } from "../tokens.ts";
 import type { QueueContext } from "./context.ts";
 import { type JoinBatcher, type Joined, type JoinRecord, KeyTakenError } from "./join_batch.ts";
 import { admittedView, waitingView } from "./view.ts";
-import { leave, type Outcome, settle, ticketFor } from "./visitor.ts";
+import { type Outcome, settle, ticketFor } from "./visitor.ts";
+import { leave } from "./leave_enter.ts";
 import type { Visitor } from "./types.ts";
 
 export { JoinBatcher, type JoinRecord } from "./join_batch.ts";

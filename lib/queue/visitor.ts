@@ -1,4 +1,9 @@
-import { ConflictError, NotFoundError, UnauthorizedError } from "../errors.ts";
+/**
+ * A visitor's calls while it waits: status (from memory when its slot is not due, else settled
+ * against the store), heartbeats, and the schedule of its next check-in. Enter and leave are in
+ * leave_enter.ts.
+ */
+import { NotFoundError, UnauthorizedError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
@@ -10,7 +15,7 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
+import { admitWaiting, countTraffic, logGone } from "./records.ts";
 import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./checkins.ts";
@@ -61,7 +66,7 @@ function lapsed(v: Visitor, now: number): boolean {
  * 404 `not_in_queue` when it is gone or lapsed. `placedNow`: the record still held its arrival
  * number, so this is its first read since the draw placed it.
  */
-async function liveEntry(ctx: QueueContext, q: string, id: string) {
+export async function liveEntry(ctx: QueueContext, q: string, id: string) {
   const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
   if (!raw.value || lapsed(raw.value, ctx.now())) {
     throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
@@ -303,7 +308,7 @@ async function drawLottery(
 }
 
 /** Moves an admitted visitor to entered and issues its token. */
-async function enterNow(
+export async function enterNow(
   ctx: QueueContext,
   q: string,
   entry: Deno.KvEntry<Visitor>,
@@ -317,26 +322,6 @@ async function enterNow(
   return { view: await admittedView(ctx, q, next) };
 }
 
-/** `POST /enter`: confirms a click-to-enter admission; 409 while still waiting. */
-export async function enter(
-  ctx: QueueContext,
-  q: string,
-  ticket: TicketClaims | null,
-  visitorId: string,
-): Promise<Outcome> {
-  const t = checkTicket(q, ticket, visitorId);
-  await ctx.view(q);
-  return await retryCommit(async () => {
-    const { entry } = await liveEntry(ctx, q, t.sub);
-    const rec = entry.value;
-    if (rec.state === "waiting") {
-      throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
-    }
-    if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
-    return await enterNow(ctx, q, entry);
-  }, "enter");
-}
-
 /** `POST /heartbeat`: renews a waiter's liveness at any time; answers like status. */
 export async function heartbeat(
   ctx: QueueContext,
@@ -347,37 +332,4 @@ export async function heartbeat(
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
   return await settle(ctx, q, t.sub, "heartbeat");
-}
-
-/** `POST /leave`: frees the visitor's place or slot; leaving twice is not an error. */
-export async function leave(
-  ctx: QueueContext,
-  q: string,
-  ticket: TicketClaims | null,
-  visitorId: string,
-): Promise<void> {
-  const t = checkTicket(q, ticket, visitorId);
-  await ctx.view(q);
-  await retryCommit(async () => {
-    const raw = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
-    if (!raw.value) return true;
-    const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
-    const rec = entry.value;
-    const ok = await ctx.serial(q, async () => {
-      const { counts, entry: ce } = await ctx.readCounts(q);
-      const op = ctx.kv.atomic().check(entry, ce);
-      // Not placed yet: the draw must not write its line entry unseen (see placement.ts).
-      if (entry.unplaced) op.check(entry.unplaced);
-      if (rec.state === "waiting") {
-        removeWaiting(op, q, rec, counts, ctx.now());
-      } else {
-        releaseSlot(op, q, rec, counts);
-      }
-      op.set(keys.counts(q), counts);
-      return (await op.commit()).ok;
-    });
-    if (!ok) return null;
-    ctx.invalidate(q);
-    return true;
-  }, "leave");
 }

@@ -1,0 +1,67 @@
+/**
+ * The two calls that end a visitor's wait: `POST /enter` (click-to-enter confirms an admission)
+ * and `POST /leave` (frees the place or slot). Status and heartbeats are in visitor.ts.
+ */
+import { ConflictError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import type { TicketClaims } from "../tokens.ts";
+import type { QueueContext } from "./context.ts";
+import { placedEntry } from "./placement.ts";
+import { releaseSlot, removeWaiting } from "./records.ts";
+import type { Visitor } from "./types.ts";
+import { admittedView } from "./view.ts";
+import { checkTicket, enterNow, liveEntry, type Outcome } from "./visitor.ts";
+
+/** `POST /enter`: confirms a click-to-enter admission; 409 while still waiting. */
+export async function enter(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string,
+): Promise<Outcome> {
+  const t = checkTicket(q, ticket, visitorId);
+  await ctx.view(q);
+  return await retryCommit(async () => {
+    const { entry } = await liveEntry(ctx, q, t.sub);
+    const rec = entry.value;
+    if (rec.state === "waiting") {
+      throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
+    }
+    if (rec.state === "entered") return { view: await admittedView(ctx, q, rec) };
+    return await enterNow(ctx, q, entry);
+  }, "enter");
+}
+
+/** `POST /leave`: frees the visitor's place or slot; leaving twice is not an error. */
+export async function leave(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims | null,
+  visitorId: string,
+): Promise<void> {
+  const t = checkTicket(q, ticket, visitorId);
+  await ctx.view(q);
+  await retryCommit(async () => {
+    const raw = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    if (!raw.value) return true;
+    const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
+    const rec = entry.value;
+    const ok = await ctx.serial(q, async () => {
+      const { counts, entry: ce } = await ctx.readCounts(q);
+      const op = ctx.kv.atomic().check(entry, ce);
+      // Not placed yet: the draw must not write its line entry unseen (see placement.ts).
+      if (entry.unplaced) op.check(entry.unplaced);
+      if (rec.state === "waiting") {
+        removeWaiting(op, q, rec, counts, ctx.now());
+      } else {
+        releaseSlot(op, q, rec, counts);
+      }
+      op.set(keys.counts(q), counts);
+      return (await op.commit()).ok;
+    });
+    if (!ok) return null;
+    ctx.invalidate(q);
+    return true;
+  }, "leave");
+}
