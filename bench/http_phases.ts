@@ -93,6 +93,11 @@ export interface Server {
 }
 
 /** Starts one of the reference servers in bench/ (`GET /` answers when it is ready). */
+/** BENCH_DENO_FLAGS: flags for every server's `deno run` (e.g. `--cpu-prof --cpu-prof-dir=...`). */
+function denoFlags(): string[] {
+  return (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
+}
+
 async function startReference(
   e: PhaseEnv,
   name: string,
@@ -101,8 +106,7 @@ async function startReference(
 ): Promise<Server> {
   const port = freePort();
   const path = new URL(`./${file}`, import.meta.url).pathname;
-  const flags = (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
-  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, path], {
+  const proc = await start(name, Deno.execPath(), ["run", "-A", ...denoFlags(), path], {
     env: { PORT: String(port), ...env },
     cwd: ROOT,
     logPath: `${e.dir}/${name}.log`,
@@ -185,9 +189,7 @@ function throughputSpec(
 export async function startServer(e: PhaseEnv, name: string, kvPath: string): Promise<Server> {
   const port = freePort();
   const secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
-  // BENCH_DENO_FLAGS adds flags to the server's `deno run` (e.g. `--cpu-prof --cpu-prof-dir=...`).
-  const flags = (Deno.env.get("BENCH_DENO_FLAGS") ?? "").split(" ").filter(Boolean);
-  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, "main.ts"], {
+  const proc = await start(name, Deno.execPath(), ["run", "-A", ...denoFlags(), "main.ts"], {
     env: {
       DENO_KV_PATH: kvPath,
       TOKEN_SECRET: secret,

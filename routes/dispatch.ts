@@ -27,6 +27,7 @@ export function servedFetch(
   origin: OriginGate,
 ): (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const basePath = services.config.BASE_PATH;
+  const plainOurs = plainPathsOurs(services);
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
    * proxy, everything else through Hono. Every answer carries the request's id (`X-Request-Id`),
@@ -34,20 +35,20 @@ export function servedFetch(
    */
   const fetch = (req: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response> => {
     // Under BASE_PATH, Tollgate's own paths are answered as if there were no prefix; the same
-    // paths outside it are the site's when the origin proxy is on (`route`).
-    let prefixed = true;
+    // paths outside it are the site's while the origin proxy is on (`plainPathsOurs`).
+    let ours = true;
     if (basePath) {
       const inner = stripBasePath(basePath, req);
-      prefixed = inner !== req;
+      ours = inner !== req || plainOurs();
       req = inner;
     }
     const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
     // not validate goes to Hono for its envelope.
-    const answer = prefixed && req.method === "GET" && STATUS_PATH.test(req.url)
+    const answer = ours && req.method === "GET" && STATUS_PATH.test(req.url)
       ? fastStatus(services, req) ?? app.fetch(req, info)
-      : route(req, info, prefixed);
+      : route(req, info, ours);
     return answer instanceof Response
       ? finish(req, answer, id, started)
       : answer.then((res) => finish(req, res, id, started));
@@ -74,19 +75,18 @@ export function servedFetch(
   const route = async (
     req: Request,
     info: Deno.ServeHandlerInfo | undefined,
-    prefixed: boolean,
+    ours: boolean,
   ): Promise<Response> => {
-    if (prefixed && req.method === "POST" && JOIN_URL.test(req.url)) {
+    if (ours && req.method === "POST" && JOIN_URL.test(req.url)) {
       // What the fast path declines comes back (with its body, if read) for Hono to answer.
       const out = await fastJoin(services, req, info);
       if (out instanceof Response) return out;
       assignRequestId(out, req); // the replayed request keeps the id
       req = out;
     } else {
-      // Not ours (or proxy off: null): the origin's, answered without Hono.
-      // Outside BASE_PATH every path is the site's, `/status` and `/join` included (with the
-      // proxy off, null: Tollgate answers its plain paths as before).
-      const proxied = await origin(req, info, !prefixed);
+      // Not ours (or proxy off: null): the origin's, answered without Hono. A plain path that
+      // names one of ours outside BASE_PATH is the site's too while the proxy is on.
+      const proxied = await origin(req, info, !ours);
       if (proxied) {
         (proxied as FromOrigin)[FROM_ORIGIN] = true;
         return proxied;
@@ -100,10 +100,9 @@ export function servedFetch(
   const deadline = bodyDeadline({
     ms: services.config.BODY_TIMEOUT_MS,
     basePath,
-    plainPathsOurs: plainPathsOurs(services),
+    plainPathsOurs: plainOurs,
   });
-  // One function, not a wrapper per concern (each layer cost the status path a few percent):
-  // the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,
+  // One function, not a wrapper per concern: the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,
   // then slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
   return (req, info) =>
     check?.(req) ?? (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));

@@ -9,7 +9,7 @@ import type { Config } from "../config.ts";
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from "../errors.ts";
 import type { JoinGuards } from "../guard/mod.ts";
 import type { Engine } from "../queue/engine.ts";
-import { type JoinGuardPass, type JoinOutcome, newVisitorId } from "../queue/join.ts";
+import { type JoinOutcome, newVisitorId } from "../queue/join.ts";
 import { observeJoin } from "../metrics/spans.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer, TicketClaims } from "../tokens.ts";
@@ -122,18 +122,10 @@ async function joinUnderRules(
   // addresses inside its own network.
   const client = clientKey(who.ip);
   const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
-  if (!resuming && !(await keyHoldsPlace(s, q, pass))) await takeNewPlace(s, q, client);
-  return await s.engine.join(q, ticket, visitorId, pass);
-}
-
-/**
- * True when the join's enqueue key already holds a place in `q`: the join resumes it (from any
- * browser or device), which is no new place for the per-client limit to count.
- */
-async function keyHoldsPlace(s: AccessJoinDeps, q: string, pass: JoinGuardPass): Promise<boolean> {
-  if (pass.enqueueKey === undefined) return false;
-  const id = (await s.engine.ctx.kv.get<string>(keys.enqueueKey(q, pass.enqueueKey))).value;
-  return id !== null && (await s.engine.visitor(q, id)) !== null;
+  // The engine asks for the allowance only when the join takes a new place: an enqueue key that
+  // already holds one resumes it (from any browser or device) without using any.
+  const limit = resuming ? undefined : () => takeNewPlace(s, q, client);
+  return await s.engine.join(q, ticket, visitorId, pass, limit);
 }
 
 /** Counts a new place against the client's per-minute allowance; 429 when it is spent. */

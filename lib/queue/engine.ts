@@ -124,14 +124,18 @@ export class Engine {
     return names.length === 1 ? names[0] : null;
   }
 
-  /** Joins or resumes; `guard` is what `checkJoinGuards` passed (records for the commit). */
+  /**
+   * Joins or resumes; `guard` is what `checkJoinGuards` passed (records for the commit);
+   * `beforeNewPlace` runs only when a new place is about to be taken (the per-client limit).
+   */
   join(
     q: string,
     ticket: TicketClaims | null,
     visitorId?: string,
     guard?: JoinGuardPass,
+    beforeNewPlace?: () => Promise<void>,
   ): Promise<JoinOutcome> {
-    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard);
+    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard, beforeNewPlace);
   }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
     return observeStatus(q, () => visitor.status(this.ctx, q, ticket, visitorId));

@@ -49,6 +49,7 @@ const isGone = (e: unknown) => e instanceof AppError && e.code === "not_in_queue
  * ignored); a visitor that is gone joins again at the back under the same id. `guard` is what
  * the join guards passed: its records go into the join's group commit, and an enqueue key that
  * already holds a place resumes that place (from any browser) instead of taking another.
+ * `beforeNewPlace` runs once, only when a new place is about to be taken (it may refuse it).
  */
 export async function join(
   ctx: QueueContext,
@@ -57,6 +58,7 @@ export async function join(
   ticket: TicketClaims | null,
   visitorId?: string,
   guard: JoinGuardPass = { records: [] },
+  beforeNewPlace?: () => Promise<void>,
 ): Promise<JoinOutcome> {
   await ctx.view(q);
   let id = visitorId;
@@ -74,6 +76,7 @@ export async function join(
   }
   id ??= newVisitorId(ctx);
   let joined: Joined | undefined;
+  let charged = false;
   for (let attempt = 0; !joined; attempt++) {
     const records = [...guard.records];
     if (guard.enqueueKey !== undefined) {
@@ -91,6 +94,9 @@ export async function join(
         conflict: () => new KeyTakenError(),
       });
     }
+    // Only now is this a new place (not a held one resumed): the per-client limit counts it.
+    if (!charged) await beforeNewPlace?.();
+    charged = true;
     try {
       joined = await batcher.add(q, id, supplied, records);
     } catch (e) {
