@@ -6,7 +6,7 @@
  * (bench/scale_sim.ts). So the counts record also says whose turn it is: the instance that
  * committed last keeps the turn while it has more joins (about three commits), then hands it to the
  * next instance that registered as waiting (its own `joinWant` record, which no other instance
- * writes). The others read the counts again when the turn ends instead of committing. A turn not
+ * writes) after one commit when another waits. The others read the counts again when the turn ends instead of committing. A turn not
  * taken in time lapses: the next registered instance after its holder goes first, anyone after a
  * second grace. The turn is advisory only: every commit still checks the counts, so a holder that
  * died, a clock that is off or a previous release that knows no turns costs time, never a count.
@@ -30,8 +30,11 @@ const jitter = () => Math.random() * 10;
  * scale with `commitMs`, how long this instance's join commits take to come back.
  */
 export class JoinTurns {
-  /** This instance's name in the counts record (random, short). */
-  readonly me = crypto.randomUUID().slice(0, 8);
+  /**
+   * This instance's name in the counts record (random, short). It starts with "r" (never a hex
+   * digit, as a previous release's names are): holders named so take joins handed over.
+   */
+  readonly me = "r" + crypto.randomUUID().slice(0, 7);
   /** When this instance last registered as waiting, by queue. */
   #wanting = new Map<string, number>();
   #wanters = new Map<string, { ids: string[]; at: number }>();
@@ -123,10 +126,16 @@ export class JoinTurns {
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
     // Until this instance's next commit lands: it goes out as soon as this one is back.
-    const next = now + 2 * commitMs + 50;
-    if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
-    this.#holding.delete(q);
+    // Until this instance's next commit lands, with room for one that is slow to come back (a
+    // turn that lapses under a live holder sets every instance committing at once).
+    const next = now + 4 * commitMs + 100;
     const other = successor(this.me, await this.wanters(q, now));
+    // While others wait, one commit a turn: a commit takes in all this instance has (up to 1,600
+    // joins), and a turn of several made the others' joins wait for a round of several each.
+    if (more && other === null && now - since < Math.max(50, 2.5 * commitMs)) {
+      return hold(c, this.me, since, next);
+    }
+    this.#holding.delete(q);
     // Until the next holder's first commit lands: this one, its read, its commit.
     if (other !== null) return hold(c, other, now, now + 3 * commitMs + 50);
     if (more) {
@@ -150,6 +159,9 @@ export class JoinTurns {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** True when the turn holder `by` takes joins handed over (see join_relay.ts). */
+export const takesRelays = (by: string) => by.startsWith("r");
 
 /** How long a waiter sleeps before reading the turn again. */
 const poll = (commitMs: number) => Math.max(20, commitMs / 2);

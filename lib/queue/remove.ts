@@ -94,6 +94,8 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   for (
     const prefix of [
       keys.fifoPrefix(q),
+      keys.joinLogPrefix(q),
+      keys.joinInboxPrefix(q),
       keys.deadlinePrefix(q),
       keys.expiryPrefix(q),
       keys.gonePrefix(q),

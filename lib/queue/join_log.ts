@@ -1,0 +1,132 @@
+/**
+ * Logged joins: how one join commit takes in more joins than KV's 1,000 mutations allow.
+ *
+ * Every join commit checks and rewrites the queue's counts record (that keeps arrival numbers
+ * unique and positions exact), so a queue gets about one join commit per round trip to the store
+ * whichever instance sends it. With three mutations a join (record, line entry, deadline entry)
+ * that bound a queue at 100 ms a commit to about 3,300 joins a second. So once a commit's
+ * mutations are spent, further plain joins go into a compact chunk instead: one record holding up
+ * to `CHUNK_JOINS` newcomers of consecutive arrival numbers, and in the line, at the chunk's first
+ * arrival number, a marker entry. Right after the commit the instance that wrote it expands the
+ * chunk in a commit of its own (records, line and deadline entries, the chunk deleted, checked
+ * so it happens once), which touches no shared record and so runs beside the next join commit.
+ * Its joins are answered after that, so no visitor ever holds a ticket to an unexpanded record.
+ *
+ * The marker keeps the line's order exact meanwhile: it sits where the chunk's first newcomer
+ * will, so the head of the line is right, and an admission that reaches it expands the chunk
+ * first (a writer that died leaves it to them). Nothing else reads chunk members before their
+ * expansion: they have no tickets, no deadline entries, and the counts already include them.
+ */
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import { putWaiting } from "./records.ts";
+import type { Counts, Visitor } from "./types.ts";
+
+/** The line entry standing for a chunk (not a visitor id: ids never contain "~"). */
+export const LOG_MARKER = "~log";
+/** Newcomers in one chunk: its expansion writes three mutations each, under KV's 1,000. */
+export const CHUNK_JOINS = 320;
+/** Mutations a chunk adds to the join commit: the chunk and its marker. */
+export const CHUNK_MUTATIONS = 2;
+/**
+ * Seconds of counts written only by this release before chunks are written: a previous release
+ * drops the field (`logSince`) when it writes the counts, and its admissions do not stop at a
+ * marker, so while one runs beside this one (a rollout) joins are not logged.
+ */
+const LOG_AFTER_MS = 10_000;
+
+/** A chunk as stored at `keys.joinLog(q, seq)`: newcomers `seq`, `seq + 1`, ... */
+export interface JoinChunk {
+  seq: number;
+  joinedAt: number;
+  ids: string[];
+  nextCheckAt: number[];
+  deadline: number[];
+}
+
+/** True for a line entry's value that stands for a chunk. */
+export const isLogMarker = (v: unknown) => v === LOG_MARKER;
+
+/** Notes in `c` that this release wrote it; true when chunks may be written to it now. */
+export function mayLog(c: Counts, now: number): boolean {
+  if (!c.logSince || c.logSince > now) {
+    c.logSince = now;
+    return false;
+  }
+  return now - c.logSince >= LOG_AFTER_MS;
+}
+
+/** Adds waiter `v` to the open chunk of `chunks` (a new one when none is open or it is full). */
+export function addToChunk(chunks: JoinChunk[], v: Visitor): boolean {
+  const last = chunks[chunks.length - 1];
+  if (last && last.ids.length < CHUNK_JOINS && last.seq + last.ids.length === v.seq) {
+    last.ids.push(v.id);
+    last.nextCheckAt.push(v.nextCheckAt);
+    last.deadline.push(v.deadline);
+    return false;
+  }
+  chunks.push({
+    seq: v.seq,
+    joinedAt: v.joinedAt,
+    ids: [v.id],
+    nextCheckAt: [v.nextCheckAt],
+    deadline: [v.deadline],
+  });
+  return true;
+}
+
+/** Writes `chunks` and their markers into a join commit. */
+export function writeChunks(op: Deno.AtomicOperation, q: string, chunks: JoinChunk[]): void {
+  for (const c of chunks) {
+    op.set(keys.joinLog(q, c.seq), c).set(keys.fifo(q, c.seq), LOG_MARKER);
+  }
+}
+
+/** The waiters a chunk stands for, as their records read once it is expanded. */
+export function chunkVisitors(c: JoinChunk): Visitor[] {
+  return c.ids.map((id, i) => ({
+    id,
+    seq: c.seq + i,
+    joinedAt: c.joinedAt,
+    state: "waiting",
+    nextCheckAt: c.nextCheckAt[i],
+    deadline: c.deadline[i],
+  }));
+}
+
+/**
+ * Expands the chunk at arrival number `seq` of queue `q` into its waiters' records and entries,
+ * once: true when it is expanded now or was before (by its writer or an admission). Its writer
+ * passes the chunk and the versionstamp its commit gave it, and saves the read.
+ */
+export function expandChunk(
+  kv: Deno.Kv,
+  q: string,
+  seq: number,
+  written?: { chunk: JoinChunk; versionstamp: string },
+  deadlineMs?: number,
+): Promise<boolean> {
+  return retryCommit(
+    async () => {
+      const e = written
+        ? { key: keys.joinLog(q, seq), value: written.chunk, versionstamp: written.versionstamp }
+        : await kv.get<JoinChunk>(keys.joinLog(q, seq));
+      if (!e.value) return true;
+      const op = kv.atomic().check(e).delete(e.key);
+      for (const v of chunkVisitors(e.value)) putWaiting(op, q, v);
+      // A lost check: nothing but an expansion changes a chunk, so another one did it.
+      await op.commit();
+      return true;
+    },
+    "join-log",
+    { deadlineMs },
+  );
+}
+
+/** Expands every chunk of queue `q` still in the store (the doctor's first step). */
+export async function expandAll(kv: Deno.Kv, q: string): Promise<number> {
+  const seqs: number[] = [];
+  for await (const e of kv.list({ prefix: keys.joinLogPrefix(q) })) seqs.push(e.key[2] as number);
+  for (const s of seqs) await expandChunk(kv, q, s);
+  return seqs.length;
+}
