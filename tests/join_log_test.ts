@@ -170,7 +170,7 @@ Deno.test("instances hand plain joins to the turn holder: each placed once, ever
     [1, 2, 3, 4, 5].map((seed) =>
       makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
         seed,
-        kv: delayedKv(real, { readMs: 8, commitMs: 40, kind: relayKind }, tally),
+        kv: delayedKv(real, { readMs: 10, commitMs: 60, kind: relayKind }, tally),
       })
     ),
   );
@@ -207,6 +207,8 @@ Deno.test("a holder that stopped: the sender of the oldest handed-over joins tak
     turnUntil: Date.now() + 600,
   };
   await t.kv.set(keys.counts(Q), held);
+  // Commits that take as long as a remote store's (joins are handed over only then).
+  t.engine.ctx.turns.commitMs = 100;
   const out = await t.engine.join(Q, null);
   assertEquals(out.view.status, "waiting");
   assertEquals(out.view.position, 1, "placed, first in line");
@@ -230,6 +232,7 @@ Deno.test("a previous release's turn: joins are not handed to it, they wait for 
     turnUntil: Date.now() + 400,
   };
   await t.kv.set(keys.counts(Q), held);
+  t.engine.ctx.turns.commitMs = 100;
   const out = await t.engine.join(Q, null);
   assertEquals(out.view.position, 1, "placed once its turn lapsed");
   const inbox = await Array.fromAsync(t.kv.list({ prefix: keys.joinInboxPrefix(Q) }));

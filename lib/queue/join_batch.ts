@@ -4,15 +4,22 @@ import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, type QueueContext, refill } from "./context.ts";
-import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import { QueueBatches } from "./batches.ts";
 import { settleRound } from "./prequeue.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
-import { expandChunk, type JoinChunk, writeChunks } from "./join_log.ts";
-import { placeRelayed, readInbox, RELAY_JOINS, sendRelayed, writeResults } from "./join_relay.ts";
+import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
+import {
+  placeRelayed,
+  readInbox,
+  RELAY_JOINS,
+  relayable,
+  relayOrGo,
+  sendRelayed,
+  writeResults,
+} from "./join_relay.ts";
 import type { QueueSettings } from "./types.ts";
 import {
   dropConflicts,
@@ -297,6 +304,8 @@ export class JoinBatcher {
     const plain = run.items.filter(relayable);
     if (plain.length === 0) return;
     run.items = run.items.filter((p) => !relayable(p));
+    // Nothing left that needs a turn of its own: a registration would be handed a turn unused.
+    if (run.items.length === 0) this.ctx.turns.unwant(q).catch(() => {});
     const sender = { ctx: this.ctx, kick: (k: string) => this.#batches.kick(k) };
     for (let i = 0; i < plain.length; i += RELAY_JOINS) {
       const part = plain.slice(i, i + RELAY_JOINS);
@@ -335,33 +344,6 @@ class TurnWait {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Whether an attempt commits (`go`) and whether it hands its plain joins over first (`relay`):
- * to another instance's live turn when that one takes them; while handed-over joins wait for
- * whoever commits next (the sender of the oldest takes them, so the others do not race it: the
- * joins this one cannot hand over still commit, and take them). A kick commits when nobody's turn
- * is live, or its holder does not take joins handed over (a previous release during a rollout:
- * their commits may then collide).
- */
-function relayOrGo(
-  ctx: QueueContext,
-  c: Counts,
-  turn: TurnDecision,
-  kicked: boolean,
-  waiting: boolean,
-): { go: boolean; relay: boolean } {
-  if (kicked) {
-    const free = !ctx.turns.heldByOther(c, Date.now()) || !takesRelays(c.turnBy);
-    return { go: turn.go || free, relay: false };
-  }
-  if (!turn.go) return { go: false, relay: takesRelays(c.turnBy) };
-  const other = c.turnBy !== ctx.turns.me;
-  return { go: true, relay: other && waiting && (c.turnBy === "" || takesRelays(c.turnBy)) };
-}
-
-/** A join another instance's commit can place: no id of its own to check, no records. */
-const relayable = (p: Pending) => !p.supplied && p.records.length === 0;
-
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {
   /** An empty batch run to take other instances' handed-over joins. */
@@ -376,40 +358,7 @@ interface Run {
   /** Settled (committed, or given up): an attempt still running must not take in more joins. */
   closed: boolean;
   /** The chunks of joins the successful commit wrote, to expand before they are answered. */
-  chunks: { chunk: JoinChunk; versionstamp: string }[];
-}
-
-/**
- * Expands the chunks a join commit wrote (each in a commit of its own, side by side); the joins
- * of a chunk that could not be expanded in time are answered 503 instead (their places lapse
- * unclaimed, as when an answer is lost; an admission that meets the chunk expands it).
- */
-async function expandWritten(
-  kv: Deno.Kv,
-  q: string,
-  chunks: Run["chunks"],
-  results: (Joined | Error)[],
-  end: number,
-): Promise<void> {
-  if (chunks.length === 0) return;
-  const ms = Math.max(1, end - Date.now());
-  const done = await Promise.all(
-    chunks.map((w) => expandChunk(kv, q, w.chunk.seq, w, ms).catch(() => false)),
-  );
-  const failed = chunks.filter((_, i) => !done[i]);
-  if (failed.length === 0) return;
-  results.forEach((r, i) => {
-    if (chunkOf(failed, r)) {
-      results[i] = new StoreBusyError("join", "its place was written but not in time");
-    }
-  });
-}
-
-/** The chunk of `chunks` that holds the waiter of `r`, if any. */
-function chunkOf(chunks: Run["chunks"], r: Joined | Error) {
-  if (chunks.length === 0 || r instanceof Error || r.line === null) return undefined;
-  const seq = r.visitor.seq;
-  return chunks.find(({ chunk: c }) => seq >= c.seq && seq < c.seq + c.ids.length);
+  chunks: Written[];
 }
 
 /** The joins of a batch still within their bound; the others are refused as out of time. */

@@ -21,6 +21,8 @@ import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { putWaiting } from "./records.ts";
 import type { Counts, Visitor } from "./types.ts";
+import { StoreBusyError } from "../errors.ts";
+import type { Joined } from "./join_round.ts";
 
 /** The line entry standing for a chunk (not a visitor id: ids never contain "~"). */
 export const LOG_MARKER = "~log";
@@ -129,4 +131,43 @@ export async function expandAll(kv: Deno.Kv, q: string): Promise<number> {
   for await (const e of kv.list({ prefix: keys.joinLogPrefix(q) })) seqs.push(e.key[2] as number);
   for (const s of seqs) await expandChunk(kv, q, s);
   return seqs.length;
+}
+
+/** A chunk a join commit wrote, with the versionstamp that commit gave it. */
+export interface Written {
+  chunk: JoinChunk;
+  versionstamp: string;
+}
+
+/**
+ * Expands the chunks a join commit wrote (each in a commit of its own, side by side); the joins
+ * of a chunk that could not be expanded in time are answered 503 instead (their places lapse
+ * unclaimed, as when an answer is lost; an admission that meets the chunk expands it).
+ */
+export async function expandWritten(
+  kv: Deno.Kv,
+  q: string,
+  chunks: Written[],
+  results: (Joined | Error)[],
+  end: number,
+): Promise<void> {
+  if (chunks.length === 0) return;
+  const ms = Math.max(1, end - Date.now());
+  const done = await Promise.all(
+    chunks.map((w) => expandChunk(kv, q, w.chunk.seq, w, ms).catch(() => false)),
+  );
+  const failed = chunks.filter((_, i) => !done[i]);
+  if (failed.length === 0) return;
+  results.forEach((r, i) => {
+    if (chunkOf(failed, r)) {
+      results[i] = new StoreBusyError("join", "its place was written but not in time");
+    }
+  });
+}
+
+/** The chunk of `chunks` that holds the waiter of `r`, if any. */
+export function chunkOf(chunks: Written[], r: Joined | Error) {
+  if (chunks.length === 0 || r instanceof Error || r.line === null) return undefined;
+  const seq = r.visitor.seq;
+  return chunks.find(({ chunk: c }) => seq >= c.seq && seq < c.seq + c.ids.length);
 }

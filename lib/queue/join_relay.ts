@@ -27,9 +27,15 @@ import {
   type Round,
 } from "./join_round.ts";
 import { CHUNK_JOINS, CHUNK_MUTATIONS, expandChunk } from "./join_log.ts";
-import { takesRelays } from "./join_turn.ts";
+import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import type { QueueContext, QueueView } from "./context.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
+
+/**
+ * Commits shorter than this (ms, as this instance measures them) make turns cheap: joins are
+ * handed over only when a round of turns costs more than the hand-over's own round trips.
+ */
+export const RELAY_FROM_MS = 40;
 
 /** Joins in one inbox record (its answers stay well under KV's 64 KiB a value). */
 export const RELAY_JOINS = 200;
@@ -245,8 +251,9 @@ export async function sendRelayed(
     for (const p of items) p.reject(new StoreBusyError("join", why));
   };
   const ids = items.map((p) => p.id);
-  const pollMs = Math.max(5, ctx.turns.commitMs / 4);
-  const until = end - 3 * pollMs;
+  const pollMs = Math.max(20, ctx.turns.commitMs / 3);
+  // Taking it back, and a result that came meanwhile, each take a round trip: done by `end`.
+  const until = end - 2 * pollMs - 2 * ctx.turns.commitMs;
   const entry = await relay(ctx.kv, q, me, n, ids, until).catch(() => null);
   if (!entry) return busy("its hand-over to the next join commit did not go through");
   let looked = Date.now();
@@ -257,9 +264,9 @@ export async function sendRelayed(
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
       if (await withdraw(ctx.kv, entry).catch(() => false)) return busy("no join commit took it");
-      await sleep(2 * pollMs);
+      await sleep(pollMs);
       const late = await readResult(ctx.kv, q, me, n).catch(() => null);
-      if (late) return await answer(s, q, items, ids, settings, late, end + 500);
+      if (late) return await answer(s, q, items, ids, settings, late, end);
       return busy("its join commit did not answer in time");
     }
     // Nobody's turn any more (its holder left, or gave up its turn with nothing to do): the
@@ -299,3 +306,34 @@ async function answer(
     items[i].resolve(r);
   });
 }
+
+/**
+ * Whether an attempt commits (`go`) and whether it hands its plain joins over first (`relay`):
+ * to another instance's live turn when that one takes them; while handed-over joins wait for
+ * whoever commits next (the sender of the oldest takes them, so the others do not race it: the
+ * joins this one cannot hand over still commit, and take them). A kick commits when nobody's turn
+ * is live, or its holder does not take joins handed over (a previous release during a rollout:
+ * their commits may then collide).
+ */
+export function relayOrGo(
+  ctx: QueueContext,
+  c: Counts,
+  turn: TurnDecision,
+  kicked: boolean,
+  waiting: boolean,
+): { go: boolean; relay: boolean } {
+  if (kicked) {
+    const free = !ctx.turns.heldByOther(c, Date.now()) || !takesRelays(c.turnBy);
+    if (turn.go || free) return { go: true, relay: false };
+  }
+  const slow = ctx.turns.commitMs >= RELAY_FROM_MS;
+  if (!turn.go) return { go: false, relay: slow && takesRelays(c.turnBy) };
+  const other = c.turnBy !== ctx.turns.me;
+  return {
+    go: true,
+    relay: slow && other && waiting && (c.turnBy === "" || takesRelays(c.turnBy)),
+  };
+}
+
+/** A join another instance's commit can place: no id of its own to check, no records. */
+export const relayable = (p: Pending) => !p.supplied && p.records.length === 0;

@@ -6,7 +6,7 @@
  * (bench/scale_sim.ts). So the counts record also says whose turn it is: the instance that
  * committed last keeps the turn while it has more joins (about three commits), then hands it to the
  * next instance that registered as waiting (its own `joinWant` record, which no other instance
- * writes) after one commit when another waits. The others read the counts again when the turn ends instead of committing. A turn not
+ * writes). The others read the counts again when the turn ends instead of committing. A turn not
  * taken in time lapses: the next registered instance after its holder goes first, anyone after a
  * second grace. The turn is advisory only: every commit still checks the counts, so a holder that
  * died, a clock that is off or a previous release that knows no turns costs time, never a count.
@@ -126,16 +126,10 @@ export class JoinTurns {
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
     // Until this instance's next commit lands: it goes out as soon as this one is back.
-    // Until this instance's next commit lands, with room for one that is slow to come back (a
-    // turn that lapses under a live holder sets every instance committing at once).
-    const next = now + 4 * commitMs + 100;
-    const other = successor(this.me, await this.wanters(q, now));
-    // While others wait, one commit a turn: a commit takes in all this instance has (up to 1,600
-    // joins), and a turn of several made the others' joins wait for a round of several each.
-    if (more && other === null && now - since < Math.max(50, 2.5 * commitMs)) {
-      return hold(c, this.me, since, next);
-    }
+    const next = now + 2 * commitMs + 50;
+    if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
     this.#holding.delete(q);
+    const other = successor(this.me, await this.wanters(q, now));
     // Until the next holder's first commit lands: this one, its read, its commit.
     if (other !== null) return hold(c, other, now, now + 3 * commitMs + 50);
     if (more) {
