@@ -258,3 +258,24 @@ Deno.test("handed-over joins are placed once or not at all: taking a record back
   assert(await readResult(kv, Q, "rsender1", 2), "its result is there");
   kv.close();
 });
+
+Deno.test("more handed-over records than an op may check: taken over several commits, each once", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
+  const senders = Array.from({ length: 120 }, (_, i) => `rsend${String(i).padStart(3, "0")}`);
+  for (const [i, s] of senders.entries()) {
+    assert(
+      await relay(t.kv, Q, s, 0, [`handed${String(i).padStart(4, "0")}`], Date.now() + 60_000),
+    );
+  }
+  // Another join commits: it takes what its op may check, and takes the rest right after.
+  await t.engine.join(Q, null);
+  const deadline = Date.now() + 5000;
+  while ((await readInbox(t.kv, Q)).length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assertEquals((await readInbox(t.kv, Q)).length, 0, "every record taken");
+  for (const s of senders) assert(await readResult(t.kv, Q, s, 0), `${s} answered`);
+  const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
+  assertEquals(c.nextSeq - 1, 121, "each placed once");
+  t.close();
+});

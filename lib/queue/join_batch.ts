@@ -48,6 +48,8 @@ const MAX_BATCH = MOST_JOINS;
 const MUTATION_BUDGET = 980;
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
 const MAX_SUPPLIED = 90;
+/** Checks the joins of one commit and the records handed over may add (the counts and settings, and a pre-queue's, come first). */
+const MAX_CHECKS = 95;
 
 /** Times one batch steps aside for a starved tick (bounded: joins must answer in time). */
 const MAX_TICK_YIELDS = 3;
@@ -212,7 +214,9 @@ export class JoinBatcher {
       windowJoin,
     });
     // Joins other instances handed over came first: they go first.
-    const taken = placeRelayed(round, inbox, MUTATION_BUDGET, now + 2 * ctx.turns.commitMs + 50);
+    const landsBy = now + 2 * ctx.turns.commitMs + 50;
+    const checks = MAX_CHECKS - run.items.reduce((n, p) => n + checksOf(p), 0);
+    const taken = placeRelayed(round, inbox, MUTATION_BUDGET, landsBy, checks);
     if (run.items.length === 0 && taken.length === 0) {
       // Nothing handed over yet: while the turn is this instance's, look again soon.
       if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now()) {

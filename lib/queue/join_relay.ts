@@ -179,16 +179,20 @@ const plain = (id: string): Pending => ({
 
 /**
  * Places the inbox records that fit the round whole (before its own joins: they came first),
- * into chunks where it may write them; returns the records taken with their answers.
+ * into chunks where it may write them, at most `checks` of them; returns the records taken with
+ * their answers.
  */
 export function placeRelayed(
   r: Round,
   inbox: Deno.KvEntry<Relayed>[],
   budget: number,
   landsBy: number,
+  checks: number,
 ): Taken[] {
   const taken: Taken[] = [];
   for (const entry of inbox) {
+    // Each record taken is checked (KV allows 100 checks in an op; the batch's own come first).
+    if (taken.length >= checks) break;
     // Its sender takes it back before this commit lands: its check would fail the commit.
     if (entry.value.until < landsBy) continue;
     const m = entry.value.ids.length;
