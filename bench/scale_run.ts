@@ -40,15 +40,20 @@ const ceiling = new Map<number, number>();
 const offered = new Map<number, number>();
 const started = Date.now();
 for (const ms of LATENCIES) {
-  // What one instance sustains at this latency, offered far more than it can take.
-  const probe = await runCell({
-    instances: 1,
-    commitMs: ms,
-    readMs: ms / 4,
-    arrivalsPerSecond: 3000,
-    seconds: SECONDS,
-    rate: RATE,
-  });
+  // What one instance sustains at this latency: offered more until it no longer takes nearly all
+  // (a probe it keeps up with says only what it was offered).
+  let probe = { joinsPerSecond: 0 };
+  for (let offer = 3000; offer <= 48_000; offer *= 4) {
+    probe = await runCell({
+      instances: 1,
+      commitMs: ms,
+      readMs: ms / 4,
+      arrivalsPerSecond: offer,
+      seconds: SECONDS,
+      rate: RATE,
+    });
+    if (probe.joinsPerSecond < 0.8 * offer) break;
+  }
   offered.set(ms, Math.max(400, Math.round(4 * probe.joinsPerSecond)));
   console.log(
     `${ms} ms: one instance sustains ${f0(probe.joinsPerSecond)} joins/s; offering ` +

@@ -214,7 +214,9 @@ export class JoinBatcher {
       windowJoin,
     });
     // Joins other instances handed over came first: they go first.
-    const landsBy = now + 2 * ctx.turns.commitMs + 50;
+    // When this commit lands, with room for a slow one (real time, as the senders' bounds): a
+    // record its sender takes back meanwhile would fail the commit.
+    const landsBy = Date.now() + 3 * ctx.turns.commitMs + 100;
     const checks = MAX_CHECKS - run.items.reduce((n, p) => n + checksOf(p), 0);
     const taken = placeRelayed(round, inbox, MUTATION_BUDGET, landsBy, checks);
     if (run.items.length === 0 && taken.length === 0) {
