@@ -14,10 +14,13 @@ import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts
 import {
   placeRelayed,
   readInbox,
+  RELAY_FROM_MS,
   RELAY_JOINS,
   relayable,
+  type Relayed,
   relayOrGo,
   sendRelayed,
+  type Taken,
   writeResults,
 } from "./join_relay.ts";
 import type { QueueSettings } from "./types.ts";
@@ -107,6 +110,8 @@ export class JoinBatcher {
   #stepMs = 10;
   /** Inbox records this instance wrote (their numbers). */
   #relayed = 0;
+  /** Inbox reads started during a commit, for the next attempt (less what that commit took). */
+  #ahead = new Map<string, { read: Promise<Deno.KvEntry<Relayed>[]>; taken: Set<string> }>();
 
   constructor(private ctx: QueueContext) {}
 
@@ -175,7 +180,7 @@ export class JoinBatcher {
     const [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
       this.#readState(q),
       ctx.branding(q),
-      readInbox(ctx.kv, q),
+      this.#inbox(q),
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
@@ -240,14 +245,26 @@ export class JoinBatcher {
     countTraffic(op, q, now, "in", round.joined);
     countTraffic(op, q, now, "out", round.admitted);
     // More to come: this instance's own, or other instances' handed over (they keep coming).
-    const more = this.#batches.waiting(q) > 0 || out.length < run.items.length || inbox.length > 0;
+    // More to come: this instance's own; or, where commits are slow enough for joins to be handed
+    // over, others' (a turn given up with nothing left had every instance commit at once, since
+    // nobody hands joins to a turn that nobody holds).
+    const relaying = ctx.turns.commitMs >= RELAY_FROM_MS;
+    const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
+      inbox.length > 0 ||
+      relaying;
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
     writeResults(round, taken);
     op.set(keys.counts(q), counts);
     // Cut off by the deadline meanwhile (its visitors heard 503): not written after all.
     if (run.closed) throw new StoreBusyError("join", "no commit took it in time");
+    // Keeping the turn with handed-over joins coming: the next commit's inbox is read while this
+    // one is in flight (a round trip less between two commits; what this one takes is left out).
+    const ahead = counts.turnBy === ctx.turns.me && inbox.length > 0
+      ? this.#readAhead(q, taken)
+      : null;
     const res = await op.commit();
+    if (ahead && !res.ok) ahead.taken.clear();
     ctx.turns.noteCommit(Date.now() - sent);
     // How long a step takes here (reads and commit): the time to step aside for a tick.
     this.#stepMs = (this.#stepMs + ctx.now() - now) / 2;
@@ -257,6 +274,9 @@ export class JoinBatcher {
       run.chunks = round.chunks.map((chunk) => ({ chunk, versionstamp: res.versionstamp }));
       // Other instances hand joins over while this one holds the turn: take them soon.
       if (taken.length > 0) this.#batches.kick(q);
+      else if (relaying && counts.turnBy === ctx.turns.me) {
+        setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 3));
+      }
       // This instance holds the turn, so other instances skip their ticks: it runs the second's.
       if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
         ctx.onTickDue?.(q);
@@ -305,6 +325,24 @@ export class JoinBatcher {
     );
   }
 
+  /** The inbox for an attempt: read ahead during this instance's last commit, else now. */
+  #inbox(q: string): Promise<Deno.KvEntry<Relayed>[]> {
+    const ahead = this.#ahead.get(q);
+    this.#ahead.delete(q);
+    if (!ahead) return readInbox(this.ctx.kv, q);
+    return ahead.read.then((list) => list.filter((e) => !ahead.taken.has(keyId(e.key))));
+  }
+
+  /** Starts reading the inbox for this instance's next attempt (its current commit in flight). */
+  #readAhead(q: string, taken: Taken[]) {
+    const ahead = {
+      read: readInbox(this.ctx.kv, q).catch(() => []),
+      taken: new Set(taken.map((t) => keyId(t.entry.key))),
+    };
+    this.#ahead.set(q, ahead);
+    return ahead;
+  }
+
   /** Hands the batch's plain joins to the turn holder's next commit (answered as they come). */
   #relayOut(q: string, run: Run, settings: QueueSettings): void {
     const plain = run.items.filter(relayable);
@@ -349,6 +387,8 @@ class TurnWait {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const keyId = (k: Deno.KvKey) => JSON.stringify(k);
 
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {

@@ -296,6 +296,13 @@ async function answer(
   res: RelayResult,
   end: number,
 ): Promise<void> {
+  // The committer expands its chunks right after its commit: give it that long, so this one
+  // mostly finds them done (one read) instead of writing the same expansion beside it.
+  if (res.chunks.length > 0) {
+    await sleep(
+      Math.min(s.ctx.turns.commitMs, Math.max(0, end - Date.now() - s.ctx.turns.commitMs)),
+    );
+  }
   const ms = Math.max(1, end - Date.now());
   const ok = await Promise.all(res.chunks.map((c) => expandChunk(s.ctx.kv, q, c, undefined, ms)))
     .then(() => true, () => false);
