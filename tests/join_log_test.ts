@@ -279,3 +279,49 @@ Deno.test("more handed-over records than an op may check: taken over several com
   assertEquals(c.nextSeq - 1, 121, "each placed once");
   t.close();
 });
+
+Deno.test("a record left by a sender that stopped blocks nobody: joins go on", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
+  // Its sender stopped: its bound passed, nobody will take it back or wait for it.
+  assert(await relay(t.kv, Q, "rstopped", 0, ["leftBehind1"], Date.now() - 1));
+  t.engine.ctx.turns.commitMs = 100;
+  const outs = await Promise.all([1, 2, 3].map(() => t.engine.join(Q, null)));
+  assertEquals(outs.map((o) => o.view.status), ["waiting", "waiting", "waiting"]);
+  const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
+  assertEquals(c.nextSeq - 1, 3, "the three placed, the stale record not");
+  t.close();
+});
+
+Deno.test("a chunk its writer left is expanded by the next tick: its waiters can lapse", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
+  const now = t.clock.now();
+  const chunks: JoinChunk[] = [];
+  addToChunk(chunks, {
+    id: "leftAAAA1",
+    seq: 1,
+    joinedAt: now,
+    state: "waiting",
+    nextCheckAt: now + 5000,
+    deadline: now + 20_000,
+  });
+  const op = t.kv.atomic().set(keys.counts(Q), {
+    ...EMPTY_COUNTS,
+    nextSeq: 2,
+    waiting: 1,
+    logSince: 1,
+  });
+  writeChunks(op, Q, chunks);
+  assert((await op.commit()).ok);
+  // No admission reaches it (no capacity): only its age says its writer is gone.
+  t.clock.advance(4000);
+  await t.engine.tick(Q);
+  assertEquals((await t.kv.get(keys.joinLog(Q, 1))).value, null, "expanded");
+  const v = (await t.kv.get<Visitor>(keys.visitor(Q, "leftAAAA1"))).value!;
+  assert(await t.kv.get(keys.deadline(Q, v.deadline, v.id)), "with its deadline entry");
+  // Nobody checks in for it: it lapses like any waiter who left.
+  t.clock.advance(30_000);
+  await t.engine.tick(Q);
+  const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
+  assertEquals(c.waiting, 0, "dropped once its deadline passed");
+  t.close();
+});

@@ -7,7 +7,7 @@ import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from 
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { placedEntry } from "./placement.ts";
-import { expandChunk, isLogMarker } from "./join_log.ts";
+import { expandChunk, expandLeft, isLogMarker } from "./join_log.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
@@ -67,7 +67,9 @@ async function pickRandom(
   for (let round = 0; ids.size < n && round < 200; round++) {
     const seqs = Array.from({ length: 10 }, () => head! + Math.floor(ctx.random.float() * span));
     for (const e of await ctx.kv.getMany<string[]>(seqs.map((s) => keys.fifo(q, s)))) {
-      if (e.value && !exclude.has(e.value) && ids.size < n) ids.add(e.value);
+      if (e.value && !isLogMarker(e.value) && !exclude.has(e.value) && ids.size < n) {
+        ids.add(e.value);
+      }
     }
   }
   return [...ids];
@@ -259,6 +261,9 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     bucketAt: 0,
     bucketLeft: 0,
   };
+  // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
+  // gave up): their waiters have no deadline entries, so nothing else would ever drop them.
+  await expandLeft(ctx, q);
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   let looked = false;

@@ -11,6 +11,7 @@ import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
 import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
+import { takesRelays } from "./join_turn.ts";
 import {
   placeRelayed,
   readInbox,
@@ -191,7 +192,10 @@ export class JoinBatcher {
       return null;
     }
     const turn = await ctx.turns.decide(q, counts, Date.now(), ctx.turns.commitMs);
-    const { go, relay } = relayOrGo(ctx, counts, turn, run.kicked, inbox.length > 0);
+    // Records whose senders take them back before a commit could land count for nothing (one left
+    // by an instance that stopped would otherwise have every instance hand joins to nobody).
+    const live = inbox.filter((e) => e.value.until > Date.now() + ctx.turns.commitMs);
+    const { go, relay } = relayOrGo(ctx, counts, turn, run.kicked, live.length > 0);
     if (relay) this.#relayOut(q, run, settings);
     if (run.items.length === 0 && !run.kicked) return [];
     if (!go) return run.items.length === 0 ? [] : new TurnWait(turn.go ? 0 : turn.ms);
@@ -200,8 +204,11 @@ export class JoinBatcher {
     const open = ctx.isOpen(settings, now);
     const rate = ctx.ratePerSecond(settings);
     refill(counts, rate, now, open, bucketCap(rate));
-    // Counts this release writes first: no previous release wrote them (see join_log.ts).
+    // Counts this release writes first: no previous release wrote them (see join_log.ts). No
+    // chunks while a previous release holds the turn or waits for one (it would pass a marker).
     if (entry.versionstamp === null) counts.logSince ||= 1;
+    const olderAround = !takesRelays(counts.turnBy) && counts.turnBy !== "" ||
+      (await ctx.turns.wanters(q, Date.now())).some((id) => !takesRelays(id));
     const op = ctx.kv.atomic().check(entry, settingsEntry);
     // A pre-queue refuses joins before its window and publishes its commitment with the first.
     const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
@@ -218,6 +225,7 @@ export class JoinBatcher {
       accepting,
       windowJoin,
     });
+    if (olderAround) round.mayLog = false;
     // Joins other instances handed over came first: they go first.
     // When this commit lands, with room for a slow one (real time, as the senders' bounds): a
     // record its sender takes back meanwhile would fail the commit.
@@ -250,7 +258,7 @@ export class JoinBatcher {
     // nobody hands joins to a turn that nobody holds).
     const relaying = ctx.turns.commitMs >= RELAY_FROM_MS;
     const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
-      inbox.length > 0 ||
+      live.length > 0 ||
       relaying;
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
@@ -260,7 +268,7 @@ export class JoinBatcher {
     if (run.closed) throw new StoreBusyError("join", "no commit took it in time");
     // Keeping the turn with handed-over joins coming: the next commit's inbox is read while this
     // one is in flight (a round trip less between two commits; what this one takes is left out).
-    const ahead = counts.turnBy === ctx.turns.me && inbox.length > 0
+    const ahead = counts.turnBy === ctx.turns.me && live.length > 0
       ? this.#readAhead(q, taken)
       : null;
     const res = await op.commit();

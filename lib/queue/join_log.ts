@@ -125,6 +125,21 @@ export function expandChunk(
   );
 }
 
+/** Chunks older than this were left by their writer (it expands its own within its bound). */
+const LEFT_AFTER_MS = 3000;
+
+/** Expands the chunks of `q` their writers left (older than their joins' bound; a tick's step). */
+export async function expandLeft(
+  ctx: { kv: Deno.Kv; now: () => number },
+  q: string,
+): Promise<void> {
+  const old: number[] = [];
+  for await (const e of ctx.kv.list<JoinChunk>({ prefix: keys.joinLogPrefix(q) }, { limit: 5 })) {
+    if (ctx.now() - e.value.joinedAt > LEFT_AFTER_MS) old.push(e.value.seq);
+  }
+  for (const s of old) await expandChunk(ctx.kv, q, s);
+}
+
 /** Expands every chunk of queue `q` still in the store (the doctor's first step). */
 export async function expandAll(kv: Deno.Kv, q: string): Promise<number> {
   const seqs: number[] = [];

@@ -267,7 +267,7 @@ export async function sendRelayed(
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
-      if (await withdraw(ctx.kv, entry).catch(() => false)) return busy("no join commit took it");
+      if (await takeBack(ctx.kv, entry)) return busy("no join commit took it");
       await sleep(pollMs);
       const late = await readResult(ctx.kv, q, me, n).catch(() => null);
       if (late) return await answer(s, q, items, ids, settings, late, end);
@@ -279,9 +279,23 @@ export async function sendRelayed(
       looked = Date.now();
       const { counts } = await ctx.readCounts(q).catch(() => ({ counts: null }));
       if (counts && (!ctx.turns.heldByOther(counts, Date.now()) || !takesRelays(counts.turnBy))) {
-        const oldest = (await readInbox(ctx.kv, q).catch(() => []))[0];
+        // The oldest record whose sender still waits (one left by an instance that stopped
+        // would otherwise keep every sender from kicking).
+        const oldest = (await readInbox(ctx.kv, q).catch(() => []))
+          .find((e) => e.value.until > Date.now());
         if (!oldest || oldest.key[3] === me) s.kick(q);
       }
+    }
+  }
+}
+
+/** Takes a record back, trying again after a store error: true when no commit placed it. */
+async function takeBack(kv: Deno.Kv, e: Deno.KvEntry<Relayed>): Promise<boolean> {
+  for (let i = 0;; i++) {
+    try {
+      return await withdraw(kv, e);
+    } catch (err) {
+      if (i >= 2) throw err;
     }
   }
 }

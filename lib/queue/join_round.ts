@@ -149,8 +149,11 @@ export function fits(r: Round, p: Pending, budget: number): "direct" | "log" | n
 export function canLog(r: Round, p: Pending, budget: number): boolean {
   if (!r.mayLog || p.supplied || p.records.length > 0 || r.joined >= MOST_JOINS) return false;
   const open = r.chunks[r.chunks.length - 1];
-  // A new chunk when none is open or it is full, and perhaps one new check-in second.
-  const need = (open && open.ids.length < CHUNK_JOINS ? 0 : CHUNK_MUTATIONS) + 1;
+  // A new chunk when none is open, it is full or the next arrival does not follow it; and perhaps
+  // one new check-in second.
+  const follows = open && open.ids.length < CHUNK_JOINS &&
+    open.seq + open.ids.length === r.counts.nextSeq;
+  const need = (follows ? 0 : CHUNK_MUTATIONS) + 1;
   return !admitsAtOnce(r) && r.mutations + need <= budget;
 }
 

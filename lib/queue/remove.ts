@@ -93,9 +93,10 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   const kv = ctx.kv;
   for (
     const prefix of [
-      keys.fifoPrefix(q),
+      // Chunks and handed-over joins first: an expansion landing meanwhile writes line entries.
       keys.joinLogPrefix(q),
       keys.joinInboxPrefix(q),
+      keys.fifoPrefix(q),
       keys.deadlinePrefix(q),
       keys.expiryPrefix(q),
       keys.gonePrefix(q),
