@@ -16,6 +16,7 @@
  * (checked, so the joins are either placed once or not at all) and answers 503.
  */
 import { NotOpenError, QueueFullError, StoreBusyError } from "../errors.ts";
+import { beforeDeadline } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import {
   admitsAtOnce,
@@ -258,18 +259,20 @@ export async function sendRelayed(
   const pollMs = Math.max(20, ctx.turns.commitMs / 3);
   // Taking it back, and a result that came meanwhile, each take a round trip: done by `end`.
   const until = end - 2 * pollMs - 2 * ctx.turns.commitMs;
-  const entry = await relay(ctx.kv, q, me, n, ids, until).catch(() => null);
+  // Every store call is bounded by `end`, as a join's own commit is (a locked file waits 5 s).
+  const bounded = <T>(p: Promise<T>) => beforeDeadline(p, end, "join");
+  const entry = await bounded(relay(ctx.kv, q, me, n, ids, until)).catch(() => null);
   if (!entry) return busy("its hand-over to the next join commit did not go through");
   let looked = Date.now();
   for (;;) {
     await sleep(pollMs);
-    const res = await readResult(ctx.kv, q, me, n).catch(() => null);
+    const res = await bounded(readResult(ctx.kv, q, me, n)).catch(() => null);
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
-      if (await takeBack(ctx.kv, entry)) return busy("no join commit took it");
+      if (await takeBack(ctx.kv, entry).catch(() => false)) return busy("no join commit took it");
       await sleep(pollMs);
-      const late = await readResult(ctx.kv, q, me, n).catch(() => null);
+      const late = await bounded(readResult(ctx.kv, q, me, n)).catch(() => null);
       if (late) return await answer(s, q, items, ids, settings, late, end);
       return busy("its join commit did not answer in time");
     }
@@ -277,11 +280,11 @@ export async function sendRelayed(
     // sender of the oldest record takes the inbox (one instance, so their commits do not collide).
     if (Date.now() - looked > 3 * ctx.turns.commitMs + 50) {
       looked = Date.now();
-      const { counts } = await ctx.readCounts(q).catch(() => ({ counts: null }));
+      const { counts } = await bounded(ctx.readCounts(q)).catch(() => ({ counts: null }));
       if (counts && (!ctx.turns.heldByOther(counts, Date.now()) || !takesRelays(counts.turnBy))) {
         // The oldest record whose sender still waits (one left by an instance that stopped
         // would otherwise keep every sender from kicking).
-        const oldest = (await readInbox(ctx.kv, q).catch(() => []))
+        const oldest = (await bounded(readInbox(ctx.kv, q)).catch(() => []))
           .find((e) => e.value.until > Date.now());
         if (!oldest || oldest.key[3] === me) s.kick(q);
       }
