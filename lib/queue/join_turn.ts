@@ -125,8 +125,9 @@ export class JoinTurns {
     // The turn counts from this instance's first commit in it (not from when it was handed on).
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
-    // Until this instance's next commit lands: it goes out as soon as this one is back.
-    const next = now + 2 * commitMs + 50;
+    // Until this instance's next commit lands: it goes out as soon as this one is back, after
+    // building (a commit of 1,600 joins takes CPU time as well as a round trip).
+    const next = now + 3 * commitMs + 50;
     if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
     this.#holding.delete(q);
     const other = successor(this.me, await this.wanters(q, now));
