@@ -109,6 +109,8 @@ export class JoinBatcher {
     (q, batch, kicked) => this.#commit(q, batch, kicked),
   );
   #stepMs = 10;
+  /** When this instance last saw other instances at a queue's join commit (see `#others`). */
+  #othersAt = new Map<string, number>();
   /** Inbox records this instance wrote (their numbers). */
   #relayed = 0;
   /** Inbox reads started during a commit, for the next attempt (less what that commit took). */
@@ -195,6 +197,9 @@ export class JoinBatcher {
     // Records whose senders take them back before a commit could land count for nothing (one left
     // by an instance that stopped would otherwise have every instance hand joins to nobody).
     const live = inbox.filter((e) => e.value.until > Date.now() + ctx.turns.commitMs);
+    if (live.length > 0 || (counts.turnBy !== "" && counts.turnBy !== ctx.turns.me)) {
+      this.#othersAt.set(q, Date.now());
+    }
     const { go, relay } = relayOrGo(ctx, counts, turn, run.kicked, live.length > 0);
     if (relay) this.#relayOut(q, run, settings);
     if (run.items.length === 0 && !run.kicked) return [];
@@ -234,7 +239,7 @@ export class JoinBatcher {
     const taken = placeRelayed(round, inbox, MUTATION_BUDGET, landsBy, checks);
     if (run.items.length === 0 && taken.length === 0) {
       // Nothing handed over yet: while the turn is this instance's, look again soon.
-      if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now()) {
+      if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now() && this.#others(q)) {
         setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 4));
       }
       return [];
@@ -256,7 +261,7 @@ export class JoinBatcher {
     // More to come: this instance's own; or, where commits are slow enough for joins to be handed
     // over, others' (a turn given up with nothing left had every instance commit at once, since
     // nobody hands joins to a turn that nobody holds).
-    const relaying = ctx.turns.commitMs >= RELAY_FROM_MS;
+    const relaying = ctx.turns.commitMs >= RELAY_FROM_MS && this.#others(q);
     const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
       live.length > 0 ||
       relaying;
@@ -299,6 +304,7 @@ export class JoinBatcher {
       });
       return out;
     }
+    this.#othersAt.set(q, Date.now());
     // Lost to another writer (most often another instance's join batch): this one waits too,
     // for a turn of its own only with joins it cannot hand over (its next attempt hands the rest).
     if (run.items.some((p) => !relayable(p))) ctx.turns.want(q).catch(() => {});
@@ -331,6 +337,15 @@ export class JoinBatcher {
       // A lost commit reads again at once: the winner's turn then says how long to wait.
       { deadlineMs: end - Date.now(), pause: (i) => i > 2 ? 20 : 5 },
     );
+  }
+
+  /**
+   * True when other instances commit joins to `q` or hand them over (seen in the last 5 s): only
+   * then does this one keep an idle turn and look at the inbox between its own joins (alone, that
+   * was a read every few milliseconds in front of its ticks).
+   */
+  #others(q: string): boolean {
+    return Date.now() - (this.#othersAt.get(q) ?? 0) < 5000;
   }
 
   /** The inbox for an attempt: read ahead during this instance's last commit, else now. */
