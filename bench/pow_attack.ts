@@ -6,20 +6,29 @@
  * a new address, solving every challenge, and keep their places alive too (the worst case).
  *
  * Devices: each visitor solving gets a thread of its own (bench/scenarios/pow_solvers.ts), as
- * each person brings a phone, and each attacker is one thread, as one device. This machine runs
- * all of them, the server and the visitors' requests; the OS shares its cores by thread.
+ * each person brings a phone, and each attacker is one thread, as one device, at the same
+ * priority. This machine runs all of them, the server and the visitors' requests; the OS shares
+ * its cores by thread.
+ *
+ * Difficulty: stated from a calibration the run makes first (bench/scenarios/pow_calibrate.ts):
+ * what the devices' threads hash per CPU second, times the cores, is what they can hash together
+ * when nothing else runs here; the base difficulty is set so that the crowd's joins a second
+ * times it is `--margin` times that. The crowd's solving then fills the cores whatever else the
+ * machine does, which is what holds the attacker's one thread to its share (see
+ * bench/RESULTS.md). `--difficulty N` states a fixed one instead.
  *
  * The attack lasts while the crowd arrives: until the last ordinary visitor has a place. The
  * share is read at the line's peak in that window; the run then goes on 15 s with the attacker
- * alone, reported apart (see bench/RESULTS.md for why).
+ * alone, reported apart.
  *
  * Measured: the attacker's share of live rows (sampled each second from /metrics); ordinary
  * visitors placed, refused, and admitted in arrival order (ADMIT_PER_SECOND 1, read from the
- * KV file after the run); how long visitors took from arriving to a place; hashes each side did.
+ * KV file after the run); how long visitors took from arriving to a place; hashes each side did;
+ * where the machine's CPU time went while the crowd arrived.
  *
- * Run: `deno run -A bench/pow_attack.ts [--seconds 60] [--visitors 1000] [--difficulty 150000]
- * [--attackers 1] [--max-solvers 32] [--no-results]` (writes its section of
- * bench/RESULTS.md).
+ * Run: `deno run -A bench/pow_attack.ts [--runs 1] [--seconds 60] [--visitors 1000]
+ * [--margin 1.3 | --difficulty N] [--attackers 1] [--max-solvers 32] [--no-results]` (writes its
+ * section of bench/RESULTS.md; with `--runs N`, N runs one after another and how many passed).
  */
 import { writeJoinGuards } from "../lib/guard/settings.ts";
 import { percentile } from "./checkins_sim.ts";
@@ -27,7 +36,9 @@ import { installCleanup, stopAll } from "./procs.ts";
 import { arrivalOrder } from "./scenarios/attack.ts";
 import { Follower } from "./scenarios/follower.ts";
 import { HttpPool } from "./scenarios/http.ts";
+import { calibrate, machineCpu, processCpu } from "./scenarios/pow_calibrate.ts";
 import { powReport } from "./scenarios/pow_report.ts";
+import { launchRuns, RUN_OUT_ENV } from "./scenarios/pow_runs.ts";
 import { CrowdSolvers, powWorker } from "./scenarios/pow_solvers.ts";
 import { admittedAt } from "./scenarios/store.ts";
 import { pause, startTarget } from "./scenarios/target.ts";
@@ -40,12 +51,25 @@ for (let i = 0; i < Deno.args.length; i++) {
   else args.set(a, Deno.args[++i]);
 }
 const num = (k: string, d: number) => Number(args.get(k) ?? d);
+
+// Each run is a process of its own at nice 10 (the devices' threads), started by this one; the
+// server runs at nice 0: out there it has a machine of its own, and here 30 hashing threads would
+// otherwise starve its commits (the server's `nice -n -10` needs root).
+const out = Deno.env.get(RUN_OUT_ENV);
+if (!out) {
+  const runs = num("--runs", 1);
+  const passed = await launchRuns(new URL(import.meta.url).pathname, Deno.args, runs, {
+    results: args.has("--no-results") ? undefined : new URL("RESULTS.md", import.meta.url),
+  });
+  Deno.exit(passed === runs ? 0 : 1);
+}
+
 const o = {
   seconds: num("--seconds", 60),
   visitors: num("--visitors", 1000),
-  // About what this machine's 2 cores hash in a second, over the crowd's 16.7 joins a second:
-  // the crowd's solving fills the machine (see bench/RESULTS.md).
-  difficulty: num("--difficulty", 150_000),
+  /** The crowd's demand over what the devices' threads can hash together (see above). */
+  margin: num("--margin", 1.3),
+  difficulty: num("--difficulty", 0),
   attackers: num("--attackers", 1),
   // Beyond this many visitors solving at once, the next waits for a free thread: more threads
   // would starve the server on this machine (it has no machine of its own here).
@@ -56,26 +80,20 @@ const o = {
   admitPerSecond: 1,
   tailSeconds: 15,
 };
-
-// The devices' threads (this process) run at nice 10 and the server at 0: out there the server
-// has a machine of its own, and here 30 hashing threads would otherwise starve its commits. The
-// driver starts itself again under `nice` (the server's `nice -n -10` needs root).
-if (!Deno.env.get("POW_ATTACK_NICED")) {
-  const child = new Deno.Command("nice", {
-    args: [
-      "-n",
-      "10",
-      Deno.execPath(),
-      "run",
-      "-A",
-      new URL(import.meta.url).pathname,
-      ...Deno.args,
-    ],
-    env: { POW_ATTACK_NICED: "1" },
-  }).spawn();
-  Deno.exit((await child.status).code);
-}
 installCleanup();
+// As many threads as the run's devices can have at once, at their nice level (this process's).
+const calibration = await calibrate(o.maxSolvers + o.attackers);
+const stated = o.difficulty > 0;
+if (!stated) {
+  o.difficulty = Math.round(o.margin * calibration.capacity / (o.visitors / o.seconds) / 1000) *
+    1000;
+}
+console.log(
+  `calibration: ${calibration.threads} threads, ${Math.round(calibration.perCore)} hashes per ` +
+    `CPU second, x ${calibration.cores} cores = ${Math.round(calibration.capacity)} a second ` +
+    `(they got ${calibration.cpuShare.toFixed(2)} cores, ${Math.round(calibration.wallRate)} a ` +
+    `second); base difficulty ${o.difficulty}${stated ? " (stated)" : ` (margin ${o.margin})`}`,
+);
 const dir = await Deno.makeTempDir({ prefix: "tollgate-pow-" });
 const kvPath = `${dir}/pow.kv`;
 const t = await startTarget({ dir, log: console.log, serverNice: -10 }, "server-pow", kvPath, {
@@ -101,6 +119,13 @@ await pause(1500);
 let stopping = false;
 t.proc.child.status.then((st) => {
   if (!stopping) console.error(`server exited during the run: ${JSON.stringify(st)}`);
+});
+/** CPU seconds so far: the machine's, this process's (devices and visitors), the server's. */
+const cpuNow = () => ({
+  ...machineCpu(),
+  devices: processCpu("self"),
+  server: processCpu(t.proc.child.pid),
+  at: Date.now(),
 });
 
 const crowd = new CrowdSolvers(o.maxSolvers);
@@ -162,7 +187,11 @@ const attack = { joined: 0, solved: 0, tries: 0, refused: new Map<string, number
 const attackers: Worker[] = [];
 type Sample = { sec: number; live: number; attacker: number };
 const samples: Sample[] = [];
+/** Visitors solving at each second of the attack while the crowd arrived (at most maxSolvers). */
+const busy: number[] = [];
 const started = Date.now();
+// CPU time is counted from the attack's start (the check is off before it: nobody hashes).
+let cpuFrom = cpuNow(), cpuTo = cpuFrom;
 const visits: Promise<void>[] = [];
 let sent = 0, second = 0, done = 0, attackFrom = 0, windowEnd = 0, tailEnd = 0;
 const snapshot = { attackTries: 0, attackJoined: 0, crowdTries: 0 };
@@ -179,6 +208,7 @@ while (!tailEnd || Date.now() < tailEnd) {
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
     attackFrom = Date.now();
+    cpuFrom = cpuNow();
     for (let a = 0; a < o.attackers; a++) {
       const w = powWorker();
       w.onmessage = (e) => {
@@ -198,6 +228,7 @@ while (!tailEnd || Date.now() < tailEnd) {
   const crowdDone = sent === o.visitors && done === o.visitors;
   if (elapsed >= second + 1 || (crowdDone && !windowEnd)) {
     second = Math.floor(elapsed);
+    if (attackFrom && !windowEnd) busy.push(crowd.busy);
     const m = await fetch(`${t.url}/metrics?queue=default`, {
       headers: { authorization: `Bearer ${t.secret}` },
     }).then((r) => r.json()).catch(() => null);
@@ -208,6 +239,7 @@ while (!tailEnd || Date.now() < tailEnd) {
   }
   if (crowdDone && !windowEnd) {
     windowEnd = Date.now();
+    cpuTo = cpuNow();
     tailEnd = windowEnd + o.tailSeconds * 1000;
     Object.assign(snapshot, {
       attackTries: attack.tries,
@@ -229,12 +261,17 @@ stopping = true;
 await stopAll();
 const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
 await Deno.remove(dir, { recursive: true }).catch(() => {});
+// Measured again once the server has stopped: did the cores' speed move during the run?
+const after = await calibrate(o.maxSolvers + o.attackers);
 
 const windowSec = Math.floor((windowEnd - started) / 1000);
 const inWindow = samples.filter((s) => s.sec <= windowSec);
 const attackSeconds = (windowEnd - attackFrom) / 1000;
-const lines = powReport({
-  o,
+const cpuWall = (cpuTo.at - cpuFrom.at) / 1000;
+const cores = (a: number, b: number) => (b - a) / cpuWall;
+const report = powReport({
+  o: { ...o, stated },
+  calibration: { before: calibration, after },
   peak: inWindow.reduce((a, b) => (b.live > a.live ? b : a), inWindow[0]),
   tail: samples[samples.length - 1],
   windowSeconds: (windowEnd - started) / 1000,
@@ -252,22 +289,22 @@ const lines = powReport({
     attacker: snapshot.attackTries / Math.max(1, attackSeconds),
     attackerAlone: (attack.tries - snapshot.attackTries) / o.tailSeconds,
   },
-  solvers: { started: crowd.started, peakBusy: crowd.peakBusy },
+  solvers: {
+    started: crowd.started,
+    peakBusy: crowd.peakBusy,
+    meanBusy: busy.reduce((a, b) => a + b, 0) / Math.max(1, busy.length),
+    fullSeconds: busy.filter((b) => b >= o.maxSolvers).length,
+    attackSeconds: busy.length,
+  },
+  cpu: {
+    devices: cores(cpuFrom.devices, cpuTo.devices),
+    server: cores(cpuFrom.server, cpuTo.server),
+    busy: cores(cpuFrom.busy, cpuTo.busy),
+    all: cores(cpuFrom.total, cpuTo.total),
+  },
   final,
   load: Deno.loadavg(),
 });
-console.log(lines.join("\n"));
-if (!args.has("--no-results")) {
-  const file = new URL("RESULTS.md", import.meta.url);
-  const text = await Deno.readTextFile(file);
-  const start = text.indexOf(lines[0]);
-  let next = start < 0 ? -1 : text.indexOf("\n## ", start + lines[0].length);
-  if (next >= 0) next += 1;
-  await Deno.writeTextFile(
-    file,
-    start < 0
-      ? text.trimEnd() + "\n\n" + lines.join("\n")
-      : text.slice(0, start) + lines.join("\n") + (next >= 0 ? "\n" + text.slice(next) : ""),
-  );
-}
+console.log(report.lines.join("\n"));
+await Deno.writeTextFile(out, JSON.stringify(report));
 Deno.exit(0);

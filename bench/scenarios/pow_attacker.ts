@@ -4,6 +4,7 @@
  * - `attack`: joins at full speed from a new address each time (`x-client-ip`), solving every
  *   challenge it is given, and posts each ticket it got; it never stops until terminated.
  * - `solve`: solves challenges the driver sends (one ordinary visitor's device).
+ * - `rate`: hashes from `start` for `ms` and posts how many (the calibration).
  *
  * Nonces are searched from 0, so a solution's nonce + 1 is the number of hashes it took.
  */
@@ -19,6 +20,15 @@ const solve = (ch: Challenge) => String(new PowHasher(ch.seed).search(ch.thresho
 
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
+  if (m.role === "rate") {
+    // Nothing solves threshold 0: every slice of 2,000 tries (about a millisecond) runs whole.
+    const h = new PowHasher("x".repeat(43));
+    while (Date.now() < m.start) h.search(0, 0, 2000);
+    let hashes = 0;
+    for (const end = m.start + m.ms; Date.now() < end; hashes += 2000) h.search(0, hashes, 2000);
+    self.postMessage({ hashes });
+    return;
+  }
   if (m.role === "solve") {
     self.postMessage({ id: m.id, nonce: solve(m.challenge) });
     return;
