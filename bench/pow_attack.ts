@@ -11,11 +11,13 @@
  * its cores by thread.
  *
  * Difficulty: stated from a calibration the run makes first (bench/scenarios/pow_calibrate.ts):
- * what the devices' threads hash per CPU second, times the cores, is what they can hash together
- * when nothing else runs here; the base difficulty is set so that the crowd's joins a second
- * times it is `--margin` times that. The crowd's solving then fills the cores whatever else the
- * machine does, which is what holds the attacker's one thread to its share (see
- * bench/RESULTS.md). `--difficulty N` states a fixed one instead.
+ * one thread per core, at the devices' nice level, hashes so much per CPU second; times the
+ * cores, that is the most the devices' threads can hash together here, whatever else runs (the
+ * run's 32 and more threads get less from a CPU second, and less still on a busy machine). The
+ * base difficulty is set so that the crowd's joins a second times it is `--margin` times that:
+ * the crowd's solving then fills the cores however busy or quiet the machine is, which is what
+ * holds the attacker's one thread to its share (see bench/RESULTS.md). `--difficulty N` states a
+ * fixed one instead.
  *
  * The attack lasts while the crowd arrives: until the last ordinary visitor has a place. The
  * share is read at the line's peak in that window; the run then goes on 15 s with the attacker
@@ -27,7 +29,7 @@
  * where the machine's CPU time went while the crowd arrived.
  *
  * Run: `deno run -A bench/pow_attack.ts [--runs 1] [--seconds 60] [--visitors 1000]
- * [--margin 1.3 | --difficulty N] [--attackers 1] [--max-solvers 32] [--no-results]` (writes its
+ * [--margin 1.2 | --difficulty N] [--attackers 1] [--max-solvers 32] [--no-results]` (writes its
  * section of bench/RESULTS.md; with `--runs N`, N runs one after another and how many passed).
  */
 import { writeJoinGuards } from "../lib/guard/settings.ts";
@@ -36,7 +38,7 @@ import { installCleanup, stopAll } from "./procs.ts";
 import { arrivalOrder } from "./scenarios/attack.ts";
 import { Follower } from "./scenarios/follower.ts";
 import { HttpPool } from "./scenarios/http.ts";
-import { calibrate, machineCpu, processCpu } from "./scenarios/pow_calibrate.ts";
+import { calibrate, cores, CpuMeter, joinCommits } from "./scenarios/pow_calibrate.ts";
 import { powReport } from "./scenarios/pow_report.ts";
 import { launchRuns, RUN_OUT_ENV } from "./scenarios/pow_runs.ts";
 import { CrowdSolvers, powWorker } from "./scenarios/pow_solvers.ts";
@@ -68,12 +70,14 @@ const o = {
   seconds: num("--seconds", 60),
   visitors: num("--visitors", 1000),
   /** The crowd's demand over what the devices' threads can hash together (see above). */
-  margin: num("--margin", 1.3),
+  margin: num("--margin", 1.2),
   difficulty: num("--difficulty", 0),
   attackers: num("--attackers", 1),
   // Beyond this many visitors solving at once, the next waits for a free thread: more threads
   // would starve the server on this machine (it has no machine of its own here).
   maxSolvers: num("--max-solvers", 32),
+  /** The server's nice level (this process runs at 10; below 10 needs root). */
+  serverNice: num("--server-nice", 0),
   cap: 2000,
   autoJoinsPerMinute: 1200,
   autoWaiting: 1500,
@@ -81,29 +85,36 @@ const o = {
   tailSeconds: 15,
 };
 installCleanup();
-// As many threads as the run's devices can have at once, at their nice level (this process's).
-const calibration = await calibrate(o.maxSolvers + o.attackers);
+// One thread a core: the most a CPU second hashes here (see above). Then as many threads as the
+// run's devices can have at once, for the report: what they get together right now.
+const basis = await calibrate(cores());
+const runThreads = await calibrate(o.maxSolvers + o.attackers);
 const stated = o.difficulty > 0;
 if (!stated) {
-  o.difficulty = Math.round(o.margin * calibration.capacity / (o.visitors / o.seconds) / 1000) *
-    1000;
+  o.difficulty = Math.round(o.margin * basis.capacity / (o.visitors / o.seconds) / 1000) * 1000;
 }
-console.log(
-  `calibration: ${calibration.threads} threads, ${Math.round(calibration.perCore)} hashes per ` +
-    `CPU second, x ${calibration.cores} cores = ${Math.round(calibration.capacity)} a second ` +
-    `(they got ${calibration.cpuShare.toFixed(2)} cores, ${Math.round(calibration.wallRate)} a ` +
-    `second); base difficulty ${o.difficulty}${stated ? " (stated)" : ` (margin ${o.margin})`}`,
-);
+for (const c of [basis, runThreads]) {
+  console.log(
+    `calibration: ${c.threads} threads, ${Math.round(c.perCore)} hashes per CPU second; they ` +
+      `got ${c.cpuShare.toFixed(2)} cores, ${Math.round(c.wallRate)} a second`,
+  );
+}
+console.log(`base difficulty ${o.difficulty}${stated ? " (stated)" : ` (margin ${o.margin})`}`);
 const dir = await Deno.makeTempDir({ prefix: "tollgate-pow-" });
 const kvPath = `${dir}/pow.kv`;
-const t = await startTarget({ dir, log: console.log, serverNice: -10 }, "server-pow", kvPath, {
-  MAX_WAITING_VISITORS: String(o.cap),
-  ADMIT_PER_SECOND: String(o.admitPerSecond),
-  CAPACITY: "10000000",
-  CLIENT_IP_HEADER: "x-client-ip",
-  // Admitted records outlive the run, so their `admittedAt` can be read afterwards.
-  ACCESS_TOKEN_TTL_SECONDS: "3600",
-});
+const t = await startTarget(
+  { dir, log: console.log, serverNice: o.serverNice - 10 },
+  "server-pow",
+  kvPath,
+  {
+    MAX_WAITING_VISITORS: String(o.cap),
+    ADMIT_PER_SECOND: String(o.admitPerSecond),
+    CAPACITY: "10000000",
+    CLIENT_IP_HEADER: "x-client-ip",
+    // Admitted records outlive the run, so their `admittedAt` can be read afterwards.
+    ACCESS_TOKEN_TTL_SECONDS: "3600",
+  },
+);
 // The queue's guards, written into the server's store; its settings cache takes them within 1 s.
 const kv = await Deno.openKv(kvPath);
 await writeJoinGuards(kv, "default", {
@@ -120,13 +131,7 @@ let stopping = false;
 t.proc.child.status.then((st) => {
   if (!stopping) console.error(`server exited during the run: ${JSON.stringify(st)}`);
 });
-/** CPU seconds so far: the machine's, this process's (devices and visitors), the server's. */
-const cpuNow = () => ({
-  ...machineCpu(),
-  devices: processCpu("self"),
-  server: processCpu(t.proc.child.pid),
-  at: Date.now(),
-});
+const cpu = new CpuMeter(t.proc.child.pid);
 
 const crowd = new CrowdSolvers(o.maxSolvers);
 const follower = new Follower(new HttpPool(t.url, 32), t.clock);
@@ -190,8 +195,6 @@ const samples: Sample[] = [];
 /** Visitors solving at each second of the attack while the crowd arrived (at most maxSolvers). */
 const busy: number[] = [];
 const started = Date.now();
-// CPU time is counted from the attack's start (the check is off before it: nobody hashes).
-let cpuFrom = cpuNow(), cpuTo = cpuFrom;
 const visits: Promise<void>[] = [];
 let sent = 0, second = 0, done = 0, attackFrom = 0, windowEnd = 0, tailEnd = 0;
 const snapshot = { attackTries: 0, attackJoined: 0, crowdTries: 0 };
@@ -208,7 +211,8 @@ while (!tailEnd || Date.now() < tailEnd) {
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
     attackFrom = Date.now();
-    cpuFrom = cpuNow();
+    // CPU time is counted from the attack's start (the check is off before it: nobody hashes).
+    cpu.start();
     for (let a = 0; a < o.attackers; a++) {
       const w = powWorker();
       w.onmessage = (e) => {
@@ -239,7 +243,7 @@ while (!tailEnd || Date.now() < tailEnd) {
   }
   if (crowdDone && !windowEnd) {
     windowEnd = Date.now();
-    cpuTo = cpuNow();
+    cpu.stop();
     tailEnd = windowEnd + o.tailSeconds * 1000;
     Object.assign(snapshot, {
       attackTries: attack.tries,
@@ -257,21 +261,25 @@ await attackFollower.stop();
 const final = await fetch(`${t.url}/metrics?queue=default`, {
   headers: { authorization: `Bearer ${t.secret}` },
 }).then((r) => r.json());
+const commits = joinCommits(
+  await fetch(`${t.url}/metrics?format=prometheus`, {
+    headers: { authorization: `Bearer ${t.secret}` },
+  })
+    .then((r) => r.text()).catch(() => ""),
+);
 stopping = true;
 await stopAll();
 const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 // Measured again once the server has stopped: did the cores' speed move during the run?
-const after = await calibrate(o.maxSolvers + o.attackers);
+const after = await calibrate(cores());
 
 const windowSec = Math.floor((windowEnd - started) / 1000);
 const inWindow = samples.filter((s) => s.sec <= windowSec);
 const attackSeconds = (windowEnd - attackFrom) / 1000;
-const cpuWall = (cpuTo.at - cpuFrom.at) / 1000;
-const cores = (a: number, b: number) => (b - a) / cpuWall;
 const report = powReport({
   o: { ...o, stated },
-  calibration: { before: calibration, after },
+  calibration: { basis, runThreads, after },
   peak: inWindow.reduce((a, b) => (b.live > a.live ? b : a), inWindow[0]),
   tail: samples[samples.length - 1],
   windowSeconds: (windowEnd - started) / 1000,
@@ -296,13 +304,9 @@ const report = powReport({
     fullSeconds: busy.filter((b) => b >= o.maxSolvers).length,
     attackSeconds: busy.length,
   },
-  cpu: {
-    devices: cores(cpuFrom.devices, cpuTo.devices),
-    server: cores(cpuFrom.server, cpuTo.server),
-    busy: cores(cpuFrom.busy, cpuTo.busy),
-    all: cores(cpuFrom.total, cpuTo.total),
-  },
+  cpu: cpu.cores(),
   final,
+  commits,
   load: Deno.loadavg(),
 });
 console.log(report.lines.join("\n"));

@@ -4,7 +4,7 @@
  * - `attack`: joins at full speed from a new address each time (`x-client-ip`), solving every
  *   challenge it is given, and posts each ticket it got; it never stops until terminated.
  * - `solve`: solves challenges the driver sends (one ordinary visitor's device).
- * - `rate`: hashes from `start` for `ms` and posts how many (the calibration).
+ * - `rate`: hashes until told to stop and posts how many it did while counted (the calibration).
  *
  * Nonces are searched from 0, so a solution's nonce + 1 is the number of hashes it took.
  */
@@ -21,11 +21,16 @@ const solve = (ch: Challenge) => String(new PowHasher(ch.seed).search(ch.thresho
 self.onmessage = async (e: MessageEvent) => {
   const m = e.data;
   if (m.role === "rate") {
-    // Nothing solves threshold 0: every slice of 2,000 tries (about a millisecond) runs whole.
+    // `phase` (shared with the driver): 0 warming up, 1 counted, 2 done. Nothing solves threshold
+    // 0, so every slice of 2,000 tries (about a millisecond) runs whole.
+    const phase = new Int32Array(m.phase as SharedArrayBuffer);
     const h = new PowHasher("x".repeat(43));
-    while (Date.now() < m.start) h.search(0, 0, 2000);
+    self.postMessage({ ready: true });
     let hashes = 0;
-    for (const end = m.start + m.ms; Date.now() < end; hashes += 2000) h.search(0, hashes, 2000);
+    for (let p = 0; p < 2; p = Atomics.load(phase, 0)) {
+      h.search(0, hashes, 2000);
+      if (p === 1) hashes += 2000;
+    }
     self.postMessage({ hashes });
     return;
   }

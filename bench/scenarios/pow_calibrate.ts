@@ -37,6 +37,41 @@ export function machineCpu(): { busy: number; total: number } {
   }
 }
 
+/** CPU time between `start` and `stop`, in cores: this process, the server, the machine. */
+export class CpuMeter {
+  #from = { busy: 0, total: 0, self: 0, server: 0, at: 0 };
+  #to = this.#from;
+
+  constructor(private server: number) {}
+
+  #now() {
+    const at = Date.now();
+    return { ...machineCpu(), self: processCpu("self"), server: processCpu(this.server), at };
+  }
+
+  /** Starts counting now. */
+  start(): void {
+    this.#from = this.#now();
+  }
+
+  /** Stops counting now. */
+  stop(): void {
+    this.#to = this.#now();
+  }
+
+  /** Cores' worth of CPU time meanwhile: this process (`devices`), the server, busy, in all. */
+  cores(): { devices: number; server: number; busy: number; all: number } {
+    const [a, b] = [this.#from, this.#to];
+    const wall = Math.max(0.001, (b.at - a.at) / 1000);
+    return {
+      devices: (b.self - a.self) / wall,
+      server: (b.server - a.server) / wall,
+      busy: (b.busy - a.busy) / wall,
+      all: (b.total - a.total) / wall,
+    };
+  }
+}
+
 /** This machine's cores (a cgroup CPU quota, where set, counts instead). */
 export function cores(): number {
   try {
@@ -61,29 +96,32 @@ export interface Calibration {
 }
 
 /**
- * Runs `threads` hashing threads (workers of this process, so at its nice level) for `ms` after a
- * warm-up, and counts their hashes and the CPU time this process used meanwhile.
+ * Runs `threads` hashing threads (workers of this process, so at its nice level) and, once every
+ * one is loaded and hashing, counts their hashes and the CPU time this process uses for `ms`.
+ * (Counting from a fixed moment instead counted the loading of late workers on a busy machine:
+ * 1.0 million a CPU second where it is 2.3.)
  */
 export async function calibrate(threads: number, ms = 3000): Promise<Calibration> {
+  const phase = new Int32Array(new SharedArrayBuffer(4));
   const workers = Array.from({ length: threads }, () => powWorker());
-  // Every thread loaded and hashing before the measurement starts.
-  const start = Date.now() + 1500;
-  let cpu0 = NaN, wall0 = 0;
-  const armed = setTimeout(
-    () => (cpu0 = processCpu("self"), wall0 = Date.now()),
-    start - Date.now(),
-  );
-  const counts = await Promise.all(workers.map((w) =>
-    new Promise<number>((resolve) => {
-      w.onmessage = (e) => resolve(e.data.hashes);
-      w.postMessage({ role: "rate", start, ms });
+  const counts: Promise<number>[] = [];
+  await Promise.all(workers.map((w, i) =>
+    new Promise<void>((ready) => {
+      counts[i] = new Promise<number>((done) => {
+        w.onmessage = (e) => (e.data.ready ? ready() : done(e.data.hashes));
+      });
+      w.postMessage({ role: "rate", phase: phase.buffer });
     })
   ));
-  clearTimeout(armed);
+  await new Promise((r) => setTimeout(r, 200));
+  const cpu0 = processCpu("self"), wall0 = Date.now();
+  Atomics.store(phase, 0, 1);
+  await new Promise((r) => setTimeout(r, ms));
+  Atomics.store(phase, 0, 2);
   const cpu = processCpu("self") - cpu0, wall = (Date.now() - wall0) / 1000;
+  const hashes = (await Promise.all(counts)).reduce((a, b) => a + b, 0);
   for (const w of workers) w.terminate();
-  const hashes = counts.reduce((a, b) => a + b, 0);
-  const wallRate = hashes / (ms / 1000);
+  const wallRate = hashes / wall;
   const n = cores();
   // Without /proc, the wall rate is all there is (it reads low when the machine is busy).
   const perCore = Number.isFinite(cpu) && cpu > 0 ? hashes / cpu : wallRate / n;
@@ -94,5 +132,29 @@ export async function calibrate(threads: number, ms = 3000): Promise<Calibration
     perCore,
     cores: n,
     capacity: perCore * n,
+  };
+}
+
+/** The server's join commits, from its /metrics text: how many, over 1 s, failed. */
+export interface JoinCommits {
+  count: number;
+  overSecond: number;
+  failed: number;
+}
+
+/** Reads `JoinCommits` from Prometheus text (the join op's commit histogram and failures). */
+export function joinCommits(text: string): JoinCommits {
+  const value = (name: string, ...labels: string[]) => {
+    const line = text.split("\n").find((l) =>
+      l.startsWith(name + "{") && labels.every((x) => l.includes(x))
+    );
+    return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+  };
+  const h = "tollgate_kv_commit_duration_seconds";
+  const count = value(`${h}_count`, 'op="join"');
+  return {
+    count,
+    overSecond: count - value(`${h}_bucket`, 'op="join"', 'le="1"'),
+    failed: value("tollgate_kv_commit_failures_total", 'op="join"'),
   };
 }

@@ -3,7 +3,7 @@
  * the run's own numbers (the section is replaced as a whole by the next run).
  */
 import { DEFAULT_JOIN_DIFFICULTY } from "../../lib/guard/settings.ts";
-import type { Calibration } from "./pow_calibrate.ts";
+import type { Calibration, JoinCommits } from "./pow_calibrate.ts";
 
 /** What one run measured. */
 export interface PowRun {
@@ -22,8 +22,11 @@ export interface PowRun {
     admitPerSecond: number;
     tailSeconds: number;
   };
-  /** What the devices' threads hash, measured before the run and after it. */
-  calibration: { before: Calibration; after: Calibration };
+  /**
+   * Hashing measured before the run with one thread a core (the basis of the difficulty) and
+   * with the run's threads, and with one thread a core after it.
+   */
+  calibration: { basis: Calibration; runThreads: Calibration; after: Calibration };
   /** The line's peak while the crowd arrived, and the last sample (after the tail). */
   peak: { sec: number; live: number; attacker: number };
   tail: { sec: number; live: number; attacker: number };
@@ -64,6 +67,8 @@ export interface PowRun {
     waiting: number;
     joinGuards: { challengesIssued: number; challengesSolved: number; challengesFailed: number };
   };
+  /** The server's join commits over the whole run (its /metrics). */
+  commits: JoinCommits;
   load: number[];
 }
 
@@ -106,7 +111,7 @@ export function summarize(r: PowRun): RunSummary {
     at: new Date().toISOString(),
     difficulty: o.difficulty,
     share: r.peak.attacker / Math.max(1, r.peak.live),
-    demand: demand / r.calibration.before.capacity,
+    demand: demand / r.calibration.basis.capacity,
     achieved: demand / Math.max(1, h.crowd + h.attacker),
     full: r.solvers.fullSeconds / Math.max(1, r.solvers.attackSeconds),
     others: Math.max(0, cpu.busy - cpu.devices - cpu.server),
@@ -129,7 +134,14 @@ const ok = (b: boolean) => (b ? "PASS" : "FAIL");
 
 /** The section's lines (its heading first), and the run's summary. */
 export function powReport(r: PowRun): { lines: string[]; summary: RunSummary } {
-  const { o, ordinary: v, attack: a, hashRates: h, calibration: { before: c, after }, cpu } = r;
+  const {
+    o,
+    ordinary: v,
+    attack: a,
+    hashRates: h,
+    calibration: { basis: c, runThreads: rt, after },
+    cpu,
+  } = r;
   const sum = summarize(r);
   const lines = [
     POW_SECTION,
@@ -150,12 +162,15 @@ export function powReport(r: PowRun): { lines: string[]; summary: RunSummary } {
     "",
     `Difficulty: ${
       o.stated ? "stated (`--difficulty`)" : `${o.margin} x the calibrated capacity`
-    }. Calibration before the run: ${c.threads} threads hashed ${f0(c.perCore)} a CPU second, ` +
-    `x ${c.cores} cores = ${f0(c.capacity)} a second (they got ${c.cpuShare.toFixed(2)} cores ` +
-    `then, ${f0(c.wallRate)} a second); so the crowd's ${(o.visitors / o.seconds).toFixed(1)} ` +
-    `joins a second x ${f0(o.difficulty)} = ${f0(o.visitors / o.seconds * o.difficulty)} ` +
-    `hashes a second, ${sum.demand.toFixed(2)} x what all threads can hash here. After the run: ` +
-    `${f0(after.perCore)} a CPU second (${pct(after.perCore / c.perCore - 1)}).`,
+    }. Calibration before the run, at the devices' priority: one thread a core hashed ` +
+    `${f0(c.perCore)} a CPU second, x ${c.cores} cores = ${f0(c.capacity)} a second, the most ` +
+    `the devices' threads can hash here together; so the crowd's ` +
+    `${(o.visitors / o.seconds).toFixed(1)} joins a second x ${f0(o.difficulty)} = ` +
+    `${f0(o.visitors / o.seconds * o.difficulty)} hashes a second, ${sum.demand.toFixed(2)} x ` +
+    `that. The run's ${rt.threads} threads, measured next, got ${f0(rt.perCore)} a CPU second ` +
+    `(${pct(rt.perCore / c.perCore)} of it: they share the cores' caches and switch more) on ` +
+    `${rt.cpuShare.toFixed(2)} cores, ${f0(rt.wallRate)} a second. One thread a core after the ` +
+    `run: ${f0(after.perCore)} a CPU second (${pct(after.perCore / c.perCore - 1)}).`,
     "",
     "| what | measured | target | result |",
     "| --- | --- | --- | --- |",
@@ -183,6 +198,10 @@ export function powReport(r: PowRun): { lines: string[]; summary: RunSummary } {
       cpu.devices.toFixed(2)
     }, ` +
     `${cpu.server.toFixed(2)}, ${sum.others.toFixed(2)}, ${sum.idle.toFixed(2)} | (info) | info |`,
+    `| the server's join commits: in all, over 1 s (the deadline is 2.5 s), failed | ` +
+    `${f0(r.commits.count)}, ${f0(r.commits.overSecond)}, ${
+      f0(r.commits.failed)
+    } | (info) | info |`,
     `| attacker joins while the crowd arrived; in all (solved); refused | ${f0(a.windowJoined)}; ` +
     `${f0(a.joined)} (${f0(a.solved)}); ${refused(a.refused)} | (info) | info |`,
     `| after the crowd: ${o.tailSeconds} s with the attacker alone | ${share(r.tail)}, its ` +
@@ -237,7 +256,7 @@ function explain(r: PowRun): string[] {
     `hashing over everyone's. For at most 10% of a crowd of ${f0(o.visitors)} it may take about ` +
     `${f0(tenth)} places while the crowd takes ${perSecond.toFixed(1)} a second: the ` +
     "crowd's devices must hash about 9 times as fast as the attacker's. Out there a thousand " +
-    `phones have that over one computer; here the crowd and the attacker share ${r.calibration.before.cores} cores, so each visitor solving gets a thread (each person brings a device), the attacker ` +
+    `phones have that over one computer; here the crowd and the attacker share ${r.calibration.basis.cores} cores, so each visitor solving gets a thread (each person brings a device), the attacker ` +
     "one, and the OS shares the cores by thread: while k visitors solve, the attacker's thread " +
     "gets about 1/(k+1) of the hashing, but only while the crowd keeps the cores busy; when it " +
     "does not, the attacker's thread takes every idle moment (20% of the line and more). Hence " +
