@@ -14,6 +14,7 @@ export interface PowRun {
     /** True when `--difficulty` stated it; else margin x the calibrated capacity. */
     stated: boolean;
     margin: number;
+    serverNice: number;
     attackers: number;
     maxSolvers: number;
     cap: number;
@@ -243,6 +244,7 @@ export function runsTable(runs: RunSummary[]): string[] {
 /** What the run means, in its own numbers. */
 function explain(r: PowRun): string[] {
   const { o, hashRates: h } = r;
+  const n = r.calibration.basis.cores;
   const perSecond = o.visitors / o.seconds;
   const atDefault = h.attackerAlone / DEFAULT_JOIN_DIFFICULTY;
   // Out there the crowd arrives in its 60 s whatever the attacker does: 55 s of attack.
@@ -256,16 +258,17 @@ function explain(r: PowRun): string[] {
     `hashing over everyone's. For at most 10% of a crowd of ${f0(o.visitors)} it may take about ` +
     `${f0(tenth)} places while the crowd takes ${perSecond.toFixed(1)} a second: the ` +
     "crowd's devices must hash about 9 times as fast as the attacker's. Out there a thousand " +
-    `phones have that over one computer; here the crowd and the attacker share ${r.calibration.basis.cores} cores, so each visitor solving gets a thread (each person brings a device), the attacker ` +
-    "one, and the OS shares the cores by thread: while k visitors solve, the attacker's thread " +
-    "gets about 1/(k+1) of the hashing, but only while the crowd keeps the cores busy; when it " +
+    `phones have that over one computer; here the crowd and the attacker share ${n} cores, so ` +
+    "each visitor solving gets a thread (each person brings a device), the attacker one, and " +
+    "the OS shares the cores by thread: while k visitors solve, the attacker's thread gets " +
+    "about 1/(k+1) of the hashing, but only while the crowd keeps the cores busy; when it " +
     "does not, the attacker's thread takes every idle moment (20% of the line and more). Hence " +
     "the calibrated difficulty: the crowd asks for more hashing than every core here gives even " +
     "when nothing else runs, so other work on the machine can only make the crowd's backlog " +
     "longer, never leave the cores to the attacker. The price of that is the visitors' wait " +
-    "(the arrival-to-place row): on 2 cores they solve one after another, where out there each " +
-    "has a phone of its own. The server runs at a higher priority than the devices' threads " +
-    "(nice 0 against 10): out there it has a machine of its own.",
+    `(the arrival-to-place row): on ${n} cores they solve one after another, where out ` +
+    "there each has a phone of its own. The server runs at a higher priority than the devices' threads " +
+    `(nice ${o.serverNice} against 10): out there it has a machine of its own.`,
     "",
     "What it does not show. Thread for thread, each visitor's device hashes as fast as the " +
     "attacker's computer, where a phone runs the loop 3 to 5 times slower than a core, so the " +

@@ -1,7 +1,7 @@
 /**
  * Runs the proof-of-work attack scenario `runs` times, one process each, and says how many
  * passed: one run's pass is a reading of the machine at that moment, several show whether it
- * holds. Each run is started at nice 10 (the devices' threads; its server goes back to 0) and
+ * holds. Each run is started at nice 10 (the devices' threads; its server higher) and
  * hands back its report in a file; the section of bench/RESULTS.md is the last run's report and
  * the table of all runs.
  */
