@@ -28,6 +28,8 @@ async function upsertSection(file: URL, lines: string[]): Promise<void> {
       ? text.trimEnd() + "\n\n" + lines.join("\n")
       : text.slice(0, start) + lines.join("\n") + (next >= 0 ? "\n" + text.slice(next) : ""),
   );
+  // The file is kept as `deno fmt` writes it (wrapped prose, aligned tables; `deno task check`).
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", file.pathname] }).output();
 }
 
 /** One run of `script` at nice 10; its report, or null when it ended without one. */
