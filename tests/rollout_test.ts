@@ -1,5 +1,5 @@
 /**
- * A rollout: the previous release and this code serve side by side on ONE store, as old and new
+ * A rollout: the previous release (0.6.0) and this code serve side by side on ONE store, as old and new
  * revisions do while Deno Deploy (or a one-by-one restart) moves traffic over. Each starts and
  * migrates the store (this release adds no migration, so neither rewrites what the other reads),
  * joins go to both, each waiter checks in through the other, both tick. Afterwards the counters
@@ -15,8 +15,8 @@ import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/qu
 import { assert, assertEquals } from "./assert.ts";
 import { claimsOf, freePort, sleep } from "./server_procs.ts";
 
-/** Release 0.4.1, the one before this code (the commit that set its version). */
-const PREVIOUS = "df2bbbe";
+/** Release 0.6.0, the one before this code (its last commit). */
+const PREVIOUS = "6080276";
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "rollout-test-secret-0123456789abcdefghij";
 
@@ -130,6 +130,20 @@ Deno.test({
           }),
         );
       }
+      // A crowd at once through this code: more joins than one commit's mutations allow, while
+      // the previous release writes the counts too (this code writes no chunks meanwhile).
+      const crowd = await Promise.all(
+        Array.from(
+          { length: 600 },
+          () => call(next, "POST", "/join", undefined, { queue: "default" }),
+        ),
+      );
+      for (const j of crowd) {
+        assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
+        if (j.status === 202) {
+          exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
+        }
+      }
       // Every waiter checks in through the other revision for a few seconds; both tick.
       const until = Date.now() + 4000;
       let admittedSeen = 0;
@@ -162,7 +176,7 @@ Deno.test({
       }
       assertEquals(c.admitted, slots, "every admission holds one slot: nobody admitted twice");
       assert(c.holding + c.entered <= 30, "capacity held");
-      assertEquals(c.nextSeq - 1, 120, "one arrival number per join");
+      assertEquals(c.nextSeq - 1, 720, "one arrival number per join");
       // This code's join answers were exact whoever else wrote (see multiprocess_positions_test).
       let prefix = 0;
       for (const a of exact.sort((x, y) => x.seq - y.seq)) {

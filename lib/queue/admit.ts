@@ -7,6 +7,7 @@ import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from 
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { placedEntry } from "./placement.ts";
+import { expandChunk, expandLeft, isLogMarker } from "./join_log.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
@@ -50,7 +51,7 @@ async function pickRandom(
     })
   ) {
     head ??= e.key[2] as number;
-    if (!exclude.has(e.value)) all.push(e.value);
+    if (!exclude.has(e.value) && !isLogMarker(e.value)) all.push(e.value);
   }
   if (head === null) return [];
   if (counts.waiting <= 1000) {
@@ -66,7 +67,9 @@ async function pickRandom(
   for (let round = 0; ids.size < n && round < 200; round++) {
     const seqs = Array.from({ length: 10 }, () => head! + Math.floor(ctx.random.float() * span));
     for (const e of await ctx.kv.getMany<string[]>(seqs.map((s) => keys.fifo(q, s)))) {
-      if (e.value && !exclude.has(e.value) && ids.size < n) ids.add(e.value);
+      if (e.value && !isLogMarker(e.value) && !exclude.has(e.value) && ids.size < n) {
+        ids.add(e.value);
+      }
     }
   }
   return [...ids];
@@ -80,6 +83,7 @@ async function chooseWaiters(
   n: number,
   counts: Counts,
   exclude = new Set<string>(),
+  expanded = new Set<number>(),
 ): Promise<{ ids: string[]; fromHead: boolean }> {
   if (n <= 0) return { ids: [], fromHead: true };
   if (settings.mode === "lottery") {
@@ -89,7 +93,17 @@ async function chooseWaiters(
   const ids: string[] = [];
   const iter = ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n + exclude.size });
   for await (const e of iter) {
-    if (!exclude.has(e.value) && ids.length < n) ids.push(e.value);
+    if (ids.length >= n) break;
+    const seq = e.key[2] as number;
+    if (isLogMarker(e.value)) {
+      // Joins not expanded yet stand here in the line: expanded first, so none behind them goes
+      // first (a marker left without its chunk, which nothing writes, is passed over).
+      if (expanded.has(seq)) continue;
+      expanded.add(seq);
+      await expandChunk(ctx.kv, q, seq);
+      return await chooseWaiters(ctx, q, settings, n, counts, exclude, expanded);
+    }
+    if (!exclude.has(e.value)) ids.push(e.value);
   }
   return { ids, fromHead: true };
 }
@@ -247,6 +261,9 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     bucketAt: 0,
     bucketLeft: 0,
   };
+  // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
+  // gave up): their waiters have no deadline entries, so nothing else would ever drop them.
+  await expandLeft(ctx, q);
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   let looked = false;

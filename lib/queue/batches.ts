@@ -7,11 +7,15 @@ import { setImmediate } from "node:timers";
 export class QueueBatches<P extends { reject: (e: unknown) => void }> {
   #pending = new Map<string, P[]>();
   #busy = new Set<string>();
+  #kicked = new Set<string>();
 
-  /** `take` cuts the next batch from the waiting items; `commit` writes it and settles each item. */
+  /**
+   * `take` cuts the next batch from the waiting items; `commit` writes it and settles each item
+   * (`kicked`: a kick asked for this commit, see `kick`).
+   */
   constructor(
     private take: (list: P[]) => P[],
-    private commit: (q: string, batch: P[]) => Promise<void>,
+    private commit: (q: string, batch: P[], kicked: boolean) => Promise<void>,
   ) {}
 
   /** Adds an item for queue `q`; a commit starts unless one is running. */
@@ -31,6 +35,12 @@ export class QueueBatches<P extends { reject: (e: unknown) => void }> {
   pull(q: string, take: (list: P[]) => P[]): P[] {
     const list = this.#pending.get(q);
     return list?.length ? take(list) : [];
+  }
+
+  /** Runs a commit of `q` soon even with nothing waiting (an empty batch: see its committer). */
+  kick(q: string): void {
+    this.#kicked.add(q);
+    if (!this.#busy.has(q)) this.#flush(q);
   }
 
   /** Puts items back at the front of `q`'s waiting items (a commit that could not take them all). */
@@ -53,11 +63,16 @@ export class QueueBatches<P extends { reject: (e: unknown) => void }> {
       await new Promise((r) => setImmediate(r));
       for (;;) {
         const list = this.#pending.get(q) ?? [];
-        if (list.length === 0) break;
+        if (list.length === 0) {
+          if (!this.#kicked.delete(q)) break;
+          await this.commit(q, [], true).catch(() => {});
+          continue;
+        }
+        const kicked = this.#kicked.delete(q);
         const batch = this.take(list);
         if (batch.length === 0) continue;
         try {
-          await this.commit(q, batch);
+          await this.commit(q, batch, kicked);
         } catch (e) {
           for (const p of batch) p.reject(e);
         }

@@ -1,4 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
+import { isLogMarker } from "./join_log.ts";
 import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
@@ -368,7 +369,8 @@ export class Engine {
         const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
         const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
         head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
-        this.#heads.set(q, head);
+        // A chunk's marker at the head: its first visitor's record comes with its expansion.
+        if (!isLogMarker(id)) this.#heads.set(q, head);
       }
       if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
     }

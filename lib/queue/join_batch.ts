@@ -10,12 +10,28 @@ import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
+import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
+import { takesRelays } from "./join_turn.ts";
+import {
+  placeRelayed,
+  readInbox,
+  RELAY_FROM_MS,
+  RELAY_JOINS,
+  relayable,
+  type Relayed,
+  relayOrGo,
+  sendRelayed,
+  type Taken,
+  writeResults,
+} from "./join_relay.ts";
+import type { QueueSettings } from "./types.ts";
 import {
   dropConflicts,
   dropTaken,
+  fits,
   type Joined,
   type JoinRecord,
-  mostMutations,
+  MOST_JOINS,
   newRound,
   type Pending,
   placeJoin,
@@ -27,14 +43,17 @@ export type { Joined, JoinRecord } from "./join_round.ts";
 export class KeyTakenError extends Error {}
 
 /**
- * Largest group commit: three mutations a join, and an op allows 1000. At 100 ms a commit, joins
- * through one queue are bound by commits per second times this (bench/scale_sim.ts).
+ * Largest group commit. Three mutations a join, and an op allows 1000: past about 325 joins the
+ * newcomers go into chunks (join_log.ts), so at 100 ms a commit one queue is not bound to about
+ * 3,300 joins a second (bench/scale_sim.ts).
  */
-const MAX_BATCH = 330;
+const MAX_BATCH = MOST_JOINS;
 /** Mutations the joins of one commit may add: KV's 1000 less the batch's own (counts, traffic, pre-queue). */
 const MUTATION_BUDGET = 980;
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
 const MAX_SUPPLIED = 90;
+/** Checks the joins of one commit and the records handed over may add (the counts and settings, and a pre-queue's, come first). */
+const MAX_CHECKS = 95;
 
 /** Times one batch steps aside for a starved tick (bounded: joins must answer in time). */
 const MAX_TICK_YIELDS = 3;
@@ -87,9 +106,13 @@ export class JoinBatcher {
       dropLate(list, Date.now(), Math.min(STORE_DEADLINE_MS / 2, 2 * this.#stepMs));
       return list.length ? takeBatch(list) : [];
     },
-    (q, batch) => this.#commit(q, batch),
+    (q, batch, kicked) => this.#commit(q, batch, kicked),
   );
   #stepMs = 10;
+  /** Inbox records this instance wrote (their numbers). */
+  #relayed = 0;
+  /** Inbox reads started during a commit, for the next attempt (less what that commit took). */
+  #ahead = new Map<string, { read: Promise<Deno.KvEntry<Relayed>[]>; taken: Set<string> }>();
 
   constructor(private ctx: QueueContext) {}
 
@@ -101,19 +124,22 @@ export class JoinBatcher {
   }
 
   /** Commits one batch: the joins still in time, retried until they commit or run out of time. */
-  async #commit(q: string, batch: Pending[]): Promise<void> {
+  async #commit(q: string, batch: Pending[], kicked = false): Promise<void> {
     // A join's bound counts from when it was added: waiting for the batch ahead (stuck on a
     // locked store, or a backlog) and behind this instance's other counts writers uses it up
     // too, so every visitor hears within it. Joins already out of time are never written.
     const run: Run = {
+      kicked,
       items: inTime(batch, Date.now()),
       later: [],
       yields: 0,
       committed: null,
       closed: false,
+      chunks: [],
     };
-    if (run.items.length === 0) return;
-    const end = Math.min(...run.items.map((p) => p.at)) + STORE_DEADLINE_MS;
+    // An empty batch is a kick: an attempt that takes other instances' handed-over joins.
+    if (run.items.length === 0 && batch.length > 0) return;
+    const end = Math.min(Date.now(), ...run.items.map((p) => p.at)) + STORE_DEADLINE_MS;
     // Each attempt (not the whole retried commit) waits its turn among this instance's counts
     // writers, so a tick waiting for its commit goes between two attempts instead of behind a
     // batch that keeps losing to other instances (bench/scale_sim.ts).
@@ -125,15 +151,23 @@ export class JoinBatcher {
       throw e;
     });
     run.closed = true;
-    instanceMetrics.batchSize.observe([], batch.length);
+    if (batch.length > 0) instanceMetrics.batchSize.observe([], batch.length);
     const waiters = results.filter((r): r is Joined => !(r instanceof Error) && r.line !== null);
     if (run.committed) {
       this.ctx.noteJoined(q, run.committed, waiters[0]?.visitor.seq ?? null, waiters.length);
     }
-    results.forEach((r, i) =>
-      r instanceof Error ? run.items[i].reject(r) : run.items[i].resolve(r)
-    );
     this.#batches.putBack(q, run.later);
+    const settle = (i: number) => {
+      const r = results[i];
+      r instanceof Error ? run.items[i].reject(r) : run.items[i].resolve(r);
+    };
+    // Joins written as themselves are answered now; those in chunks once their chunk is expanded,
+    // which goes on beside this queue's next join commit.
+    const inChunk = (i: number) => chunkOf(run.chunks, results[i]) !== undefined;
+    results.forEach((_, i) => inChunk(i) || settle(i));
+    if (run.chunks.length === 0) return;
+    const logged = results.map((_, i) => i).filter(inChunk);
+    expandWritten(this.ctx.kv, q, run.chunks, results, end).then(() => logged.forEach(settle));
   }
 
   /**
@@ -144,9 +178,10 @@ export class JoinBatcher {
     const ctx = this.ctx;
     annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": run.items.length });
     const now = ctx.now();
-    const [{ counts, entry, settings, settingsEntry }, branding] = await Promise.all([
+    const [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
       this.#readState(q),
       ctx.branding(q),
+      this.#inbox(q),
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
@@ -157,12 +192,23 @@ export class JoinBatcher {
       return null;
     }
     const turn = await ctx.turns.decide(q, counts, Date.now(), ctx.turns.commitMs);
-    if (!turn.go) return new TurnWait(turn.ms);
+    // Records whose senders take them back before a commit could land count for nothing (one left
+    // by an instance that stopped would otherwise have every instance hand joins to nobody).
+    const live = inbox.filter((e) => e.value.until > Date.now() + ctx.turns.commitMs);
+    const { go, relay } = relayOrGo(ctx, counts, turn, run.kicked, live.length > 0);
+    if (relay) this.#relayOut(q, run, settings);
+    if (run.items.length === 0 && !run.kicked) return [];
+    if (!go) return run.items.length === 0 ? [] : new TurnWait(turn.go ? 0 : turn.ms);
     this.#topUp(q, run);
     await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(counts.waiting) / 1000);
     const open = ctx.isOpen(settings, now);
     const rate = ctx.ratePerSecond(settings);
     refill(counts, rate, now, open, bucketCap(rate));
+    // Counts this release writes first: no previous release wrote them (see join_log.ts). No
+    // chunks while a previous release holds the turn or waits for one (it would pass a marker).
+    if (entry.versionstamp === null) counts.logSince ||= 1;
+    const olderAround = !takesRelays(counts.turnBy) && counts.turnBy !== "" ||
+      (await ctx.turns.wanters(q, Date.now())).some((id) => !takesRelays(id));
     const op = ctx.kv.atomic().check(entry, settingsEntry);
     // A pre-queue refuses joins before its window and publishes its commitment with the first.
     const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
@@ -179,29 +225,66 @@ export class JoinBatcher {
       accepting,
       windowJoin,
     });
+    if (olderAround) round.mayLog = false;
+    // Joins other instances handed over came first: they go first.
+    // When this commit lands, with room for a slow one (real time, as the senders' bounds): a
+    // record its sender takes back meanwhile would fail the commit.
+    const landsBy = Date.now() + 3 * ctx.turns.commitMs + 100;
+    const checks = MAX_CHECKS - run.items.reduce((n, p) => n + checksOf(p), 0);
+    const taken = placeRelayed(round, inbox, MUTATION_BUDGET, landsBy, checks);
+    if (run.items.length === 0 && taken.length === 0) {
+      // Nothing handed over yet: while the turn is this instance's, look again soon.
+      if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now()) {
+        setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 4));
+      }
+      return [];
+    }
     const out: (Joined | Error)[] = [];
     for (const p of run.items) {
       // A batch that would pass KV's mutation limit (its waiters' check-in seconds vary) stops
       // here; the rest go first into the next commit.
-      if (out.length > 0 && round.mutations + mostMutations(p) > MUTATION_BUDGET) break;
-      out.push(placeJoin(round, p));
+      // A single join always goes, whatever it carries (at most a handful of records).
+      const how = fits(round, p, MUTATION_BUDGET) ?? (round.joined === 0 ? "direct" : null);
+      if (!how) break;
+      out.push(placeJoin(round, p, how === "log"));
     }
+    writeChunks(op, q, round.chunks);
     sumCheckins(op, q, round.checkins);
     countTraffic(op, q, now, "in", round.joined);
     countTraffic(op, q, now, "out", round.admitted);
-    const more = this.#batches.waiting(q) > 0 || out.length < run.items.length;
+    // More to come: this instance's own, or other instances' handed over (they keep coming).
+    // More to come: this instance's own; or, where commits are slow enough for joins to be handed
+    // over, others' (a turn given up with nothing left had every instance commit at once, since
+    // nobody hands joins to a turn that nobody holds).
+    const relaying = ctx.turns.commitMs >= RELAY_FROM_MS;
+    const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
+      live.length > 0 ||
+      relaying;
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
+    writeResults(round, taken);
     op.set(keys.counts(q), counts);
     // Cut off by the deadline meanwhile (its visitors heard 503): not written after all.
     if (run.closed) throw new StoreBusyError("join", "no commit took it in time");
+    // Keeping the turn with handed-over joins coming: the next commit's inbox is read while this
+    // one is in flight (a round trip less between two commits; what this one takes is left out).
+    const ahead = counts.turnBy === ctx.turns.me && live.length > 0
+      ? this.#readAhead(q, taken)
+      : null;
     const res = await op.commit();
+    if (ahead && !res.ok) ahead.taken.clear();
     ctx.turns.noteCommit(Date.now() - sent);
     // How long a step takes here (reads and commit): the time to step aside for a tick.
     this.#stepMs = (this.#stepMs + ctx.now() - now) / 2;
     if (res.ok) {
       // Each answer's line shares `counts`, so it shows the waiting count this commit left.
       run.committed = counts;
+      run.chunks = round.chunks.map((chunk) => ({ chunk, versionstamp: res.versionstamp }));
+      // Other instances hand joins over while this one holds the turn: take them soon.
+      if (taken.length > 0) this.#batches.kick(q);
+      else if (relaying && counts.turnBy === ctx.turns.me) {
+        setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 3));
+      }
       // This instance holds the turn, so other instances skip their ticks: it runs the second's.
       if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
         ctx.onTickDue?.(q);
@@ -216,8 +299,9 @@ export class JoinBatcher {
       });
       return out;
     }
-    // Lost to another writer (most often another instance's join batch): this one waits too.
-    ctx.turns.want(q).catch(() => {});
+    // Lost to another writer (most often another instance's join batch): this one waits too,
+    // for a turn of its own only with joins it cannot hand over (its next attempt hands the rest).
+    if (run.items.some((p) => !relayable(p))) ctx.turns.want(q).catch(() => {});
     run.items = await dropConflicts(ctx.kv, run.items);
     if (run.items.length === 0) return [];
     run.items = await dropTaken(ctx.kv, q, run.items);
@@ -247,6 +331,39 @@ export class JoinBatcher {
       // A lost commit reads again at once: the winner's turn then says how long to wait.
       { deadlineMs: end - Date.now(), pause: (i) => i > 2 ? 20 : 5 },
     );
+  }
+
+  /** The inbox for an attempt: read ahead during this instance's last commit, else now. */
+  #inbox(q: string): Promise<Deno.KvEntry<Relayed>[]> {
+    const ahead = this.#ahead.get(q);
+    this.#ahead.delete(q);
+    if (!ahead) return readInbox(this.ctx.kv, q);
+    return ahead.read.then((list) => list.filter((e) => !ahead.taken.has(keyId(e.key))));
+  }
+
+  /** Starts reading the inbox for this instance's next attempt (its current commit in flight). */
+  #readAhead(q: string, taken: Taken[]) {
+    const ahead = {
+      read: readInbox(this.ctx.kv, q).catch(() => []),
+      taken: new Set(taken.map((t) => keyId(t.entry.key))),
+    };
+    this.#ahead.set(q, ahead);
+    return ahead;
+  }
+
+  /** Hands the batch's plain joins to the turn holder's next commit (answered as they come). */
+  #relayOut(q: string, run: Run, settings: QueueSettings): void {
+    const plain = run.items.filter(relayable);
+    if (plain.length === 0) return;
+    run.items = run.items.filter((p) => !relayable(p));
+    // Nothing left that needs a turn of its own: a registration would be handed a turn unused.
+    if (run.items.length === 0) this.ctx.turns.unwant(q).catch(() => {});
+    const sender = { ctx: this.ctx, kick: (k: string) => this.#batches.kick(k) };
+    for (let i = 0; i < plain.length; i += RELAY_JOINS) {
+      const part = plain.slice(i, i + RELAY_JOINS);
+      const end = Math.min(...part.map((p) => p.at)) + STORE_DEADLINE_MS;
+      sendRelayed(sender, q, part, settings, this.#relayed++, end);
+    }
   }
 
   /** Adds joins that arrived while the batch waited for its turn, up to a full batch. */
@@ -279,8 +396,12 @@ class TurnWait {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+const keyId = (k: Deno.KvKey) => JSON.stringify(k);
+
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {
+  /** An empty batch run to take other instances' handed-over joins. */
+  kicked: boolean;
   items: Pending[];
   /** Joins that did not fit the committed op: they go first into the next commit. */
   later: Pending[];
@@ -290,6 +411,8 @@ interface Run {
   committed: Counts | null;
   /** Settled (committed, or given up): an attempt still running must not take in more joins. */
   closed: boolean;
+  /** The chunks of joins the successful commit wrote, to expand before they are answered. */
+  chunks: Written[];
 }
 
 /** The joins of a batch still within their bound; the others are refused as out of time. */

@@ -8,6 +8,8 @@ import { keys } from "../store/keys.ts";
 import { openSlots, type QueueContext, type QueueView, wholeTokens } from "./context.ts";
 import { grantSlot, putWaiting } from "./records.ts";
 import { schedule } from "./visitor.ts";
+import { addToChunk, CHUNK_JOINS, CHUNK_MUTATIONS, type JoinChunk, mayLog } from "./join_log.ts";
+import { drawPending } from "./prequeue_phase.ts";
 import type { Branding, Counts, QueueSettings, Visitor } from "./types.ts";
 
 /**
@@ -67,6 +69,12 @@ export interface Round {
   written: Set<string>;
   /** The check-in seconds of this round's waiters, summed once into the op. */
   checkins: number[];
+  /** The distinct seconds of `checkins` (each one mutation). */
+  seconds: Set<number>;
+  /** Plain newcomers may go into chunks (see join_log.ts). */
+  mayLog: boolean;
+  /** Chunks of newcomers this round wrote. */
+  chunks: JoinChunk[];
   /** Mutations the placed joins added to the op (records, their rows, one per check-in second). */
   mutations: number;
   joined: number;
@@ -78,7 +86,19 @@ const idOf = (key: Deno.KvKey) => JSON.stringify(key);
 
 /** A round over the state one attempt read, with nothing placed yet. */
 export function newRound(
-  r: Omit<Round, "line" | "seen" | "written" | "checkins" | "mutations" | "joined" | "admitted">,
+  r: Omit<
+    Round,
+    | "line"
+    | "seen"
+    | "written"
+    | "checkins"
+    | "seconds"
+    | "mayLog"
+    | "chunks"
+    | "mutations"
+    | "joined"
+    | "admitted"
+  >,
 ): Round {
   const line: QueueView = {
     settings: r.settings,
@@ -94,6 +114,11 @@ export function newRound(
     seen: new Set(),
     written: new Set(),
     checkins: [],
+    seconds: new Set(),
+    // Queue mode outside a pre-queue's draw only: the chunk's order is the line's order.
+    mayLog: mayLog(r.counts, r.now) && r.settings.mode === "queue" && !r.windowJoin &&
+      !drawPending(r.settings),
+    chunks: [],
     mutations: 0,
     joined: 0,
     admitted: 0,
@@ -103,8 +128,37 @@ export function newRound(
 /** The most mutations one join can add to a round's op (see `Round.mutations`). */
 export const mostMutations = (p: Pending) => 4 + p.records.length;
 
-/** Places one join in the round's op: its answer, or the refusal it gets. */
-export function placeJoin(r: Round, p: Pending): Joined | Error {
+/** Most joins one round takes in, chunks included (a commit's payload stays near 100 KB). */
+export const MOST_JOINS = 1600;
+
+/** Mutations kept back from the joins written as themselves, for the chunks after them. */
+const LOG_RESERVE = 40;
+
+/**
+ * How join `p` still fits the round's op within `budget` mutations: as itself, or, once they are
+ * spent, a plain newcomer into a chunk (no records, no id of its own to check, a waiter); null
+ * when it does not.
+ */
+export function fits(r: Round, p: Pending, budget: number): "direct" | "log" | null {
+  const reserve = r.mayLog ? LOG_RESERVE : 0;
+  if (r.mutations + mostMutations(p) <= budget - reserve) return "direct";
+  return canLog(r, p, budget) ? "log" : null;
+}
+
+/** True when plain newcomer `p` can go into a chunk of the round within `budget` mutations. */
+export function canLog(r: Round, p: Pending, budget: number): boolean {
+  if (!r.mayLog || p.supplied || p.records.length > 0 || r.joined >= MOST_JOINS) return false;
+  const open = r.chunks[r.chunks.length - 1];
+  // A new chunk when none is open, it is full or the next arrival does not follow it; and perhaps
+  // one new check-in second.
+  const follows = open && open.ids.length < CHUNK_JOINS &&
+    open.seq + open.ids.length === r.counts.nextSeq;
+  const need = (follows ? 0 : CHUNK_MUTATIONS) + 1;
+  return !admitsAtOnce(r) && r.mutations + need <= budget;
+}
+
+/** Places one join in the round's op (`logged`: into a chunk): its answer, or its refusal. */
+export function placeJoin(r: Round, p: Pending, logged = false): Joined | Error {
   if (!r.accepting) return new NotOpenError(r.q);
   if (r.seen.has(p.id)) {
     // The same new id twice in one batch (a double click): the second is a takeover.
@@ -121,9 +175,10 @@ export function placeJoin(r: Round, p: Pending): Joined | Error {
   writeRecords(r, p);
   const seq = r.counts.nextSeq++;
   r.joined++;
+  const atOnce = admitsAtOnce(r);
   // A waiter's record, its arrival and deadline rows; an admission's record and expiry row.
-  r.mutations += 3 + p.records.length;
-  return admitsAtOnce(r) ? admitAtOnce(r, p, seq) : joinLine(r, p, seq);
+  if (!logged || atOnce) r.mutations += 3 + p.records.length;
+  return atOnce ? admitAtOnce(r, p, seq) : joinLine(r, p, seq, logged);
 }
 
 /** Writes a join's guard records, each checked to be as the join expects. */
@@ -136,7 +191,7 @@ function writeRecords(r: Round, p: Pending): void {
 }
 
 /** True when the line is empty and a slot and a token are free: no wait at all. */
-function admitsAtOnce(r: Round): boolean {
+export function admitsAtOnce(r: Round): boolean {
   return r.open && r.counts.waiting === 0 && openSlots(r.settings, r.counts) > 0 &&
     wholeTokens(r.counts) >= 1;
 }
@@ -161,14 +216,15 @@ function admitAtOnce(r: Round, p: Pending, seq: number): Joined {
 }
 
 /** Adds the newcomer to the back of the line, with its first check-in scheduled. */
-function joinLine(r: Round, p: Pending, seq: number): Joined {
+function joinLine(r: Round, p: Pending, seq: number, logged: boolean): Joined {
   r.counts.waiting++;
   // The newcomer is last in line: its position is the waiting count, exact because the commit
   // checks the counts record (whichever instance wrote it last).
   const own = { ...r.line, head: seq - r.counts.waiting + 1 };
   const [nextCheckAt, deadline, checkin] = schedule(r.ctx, r.q, own, seq, "join");
   if (checkin !== null) {
-    if (!r.checkins.includes(checkin)) r.mutations++;
+    if (!r.seconds.has(checkin)) r.mutations++;
+    r.seconds.add(checkin);
     r.checkins.push(checkin);
   }
   const v: Visitor = {
@@ -181,7 +237,8 @@ function joinLine(r: Round, p: Pending, seq: number): Joined {
   };
   // A window join waits for the draw, which places it without rewriting this record.
   if (r.windowJoin) v.round = r.counts.preRound;
-  putWaiting(r.op, r.q, v, !r.windowJoin);
+  if (!logged) putWaiting(r.op, r.q, v, !r.windowJoin);
+  else if (addToChunk(r.chunks, v)) r.mutations += CHUNK_MUTATIONS;
   return { visitor: v, line: own };
 }
 

@@ -30,8 +30,11 @@ const jitter = () => Math.random() * 10;
  * scale with `commitMs`, how long this instance's join commits take to come back.
  */
 export class JoinTurns {
-  /** This instance's name in the counts record (random, short). */
-  readonly me = crypto.randomUUID().slice(0, 8);
+  /**
+   * This instance's name in the counts record (random, short). It starts with "r" (never a hex
+   * digit, as a previous release's names are): holders named so take joins handed over.
+   */
+  readonly me = "r" + crypto.randomUUID().slice(0, 7);
   /** When this instance last registered as waiting, by queue. */
   #wanting = new Map<string, number>();
   #wanters = new Map<string, { ids: string[]; at: number }>();
@@ -122,8 +125,9 @@ export class JoinTurns {
     // The turn counts from this instance's first commit in it (not from when it was handed on).
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
-    // Until this instance's next commit lands: it goes out as soon as this one is back.
-    const next = now + 2 * commitMs + 50;
+    // Until this instance's next commit lands: it goes out as soon as this one is back, after
+    // building (a commit of 1,600 joins takes CPU time as well as a round trip).
+    const next = now + 3 * commitMs + 50;
     if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
     this.#holding.delete(q);
     const other = successor(this.me, await this.wanters(q, now));
@@ -150,6 +154,9 @@ export class JoinTurns {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** True when the turn holder `by` takes joins handed over (see join_relay.ts). */
+export const takesRelays = (by: string) => by.startsWith("r");
 
 /** How long a waiter sleeps before reading the turn again. */
 const poll = (commitMs: number) => Math.max(20, commitMs / 2);

@@ -93,6 +93,9 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   const kv = ctx.kv;
   for (
     const prefix of [
+      // Chunks and handed-over joins first: an expansion landing meanwhile writes line entries.
+      keys.joinLogPrefix(q),
+      keys.joinInboxPrefix(q),
       keys.fifoPrefix(q),
       keys.deadlinePrefix(q),
       keys.expiryPrefix(q),

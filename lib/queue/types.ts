@@ -60,6 +60,11 @@ export interface Counts {
   turnSince: number;
   /** When that turn lapses (unix ms). */
   turnUntil: number;
+  /**
+   * Since when only this release has written these counts (a previous one drops the field): join
+   * commits write chunks of joins only after a while of it (see join_log.ts).
+   */
+  logSince: number;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -134,6 +139,7 @@ export const EMPTY_COUNTS: Counts = {
   turnBy: "",
   turnSince: 0,
   turnUntil: 0,
+  logSince: 0,
 };
 
 /** Soft merge: stored fields win, fields added by a later release get defaults. */

@@ -123,7 +123,7 @@ function growingPause(i: number, tookMs: number): number {
  * later; every step checks what it read, so a retry by the caller cannot apply it twice, and
  * this write gives up instead of retrying after a cut-off.
  */
-function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Promise<T> {
+export function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Promise<T> {
   // The step runs on after a cut-off: its own failure then has nobody to hear it.
   p.catch(() => {});
   return new Promise<T>((resolve, reject) => {

@@ -21,6 +21,15 @@ export const keys = {
   /** FIFO index of waiting visitors by arrival number. */
   fifo: (q: string, seq: number) => ["w", q, seq] as const,
   fifoPrefix: (q: string) => ["w", q] as const,
+  /** Joins written compactly by a join commit, until expanded (see lib/queue/join_log.ts). */
+  joinLog: (q: string, seq: number) => ["jl", q, seq] as const,
+  joinLogPrefix: (q: string) => ["jl", q] as const,
+  /** Joins an instance hands to the next join commit of the queue (see lib/queue/join_relay.ts). */
+  joinInbox: (q: string, at: number, instance: string, n: number) =>
+    ["ji", q, at, instance, n] as const,
+  joinInboxPrefix: (q: string) => ["ji", q] as const,
+  /** The answers a join commit wrote for an inbox record. */
+  joinResult: (q: string, instance: string, n: number) => ["jr", q, instance, n] as const,
   /** Liveness deadlines of waiting visitors. */
   deadline: (q: string, ms: number, id: string) => ["d", q, ms, id] as const,
   deadlinePrefix: (q: string) => ["d", q] as const,
