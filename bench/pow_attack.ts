@@ -29,8 +29,10 @@
  * where the machine's CPU time went while the crowd arrived.
  *
  * Run: `deno run -A bench/pow_attack.ts [--runs 1] [--seconds 60] [--visitors 1000]
- * [--margin 1.2 | --difficulty N] [--attackers 1] [--max-solvers 32] [--no-results]` (writes its
- * section of bench/RESULTS.md; with `--runs N`, N runs one after another and how many passed).
+ * [--margin 1.2 | --difficulty N] [--attackers 1] [--max-solvers 32] [--server-nice -10]
+ * [--no-results]` (writes its section of bench/RESULTS.md; with `--runs N`, N runs one after
+ * another and how many passed). Needs root (the server's raised priority). The KV file goes in
+ * the temp dir (`TMPDIR`); `POW_ATTACK_KEEP_LOG=1` copies the server's log to /tmp/pow-server.log.
  */
 import { writeJoinGuards } from "../lib/guard/settings.ts";
 import { percentile } from "./checkins_sim.ts";
@@ -270,7 +272,16 @@ const commits = joinCommits(
 );
 stopping = true;
 await stopAll();
+// The server's warnings and errors, for the console only (a missed commit deadline logs there).
+const logged = new Map<string, number>();
+for (const line of (await Deno.readTextFile(t.logPath).catch(() => "")).split("\n")) {
+  const m = /"level":"(warn|error)".*?"msg":"([^"]*)"(?:.*?"error":"([^"]*)")?/.exec(line);
+  const k = m && `${m[1]}: ${m[2]}${m[3] ? ` (${m[3]})` : ""}`;
+  if (k) logged.set(k, (logged.get(k) ?? 0) + 1);
+}
+console.log(`server log: ${JSON.stringify([...logged])}`);
 const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
+if (Deno.env.get("POW_ATTACK_KEEP_LOG")) await Deno.copyFile(t.logPath, "/tmp/pow-server.log");
 await Deno.remove(dir, { recursive: true }).catch(() => {});
 // Measured again once the server has stopped: did the cores' speed move during the run?
 const after = await calibrate(cores());
