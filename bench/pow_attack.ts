@@ -44,9 +44,9 @@ import { calibrate, cores, CpuMeter, joinCommits } from "./scenarios/pow_calibra
 import { powReport } from "./scenarios/pow_report.ts";
 import { launchRuns, RUN_OUT_ENV } from "./scenarios/pow_runs.ts";
 import { CrowdSolvers, powWorker } from "./scenarios/pow_solvers.ts";
+import { OrdinaryVisitors } from "./scenarios/pow_visitor.ts";
 import { admittedAt } from "./scenarios/store.ts";
-import { pause, startTarget } from "./scenarios/target.ts";
-import { decodeTicket } from "./tickets.ts";
+import { pause, serverErrors, startTarget } from "./scenarios/target.ts";
 
 const args = new Map<string, string>();
 for (let i = 0; i < Deno.args.length; i++) {
@@ -142,54 +142,7 @@ const attackFollower = new Follower(new HttpPool(t.url, 16), t.clock);
 follower.start();
 attackFollower.start();
 
-const ordinary = {
-  placed: 0,
-  challenged: 0,
-  tries: 0,
-  /** Joins answered 503 `store_busy` and sent again. */
-  busyRetries: 0,
-  refused: new Map<string, number>(),
-  toPlaceMs: [] as number[],
-  seqOf: new Map<string, number>(),
-};
-async function visitor(i: number): Promise<void> {
-  const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-  const arrived = Date.now();
-  let proof: { challenge: string; nonce: string } | undefined;
-  for (let attempt = 0; attempt < 12; attempt++) {
-    const res = await fetch(`${t.url}/join`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-client-ip": ip },
-      body: JSON.stringify({ queue: "default", ...(proof ? { proof } : {}) }),
-    });
-    const body = await res.json();
-    if (res.ok) {
-      const ticket = res.headers.get("set-cookie")!.match(/tg_ticket=([^;]+)/)![1];
-      const { sub, seq } = decodeTicket(ticket);
-      ordinary.placed++;
-      ordinary.toPlaceMs.push(Date.now() - arrived);
-      ordinary.seqOf.set(sub, seq);
-      if (res.status === 202) follower.add(ticket);
-      return;
-    }
-    const ch = body.error?.details?.challenge;
-    if (body.error?.code === "store_busy") {
-      // As the waiting page does: the same join again when the answer says (its proof unspent).
-      ordinary.busyRetries++;
-      await pause(1000 * Number(res.headers.get("retry-after") ?? 1));
-      continue;
-    }
-    if (!ch) {
-      const code = body.error?.code ?? String(res.status);
-      ordinary.refused.set(code, (ordinary.refused.get(code) ?? 0) + 1);
-      return;
-    }
-    if (attempt === 0) ordinary.challenged++;
-    const nonce = await crowd.solve(ch);
-    ordinary.tries += Number(nonce) + 1;
-    proof = { challenge: ch.challenge, nonce };
-  }
-}
+const ordinary = new OrdinaryVisitors(t.url, crowd, follower);
 
 const attack = { joined: 0, solved: 0, tries: 0, refused: new Map<string, number>() };
 const attackers: Worker[] = [];
@@ -210,7 +163,7 @@ console.log(
 while (!tailEnd || Date.now() < tailEnd) {
   const elapsed = (Date.now() - started) / 1000;
   for (; sent < Math.min(o.visitors, Math.floor(elapsed * o.visitors / o.seconds)); sent++) {
-    visits.push(visitor(sent).finally(() => done++));
+    visits.push(ordinary.visit(sent).finally(() => done++));
   }
   if (elapsed >= 5 && attackers.length < o.attackers) {
     attackFrom = Date.now();
@@ -273,13 +226,7 @@ const commits = joinCommits(
 stopping = true;
 await stopAll();
 // The server's warnings and errors, for the console only (a missed commit deadline logs there).
-const logged = new Map<string, number>();
-for (const line of (await Deno.readTextFile(t.logPath).catch(() => "")).split("\n")) {
-  const m = /"level":"(warn|error)".*?"msg":"([^"]*)"(?:.*?"error":"([^"]*)")?/.exec(line);
-  const k = m && `${m[1]}: ${m[2]}${m[3] ? ` (${m[3]})` : ""}`;
-  if (k) logged.set(k, (logged.get(k) ?? 0) + 1);
-}
-console.log(`server log: ${JSON.stringify([...logged])}`);
+console.log(`server log: ${JSON.stringify(await serverErrors(t, ["warn", "error"]))}`);
 const order = arrivalOrder(ordinary.seqOf, await admittedAt(kvPath));
 if (Deno.env.get("POW_ATTACK_KEEP_LOG")) await Deno.copyFile(t.logPath, "/tmp/pow-server.log");
 await Deno.remove(dir, { recursive: true }).catch(() => {});

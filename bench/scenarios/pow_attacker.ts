@@ -9,6 +9,7 @@
  * Nonces are searched from 0, so a solution's nonce + 1 is the number of hashes it took.
  */
 import { PowHasher } from "../../lib/challenge/pow_hash.ts";
+import { postJoin, type Proof } from "./pow_join.ts";
 
 interface Challenge {
   challenge: string;
@@ -43,13 +44,9 @@ self.onmessage = async (e: MessageEvent) => {
   for (;;) {
     const ip = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
     n++;
-    let proof: { challenge: string; nonce: string } | undefined;
+    let proof: Proof | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const res = await fetch(`${m.url}/join`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-client-ip": ip },
-        body: JSON.stringify({ queue: "default", ...(proof ? { proof } : {}) }),
-      }).catch(() => null);
+      const res = await postJoin(m.url, ip, proof).catch(() => null);
       if (!res) break;
       const body = await res.json().catch(() => null);
       if (res.ok) {
