@@ -10,6 +10,8 @@ import { planLine, writeLine } from "./seed.ts";
 import { arrivalOrder } from "./scenarios/attack.ts";
 import { newAddressResult } from "./scenarios/attack_run.ts";
 import { HttpPool } from "./scenarios/http.ts";
+import { calibrate, joinCommits } from "./scenarios/pow_calibrate.ts";
+import { passed, runsTable, type RunSummary } from "./scenarios/pow_report.ts";
 import { keepLoadSection, upsertBlock } from "./scenarios/markdown.ts";
 import { keys } from "../lib/store/keys.ts";
 import type { Visitor } from "../lib/queue/types.ts";
@@ -313,5 +315,55 @@ Deno.test("attack scenario: arrival order and the new-address result are read as
     pass: true,
   });
   assertEquals(newAddressResult(section.replace("| PASS |", "| FAIL |"))?.pass, false);
+  const runs = (n: number) =>
+    newAddressResult(`${section}\n\nRuns in this invocation: ${n} of 5 passed every target.\n`);
+  assertEquals(runs(5), {
+    measured:
+      "8.0% (80 of 1000) (bench/pow_attack.ts, 2026-11-25T23:13:39.380Z; 5 of 5 runs passed)",
+    pass: true,
+  });
+  assertEquals(runs(4)?.pass, false, "one of the runs failed");
   assertEquals(newAddressResult("# no such section"), null);
+});
+
+Deno.test("pow attack: the calibration, the server's join commits and the runs table", async () => {
+  // One thread hashes for 0.3 s: a rate per CPU second, and at most one core's worth of CPU.
+  const c = await calibrate(1, 300);
+  assert(c.perCore > 10_000 && c.wallRate > 10_000, `hashes counted: ${JSON.stringify(c)}`);
+  assert(c.cpuShare <= 1.2, `one thread, at most a core: ${c.cpuShare}`);
+  assertEquals(c.capacity, c.perCore * c.cores);
+
+  const h = "tollgate_kv_commit_duration_seconds";
+  const text = [
+    `${h}_bucket{op="enter",le="1"} 50`,
+    `${h}_bucket{op="join",le="0.5"} 7`,
+    `${h}_bucket{op="join",le="1"} 8`,
+    `${h}_bucket{op="join",le="10"} 10`,
+    `${h}_count{op="enter"} 50`,
+    `${h}_count{op="join"} 10`,
+    `tollgate_kv_commit_failures_total{op="join"} 1`,
+  ].join("\n");
+  assertEquals(joinCommits(text), { count: 10, overSecond: 2, failed: 1 });
+  assertEquals(joinCommits(""), { count: 0, overSecond: 0, failed: 0 });
+
+  const run = (share: number, placed = true): RunSummary => ({
+    at: "2026-11-26T00:00:00.000Z",
+    difficulty: 400_000,
+    share,
+    demand: 1.2,
+    achieved: 1.5,
+    full: 0.9,
+    others: 0.1,
+    idle: 0,
+    placed: 1000,
+    busyRetries: 3,
+    toPlaceP50: 9,
+    pass: { share: share <= 0.1, placed, order: true },
+  });
+  const runs = [run(0.04), run(0.2), run(0.05, false)];
+  assertEquals(runs.map(passed), [true, false, false]);
+  const table = runsTable(runs).join("\n");
+  assert(table.startsWith("Runs in this invocation: 1 of 3 passed"), table);
+  assert(table.includes("| 2 | 400,000 | 20.0% |") && table.includes("FAIL (share)"), table);
+  assert(table.includes("FAIL (placed)"), table);
 });

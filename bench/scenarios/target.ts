@@ -41,15 +41,15 @@ export interface ServerErrors {
 }
 
 /**
- * The `"level":"error"` lines of a stopped server's log. A wedged admission tick answers no
- * request with an error, so only its log shows it.
+ * The `"level":"error"` lines (or those of `levels`) of a stopped server's log. A wedged
+ * admission tick answers no request with an error, so only its log shows it.
  */
-export async function serverErrors(t: Target): Promise<ServerErrors> {
+export async function serverErrors(t: Target, levels = ["error"]): Promise<ServerErrors> {
   const text = await Deno.readTextFile(t.logPath).catch(() => "");
   const seen = new Map<string, number>();
   let count = 0;
   for (const line of text.split("\n")) {
-    if (!line.includes('"level":"error"')) continue;
+    if (!levels.some((l) => line.includes(`"level":"${l}"`))) continue;
     count++;
     let key = line;
     try {
