@@ -262,8 +262,9 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     bucketLeft: 0,
   };
   // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
-  // gave up): their waiters have no deadline entries, so nothing else would ever drop them.
-  await expandLeft(ctx, q);
+  // gave up): their waiters have no deadline entries, so nothing else would ever drop them. Beside
+  // the tick's own reads (an admission that reaches one expands it itself).
+  const left = expandLeft(ctx, q).catch(() => {});
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   let looked = false;
@@ -335,6 +336,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     }, "tick");
     if (!more) break;
   }
+  await left;
   if (result.ran) {
     ctx.invalidate(q);
     // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
