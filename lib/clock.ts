@@ -3,6 +3,9 @@ export interface Clock {
   now(): number;
 }
 
+/** Waits `ms` of real time (0 or less: the next timer turn). */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+
 /** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 

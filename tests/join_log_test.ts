@@ -34,6 +34,16 @@ const kind = (w: Deno.KvKey[]) =>
     ? "join"
     : "x";
 
+/** A waiter that joined at `now` as arrival `seq`, checking in 5 s on, lapsing `lapse` on. */
+const waiter = (id: string, seq: number, now: number, lapse = 60_000): Visitor => ({
+  id,
+  seq,
+  joinedAt: now,
+  state: "waiting",
+  nextCheckAt: now + 5000,
+  deadline: now + lapse,
+});
+
 /** A crowd joining at once behind one first join, over a store whose commits take 60 ms. */
 async function crowd(real: Deno.Kv, tally: KvTally) {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
@@ -93,24 +103,8 @@ Deno.test("an admission that meets a chunk expands it first: nobody behind it go
   // as itself by a later commit, and a budget of three admissions.
   const chunks: JoinChunk[] = [];
   const ids = ["chunkAAA1", "chunkAAA2", "chunkAAA3"];
-  ids.forEach((id, i) =>
-    addToChunk(chunks, {
-      id,
-      seq: i + 1,
-      joinedAt: now,
-      state: "waiting",
-      nextCheckAt: now + 5000,
-      deadline: now + 60_000,
-    })
-  );
-  const later: Visitor = {
-    id: "laterAAA4",
-    seq: 4,
-    joinedAt: now,
-    state: "waiting",
-    nextCheckAt: now + 5000,
-    deadline: now + 60_000,
-  };
+  ids.forEach((id, i) => addToChunk(chunks, waiter(id, i + 1, now)));
+  const later = waiter("laterAAA4", 4, now);
   const counts: Counts = {
     ...EMPTY_COUNTS,
     nextSeq: 5,
@@ -307,14 +301,7 @@ Deno.test("a chunk its writer left is expanded by the next tick: its waiters can
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
   const now = t.clock.now();
   const chunks: JoinChunk[] = [];
-  addToChunk(chunks, {
-    id: "leftAAAA1",
-    seq: 1,
-    joinedAt: now,
-    state: "waiting",
-    nextCheckAt: now + 5000,
-    deadline: now + 20_000,
-  });
+  addToChunk(chunks, waiter("leftAAAA1", 1, now, 20_000));
   const op = t.kv.atomic().set(keys.counts(Q), {
     ...EMPTY_COUNTS,
     nextSeq: 2,

@@ -1,4 +1,5 @@
 import { retryCommit } from "../store/commit.ts";
+import { sleep } from "../clock.ts";
 import { deleteListed } from "../store/delete.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { keys } from "../store/keys.ts";
@@ -261,10 +262,6 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     bucketAt: 0,
     bucketLeft: 0,
   };
-  // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
-  // gave up): their waiters have no deadline entries, so nothing else would ever drop them. Beside
-  // the tick's own reads (an admission that reaches one expands it itself).
-  const left = expandLeft(ctx, q).catch(() => {});
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   let looked = false;
@@ -281,7 +278,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       // ticks then unless that one did (a turn handed on can leave a second without its tick).
       if (round === 0 && !looked && ctx.turns.heldByOther(counts, Date.now())) {
         looked = true;
-        await new Promise((r) => setTimeout(r, Math.max(0, 600 - Date.now() % 1000)));
+        await sleep(600 - Date.now() % 1000);
         now = ctx.now();
         ({ counts, entry, settings, settingsEntry } = await ctx.readState(q));
         if (!settings || counts.tickAt >= sec) return false;
@@ -336,8 +333,11 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     }, "tick");
     if (!more) break;
   }
-  await left;
   if (result.ran) {
+    // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
+    // gave up): their waiters have no deadline entries, so nothing else would drop them. Looked
+    // for by the instance whose tick ran only (an admission that reaches one expands it itself).
+    await expandLeft(ctx, q).catch(() => {});
     ctx.invalidate(q);
     // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
     // (a fixed second could be missed when ticks come only from requests).

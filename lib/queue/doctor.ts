@@ -12,6 +12,7 @@
  * A repair is safe while the service runs: the corrected counts are committed with a check on the
  * versionstamp read before a consistent scan, and only counters whose difference persisted.
  */
+import { sleep } from "../clock.ts";
 import { expandAll, isLogMarker } from "./join_log.ts";
 import { keys } from "../store/keys.ts";
 import { placeOf } from "./placement.ts";
@@ -231,7 +232,7 @@ async function examine(kv: Deno.Kv, q: string, opts: DoctorOptions) {
 }
 
 function pause(opts: DoctorOptions): Promise<void> {
-  return new Promise((r) => setTimeout(r, opts.pauseMs ?? SECOND_LOOK_MS));
+  return sleep(opts.pauseMs ?? SECOND_LOOK_MS);
 }
 
 /** Recounts queue `q` and compares with its stored counters; writes nothing. */

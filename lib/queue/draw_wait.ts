@@ -14,6 +14,7 @@
  * - before the draw, check-ins fill each second only to the bulk mark (`bulkLimit`), leaving the
  *   rest of the budget to the drawn front's 5 s check-ins after it.
  */
+import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { sumCheckins } from "./checkins.ts";
@@ -48,7 +49,7 @@ export function waitForDraw(ctx: QueueContext, q: string, round: number): Promis
       for (;;) {
         if (await drawn(ctx, q, round)) return true;
         if (performance.now() >= until) return false;
-        await new Promise((r) => setTimeout(r, POLL_MS));
+        await sleep(POLL_MS);
       }
     })().finally(() => m.delete(key));
     m.set(key, p);

@@ -1,4 +1,5 @@
 import { AppError, StoreBusyError } from "../errors.ts";
+import { sleep } from "../clock.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
@@ -29,6 +30,7 @@ import {
   dropConflicts,
   dropTaken,
   fits,
+  idOf,
   type Joined,
   type JoinRecord,
   MOST_JOINS,
@@ -54,6 +56,9 @@ const MUTATION_BUDGET = 980;
 const MAX_SUPPLIED = 90;
 /** Checks the joins of one commit and the records handed over may add (the counts and settings, and a pre-queue's, come first). */
 const MAX_CHECKS = 95;
+
+/** How often an instance that has seen no other at a queue reads its inbox (ms). */
+const LONE_INBOX_MS = 250;
 
 /** Times one batch steps aside for a starved tick (bounded: joins must answer in time). */
 const MAX_TICK_YIELDS = 3;
@@ -109,6 +114,8 @@ export class JoinBatcher {
     (q, batch, kicked) => this.#commit(q, batch, kicked),
   );
   #stepMs = 10;
+  /** When this instance last read a queue's inbox itself (see `#inbox`). */
+  #inboxAt = new Map<string, number>();
   /** When this instance last saw other instances at a queue's join commit (see `#others`). */
   #othersAt = new Map<string, number>();
   /** Inbox records this instance wrote (their numbers). */
@@ -183,14 +190,14 @@ export class JoinBatcher {
     const [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
       this.#readState(q),
       ctx.branding(q),
-      this.#inbox(q),
+      this.#inbox(q, run.kicked),
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
       // for over a second: step aside for about a commit's time, then read afresh.
       run.yields++;
-      await new Promise((r) => setTimeout(r, Math.random() * 2 * this.#stepMs));
+      await sleep(Math.random() * 2 * this.#stepMs);
       return null;
     }
     const turn = await ctx.turns.decide(q, counts, Date.now(), ctx.turns.commitMs);
@@ -240,7 +247,7 @@ export class JoinBatcher {
     if (run.items.length === 0 && taken.length === 0) {
       // Nothing handed over yet: while the turn is this instance's, look again soon.
       if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now() && this.#others(q)) {
-        setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 4));
+        this.#lookAgain(q);
       }
       return [];
     }
@@ -287,9 +294,7 @@ export class JoinBatcher {
       run.chunks = round.chunks.map((chunk) => ({ chunk, versionstamp: res.versionstamp }));
       // Other instances hand joins over while this one holds the turn: take them soon.
       if (taken.length > 0) this.#batches.kick(q);
-      else if (relaying && counts.turnBy === ctx.turns.me) {
-        setTimeout(() => this.#batches.kick(q), Math.max(5, ctx.turns.commitMs / 3));
-      }
+      else if (relaying && counts.turnBy === ctx.turns.me) this.#lookAgain(q);
       // This instance holds the turn, so other instances skip their ticks: it runs the second's.
       if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
         ctx.onTickDue?.(q);
@@ -348,19 +353,34 @@ export class JoinBatcher {
     return Date.now() - (this.#othersAt.get(q) ?? 0) < 5000;
   }
 
-  /** The inbox for an attempt: read ahead during this instance's last commit, else now. */
-  #inbox(q: string): Promise<Deno.KvEntry<Relayed>[]> {
+  /**
+   * The inbox for an attempt: read ahead during this instance's last commit, else now. An instance
+   * that has seen no other at the queue reads it at most every `LONE_INBOX_MS` (a join commit's
+   * read would otherwise add a round trip to every batch of a lone instance, where nobody hands
+   * joins over); a kick, which is for the inbox, always reads it.
+   */
+  #inbox(q: string, kicked: boolean): Promise<Deno.KvEntry<Relayed>[]> {
     const ahead = this.#ahead.get(q);
     this.#ahead.delete(q);
-    if (!ahead) return readInbox(this.ctx.kv, q);
-    return ahead.read.then((list) => list.filter((e) => !ahead.taken.has(keyId(e.key))));
+    if (ahead) return ahead.read.then((list) => list.filter((e) => !ahead.taken.has(idOf(e.key))));
+    const now = Date.now();
+    if (!kicked && !this.#others(q) && now - (this.#inboxAt.get(q) ?? 0) < LONE_INBOX_MS) {
+      return Promise.resolve([]);
+    }
+    this.#inboxAt.set(q, now);
+    return readInbox(this.ctx.kv, q);
+  }
+
+  /** While the turn is this instance's and others hand joins over: an attempt for them soon. */
+  #lookAgain(q: string): void {
+    setTimeout(() => this.#batches.kick(q), Math.max(5, this.ctx.turns.commitMs / 4));
   }
 
   /** Starts reading the inbox for this instance's next attempt (its current commit in flight). */
   #readAhead(q: string, taken: Taken[]) {
     const ahead = {
       read: readInbox(this.ctx.kv, q).catch(() => []),
-      taken: new Set(taken.map((t) => keyId(t.entry.key))),
+      taken: new Set(taken.map((t) => idOf(t.entry.key))),
     };
     this.#ahead.set(q, ahead);
     return ahead;
@@ -408,10 +428,6 @@ export class JoinBatcher {
 class TurnWait {
   constructor(readonly ms: number) {}
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const keyId = (k: Deno.KvKey) => JSON.stringify(k);
 
 /** One batch's commit across its attempts: the joins still going, and what the last left. */
 interface Run {

@@ -15,6 +15,7 @@
  * instance made it. A sender whose result does not come in time takes its inbox record back
  * (checked, so the joins are either placed once or not at all) and answers 503.
  */
+import { sleep } from "../clock.ts";
 import { NotOpenError, QueueFullError, StoreBusyError } from "../errors.ts";
 import { beforeDeadline } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -227,8 +228,6 @@ export function writeResults(r: Round, taken: Taken[]): void {
     });
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What a sender needs of its instance: the queue's state, and a join attempt of its own. */
 export interface Sender {

@@ -82,7 +82,7 @@ export interface Round {
 }
 
 /** The id of a KV key within one batch (two joins must not write the same record). */
-const idOf = (key: Deno.KvKey) => JSON.stringify(key);
+export const idOf = (key: Deno.KvKey) => JSON.stringify(key);
 
 /** A round over the state one attempt read, with nothing placed yet. */
 export function newRound(

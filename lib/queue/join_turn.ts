@@ -11,6 +11,7 @@
  * second grace. The turn is advisory only: every commit still checks the counts, so a holder that
  * died, a clock that is off or a previous release that knows no turns costs time, never a count.
  */
+import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import type { Counts } from "./types.ts";
 
@@ -152,8 +153,6 @@ export class JoinTurns {
     return ids;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** True when the turn holder `by` takes joins handed over (see join_relay.ts). */
 export const takesRelays = (by: string) => by.startsWith("r");

@@ -1,4 +1,5 @@
 import { AppError, StoreBusyError } from "../errors.ts";
+import { sleep } from "../clock.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { traced } from "../metrics/tracing.ts";
 import { onDeadline } from "../deadlines.ts";
@@ -101,7 +102,7 @@ async function retrySteps<T>(
     conflict();
     if (Date.now() >= end) break;
     const wait = pause(i, Date.now() - started);
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait * Math.random()));
+    if (wait > 0) await sleep(wait * Math.random());
   }
   const why = Date.now() >= end
     ? `no write went through in ${deadlineMs} ms`
