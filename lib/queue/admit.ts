@@ -1,4 +1,4 @@
-import { retryCommit } from "../store/commit.ts";
+import { recordOp, retryCommit } from "../store/commit.ts";
 import { sleep } from "../clock.ts";
 import { deleteListed } from "../store/delete.ts";
 import { pruneTraffic } from "../traffic.ts";
@@ -235,6 +235,9 @@ function rebase(
   return out;
 }
 
+/** Commits of a tick's changes against counts read again, before it reads everything afresh. */
+const COUNTS_TRIES = 4;
+
 /** Result of an admission tick. */
 export interface TickResult {
   ran: boolean;
@@ -284,7 +287,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         if (!settings || counts.tickAt >= sec) return false;
       }
       const base = { ...counts };
-      const op = ctx.kv.atomic().check(settingsEntry);
+      const rec = recordOp();
+      const op = rec.op.check(settingsEntry);
       const handled = new Set<string>();
       const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
       const open = ctx.isOpen(settings, now);
@@ -302,6 +306,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
         counts.tokens -= n;
       }
+      // A later round with nothing to do writes nothing (the second is claimed already).
+      if (round > 0 && handled.size === 0) return false;
       counts.tickAt = Math.max(counts.tickAt, sec);
       // The reads above take several round trips, and other instances' join batches landing
       // meanwhile starved a tick that checked its first read (bench/scale_sim.ts). So the
@@ -309,17 +315,26 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       // the visitors it changed are checked one by one in the same commit. Only this last read
       // and the commit wait for this instance's other counts writers (its join batches go on
       // during the reads above instead of queueing behind the whole tick).
+      // Lost to another counts writer (most often), only the counts are read again, a few times;
+      // lost with the counts unchanged (a visitor it checked changed), the whole tick reads again.
       return await ctx.serial(q, async () => {
-        const fresh = await ctx.readCounts(q);
-        let out: Counts | null = counts;
-        if (fresh.entry.versionstamp !== entry.versionstamp) {
-          const later = fresh.counts.tickAt > sec;
-          if (later || (round === 0 && fresh.counts.tickAt >= sec)) return false;
-          out = rebase(base, counts, fresh.counts, { settings, n, rate, now, open });
-          if (!out) return null;
+        let out: Counts | null = null;
+        let seen: string | null = null;
+        for (let i = 0; i < COUNTS_TRIES && !out; i++) {
+          const fresh = await ctx.readCounts(q);
+          if (i > 0 && fresh.entry.versionstamp === seen) return null;
+          seen = fresh.entry.versionstamp;
+          let next: Counts | null = counts;
+          if (fresh.entry.versionstamp !== entry.versionstamp) {
+            const later = fresh.counts.tickAt > sec;
+            if (later || (round === 0 && fresh.counts.tickAt >= sec)) return false;
+            next = rebase(base, counts, fresh.counts, { settings, n, rate, now, open });
+            if (!next) return null;
+          }
+          const sent = rec.build(ctx.kv).check(fresh.entry).set(keys.counts(q), next);
+          if ((await sent.commit()).ok) out = next;
         }
-        op.check(fresh.entry).set(keys.counts(q), out);
-        if (!(await op.commit()).ok) return null;
+        if (!out) return null;
         // Before this instance's next join attempt (next in line): its cached join state is stale.
         ctx.invalidate(q);
         result.ran = true;
@@ -330,7 +345,12 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         result.bucketLeft = out.tokens;
         return expired + n >= CHUNK / 2;
       });
-    }, "tick");
+    }, "tick").catch((e) => {
+      // A later round that found no write in time: the second's tick has run all the same (its
+      // first round landed), and says so.
+      if (round === 0) throw e;
+      return false;
+    });
     if (!more) break;
   }
   if (result.ran) {

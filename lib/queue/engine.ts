@@ -57,7 +57,8 @@ export class Engine {
   #lastTick = new Map<string, number>();
   #dueTick = new Map<string, number>();
   #tickAgain = new Set<string>();
-  #ticking = new Set<string>();
+  /** The seconds of the ticks running, by queue. */
+  #ticking = new Map<string, Set<number>>();
   #names: { value: string[]; at: number } | null = null;
   /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
   #heads = new Map<string, { seq: number; createdAt: number; joinedAt: number | null }>();
@@ -208,14 +209,18 @@ export class Engine {
     if (!this.autoTick) return;
     const sec = Math.floor(this.ctx.now() / 1000);
     if ((this.#lastTick.get(q) ?? -1) >= sec) return;
-    if (this.#ticking.has(q)) {
-      // An earlier second's tick still runs (its reads, or one leaving its second to the turn
-      // holder): this second's starts when it ends, not at the next request.
+    const running = this.#ticking.get(q) ?? new Set<number>();
+    if (running.has(sec) || running.size >= 2) {
+      // This second's tick runs already (one leaving it to the turn holder, and this instance
+      // holds the turn now), or two do: the next starts when one ends, not at the next request.
       this.#tickAgain.add(q);
       return;
     }
+    // An earlier second's tick may still run (a slow store, or waiting out its commits): this
+    // second's runs beside it, so a second is not left without a tick in every instance.
     this.#lastTick.set(q, sec);
-    this.#ticking.add(q);
+    running.add(sec);
+    this.#ticking.set(q, running);
     // A store too slow for one tick is a warning: the next second's tick goes on from there.
     this.tick(q).catch((e) =>
       log(e instanceof StoreBusyError ? "warn" : "error", "tick failed", {
@@ -224,7 +229,8 @@ export class Engine {
       })
     )
       .finally(() => {
-        this.#ticking.delete(q);
+        running.delete(sec);
+        if (running.size === 0 && this.#ticking.get(q) === running) this.#ticking.delete(q);
         if (this.#tickAgain.delete(q)) this.maybeTick(q);
       });
   }

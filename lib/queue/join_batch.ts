@@ -118,6 +118,8 @@ export class JoinBatcher {
   #inboxAt = new Map<string, number>();
   /** When this instance last saw other instances at a queue's join commit (see `#others`). */
   #othersAt = new Map<string, number>();
+  /** The turn as this instance's last join attempt read it, by queue (see `#handsOver`). */
+  #heldBy = new Map<string, { by: string; until: number }>();
   /** Inbox records this instance wrote (their numbers). */
   #relayed = 0;
   /** Inbox reads started during a commit, for the next attempt (less what that commit took). */
@@ -187,12 +189,17 @@ export class JoinBatcher {
     const ctx = this.ctx;
     annotateSpan({ "tollgate.queue": q, "tollgate.batch.size": run.items.length });
     const now = ctx.now();
-    const [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
+    // The inbox is read beside the state unless the last counts read say another instance holds
+    // the turn (its joins go there, not into a commit here): 50 instances each listing every
+    // record handed over, on every batch, made most of the store's reads (bench/scale_sim.ts).
+    const handing = !run.kicked && this.#handsOver(q);
+    let [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
       this.#readState(q),
       ctx.branding(q),
-      this.#inbox(q, run.kicked),
+      handing ? [] : this.#inbox(q, run.kicked),
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
+    this.#heldBy.set(q, { by: counts.turnBy, until: counts.turnUntil });
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
       // for over a second: step aside for about a commit's time, then read afresh.
@@ -201,6 +208,8 @@ export class JoinBatcher {
       return null;
     }
     const turn = await ctx.turns.decide(q, counts, Date.now(), ctx.turns.commitMs);
+    // The turn ended since: this attempt may commit, and takes what was handed over first.
+    if (handing && turn.go) inbox = await this.#inbox(q, false);
     // Records whose senders take them back before a commit could land count for nothing (one left
     // by an instance that stopped would otherwise have every instance hand joins to nobody).
     const live = inbox.filter((e) => e.value.until > Date.now() + ctx.turns.commitMs);
@@ -349,6 +358,13 @@ export class JoinBatcher {
    * then does this one keep an idle turn and look at the inbox between its own joins (alone, that
    * was a read every few milliseconds in front of its ticks).
    */
+  #handsOver(q: string): boolean {
+    const seen = this.#heldBy.get(q);
+    if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return false;
+    const left = seen.until - Date.now();
+    return this.ctx.turns.commitMs >= RELAY_FROM_MS && left > this.ctx.turns.commitMs;
+  }
+
   #others(q: string): boolean {
     return Date.now() - (this.#othersAt.get(q) ?? 0) < 5000;
   }

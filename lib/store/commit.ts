@@ -140,3 +140,31 @@ export function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Pro
 export function isLockError(e: unknown): boolean {
   return e instanceof Error && /^database (table )?is locked|SQLITE_BUSY/.test(e.message);
 }
+
+/**
+ * An atomic operation written down rather than sent: `build` gives a fresh operation of the same
+ * checks and mutations each time, so a step that loses only one check (the counts record) can read
+ * that record again and send the rest as it was, instead of redoing every read behind it.
+ */
+export function recordOp(): {
+  op: Deno.AtomicOperation;
+  build: (kv: Deno.Kv) => Deno.AtomicOperation;
+} {
+  const calls: [keyof Deno.AtomicOperation, unknown[]][] = [];
+  const op: Deno.AtomicOperation = new Proxy({} as Deno.AtomicOperation, {
+    get(_t, prop) {
+      if (prop === "commit") throw new Error("a recorded operation is sent by its build");
+      return (...args: unknown[]) => {
+        calls.push([prop as keyof Deno.AtomicOperation, args]);
+        return op;
+      };
+    },
+  });
+  const build = (kv: Deno.Kv) => {
+    const out = kv.atomic();
+    // deno-lint-ignore no-explicit-any
+    for (const [name, args] of calls) (out[name] as (...a: any[]) => unknown)(...args);
+    return out;
+  };
+  return { op, build };
+}
