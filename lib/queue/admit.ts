@@ -1,4 +1,5 @@
 import { recordOp, retryCommit } from "../store/commit.ts";
+import { StoreBusyError } from "../errors.ts";
 import { sleep } from "../clock.ts";
 import { deleteListed } from "../store/delete.ts";
 import { pruneTraffic } from "../traffic.ts";
@@ -307,7 +308,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         counts.tokens -= n;
       }
       // A later round with nothing to do writes nothing (the second is claimed already).
-      if (round > 0 && handled.size === 0) return false;
+      if (round > 0 && n === 0 && handled.size === 0) return false;
       counts.tickAt = Math.max(counts.tickAt, sec);
       // The reads above take several round trips, and other instances' join batches landing
       // meanwhile starved a tick that checked its first read (bench/scale_sim.ts). So the
@@ -348,7 +349,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     }, "tick").catch((e) => {
       // A later round that found no write in time: the second's tick has run all the same (its
       // first round landed), and says so.
-      if (round === 0) throw e;
+      if (round === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
     if (!more) break;

@@ -154,6 +154,8 @@ export function recordOp(): {
   const op: Deno.AtomicOperation = new Proxy({} as Deno.AtomicOperation, {
     get(_t, prop) {
       if (prop === "commit") throw new Error("a recorded operation is sent by its build");
+      // Not a promise: awaiting it must not wait forever.
+      if (prop === "then") return undefined;
       return (...args: unknown[]) => {
         calls.push([prop as keyof Deno.AtomicOperation, args]);
         return op;
