@@ -8,29 +8,18 @@ import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
-import { placedEntry } from "./placement.ts";
 import { expandChunk, expandLeft, isLogMarker } from "./join_log.ts";
+import {
+  AHEAD,
+  type Read,
+  readKnown,
+  readVisitors,
+  startTickReads,
+  type TickReads,
+} from "./tick_reads.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
-
-type Read = Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<unknown> | null };
-
-/** Reads visitor records (those not gone) as the opening draw placed them (see placement.ts). */
-async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
-  const out: Read[] = [];
-  const reads = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    reads.push(ctx.kv.getMany<Visitor[]>(ids.slice(i, i + 10).map((id) => keys.visitor(q, id))));
-  }
-  for (const got of await Promise.all(reads)) {
-    for (const g of got) {
-      if (!g.value) continue;
-      out.push(await placedEntry(ctx.kv, q, g as Deno.KvEntry<Visitor>));
-    }
-  }
-  return out;
-}
 
 /**
  * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
@@ -86,14 +75,19 @@ async function chooseWaiters(
   counts: Counts,
   exclude = new Set<string>(),
   expanded = new Set<number>(),
+  ahead?: Deno.KvEntry<string>[],
 ): Promise<{ ids: string[]; fromHead: boolean }> {
   if (n <= 0) return { ids: [], fromHead: true };
   if (settings.mode === "lottery") {
     return { ids: await pickRandom(ctx, q, n, counts, exclude), fromHead: false };
   }
-  // Waiters dropped earlier in the same op are still in the index: skip them.
+  // Waiters dropped earlier in the same op are still in the index: skip them. The line's head
+  // read ahead with the tick's other lists serves when it is long enough.
   const ids: string[] = [];
-  const iter = ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: n + exclude.size });
+  const limit = n + exclude.size;
+  const iter = ahead && limit <= AHEAD
+    ? ahead.slice(0, limit)
+    : ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit });
   for await (const e of iter) {
     if (ids.length >= n) break;
     const seq = e.key[2] as number;
@@ -119,11 +113,12 @@ async function admitInto(
   ids: string[],
   fromHead: boolean,
   handled = new Set<string>(),
+  known?: Promise<Read[]>,
 ): Promise<number> {
   const now = ctx.now();
   const branding = await ctx.branding(q);
   let n = 0;
-  for (const e of await readVisitors(ctx, q, ids.filter((id) => !handled.has(id)))) {
+  for (const e of await readKnown(ctx, q, ids.filter((id) => !handled.has(id)), known)) {
     // Not placed by its draw yet (admissions wait for the draw; kept for safety).
     if (e.value.state !== "waiting" || e.unplaced) continue;
     op.check(e);
@@ -159,28 +154,12 @@ async function expireInto(
   counts: Counts,
   budget: number,
   handled: Set<string>,
+  reads: TickReads,
 ): Promise<number> {
-  const now = ctx.now();
-  const ids: string[] = [];
-  for await (
-    const e of ctx.kv.list(
-      { start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] },
-      {
-        limit: budget,
-      },
-    )
-  ) ids.push(e.key[3] as string);
-  const dead: string[] = [];
-  // KV refuses a zero limit: when expired slots filled the budget, lapsed waiters wait a round.
-  const left = budget - ids.length;
-  if (left > 0) {
-    for await (
-      const e of ctx.kv.list(
-        { start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] },
-        { limit: left },
-      )
-    ) dead.push(e.key[3] as string);
-  }
+  const now = reads.now;
+  // Expired slots first; lapsed waiters fill what is left of the budget.
+  const [ids, lapsed] = await Promise.all([reads.expired, reads.lapsed]);
+  const dead = lapsed.slice(0, budget - ids.length);
   let n = 0;
   const unplaced = new Set<string>();
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
@@ -291,7 +270,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       const rec = recordOp();
       const op = rec.op.check(settingsEntry);
       const handled = new Set<string>();
-      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled);
+      const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK);
+      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled, reads);
       const open = ctx.isOpen(settings, now);
       const rate = ctx.ratePerSecond(settings);
       refill(counts, rate, now, open, bucketCap(rate));
@@ -303,8 +283,18 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
           counts.waiting,
           CHUNK - expired,
         );
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled);
-        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled);
+        const ahead = await reads.line;
+        const chosen = await chooseWaiters(
+          ctx,
+          q,
+          settings,
+          want,
+          counts,
+          handled,
+          undefined,
+          ahead,
+        );
+        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled, reads.head);
         counts.tokens -= n;
       }
       // A later round with nothing to do writes nothing (the second is claimed already).

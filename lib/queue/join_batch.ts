@@ -354,9 +354,8 @@ export class JoinBatcher {
   }
 
   /**
-   * True when other instances commit joins to `q` or hand them over (seen in the last 5 s): only
-   * then does this one keep an idle turn and look at the inbox between its own joins (alone, that
-   * was a read every few milliseconds in front of its ticks).
+   * True when this instance's last read of `q`'s counts showed another instance (of this release)
+   * holding a live turn for longer than a commit: its joins are handed over, so the inbox waits.
    */
   #handsOver(q: string): boolean {
     const seen = this.#heldBy.get(q);
@@ -365,6 +364,11 @@ export class JoinBatcher {
     return this.ctx.turns.commitMs >= RELAY_FROM_MS && left > this.ctx.turns.commitMs;
   }
 
+  /**
+   * True when other instances commit joins to `q` or hand them over (seen in the last 5 s): only
+   * then does this one keep an idle turn and look at the inbox between its own joins (alone, that
+   * was a read every few milliseconds in front of its ticks).
+   */
   #others(q: string): boolean {
     return Date.now() - (this.#othersAt.get(q) ?? 0) < 5000;
   }
