@@ -142,20 +142,17 @@ export async function runCell(cell: Cell): Promise<CellResult> {
       tally,
     );
     const e = new Engine({ kv, clock: systemClock, config, random: cryptoRandom, signer }, true);
-    const tick = e.tick.bind(e);
-    e.tick = async (q: string) => {
-      const sec = Math.floor(Date.now() / 1000);
-      const r = await tick(q);
-      if (r.ran) {
-        ticks.push({
-          sec,
-          admitted: r.admitted,
-          waiting: r.waiting,
-          at: r.bucketAt,
-          left: r.bucketLeft,
-        });
+    // Every tick this instance ran: its own, or one its join commit carried.
+    e.onTickRan = (_q, r) => {
+      // Later rounds of a carried tick are that tick's: one mark a second.
+      const first = r.more ? ticks.findLast((t) => t.sec === r.sec) : undefined;
+      if (!first) {
+        const { sec, admitted, waiting } = r;
+        ticks.push({ sec, admitted, waiting, at: r.bucketAt, left: r.bucketLeft });
+        return;
       }
-      return r;
+      first.admitted += r.admitted;
+      Object.assign(first, { waiting: r.waiting, at: r.bucketAt, left: r.bucketLeft });
     };
     engines.push(e);
   }

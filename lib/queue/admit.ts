@@ -19,7 +19,7 @@ import {
 } from "./tick_reads.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
-const CHUNK = 80;
+export const CHUNK = 80;
 
 /**
  * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
@@ -183,6 +183,51 @@ async function expireInto(
   return n;
 }
 
+/** What one round of a tick did (see `tickRound`). */
+export interface TickRound {
+  /** Slots freed and waiters dropped. */
+  expired: number;
+  /** Waiters admitted. */
+  n: number;
+  rate: number;
+  open: boolean;
+}
+
+/**
+ * One round of a tick's work on `counts`, into `op`: frees expired slots, drops lapsed waiters and
+ * admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in `op`.
+ * `handled` collects the visitors it changed. The caller claims the second and writes the counts.
+ */
+export async function tickRound(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  counts: Counts,
+  settings: QueueSettings,
+  now: number,
+  handled: Set<string>,
+): Promise<TickRound> {
+  const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK);
+  const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled, reads);
+  const open = ctx.isOpen(settings, now);
+  const rate = ctx.ratePerSecond(settings);
+  refill(counts, rate, now, open, bucketCap(rate));
+  let n = 0;
+  if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
+    const want = Math.min(
+      wholeTokens(counts),
+      openSlots(settings, counts),
+      counts.waiting,
+      CHUNK - expired,
+    );
+    const ahead = await reads.line;
+    const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled, undefined, ahead);
+    n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled, reads.head);
+    counts.tokens -= n;
+  }
+  return { expired, n, rate, open };
+}
+
 /** Fields a tick changes by adding to them, so its changes can be applied to newer counts. */
 const ADDED = [
   "waiting",
@@ -220,6 +265,10 @@ const COUNTS_TRIES = 4;
 
 /** Result of an admission tick. */
 export interface TickResult {
+  /** The second it was the tick of. */
+  sec: number;
+  /** Later rounds of a tick whose first a join commit carried (not a tick of its own). */
+  more?: boolean;
   ran: boolean;
   admitted: number;
   expired: number;
@@ -235,9 +284,17 @@ export interface TickResult {
  * One admission tick for queue `q`: claimed per second with a checked write on the counts, so
  * exactly one instance runs it; frees expired slots, drops lapsed waiters, admits by the budget.
  */
-export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
-  const sec = Math.floor(ctx.now() / 1000);
+export async function tick(
+  ctx: QueueContext,
+  q: string,
+  more?: { sec: number },
+): Promise<TickResult> {
+  // Going on from a tick a join commit carried (its first round), for second `more.sec`.
+  const sec = more?.sec ?? Math.floor(ctx.now() / 1000);
+  const from = more ? 1 : 0;
   const result: TickResult = {
+    sec,
+    ...(more ? { more: true } : {}),
     ran: false,
     admitted: 0,
     expired: 0,
@@ -248,7 +305,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const started = Date.now();
   let looked = false;
-  for (let round = 0; round === 0 || Date.now() - started < 900; round++) {
+  for (let round = from; round === from || Date.now() - started < 900; round++) {
     const more = await retryCommit(async () => {
       let now = ctx.now();
       let { counts, entry, settings, settingsEntry } = await ctx.readState(q);
@@ -257,9 +314,12 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       // a later tick's, so every tick's admissions come after the one before).
       if (counts.tickAt > sec || (round === 0 && counts.tickAt >= sec)) return false;
       // Another instance holds the join turn: its join commits would keep beating this tick's, so
-      // it runs the tick itself (see join_turn.ts). This one looks again later in the second and
-      // ticks then unless that one did (a turn handed on can leave a second without its tick).
-      if (round === 0 && !looked && ctx.turns.heldByOther(counts, Date.now())) {
+      // it runs the tick itself (see join_turn.ts), and so does this one while it holds the turn
+      // and its join commits carry the ticks (see join_batch.ts). This one looks again later in
+      // the second and ticks then unless that one did (a turn handed on can leave a second
+      // without its tick).
+      const carrying = counts.turnBy === ctx.turns.me && ctx.turns.others(q);
+      if (round === 0 && !looked && (carrying || ctx.turns.heldByOther(counts, Date.now()))) {
         looked = true;
         await sleep(600 - Date.now() % 1000);
         now = ctx.now();
@@ -270,33 +330,15 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       const rec = recordOp();
       const op = rec.op.check(settingsEntry);
       const handled = new Set<string>();
-      const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK);
-      const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled, reads);
-      const open = ctx.isOpen(settings, now);
-      const rate = ctx.ratePerSecond(settings);
-      refill(counts, rate, now, open, bucketCap(rate));
-      let n = 0;
-      if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
-        const want = Math.min(
-          wholeTokens(counts),
-          openSlots(settings, counts),
-          counts.waiting,
-          CHUNK - expired,
-        );
-        const ahead = await reads.line;
-        const chosen = await chooseWaiters(
-          ctx,
-          q,
-          settings,
-          want,
-          counts,
-          handled,
-          undefined,
-          ahead,
-        );
-        n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled, reads.head);
-        counts.tokens -= n;
-      }
+      const { expired, n, rate, open } = await tickRound(
+        ctx,
+        q,
+        op,
+        counts,
+        settings,
+        now,
+        handled,
+      );
       // A later round with nothing to do writes nothing (the second is claimed already).
       if (round > 0 && n === 0 && handled.size === 0) return false;
       counts.tickAt = Math.max(counts.tickAt, sec);
@@ -344,23 +386,29 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     });
     if (!more) break;
   }
-  if (result.ran) {
-    // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
-    // gave up): their waiters have no deadline entries, so nothing else would drop them. Looked
-    // for by the instance whose tick ran only (an admission that reaches one expands it itself).
-    await expandLeft(ctx, q).catch(() => {});
-    ctx.invalidate(q);
-    // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
-    // (a fixed second could be missed when ticks come only from requests).
-    const minute = Math.floor(sec / 60);
-    if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
-      ctx.upkeepMinute.set(q, minute);
-      await compactGoneLog(ctx, q);
-      // KV `sum` cannot carry an expiry, so old traffic buckets are pruned here, once a minute.
-      await pruneTraffic(ctx.kv, q, ctx.now());
-    }
-  }
+  if (result.ran) await afterTick(ctx, q, sec);
   return result;
+}
+
+/**
+ * The work after a tick of second `sec` that ran on this instance (its own or carried by a join
+ * commit): chunks a writer left, and the once-a-minute upkeep.
+ */
+export async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
+  // Chunks of joins a writer left unexpanded (it stopped, or its commit landed after its joins
+  // gave up): their waiters have no deadline entries, so nothing else would drop them. Looked
+  // for by the instance whose tick ran only (an admission that reaches one expands it itself).
+  await expandLeft(ctx, q).catch(() => {});
+  ctx.invalidate(q);
+  // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
+  // (a fixed second could be missed when ticks come only from requests).
+  const minute = Math.floor(sec / 60);
+  if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
+    ctx.upkeepMinute.set(q, minute);
+    await compactGoneLog(ctx, q);
+    // KV `sum` cannot carry an expiry, so old traffic buckets are pruned here, once a minute.
+    await pruneTraffic(ctx.kv, q, ctx.now());
+  }
 }
 
 /**

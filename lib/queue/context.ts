@@ -14,6 +14,7 @@ import {
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { JoinTurns } from "./join_turn.ts";
+import type { TickResult } from "./admit.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
 
@@ -95,6 +96,11 @@ export class QueueContext {
   readonly turns: JoinTurns;
   /** Called when this instance holds a queue's join turn and that second's tick has not run. */
   onTickDue?: (q: string) => void;
+  /**
+   * Called after a join commit of this instance carried a second's tick (see join_batch.ts);
+   * `more` when the second has more to admit than one round took.
+   */
+  onTickCarried?: (q: string, result: TickResult, more: boolean) => void;
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();

@@ -8,7 +8,7 @@ import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
-import { forceAdmit, tick, type TickResult } from "./admit.ts";
+import { afterTick, forceAdmit, tick, type TickResult } from "./admit.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
 import { join, JoinBatcher, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
@@ -67,6 +67,15 @@ export class Engine {
     this.ctx = new QueueContext(deps);
     this.#batcher = new JoinBatcher(this.ctx);
     this.ctx.onTickDue = (q) => this.#tickDue(q);
+    this.ctx.onTickCarried = (q, r, more) => {
+      const failed = (e: unknown) => log("warn", "tick failed", { queue: q, error: String(e) });
+      this.#ticked(q, observeTick(q, () => Promise.resolve(r))).catch(failed);
+      afterTick(this.ctx, q, r.sec).catch(failed);
+      // The rest of the second's admissions, where one round did not take them all.
+      if (more) {
+        this.#ticked(q, observeTick(q, () => tick(this.ctx, q, { sec: r.sec }))).catch(failed);
+      }
+    };
   }
 
   /**
@@ -165,18 +174,29 @@ export class Engine {
   }
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
-  async tick(q: string): Promise<TickResult> {
-    const out = await observeTick(q, () => tick(this.ctx, q));
+  tick(q: string): Promise<TickResult> {
+    return this.#ticked(q, observeTick(q, () => tick(this.ctx, q)));
+  }
+
+  /** What follows a tick of this instance (its own, or one a join commit carried). */
+  async #ticked(q: string, ticking: Promise<TickResult>): Promise<TickResult> {
+    const out = await ticking;
     // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
     // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
     this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
     // Observers (the depth webhook) run after the tick, never inside it.
-    if (out.ran) this.onTicked?.(q, out.waiting);
+    if (out.ran) {
+      this.onTicked?.(q, out.waiting);
+      this.onTickRan?.(q, out);
+    }
     return out;
   }
 
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
+
+  /** Called after each tick this instance ran, carried by a join commit or not (the simulation). */
+  onTickRan?: (q: string, result: TickResult) => void;
 
   /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */
   guardCounts?: (q: string) => Promise<GuardCounts>;

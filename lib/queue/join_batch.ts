@@ -13,6 +13,7 @@ import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
 import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
 import { takesRelays } from "./join_turn.ts";
+import { CHUNK as TICK_ROUND, type TickResult, tickRound } from "./admit.ts";
 import {
   placeRelayed,
   readInbox,
@@ -56,6 +57,10 @@ const MUTATION_BUDGET = 980;
 const MAX_SUPPLIED = 90;
 /** Checks the joins of one commit and the records handed over may add (the counts and settings, and a pre-queue's, come first). */
 const MAX_CHECKS = 95;
+/** Joins in one commit that make a crowd (see the turn kept after a commit). */
+const CROWD = 8;
+/** Mutations of one visitor a tick changes (record, line and deadline entries, expiry, log). */
+const TICK_MUTATIONS = 6;
 
 /** How often an instance that has seen no other at a queue reads its inbox (ms). */
 const LONE_INBOX_MS = 250;
@@ -117,7 +122,6 @@ export class JoinBatcher {
   /** When this instance last read a queue's inbox itself (see `#inbox`). */
   #inboxAt = new Map<string, number>();
   /** When this instance last saw other instances at a queue's join commit (see `#others`). */
-  #othersAt = new Map<string, number>();
   /** The turn as this instance's last join attempt read it, by queue (see `#handsOver`). */
   #heldBy = new Map<string, { by: string; until: number }>();
   /** Inbox records this instance wrote (their numbers). */
@@ -200,9 +204,11 @@ export class JoinBatcher {
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     this.#heldBy.set(q, { by: counts.turnBy, until: counts.turnUntil });
-    if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now)) {
+    const holding = counts.turnBy === ctx.turns.me && this.#others(q);
+    if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now) && !holding) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
-      // for over a second: step aside for about a commit's time, then read afresh.
+      // for over a second: step aside for about a commit's time, then read afresh (the turn's
+      // holder carries the tick in its commit instead).
       run.yields++;
       await sleep(Math.random() * 2 * this.#stepMs);
       return null;
@@ -214,7 +220,7 @@ export class JoinBatcher {
     // by an instance that stopped would otherwise have every instance hand joins to nobody).
     const live = inbox.filter((e) => e.value.until > Date.now() + ctx.turns.commitMs);
     if (live.length > 0 || (counts.turnBy !== "" && counts.turnBy !== ctx.turns.me)) {
-      this.#othersAt.set(q, Date.now());
+      this.ctx.turns.othersAt.set(q, Date.now());
     }
     const { go, relay } = relayOrGo(ctx, counts, turn, run.kicked, live.length > 0);
     if (relay) this.#relayOut(q, run, settings);
@@ -231,6 +237,17 @@ export class JoinBatcher {
     const olderAround = !takesRelays(counts.turnBy) && counts.turnBy !== "" ||
       (await ctx.turns.wanters(q, Date.now())).some((id) => !takesRelays(id));
     const op = ctx.kv.atomic().check(entry, settingsEntry);
+    // The turn holder, with other instances about, carries the second's tick in its join commit:
+    // its ticks in commits of their own queued behind its join commits, and every other
+    // instance's lost to them, so with 25 or 50 instances seconds went by without one
+    // (bench/scale_sim.ts). The tick goes first: its admissions are from the line ahead of these
+    // joins. Not with joins of their own id or records (one could be a waiter it drops).
+    const sec = Math.floor(now / 1000);
+    const handled = new Set<string>();
+    const carried = holding && counts.tickAt < sec && !olderAround && run.items.every(relayable)
+      ? await tickRound(ctx, q, op, counts, settings, now, handled)
+      : null;
+    if (carried) counts.tickAt = sec;
     // A pre-queue refuses joins before its window and publishes its commitment with the first.
     const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
     const windowJoin = prequeuePhase(settings, now) === "window";
@@ -251,9 +268,12 @@ export class JoinBatcher {
     // When this commit lands, with room for a slow one (real time, as the senders' bounds): a
     // record its sender takes back meanwhile would fail the commit.
     const landsBy = Date.now() + 3 * ctx.turns.commitMs + 100;
-    const checks = MAX_CHECKS - run.items.reduce((n, p) => n + checksOf(p), 0);
-    const taken = placeRelayed(round, inbox, MUTATION_BUDGET, landsBy, checks);
-    if (run.items.length === 0 && taken.length === 0) {
+    // What the tick took of KV's limits: a check and a few mutations for each visitor it changed.
+    const tickOps = carried ? handled.size + carried.n + 1 : 0;
+    const budget = MUTATION_BUDGET - TICK_MUTATIONS * tickOps;
+    const checks = MAX_CHECKS - tickOps - run.items.reduce((n, p) => n + checksOf(p), 0);
+    const taken = placeRelayed(round, inbox, budget, landsBy, checks);
+    if (run.items.length === 0 && taken.length === 0 && !carried) {
       // Nothing handed over yet: while the turn is this instance's, look again soon.
       if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now() && this.#others(q)) {
         this.#lookAgain(q);
@@ -265,7 +285,7 @@ export class JoinBatcher {
       // A batch that would pass KV's mutation limit (its waiters' check-in seconds vary) stops
       // here; the rest go first into the next commit.
       // A single join always goes, whatever it carries (at most a handful of records).
-      const how = fits(round, p, MUTATION_BUDGET) ?? (round.joined === 0 ? "direct" : null);
+      const how = fits(round, p, budget) ?? (round.joined === 0 ? "direct" : null);
       if (!how) break;
       out.push(placeJoin(round, p, how === "log"));
     }
@@ -277,10 +297,13 @@ export class JoinBatcher {
     // More to come: this instance's own; or, where commits are slow enough for joins to be handed
     // over, others' (a turn given up with nothing left had every instance commit at once, since
     // nobody hands joins to a turn that nobody holds).
-    const relaying = ctx.turns.commitMs >= RELAY_FROM_MS && this.#others(q);
+    const slow = ctx.turns.commitMs >= RELAY_FROM_MS;
+    const relaying = slow && this.#others(q);
+    // A crowd's first commit (more than a few joins) over a slow store keeps the turn as well:
+    // its winner has seen no other instance yet, and a turn given up then had the others, which
+    // lost to it, all commit again at once (bench/scale_sim.ts, 50 instances).
     const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
-      live.length > 0 ||
-      relaying;
+      live.length > 0 || relaying || (slow && out.length + taken.length > CROWD);
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
     writeResults(round, taken);
@@ -304,6 +327,18 @@ export class JoinBatcher {
       // Other instances hand joins over while this one holds the turn: take them soon.
       if (taken.length > 0) this.#batches.kick(q);
       else if (relaying && counts.turnBy === ctx.turns.me) this.#lookAgain(q);
+      if (carried) {
+        const result: TickResult = {
+          sec,
+          ran: true,
+          admitted: carried.n,
+          expired: handled.size,
+          waiting: counts.waiting,
+          bucketAt: counts.tokensAt,
+          bucketLeft: counts.tokens,
+        };
+        ctx.onTickCarried?.(q, result, carried.expired + carried.n >= TICK_ROUND / 2);
+      }
       // This instance holds the turn, so other instances skip their ticks: it runs the second's.
       if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
         ctx.onTickDue?.(q);
@@ -318,7 +353,11 @@ export class JoinBatcher {
       });
       return out;
     }
-    this.#othersAt.set(q, Date.now());
+    this.ctx.turns.othersAt.set(q, Date.now());
+    // Joins handed over, or the second's tick, went with it: an attempt for them again at once
+    // (with none of this instance's own left, nothing else would make one before their senders
+    // kicked, and the turn lapsed meanwhile with every other instance handing joins over to it).
+    if (taken.length > 0 || carried) this.#batches.kick(q);
     // Lost to another writer (most often another instance's join batch): this one waits too,
     // for a turn of its own only with joins it cannot hand over (its next attempt hands the rest).
     if (run.items.some((p) => !relayable(p))) ctx.turns.want(q).catch(() => {});
@@ -370,7 +409,7 @@ export class JoinBatcher {
    * was a read every few milliseconds in front of its ticks).
    */
   #others(q: string): boolean {
-    return Date.now() - (this.#othersAt.get(q) ?? 0) < 5000;
+    return this.ctx.turns.others(q);
   }
 
   /**

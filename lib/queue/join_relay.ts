@@ -31,7 +31,13 @@ import {
 import { CHUNK_JOINS, CHUNK_MUTATIONS, expandChunk } from "./join_log.ts";
 import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import type { QueueContext, QueueView } from "./context.ts";
-import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import {
+  type Counts,
+  EMPTY_COUNTS,
+  type QueueSettings,
+  type Visitor,
+  withDefaults,
+} from "./types.ts";
 
 /**
  * Commits shorter than this (ms, as this instance measures them) make turns cheap: joins are
@@ -72,10 +78,12 @@ export interface RelayResult {
 }
 
 /** The inbox records waiting for queue `q`'s next join commit, oldest first (keyed by time). */
-export async function readInbox(kv: Deno.Kv, q: string): Promise<Deno.KvEntry<Relayed>[]> {
-  return await Array.fromAsync(
-    kv.list<Relayed>({ prefix: keys.joinInboxPrefix(q) }, { limit: 100 }),
-  );
+export async function readInbox(
+  kv: Deno.Kv,
+  q: string,
+  limit = 100,
+): Promise<Deno.KvEntry<Relayed>[]> {
+  return await Array.fromAsync(kv.list<Relayed>({ prefix: keys.joinInboxPrefix(q) }, { limit }));
 }
 
 /** Hands `ids` to the next join commit of `q`: the inbox record's entry, to claim back or await. */
@@ -265,7 +273,12 @@ export async function sendRelayed(
   let looked = Date.now();
   for (;;) {
     await sleep(pollMs);
-    const res = await bounded(readResult(ctx.kv, q, me, n)).catch(() => null);
+    // The counts come with each look for the result (one round trip): a turn nobody holds any more
+    // is seen within a poll, not after a read of its own every few commits.
+    const [got, seen] = await bounded(
+      ctx.kv.getMany<[RelayResult, Counts]>([keys.joinResult(q, me, n), keys.counts(q)]),
+    ).catch(() => [null, null]);
+    const res = got?.value ?? null;
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
@@ -277,13 +290,13 @@ export async function sendRelayed(
     }
     // Nobody's turn any more (its holder left, or gave up its turn with nothing to do): the
     // sender of the oldest record takes the inbox (one instance, so their commits do not collide).
-    if (Date.now() - looked > 3 * ctx.turns.commitMs + 50) {
-      looked = Date.now();
-      const { counts } = await bounded(ctx.readCounts(q)).catch(() => ({ counts: null }));
-      if (counts && (!ctx.turns.heldByOther(counts, Date.now()) || !takesRelays(counts.turnBy))) {
+    const counts = seen?.value ? withDefaults(EMPTY_COUNTS, seen.value) : null;
+    if (counts && Date.now() - looked > ctx.turns.commitMs) {
+      if (!ctx.turns.heldByOther(counts, Date.now()) || !takesRelays(counts.turnBy)) {
+        looked = Date.now();
         // The oldest record whose sender still waits (one left by an instance that stopped
         // would otherwise keep every sender from kicking).
-        const oldest = (await bounded(readInbox(ctx.kv, q)).catch(() => []))
+        const oldest = (await bounded(readInbox(ctx.kv, q, 10)).catch(() => []))
           .find((e) => e.value.until > Date.now());
         if (!oldest || oldest.key[3] === me) s.kick(q);
       }

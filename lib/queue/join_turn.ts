@@ -43,8 +43,19 @@ export class JoinTurns {
   #holding = new Map<string, number>();
   /** How long this instance's counts commits take to come back (real time): the turns' pace. */
   commitMs = 10;
+  /** When this instance last saw other instances at a queue's join commit (see `others`). */
+  readonly othersAt = new Map<string, number>();
+
+  /** True when other instances commit joins to `q` or hand them over (seen in the last 5 s). */
+  others(q: string): boolean {
+    return Date.now() - (this.othersAt.get(q) ?? 0) < 5000;
+  }
 
   constructor(private kv: Deno.Kv) {}
+
+  /** How long this instance's join commits lately took from one to the next in a turn, by queue. */
+  #cycleMs = new Map<string, number>();
+  #lastSettle = new Map<string, number>();
 
   /** Notes how long a counts commit took (a running average). */
   noteCommit(ms: number): void {
@@ -127,8 +138,16 @@ export class JoinTurns {
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
     // Until this instance's next commit lands: it goes out as soon as this one is back, after
-    // building (a commit of 1,600 joins takes CPU time as well as a round trip).
-    const next = now + 3 * commitMs + 50;
+    // its reads and building (a commit of 1,600 joins takes CPU time as well as a round trip), so
+    // as long as two of its last commits took from one to the next, where that is longer. (A turn
+    // that lapsed between two commits of its holder had every other instance commit at once.)
+    const last = this.#lastSettle.get(q);
+    this.#lastSettle.set(q, now);
+    if (last !== undefined && c.turnBy === this.me && now - last < 5000) {
+      this.#cycleMs.set(q, ((this.#cycleMs.get(q) ?? 0) + now - last) / 2);
+    }
+    const cycle = this.#cycleMs.get(q) ?? 0;
+    const next = now + Math.max(3 * commitMs, commitMs + 2 * cycle) + 50;
     if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
     this.#holding.delete(q);
     const other = successor(this.me, await this.wanters(q, now));
