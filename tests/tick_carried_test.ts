@@ -1,0 +1,267 @@
+/**
+ * The join turn's holder, with other instances about, carries the second's tick in its join
+ * commit, over real KV: one round of the tick (exactly the rate budget, the line's head in arrival
+ * order) goes into the commit ahead of the joins, the second's later rounds follow it, the
+ * holder's own separate tick waits for it and then admits nobody twice; joins of their own id or
+ * with records, and a holder that has seen no other instance, leave the tick to a tick.
+ */
+import { delayedKv } from "../testing/delayed_kv.ts";
+import { FakeClock } from "../lib/clock.ts";
+import { keys } from "../lib/store/keys.ts";
+import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
+import { tick, type TickResult } from "../lib/queue/admit.ts";
+import type { JoinOutcome } from "../lib/queue/join.ts";
+import { diagnose } from "../lib/queue/doctor.ts";
+import { readTicketUnverified } from "../lib/tokens.ts";
+import { wrongPositions } from "../testing/positions.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
+
+const Q = "default";
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits (real time, up to `ms`) until `cond` holds; returns whether it did. */
+async function until(cond: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return true;
+    await pause(5);
+  }
+  return await cond();
+}
+
+const countsOf = async (kv: Deno.Kv) =>
+  withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
+
+/** The arrival numbers of the admitted visitor records, in order. */
+async function admittedSeqs(kv: Deno.Kv): Promise<number[]> {
+  const seqs: number[] = [];
+  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+    if (e.value.state === "admitted") seqs.push(e.value.seq);
+  }
+  return seqs.sort((a, b) => a - b);
+}
+
+/** Waits for a real second to begin (a holder's own tick waits until ~600 ms into one). */
+async function secondStart(): Promise<void> {
+  while (Date.now() % 1000 > 20) await pause(Math.max(1, 1000 - Date.now() % 1000));
+}
+
+/** 1, 2, ..., n. */
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+interface Line {
+  real: Deno.Kv;
+  clock: FakeClock;
+  /** The instance whose join commits carry the tick. */
+  a: TestApp;
+  /** Another instance over the same store (it queued the waiters). */
+  b: TestApp;
+  /** The second the waiters joined in (ticked already), and the next one, where the test runs. */
+  s0: number;
+  s1: number;
+  /** The ticks instance A ran, as `engine.onTickRan` saw them. */
+  ran: TickResult[];
+}
+
+/**
+ * `waiting` visitors queued through instance B with the rate budget spent (the second's tick
+ * ran), then the clock one second on: a full second's budget is due, and no tick of it has run.
+ * Instance A's store can be slowed with `aDelays`.
+ */
+async function line(
+  rate: number,
+  waiting: number,
+  aDelays?: { readMs: number; commitMs: number },
+): Promise<Line> {
+  const real = await Deno.openKv(":memory:");
+  const clock = new FakeClock();
+  const config = { ADMIT_PER_SECOND: rate, CAPACITY: 1000 };
+  const b = await makeApp(config, { kv: real, clock, seed: 2 });
+  const a = await makeApp(config, {
+    kv: aDelays ? delayedKv(real, aDelays) : real,
+    clock,
+    seed: 1,
+  });
+  const s0 = Math.floor(clock.now() / 1000);
+  await real.set(keys.counts(Q), {
+    ...EMPTY_COUNTS,
+    logSince: 1,
+    tickAt: s0,
+    tokens: 0,
+    tokensAt: clock.now(),
+  });
+  for (let i = 0; i < waiting; i++) {
+    const o = await b.engine.join(Q, null);
+    assertEquals(o.view.status, "waiting");
+  }
+  const c = await countsOf(real);
+  assertEquals([c.waiting, c.admitted, c.nextSeq], [waiting, 0, waiting + 1], "all wait");
+  clock.advance(1000);
+  const ran: TickResult[] = [];
+  a.engine.onTickRan = (q, r) => {
+    assertEquals(q, Q);
+    ran.push(r);
+  };
+  return { real, clock, a, b, s0, s1: s0 + 1, ran };
+}
+
+/** Instance A holds the join turn (live, real time); with `others`, it saw other instances. */
+async function holdTurn(l: Line, others = true): Promise<void> {
+  const c = await countsOf(l.real);
+  const me = l.a.engine.ctx.turns.me;
+  await l.real.set(keys.counts(Q), {
+    ...c,
+    turnBy: me,
+    turnSince: Date.now(),
+    turnUntil: Date.now() + 1500,
+  });
+  if (others) l.a.engine.ctx.turns.othersAt.set(Q, Date.now());
+}
+
+/** A join's arrival number and position as answered. */
+const answer = (o: JoinOutcome) => ({
+  seq: readTicketUnverified(o.ticket!).seq,
+  position: o.view.position!,
+});
+
+/** Lets background work (upkeep after a tick) end, checks the recount, closes the store. */
+async function done(l: Line): Promise<void> {
+  await pause(100);
+  const d = await diagnose(l.real, Q);
+  assert(d.healthy, `counts equal a recount: ${JSON.stringify(d)}`);
+  l.real.close();
+}
+
+Deno.test("the holder's plain join commit carries the second's tick: the budget's first waiters, exactly", async () => {
+  const l = await line(5, 12);
+  await holdTurn(l);
+  const o = await l.a.engine.join(Q, null);
+
+  const c = await countsOf(l.real);
+  assertEquals(c.tickAt, l.s1, "the join commit claimed the second's tick");
+  assertEquals(await admittedSeqs(l.real), upTo(5), "the line's first five, in arrival order");
+  assertEquals(
+    [c.admitted, c.holding, c.waiting, c.nextSeq],
+    [5, 5, 12 - 5 + 1, 14],
+    "five admitted, the join waits",
+  );
+  assertEquals(c.tokens, 0, "the second's budget spent");
+  assertEquals(c.tokensAt, l.clock.now(), "refilled to now");
+  assertEquals(o.view.status, "waiting");
+  assertEquals(answer(o), { seq: 13, position: 8 }, "placed behind the seven left");
+  assertEquals(wrongPositions([answer(o)], c.admitted), 0);
+  assert(await until(() => l.ran.length === 1), "onTickRan called");
+  await pause(50);
+  assertEquals(l.ran.length, 1, "once");
+  const r = l.ran[0];
+  assertEquals([r.sec, r.ran, r.admitted, r.more], [l.s1, true, 5, undefined]);
+  assertEquals(r.waiting, 8);
+  // The second is ticked: the holder's own tick finds it so.
+  const own = await l.a.engine.tick(Q);
+  assertEquals([own.ran, own.admitted], [false, 0], "its own tick does nothing");
+  assertEquals((await countsOf(l.real)).admitted, 5);
+  await done(l);
+});
+
+Deno.test("the holder's own tick beside its carrying join commits admits nobody twice", async () => {
+  // Slow commits: the tick and the joins overlap in time.
+  const l = await line(5, 12, { readMs: 5, commitMs: 30 });
+  await holdTurn(l);
+  await secondStart();
+  const started = Date.now();
+  const ticking = l.a.engine.tick(Q);
+  const joins = Promise.all([0, 1, 2].map(() => l.a.engine.join(Q, null)));
+  const [own, outs] = await Promise.all([ticking, joins]);
+  const tookMs = Date.now() - started;
+
+  assertEquals([own.ran, own.admitted], [false, 0], "the own tick found the second ticked");
+  assert(tookMs >= 500, `it waited for the carried tick (${tookMs} ms)`);
+  const c = await countsOf(l.real);
+  assertEquals(c.tickAt, l.s1);
+  assertEquals(await admittedSeqs(l.real), upTo(5), "each of the first five admitted once");
+  assertEquals([c.admitted, c.holding, c.waiting, c.nextSeq], [5, 5, 10, 16]);
+  assertEquals(c.tokens, 0);
+  await pause(50);
+  assertEquals(l.ran.map((r) => [r.sec, r.admitted, r.more]), [[l.s1, 5, undefined]]);
+  const answers = outs.map(answer);
+  assertEquals(answers.map((x) => x.seq).sort(), [13, 14, 15]);
+  assertEquals(wrongPositions(answers, c.admitted), 0, "every answer exact");
+  for (const x of answers) assertEquals(x.position, x.seq - 5, "behind the seven left");
+  await done(l);
+});
+
+Deno.test("a carried round takes at most 80: the second's later rounds admit the rest of the budget", async () => {
+  const l = await line(120, 150);
+  await holdTurn(l);
+  const o = await l.a.engine.join(Q, null);
+  const first = await countsOf(l.real);
+  assertEquals(first.tickAt, l.s1);
+  assertEquals(first.admitted, 80, "one round in the join commit");
+  assertEquals(answer(o), { seq: 151, position: 71 }, "placed behind the 70 left then");
+
+  assert(await until(() => l.ran.length === 2), `later rounds ran: ${JSON.stringify(l.ran)}`);
+  await pause(50);
+  assertEquals(
+    l.ran.map((r) => [r.sec, r.ran, r.admitted, r.more]),
+    [[l.s1, true, 80, undefined], [l.s1, true, 40, true]],
+    "the carried round, then the rest of the same second",
+  );
+  const c = await countsOf(l.real);
+  assertEquals(c.tickAt, l.s1, "no later second claimed");
+  assertEquals(await admittedSeqs(l.real), upTo(120), "the second's budget, in arrival order");
+  assertEquals([c.admitted, c.holding, c.waiting, c.nextSeq], [120, 120, 31, 152]);
+  assert(Math.abs(c.tokens) < 1e-9, `budget spent: ${c.tokens}`);
+  await done(l);
+});
+
+Deno.test("a holder's own tick waits until ~600 ms into the second for its join commits to carry it", async () => {
+  const l = await line(5, 12);
+  await holdTurn(l);
+  await secondStart();
+  const started = Date.now();
+  const own = await tick(l.a.engine.ctx, Q);
+  const tookMs = Date.now() - started;
+  assert(tookMs >= 550, `it waited (${tookMs} ms)`);
+  // No join came: it ran the second's tick itself then.
+  assertEquals([own.sec, own.ran, own.admitted], [l.s1, true, 5]);
+  const c = await countsOf(l.real);
+  assertEquals([c.tickAt, c.admitted, c.waiting], [l.s1, 5, 7]);
+  assertEquals(await admittedSeqs(l.real), upTo(5));
+  await done(l);
+});
+
+/** A join through A holding the turn that must leave the tick alone. */
+async function notCarried(
+  others: boolean,
+  joining: (t: TestApp) => Promise<JoinOutcome>,
+): Promise<void> {
+  const l = await line(5, 12);
+  await holdTurn(l, others);
+  const o = await joining(l.a);
+  const c = await countsOf(l.real);
+  assertEquals(c.tickAt, l.s0, "the join commit did not tick");
+  assertEquals([c.admitted, c.holding, c.waiting, c.nextSeq], [0, 0, 13, 14]);
+  assertEquals(await admittedSeqs(l.real), []);
+  assertEquals(answer(o), { seq: 13, position: 13 });
+  await pause(50);
+  assertEquals(l.ran, [], "no tick ran");
+  await done(l);
+}
+
+Deno.test("a join with its own visitor id is not carrying the tick", async () => {
+  await notCarried(true, (t) => t.engine.join(Q, null, "ownVisitor1"));
+});
+
+Deno.test("a join with records is not carrying the tick", async () => {
+  const record = {
+    key: ["tickCarriedTest", "spent1"],
+    value: 1,
+    conflict: () => new Error("spent already"),
+  };
+  await notCarried(true, (t) => t.engine.join(Q, null, undefined, { records: [record] }));
+});
+
+Deno.test("a holder that saw no other instance does not carry the tick", async () => {
+  await notCarried(false, (t) => t.engine.join(Q, null));
+});
