@@ -5,6 +5,7 @@ import { type Config, ConfigError, parseEnv } from "./lib/config.ts";
 import { log } from "./lib/log.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
+import { openStore } from "./lib/store/commit.ts";
 
 /** True on Deno Deploy, where KV is managed and the file system is read-only. */
 function onDeploy(): boolean {
@@ -68,7 +69,7 @@ async function main() {
   if (!managed && path !== ":memory:" && !/^https?:/.test(path) && path.includes("/")) {
     await Deno.mkdir(path.slice(0, path.lastIndexOf("/")) || "/", { recursive: true });
   }
-  const kv = managed ? await Deno.openKv() : await Deno.openKv(path);
+  const kv = await openStore(managed ? undefined : path);
   const { fetch: serve, services } = await createApp({
     kv,
     clock,

@@ -170,3 +170,21 @@ export function recordOp(): {
   };
   return { op, build };
 }
+
+/**
+ * Opens a KV file, trying again while another process holds it locked: processes of a fleet
+ * started together over one file met SQLite's lock in its first setup (the multi-process tests
+ * saw one of six exit with "database is locked"). Gives up after `STARTUP_DEADLINE_MS`.
+ */
+export async function openStore(path?: string): Promise<Deno.Kv> {
+  const started = Date.now();
+  for (let i = 0;; i++) {
+    try {
+      return path === undefined ? await Deno.openKv() : await Deno.openKv(path);
+    } catch (e) {
+      const locked = e instanceof Error && /database is locked/i.test(e.message);
+      if (!locked || Date.now() - started > STARTUP_DEADLINE_MS) throw e;
+      await sleep(Math.min(1000, 20 * 2 ** i) * (0.5 + Math.random()));
+    }
+  }
+}
