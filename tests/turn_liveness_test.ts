@@ -1,0 +1,172 @@
+/**
+ * The join turn stays live where it must, over real KV: a crowd's first commit over a slow store
+ * keeps the turn though its instance has seen no other; a turn lasts as long as two of its
+ * holder's commit cycles where that is longer than three commits (per queue); and a sender whose
+ * joins were handed over sees a turn nobody holds any more within a poll, kicking its own commit
+ * only when its record is the oldest live one.
+ */
+import { delayedKv } from "../testing/delayed_kv.ts";
+import { keys } from "../lib/store/keys.ts";
+import { type Counts, EMPTY_COUNTS } from "../lib/queue/types.ts";
+import { JoinTurns } from "../lib/queue/join_turn.ts";
+import { readInbox, readResult, relay, RELAY_FROM_MS } from "../lib/queue/join_relay.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
+
+const Q = "default";
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+
+/** Counts as they are now in the store. */
+async function countsOf(kv: Deno.Kv): Promise<Counts> {
+  return (await kv.get<Counts>(keys.counts(Q))).value!;
+}
+
+/** `n` plain joins at once to a fresh engine over a store whose commits take 50 ms. */
+async function burst(n: number) {
+  const real = await Deno.openKv(":memory:");
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 }, {
+    kv: delayedKv(real, { readMs: 5, commitMs: 50 }),
+  });
+  // Commits as slow as a remote store's, as this instance measured them.
+  t.engine.ctx.turns.commitMs = 60;
+  assert(t.engine.ctx.turns.commitMs >= RELAY_FROM_MS, "slow enough for hand-overs");
+  assertEquals(t.engine.ctx.turns.others(Q), false, "no other instance seen");
+  const outs = await Promise.all(Array.from({ length: n }, () => t.engine.join(Q, null)));
+  const after = Date.now();
+  const c = (await real.get<Counts>(keys.counts(Q))).value!;
+  return { t, real, outs, c, after };
+}
+
+Deno.test("a crowd's first commit over a slow store keeps the turn, though no other instance was seen", async () => {
+  const { t, real, outs, c, after } = await burst(20);
+  assertEquals(outs.filter((o) => o.view.status === "waiting").length, 20, "all twenty wait");
+  assertEquals(c.nextSeq - 1, 20, "each placed once");
+  assertEquals(outs.map((o) => o.view.position).sort((x, y) => x! - y!), range(1, 20));
+  assertEquals(c.turnBy, t.engine.ctx.turns.me, "held by this instance");
+  assert(c.turnUntil > after, `the turn is live after the commit (${c.turnUntil - after} ms)`);
+  real.close();
+});
+
+Deno.test("a few joins in one commit give the turn up; more than eight keep it", async () => {
+  // Eight joins make no crowd, and nothing else is pending: nobody's turn.
+  for (const n of [2, 8]) {
+    const few = await burst(n);
+    assertEquals(few.c.nextSeq - 1, n, `${n} placed`);
+    assertEquals(few.c.turnBy, "", `${n} joins: the turn is given up`);
+    assertEquals(few.c.turnUntil, 0);
+    few.real.close();
+  }
+  const nine = await burst(9);
+  assertEquals(nine.c.nextSeq - 1, 9);
+  assertEquals(nine.c.turnBy, nine.t.engine.ctx.turns.me, "nine joins keep it");
+  nine.real.close();
+});
+
+/** Settles queue `q`'s turn at `now` as this instance's commit would; returns how long it lasts. */
+async function settleAt(turns: JoinTurns, kv: Deno.Kv, q: string, c: Counts, now: number) {
+  await turns.settle(q, kv.atomic(), c, now, true, 100);
+  assertEquals(c.turnBy, turns.me, "kept");
+  return c.turnUntil - now;
+}
+
+Deno.test("a turn lasts two of its holder's commit cycles where longer, per queue", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const turns = new JoinTurns(kv);
+  const c: Counts = { ...EMPTY_COUNTS };
+  const d: Counts = { ...EMPTY_COUNTS };
+  const t0 = Date.now();
+  // The first settle knows no cycle: three commits and 50 ms.
+  assertEquals(await settleAt(turns, kv, Q, c, t0), 3 * 100 + 50);
+  // Each next settle 400 ms on: the cycle averages (0+400)/2, (200+400)/2, (300+400)/2.
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 400), 100 + 2 * 200 + 50);
+  // Another queue's first settle in between: its own cycle, none yet.
+  assertEquals(await settleAt(turns, kv, "other", d, t0 + 500), 3 * 100 + 50);
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 800), 100 + 2 * 300 + 50);
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 1200), 100 + 2 * 350 + 50);
+  // The other queue's next settle, 900 ms after its first: its cycle is (0+900)/2, not Q's.
+  assertEquals(await settleAt(turns, kv, "other", d, t0 + 1400), 100 + 2 * 450 + 50);
+  // Q's settles close together bring the cycle down again (never under three commits).
+  // (350+100)/2, then (225+10)/2, then (117.5+10)/2: 1.5 cycles under three commits.
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 1300), 100 + 2 * 225 + 50);
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 1310), 100 + 2 * 117.5 + 50);
+  assertEquals(await settleAt(turns, kv, Q, c, t0 + 1320), 3 * 100 + 50);
+  // A settle while another instance held the turn (handed back) adds no cycle of this one's.
+  const e: Counts = { ...EMPTY_COUNTS, turnBy: "rsomeone", turnUntil: t0 };
+  assertEquals(await settleAt(turns, kv, "third", e, t0), 350);
+  e.turnBy = "rsomeone";
+  assertEquals(await settleAt(turns, kv, "third", e, t0 + 900), 350, "no cycle counted");
+  kv.close();
+});
+
+/** An engine whose turn at Q a stopped instance of this release holds for `ms` more. */
+async function heldByStopped(ms: number) {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
+  const until = Date.now() + ms;
+  await t.kv.set(keys.counts(Q), {
+    ...EMPTY_COUNTS,
+    logSince: 1,
+    turnBy: "rstopped",
+    turnSince: Date.now(),
+    turnUntil: until,
+  });
+  // Commits as slow as a remote store's: joins are handed over to a live turn.
+  t.engine.ctx.turns.commitMs = 100;
+  return { t, until };
+}
+
+Deno.test("a sender sees a turn nobody holds any more within a poll, and takes its joins itself", async () => {
+  // A sender that read the counts only every 3 commits + 50 ms (350 ms here) would see the turn
+  // still live at its first look and the lapse at its second, about 700 ms in: 300 ms after the
+  // turn lapsed at 400 ms. Now it sees it within a poll (33 ms) of the lapse.
+  const { t, until: lapse } = await heldByStopped(400);
+  const out = await t.engine.join(Q, null);
+  const answered = Date.now();
+  assertEquals(out.view.status, "waiting");
+  assertEquals(out.view.position, 1, "placed, first in line");
+  const late = answered - lapse;
+  assert(answered >= lapse, "not before the turn lapsed");
+  // Two commits' time after the lapse (this commit runs over a local store: a few ms).
+  assert(late < 200, `answered ${late} ms after the turn lapsed (bound 200 ms; old ~300+)`);
+  const me = t.engine.ctx.turns.me;
+  assert(await readResult(t.kv, Q, me, 0), "handed over, and answered from its result");
+  const c = await countsOf(t.kv);
+  assertEquals(c.nextSeq - 1, 1, "placed once");
+  assertEquals(c.turnBy, me, "this instance took the turn");
+  assertEquals((await readInbox(t.kv, Q)).length, 0, "its record was taken by its own commit");
+  t.close();
+});
+
+Deno.test("a sender whose record is not the oldest live one does not kick; it does once they go", async () => {
+  const { t } = await heldByStopped(50);
+  // Fifteen records of other live senders, older than this one's, until 800 ms from now.
+  const gone = Date.now() + 800;
+  for (let i = 0; i < 15; i++) {
+    assert(await relay(t.kv, Q, `rsend${String(i).padStart(3, "0")}`, 0, [`other${i}`], gone));
+    await wait(1);
+  }
+  const before = await countsOf(t.kv);
+  let answeredAt = 0;
+  const join = t.engine.join(Q, null).then((o) => (answeredAt = Date.now(), o));
+  await wait(600);
+  // The turn lapsed 550 ms ago, but the oldest record's sender takes the inbox, not this one.
+  const meanwhile = await countsOf(t.kv);
+  assertEquals(answeredAt, 0, "not answered while older live records wait");
+  assertEquals(meanwhile.nextSeq, before.nextSeq, "no commit");
+  assertEquals(meanwhile.turnBy, "rstopped", "nobody took the turn");
+  const me = t.engine.ctx.turns.me;
+  const mine = (await readInbox(t.kv, Q)).filter((e) => e.key[3] === me);
+  assertEquals(mine.length, 1, "its record waits in the inbox");
+  // The older records' senders stop waiting at `gone`: this one's is the oldest live one now.
+  const out = await join;
+  assertEquals(out.view.position, 1, "placed, first in line (the stale records not placed)");
+  assert(answeredAt >= gone, "answered only once the older records went");
+  // Looked for every commit (100 ms) and poll: within about 170 ms. (Looking every 350 ms, as
+  // before, this comes about 300 ms after they went: the looks fall near 350, 700, 1050 ms.)
+  assert(answeredAt - gone < 250, `answered ${answeredAt - gone} ms after they went`);
+  const c = await countsOf(t.kv);
+  assertEquals(c.nextSeq - 1, 1, "only its own join placed");
+  assertEquals(c.turnBy, me, "this instance took the turn");
+  t.close();
+});
