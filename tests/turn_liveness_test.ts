@@ -170,3 +170,29 @@ Deno.test("a sender whose record is not the oldest live one does not kick; it do
   assertEquals(c.turnBy, me, "this instance took the turn");
   t.close();
 });
+
+Deno.test("ten records whose senders gave up, in front of a live older one, make nobody kick", async () => {
+  const { t } = await heldByStopped(50);
+  // Ten stale records first (their senders stopped waiting: bound passed), then a live one older
+  // than this sender's: its sender, not this one, takes the inbox.
+  for (let i = 0; i < 10; i++) {
+    assert(
+      await relay(t.kv, Q, `rstale${String(i).padStart(2, "0")}`, 0, [`s${i}`], Date.now() - 1),
+    );
+    await wait(1);
+  }
+  const gone = Date.now() + 800;
+  assert(await relay(t.kv, Q, "rlive", 0, ["liveOne"], gone));
+  await wait(1);
+  const before = await countsOf(t.kv);
+  let answeredAt = 0;
+  const join = t.engine.join(Q, null).then((o) => (answeredAt = Date.now(), o));
+  await wait(600);
+  const meanwhile = await countsOf(t.kv);
+  assertEquals(answeredAt, 0, "not answered while an older live record waits behind the stale");
+  assertEquals(meanwhile.nextSeq, before.nextSeq, "no commit: this sender did not kick");
+  const out = await join;
+  assert(answeredAt >= gone, "answered only once the live record's sender stopped waiting");
+  assertEquals(out.view.position, 1, "placed first: no stale or gone record was placed");
+  t.close();
+});

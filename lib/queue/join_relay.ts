@@ -296,12 +296,22 @@ export async function sendRelayed(
         looked = Date.now();
         // The oldest record whose sender still waits (one left by an instance that stopped
         // would otherwise keep every sender from kicking).
-        const oldest = (await bounded(readInbox(ctx.kv, q, 10)).catch(() => []))
-          .find((e) => e.value.until > Date.now());
+        const oldest = await bounded(oldestLive(ctx.kv, q)).catch(() => undefined);
         if (!oldest || oldest.key[3] === me) s.kick(q);
       }
     }
   }
+}
+
+/**
+ * The oldest inbox record whose sender still waits: among the first ten, else the first hundred
+ * (records whose senders gave up stay until they expire, and ten of them in front must not make
+ * every sender behind commit at once).
+ */
+async function oldestLive(kv: Deno.Kv, q: string): Promise<Deno.KvEntry<Relayed> | undefined> {
+  const live = (list: Deno.KvEntry<Relayed>[]) => list.find((e) => e.value.until > Date.now());
+  const first = await readInbox(kv, q, 10);
+  return live(first) ?? (first.length < 10 ? undefined : live(await readInbox(kv, q)));
 }
 
 /** Takes a record back, trying again after a store error: true when no commit placed it. */
