@@ -48,7 +48,7 @@ export interface Delays {
   /** Runs before each read reaches the store (after its delay). */
   beforeRead?: () => Promise<void>;
   /** Runs before each atomic commit reaches the store (after its delay). */
-  beforeCommit?: () => Promise<void>;
+  beforeCommit?: (written: Deno.KvKey[]) => Promise<void>;
   /** Names what a commit does from the keys it writes (for the per-kind tally). */
   kind?: (keys: Deno.KvKey[]) => string;
 }
@@ -59,7 +59,7 @@ const sleep = (ms: number) => ms > 0 ? new Promise((r) => setTimeout(r, ms)) : P
 export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): Deno.Kv {
   const commit = async (op: Deno.AtomicOperation, written: Deno.KvKey[]) => {
     await sleep(delays.commitMs);
-    await delays.beforeCommit?.();
+    await delays.beforeCommit?.(written);
     tally.commits++;
     tally.mutations += written.length;
     try {

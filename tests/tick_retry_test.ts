@@ -32,7 +32,7 @@ const kind = (w: Deno.KvKey[]) => w.some((k) => k[0] === "counts" && k[1] === Q)
 
 /**
  * `waiters` in line (joined while paused, so none is let in on joining) of an app `a` whose
- * store runs `hooks.beforeCommit` before each commit and notes the reads made by then
+ * store runs `hooks.beforeCommit` before each counts commit and notes the reads made by then
  * (`marks`); `other` is a second instance on the same store. The clock is 1.5 s on.
  */
 async function line(config: { ADMIT_PER_SECOND: number; CAPACITY: number }, waiters: number) {
@@ -47,7 +47,9 @@ async function line(config: { ADMIT_PER_SECOND: number; CAPACITY: number }, wait
       readMs: 0,
       commitMs: 0,
       kind,
-      beforeCommit: async () => {
+      // Only the commits that write the counts (not the claim of the second before them).
+      beforeCommit: async (written) => {
+        if (kind(written) !== "counts") return;
         marks.push(tally.reads);
         await hooks.beforeCommit?.();
       },

@@ -14,6 +14,7 @@ import {
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { JoinTurns } from "./join_turn.ts";
+import { ResultPolls } from "./relay_poll.ts";
 import type { TickResult } from "./admit.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
@@ -94,6 +95,8 @@ export class QueueContext {
   readonly checkins: CheckinLedger;
   /** This instance's turns at the join commit (see join_turn.ts). */
   readonly turns: JoinTurns;
+  /** This instance's looks for the results of joins it handed over (see relay_poll.ts). */
+  readonly relayPolls: ResultPolls<unknown>;
   /** Called when this instance holds a queue's join turn and that second's tick has not run. */
   onTickDue?: (q: string) => void;
   /**
@@ -120,6 +123,7 @@ export class QueueContext {
     this.signer = deps.signer;
     this.checkins = new CheckinLedger(deps.kv);
     this.turns = new JoinTurns(deps.kv);
+    this.relayPolls = new ResultPolls(deps.kv);
   }
 
   now(): number {

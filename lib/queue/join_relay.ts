@@ -31,13 +31,7 @@ import {
 import { CHUNK_JOINS, CHUNK_MUTATIONS, expandChunk } from "./join_log.ts";
 import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import type { QueueContext, QueueView } from "./context.ts";
-import {
-  type Counts,
-  EMPTY_COUNTS,
-  type QueueSettings,
-  type Visitor,
-  withDefaults,
-} from "./types.ts";
+import type { Counts, QueueSettings, Visitor } from "./types.ts";
 
 /**
  * Commits shorter than this (ms, as this instance measures them) make turns cheap: joins are
@@ -272,13 +266,11 @@ export async function sendRelayed(
   if (!entry) return busy("its hand-over to the next join commit did not go through");
   let looked = Date.now();
   for (;;) {
-    await sleep(pollMs);
-    // The counts come with each look for the result (one round trip): a turn nobody holds any more
-    // is seen within a poll, not after a read of its own every few commits.
-    const [got, seen] = await bounded(
-      ctx.kv.getMany<[RelayResult, Counts]>([keys.joinResult(q, me, n), keys.counts(q)]),
-    ).catch(() => [null, null]);
-    const res = got?.value ?? null;
+    // The counts come with each look for the result, one look shared by this instance's senders
+    // (relay_poll.ts): a turn nobody holds any more is seen within a poll.
+    const look = await bounded(ctx.relayPolls.next(q, keys.joinResult(q, me, n), pollMs))
+      .catch(() => ({ result: null, counts: null }));
+    const res = look.result as RelayResult | null;
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
@@ -290,13 +282,15 @@ export async function sendRelayed(
     }
     // Nobody's turn any more (its holder left, or gave up its turn with nothing to do): the
     // sender of the oldest record takes the inbox (one instance, so their commits do not collide).
-    const counts = seen?.value ? withDefaults(EMPTY_COUNTS, seen.value) : null;
+    const counts = look.counts;
     if (counts && Date.now() - looked > ctx.turns.commitMs) {
       if (!ctx.turns.heldByOther(counts, Date.now()) || !takesRelays(counts.turnBy)) {
         looked = Date.now();
         // The oldest record whose sender still waits (one left by an instance that stopped
         // would otherwise keep every sender from kicking).
-        const oldest = await bounded(oldestLive(ctx.kv, q)).catch(() => undefined);
+        const oldest = await bounded(
+          ctx.relayPolls.shared(q, ctx.turns.commitMs, () => oldestLive(ctx.kv, q)),
+        ).catch(() => undefined);
         if (!oldest || oldest.key[3] === me) s.kick(q);
       }
     }

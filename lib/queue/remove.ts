@@ -112,7 +112,8 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   ) await deleteListed(kv, { prefix });
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))
     .delete(keys.depthArmed(q)).delete(keys.draw(q)).delete(keys.drawSeed(q))
-    .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q)).commit();
+    .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q))
+    .delete(keys.tickClaim(q)).commit();
   const t = await kv.get<QueueTombstone>(keys.queueTombstone(q));
   if (t.value?.cleaning) {
     await kv.atomic().check(t).set(keys.queueTombstone(q), { ...t.value, cleaning: false })

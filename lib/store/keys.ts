@@ -15,6 +15,8 @@ export const keys = {
   /** An instance waiting for its turn at the queue's join commit (see lib/queue/join_turn.ts). */
   joinWant: (q: string, instance: string) => ["joinWant", q, instance] as const,
   joinWantPrefix: (q: string) => ["joinWant", q] as const,
+  /** Which instance runs the queue's tick of a second (see `claimTick` in lib/queue/admit.ts). */
+  tickClaim: (q: string) => ["tickClaim", q] as const,
   /** A visitor's record. */
   visitor: (q: string, id: string) => ["v", q, id] as const,
   visitorPrefix: (q: string) => ["v", q] as const,
