@@ -76,7 +76,9 @@ async function pair(waiters: number, config: Record<string, unknown> = CONFIG) {
 }
 
 async function claimOf(kv: Deno.Kv, q = Q) {
-  return (await kv.get<{ sec: number; by: string }>(keys.tickClaim(q))).value;
+  const v = (await kv.get<{ sec: number; by: string; at?: number }>(keys.tickClaim(q))).value;
+  // Who claimed which second (when it claimed is checked where it matters).
+  return v && { sec: v.sec, by: v.by };
 }
 
 /** Records and counts agree with the admissions the ticks say they made, and a recount. */
@@ -112,8 +114,9 @@ Deno.test("two instances tick one second at once: one claims and runs it, the ot
     assertEquals(won.countsCommits, 1, "the winner committed the counts once");
     assertEquals(lost.countsCommits, 0, "the loser made no counts commit");
     assertEquals(lost.r.admitted, 0);
-    // Its state (the counts, the settings) and the claim; none of the tick's lists or visitors.
-    assert(lost.reads <= 3, `the loser read ${lost.reads} times`);
+    // Its state (the counts, the settings), the claim, and the counts once the claim's time was
+    // up (the winner's tick had landed); none of the tick's lists or visitors.
+    assert(lost.reads <= 4, `the loser read ${lost.reads} times`);
     assert(
       won.reads >= lost.reads + 3,
       `the winner's tick read more (${won.reads}) than the loser's (${lost.reads})`,
@@ -159,11 +162,7 @@ Deno.test("the turn holder ticks without claiming, even when another instance cl
     const before = await countsOf(t.real);
     const sec = t.sec();
     const rival = { sec, by: "rSomeone" };
-    await t.real.set(keys.tickClaim(Q), rival);
-    // Not the holder (nobody's turn): the claim of another instance keeps it from ticking.
-    const refused = await run(t.b, t.tb);
-    assertEquals(refused.r.ran, false, "a claimer without the claim does not tick");
-    assertEquals(refused.countsCommits, 0);
+    await t.real.set(keys.tickClaim(Q), { ...rival, at: Date.now() });
     // `a` holds the turn (live) and has seen no other instance: it ticks at once, unclaimed.
     const c = await t.real.get<Counts>(keys.counts(Q));
     const now = Date.now();
@@ -180,7 +179,31 @@ Deno.test("the turn holder ticks without claiming, even when another instance cl
     assertEquals(held.countsCommits, 1);
     assertEquals(await claimOf(t.real), rival, "the other instance's claim left as it was");
     assertEquals((await countsOf(t.real)).tickAt, sec);
+    // Not the holder: another instance's claim keeps it from ticking (the second has its tick).
+    const refused = await run(t.b, t.tb);
+    assertEquals(refused.r.ran, false, "a claimer without the claim does not tick");
+    assertEquals(refused.countsCommits, 0);
+    assertEquals(refused.claimCommits, 0);
     await assertExact(t.real, before, held.r.admitted);
+  } finally {
+    t.real.close();
+  }
+});
+
+Deno.test("a claim whose tick has not landed in 600 ms is taken over once", async () => {
+  const t = await pair(10);
+  try {
+    const before = await countsOf(t.real);
+    const sec = t.sec();
+    // Claimed by an instance that stopped before its tick landed.
+    await t.real.set(keys.tickClaim(Q), { sec, by: "rStopped", at: Date.now() });
+    const started = Date.now();
+    const took = await run(t.b, t.tb);
+    assert(took.r.ran && took.r.admitted > 0, `taken over: ${JSON.stringify(took.r)}`);
+    assert(Date.now() - started >= 550, "only once the claim's time was up");
+    assertEquals(await claimOf(t.real), { sec, by: t.b.engine.ctx.turns.me });
+    assertEquals((await countsOf(t.real)).tickAt, sec);
+    await assertExact(t.real, before, took.r.admitted);
   } finally {
     t.real.close();
   }

@@ -267,18 +267,31 @@ const COUNTS_TRIES = 4;
 interface TickClaim {
   sec: number;
   by: string;
+  /** When it was claimed (unix ms). */
+  at?: number;
 }
+
+/** How long a claim of a second's tick stands before another instance may take it over. */
+const CLAIM_MS = 600;
 
 /**
  * Claims second `sec`'s tick of `q` for this instance with a small checked write that only other
- * claimers contend for: false when another instance has it.
+ * claimers contend for: false when another instance has it. A claim whose tick has not landed
+ * within `CLAIM_MS` (its instance stopped, or its store calls failed) is taken over once.
  */
 async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boolean> {
   const me = ctx.turns.me;
   const claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
-  if (claim.value && claim.value.sec >= sec) return claim.value.by === me;
+  const held = claim.value;
+  if (held && held.sec > sec) return false;
+  if (held && held.sec === sec) {
+    if (held.by === me) return true;
+    await sleep((held.at ?? 0) + CLAIM_MS - Date.now());
+    if ((await ctx.readCounts(q)).counts.tickAt >= sec) return false;
+  }
+  // Checked against the claim as read: of several taking one over, one does.
   const r = await ctx.kv.atomic().check(claim)
-    .set(keys.tickClaim(q), { sec, by: me }, { expireIn: 60_000 }).commit();
+    .set(keys.tickClaim(q), { sec, by: me, at: Date.now() }, { expireIn: 60_000 }).commit();
   return r.ok;
 }
 

@@ -54,7 +54,9 @@ export class ResultPolls<R> {
     if (had && Date.now() - had.at < ms) return had.value as Promise<T>;
     const value = read();
     this.#shared.set(q, { at: Date.now(), value });
-    value.catch(() => this.#shared.delete(q));
+    value.catch(() => {
+      if (this.#shared.get(q)?.value === value) this.#shared.delete(q);
+    });
     return value;
   }
 
