@@ -263,6 +263,14 @@ function rebase(
 /** Commits of a tick's changes against counts read again, before it reads everything afresh. */
 const COUNTS_TRIES = 4;
 
+/**
+ * When, within its second, a tick left to the turn holder looks again (ms): late enough for the
+ * holder's join commits of the second to have carried it (at 600 ms, with commits taking 300 to
+ * 700 ms under load, another instance's tick often landed first and failed the holder's commit of
+ * over a thousand joins), early enough to tick within the second when they did not.
+ */
+const LOOK_AGAIN_AT = 800;
+
 /** Which instance runs a queue's tick of a second, where no turn holder does (see `claimTick`). */
 interface TickClaim {
   sec: number;
@@ -354,7 +362,7 @@ export async function tick(
       const carrying = counts.turnBy === ctx.turns.me && ctx.turns.others(q);
       if (round === 0 && !looked && (carrying || ctx.turns.heldByOther(counts, Date.now()))) {
         looked = true;
-        await sleep(600 - Date.now() % 1000);
+        await sleep(LOOK_AGAIN_AT - Date.now() % 1000);
         now = ctx.now();
         ({ counts, entry, settings, settingsEntry } = await ctx.readState(q));
         if (!settings || counts.tickAt >= sec) return false;
