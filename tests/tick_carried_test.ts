@@ -42,7 +42,7 @@ async function admittedSeqs(kv: Deno.Kv): Promise<number[]> {
   return seqs.sort((a, b) => a - b);
 }
 
-/** Waits for a real second to begin (a holder's own tick waits until ~800 ms into one). */
+/** Waits for a real second to begin (a holder's own tick waits until ~600 ms into one). */
 async function secondStart(): Promise<void> {
   while (Date.now() % 1000 > 20) await pause(Math.max(1, 1000 - Date.now() % 1000));
 }
@@ -216,14 +216,14 @@ Deno.test("a carried round takes at most 80: the second's later rounds admit the
   await done(l);
 });
 
-Deno.test("a holder's own tick waits until ~800 ms into the second for its join commits to carry it", async () => {
+Deno.test("a holder's own tick waits until ~600 ms into the second for its join commits to carry it", async () => {
   const l = await line(5, 12);
   await holdTurn(l);
   await secondStart();
   const started = Date.now();
   const own = await tick(l.a.engine.ctx, Q);
   const tookMs = Date.now() - started;
-  assert(tookMs >= 750, `it waited (${tookMs} ms)`);
+  assert(tookMs >= 550, `it waited (${tookMs} ms)`);
   // No join came: it ran the second's tick itself then.
   assertEquals([own.sec, own.ran, own.admitted], [l.s1, true, 5]);
   const c = await countsOf(l.real);
