@@ -72,7 +72,7 @@ interface Line {
 async function line(
   rate: number,
   waiting: number,
-  aDelays?: { readMs: number; commitMs: number },
+  aDelays?: Parameters<typeof delayedKv>[1],
 ): Promise<Line> {
   const real = await Deno.openKv(":memory:");
   const clock = new FakeClock();
@@ -286,5 +286,44 @@ Deno.test("a holder's attempt with no joins at all commits the next second's tic
   assertEquals(l.ran.map((r) => [r.sec, r.admitted]), [[l.s1, 5], [s2, 5]]);
   // Its turn lapses with nothing to do (no more looks), before the store closes.
   await pause(400);
+  await done(l);
+});
+
+Deno.test("a carrying commit that lost goes again without the tick, which then runs on its own", async () => {
+  let lost = 0, carrying = 0;
+  // Holds the store for the hook (set once the line is built).
+  const store: { kv?: Deno.Kv } = {};
+  const delays = {
+    readMs: 0,
+    commitMs: 0,
+    beforeCommit: async (written: Deno.KvKey[]) => {
+      // A join commit carrying the tick writes the counts and an admission's expiry entry.
+      const carries = written.some((k) => k[0] === "counts") && written.some((k) => k[0] === "x");
+      if (!carries || !store.kv) return;
+      carrying++;
+      if (lost > 0) return;
+      lost++;
+      // Meanwhile the head of the line checks in: its record is rewritten, the commit loses.
+      for await (const e of store.kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
+        if (e.value.seq === 1) await store.kv.set(e.key, { ...e.value });
+      }
+    },
+  };
+  const l = await line(5, 12, delays);
+  store.kv = l.real;
+  await holdTurn(l);
+  const o = await l.a.engine.join(Q, null);
+  assertEquals(o.view.status, "waiting");
+  assertEquals(lost, 1, "the carrying commit lost once");
+  assertEquals(carrying, 1, "and the join went again without the tick");
+  const after = await countsOf(l.real);
+  assertEquals(after.tickAt, l.s0, "the join's commit did not tick");
+  assertEquals(after.admitted, 0);
+  assertEquals(answer(o), { seq: 13, position: 13 }, "placed behind the twelve, none admitted yet");
+  // The second's own tick (it waits until 600 ms into the second for a carrying commit).
+  const r = await tick(l.a.engine.ctx, Q);
+  assert(r.ran && r.admitted === 5, `the tick ran on its own: ${JSON.stringify(r)}`);
+  assertEquals(await admittedSeqs(l.real), [1, 2, 3, 4, 5]);
+  assertEquals((await countsOf(l.real)).tickAt, l.s1);
   await done(l);
 });

@@ -122,6 +122,8 @@ export class JoinBatcher {
   /** When this instance last read a queue's inbox itself (see `#inbox`). */
   #inboxAt = new Map<string, number>();
   /** When this instance last saw other instances at a queue's join commit (see `#others`). */
+  /** The second whose tick a lost commit of this instance carried, by queue. */
+  #carryLost = new Map<string, number>();
   /** The turn as this instance's last join attempt read it, by queue (see `#handsOver`). */
   #heldBy = new Map<string, { by: string; until: number }>();
   /** Inbox records this instance wrote (their numbers). */
@@ -244,7 +246,8 @@ export class JoinBatcher {
     // joins. Not with joins of their own id or records (one could be a waiter it drops).
     const sec = Math.floor(now / 1000);
     const handled = new Set<string>();
-    const carried = holding && counts.tickAt < sec && !olderAround && run.items.every(relayable)
+    const carried = holding && counts.tickAt < sec && !olderAround && run.items.every(relayable) &&
+        this.#carryLost.get(q) !== sec
       ? await tickRound(ctx, q, op, counts, settings, now, handled)
       : null;
     if (carried) counts.tickAt = sec;
@@ -358,6 +361,9 @@ export class JoinBatcher {
     // (with none of this instance's own left, nothing else would make one before their senders
     // kicked, and the turn lapsed meanwhile with every other instance handing joins over to it).
     if (taken.length > 0 || carried) this.#batches.kick(q);
+    // A commit that carried the tick and lost (often to a visitor's check-in at the head of the
+    // line, which the tick checks) goes again without it: the separate tick does the second's.
+    if (carried) this.#carryLost.set(q, sec);
     // Lost to another writer (most often another instance's join batch): this one waits too,
     // for a turn of its own only with joins it cannot hand over (its next attempt hands the rest).
     if (run.items.some((p) => !relayable(p))) ctx.turns.want(q).catch(() => {});
