@@ -15,19 +15,10 @@ import { wrongPositions } from "../testing/positions.ts";
 import { readInbox, readResult, relay } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
+import { until } from "../testing/until.ts";
 
 const Q = "default";
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Waits (real time, up to `ms`) until `cond` holds; returns whether it did. */
-async function until(cond: () => boolean | Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await pause(5);
-  }
-  return await cond();
-}
 
 /** Reads of a wrapped store that wait at a gate while one is shut (each read the gate it met). */
 class ReadGate {
