@@ -11,7 +11,7 @@ import { type Counts, EMPTY_COUNTS } from "../lib/queue/types.ts";
 import { JoinTurns } from "../lib/queue/join_turn.ts";
 import { readInbox, readResult, relay, RELAY_FROM_MS } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { makeApp } from "./helpers.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
 
 const Q = "default";
 
@@ -100,6 +100,20 @@ Deno.test("a turn lasts two of its holder's commit cycles where longer, per queu
   kv.close();
 });
 
+/**
+ * A join through `t` that 600 ms on has neither been answered nor committed anything (older live
+ * records wait ahead of its own); `answered` resolves with the join and when it was answered.
+ */
+async function joinWaitsBehindOlder(t: TestApp, why: string) {
+  const before = await countsOf(t.kv);
+  const answered = t.engine.join(Q, null).then((out) => ({ out, at: Date.now() }));
+  const early = await Promise.race([answered, wait(600).then(() => null)]);
+  assertEquals(early, null, `not answered: ${why}`);
+  const meanwhile = await countsOf(t.kv);
+  assertEquals(meanwhile.nextSeq, before.nextSeq, "no commit: this sender did not kick");
+  return { meanwhile, answered };
+}
+
 /** An engine whose turn at Q a stopped instance of this release holds for `ms` more. */
 async function heldByStopped(ms: number) {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
@@ -146,20 +160,14 @@ Deno.test("a sender whose record is not the oldest live one does not kick; it do
     assert(await relay(t.kv, Q, `rsend${String(i).padStart(3, "0")}`, 0, [`other${i}`], gone));
     await wait(1);
   }
-  const before = await countsOf(t.kv);
-  let answeredAt = 0;
-  const join = t.engine.join(Q, null).then((o) => (answeredAt = Date.now(), o));
-  await wait(600);
   // The turn lapsed 550 ms ago, but the oldest record's sender takes the inbox, not this one.
-  const meanwhile = await countsOf(t.kv);
-  assertEquals(answeredAt, 0, "not answered while older live records wait");
-  assertEquals(meanwhile.nextSeq, before.nextSeq, "no commit");
+  const { meanwhile, answered } = await joinWaitsBehindOlder(t, "older live records wait");
   assertEquals(meanwhile.turnBy, "rstopped", "nobody took the turn");
   const me = t.engine.ctx.turns.me;
   const mine = (await readInbox(t.kv, Q)).filter((e) => e.key[3] === me);
   assertEquals(mine.length, 1, "its record waits in the inbox");
   // The older records' senders stop waiting at `gone`: this one's is the oldest live one now.
-  const out = await join;
+  const { out, at: answeredAt } = await answered;
   assertEquals(out.view.position, 1, "placed, first in line (the stale records not placed)");
   assert(answeredAt >= gone, "answered only once the older records went");
   // Looked for every commit (100 ms) and poll: within about 170 ms. (Looking every 350 ms, as
@@ -184,14 +192,8 @@ Deno.test("ten records whose senders gave up, in front of a live older one, make
   const gone = Date.now() + 800;
   assert(await relay(t.kv, Q, "rlive", 0, ["liveOne"], gone));
   await wait(1);
-  const before = await countsOf(t.kv);
-  let answeredAt = 0;
-  const join = t.engine.join(Q, null).then((o) => (answeredAt = Date.now(), o));
-  await wait(600);
-  const meanwhile = await countsOf(t.kv);
-  assertEquals(answeredAt, 0, "not answered while an older live record waits behind the stale");
-  assertEquals(meanwhile.nextSeq, before.nextSeq, "no commit: this sender did not kick");
-  const out = await join;
+  const { answered } = await joinWaitsBehindOlder(t, "an older live record waits behind the stale");
+  const { out, at: answeredAt } = await answered;
   assert(answeredAt >= gone, "answered only once the live record's sender stopped waiting");
   assertEquals(out.view.position, 1, "placed first: no stale or gone record was placed");
   t.close();

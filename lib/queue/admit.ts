@@ -358,8 +358,9 @@ export async function tick(
       // and its join commits carry the ticks (see join_batch.ts). This one looks again later in
       // the second and ticks then unless that one did (a turn handed on can leave a second
       // without its tick).
-      const carrying = counts.turnBy === ctx.turns.me && ctx.turns.others(q);
-      if (round === 0 && !looked && (carrying || ctx.turns.heldByOther(counts, Date.now()))) {
+      const leftToHolder = ctx.turns.carriesTicks(q, counts) ||
+        ctx.turns.heldByOther(counts, Date.now());
+      if (round === 0 && !looked && leftToHolder) {
         looked = true;
         await sleep(LOOK_AGAIN_AT - Date.now() % 1000);
         now = ctx.now();
@@ -433,7 +434,8 @@ export async function tick(
     });
     if (!more) break;
   }
-  if (result.ran) await afterTick(ctx, q, sec);
+  // (Later rounds of a carried tick: the carrying commit's caller ran it.)
+  if (result.ran && !more) await afterTick(ctx, q, sec);
   return result;
 }
 

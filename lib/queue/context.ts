@@ -16,6 +16,7 @@ import { CheckinLedger } from "./checkins.ts";
 import { JoinTurns } from "./join_turn.ts";
 import { ResultPolls } from "./relay_poll.ts";
 import type { TickResult } from "./admit.ts";
+import type { RelayResult } from "./join_relay.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
 
@@ -96,7 +97,7 @@ export class QueueContext {
   /** This instance's turns at the join commit (see join_turn.ts). */
   readonly turns: JoinTurns;
   /** This instance's looks for the results of joins it handed over (see relay_poll.ts). */
-  readonly relayPolls: ResultPolls<unknown>;
+  readonly relayPolls: ResultPolls<RelayResult>;
   /** Called when this instance holds a queue's join turn and that second's tick has not run. */
   onTickDue?: (q: string) => void;
   /**

@@ -121,7 +121,6 @@ export class JoinBatcher {
   #stepMs = 10;
   /** When this instance last read a queue's inbox itself (see `#inbox`). */
   #inboxAt = new Map<string, number>();
-  /** When this instance last saw other instances at a queue's join commit (see `#others`). */
   /** The second whose tick a lost commit of this instance carried, by queue. */
   #carryLost = new Map<string, number>();
   /** The turn as this instance's last join attempt read it, by queue (see `#handsOver`). */
@@ -206,7 +205,7 @@ export class JoinBatcher {
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     this.#heldBy.set(q, { by: counts.turnBy, until: counts.turnUntil });
-    const holding = counts.turnBy === ctx.turns.me && this.#others(q);
+    const holding = ctx.turns.carriesTicks(q, counts);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now) && !holding) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
       // for over a second: step aside for about a commit's time, then read afresh (the turn's
@@ -272,13 +271,13 @@ export class JoinBatcher {
     // record its sender takes back meanwhile would fail the commit.
     const landsBy = Date.now() + 3 * ctx.turns.commitMs + 100;
     // What the tick took of KV's limits: a check and a few mutations for each visitor it changed.
-    const tickOps = carried ? handled.size + carried.n + 1 : 0;
+    const tickOps = carried ? carried.expired + carried.n + 1 : 0;
     const budget = MUTATION_BUDGET - TICK_MUTATIONS * tickOps;
     const checks = MAX_CHECKS - tickOps - run.items.reduce((n, p) => n + checksOf(p), 0);
     const taken = placeRelayed(round, inbox, budget, landsBy, checks);
     if (run.items.length === 0 && taken.length === 0 && !carried) {
       // Nothing handed over yet: while the turn is this instance's, look again soon.
-      if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now() && this.#others(q)) {
+      if (counts.turnBy === ctx.turns.me && counts.turnUntil > Date.now() && ctx.turns.others(q)) {
         this.#lookAgain(q);
       }
       return [];
@@ -301,7 +300,7 @@ export class JoinBatcher {
     // over, others' (a turn given up with nothing left had every instance commit at once, since
     // nobody hands joins to a turn that nobody holds).
     const slow = ctx.turns.commitMs >= RELAY_FROM_MS;
-    const relaying = slow && this.#others(q);
+    const relaying = slow && ctx.turns.others(q);
     // A crowd's first commit (more than a few joins) over a slow store keeps the turn as well:
     // its winner has seen no other instance yet, and a turn given up then had the others, which
     // lost to it, all commit again at once (bench/scale_sim.ts, 50 instances).
@@ -335,7 +334,7 @@ export class JoinBatcher {
           sec,
           ran: true,
           admitted: carried.n,
-          expired: handled.size,
+          expired: carried.expired,
           waiting: counts.waiting,
           bucketAt: counts.tokensAt,
           bucketLeft: counts.tokens,
@@ -410,15 +409,6 @@ export class JoinBatcher {
   }
 
   /**
-   * True when other instances commit joins to `q` or hand them over (seen in the last 5 s): only
-   * then does this one keep an idle turn and look at the inbox between its own joins (alone, that
-   * was a read every few milliseconds in front of its ticks).
-   */
-  #others(q: string): boolean {
-    return this.ctx.turns.others(q);
-  }
-
-  /**
    * The inbox for an attempt: read ahead during this instance's last commit, else now. An instance
    * that has seen no other at the queue reads it at most every `LONE_INBOX_MS` (a join commit's
    * read would otherwise add a round trip to every batch of a lone instance, where nobody hands
@@ -429,7 +419,7 @@ export class JoinBatcher {
     this.#ahead.delete(q);
     if (ahead) return ahead.read.then((list) => list.filter((e) => !ahead.taken.has(idOf(e.key))));
     const now = Date.now();
-    if (!kicked && !this.#others(q) && now - (this.#inboxAt.get(q) ?? 0) < LONE_INBOX_MS) {
+    if (!kicked && !this.ctx.turns.others(q) && now - (this.#inboxAt.get(q) ?? 0) < LONE_INBOX_MS) {
       return Promise.resolve([]);
     }
     this.#inboxAt.set(q, now);

@@ -270,7 +270,7 @@ export async function sendRelayed(
     // (relay_poll.ts): a turn nobody holds any more is seen within a poll.
     const look = await bounded(ctx.relayPolls.next(q, keys.joinResult(q, me, n), pollMs))
       .catch(() => ({ result: null, counts: null }));
-    const res = look.result as RelayResult | null;
+    const res = look.result;
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.

@@ -45,17 +45,28 @@ export class JoinTurns {
   commitMs = 10;
   /** When this instance last saw other instances at a queue's join commit (see `others`). */
   readonly othersAt = new Map<string, number>();
+  /** How long this instance's join commits lately took from one to the next in a turn, by queue. */
+  #cycleMs = new Map<string, number>();
+  #lastSettle = new Map<string, number>();
 
-  /** True when other instances commit joins to `q` or hand them over (seen in the last 5 s). */
+  constructor(private kv: Deno.Kv) {}
+
+  /**
+   * True when other instances commit joins to `q` or hand them over (seen in the last 5 s): only
+   * then does an instance keep an idle turn and look at the inbox between its own joins (alone,
+   * that was a read every few milliseconds in front of its ticks), or carry the queue's ticks.
+   */
   others(q: string): boolean {
     return Date.now() - (this.othersAt.get(q) ?? 0) < 5000;
   }
 
-  constructor(private kv: Deno.Kv) {}
-
-  /** How long this instance's join commits lately took from one to the next in a turn, by queue. */
-  #cycleMs = new Map<string, number>();
-  #lastSettle = new Map<string, number>();
+  /**
+   * True when this instance holds `q`'s turn by counts `c` with other instances about: its join
+   * commits then carry the queue's tick of each second (see join_batch.ts), and its own tick waits.
+   */
+  carriesTicks(q: string, c: Counts): boolean {
+    return c.turnBy === this.me && this.others(q);
+  }
 
   /** Notes how long a counts commit took (a running average). */
   noteCommit(ms: number): void {

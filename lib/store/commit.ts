@@ -182,8 +182,7 @@ export async function openStore(path?: string): Promise<Deno.Kv> {
     try {
       return path === undefined ? await Deno.openKv() : await Deno.openKv(path);
     } catch (e) {
-      const locked = e instanceof Error && /database is locked/i.test(e.message);
-      if (!locked || Date.now() - started > STARTUP_DEADLINE_MS) throw e;
+      if (!isLockError(e) || Date.now() - started > STARTUP_DEADLINE_MS) throw e;
       await sleep(Math.min(1000, 20 * 2 ** i) * (0.5 + Math.random()));
     }
   }
