@@ -327,10 +327,12 @@ Deno.test("attack scenario: arrival order and the new-address result are read as
 });
 
 Deno.test("pow attack: the calibration, the server's join commits and the runs table", async () => {
-  // One thread hashes for 0.3 s: a rate per CPU second, and at most one core's worth of CPU.
+  // One thread hashes for 0.3 s: a rate per CPU second, and the CPU time it was measured over.
   const c = await calibrate(1, 300);
   assert(c.perCore > 10_000 && c.wallRate > 10_000, `hashes counted: ${JSON.stringify(c)}`);
-  assert(c.cpuShare <= 1.2, `one thread, at most a core: ${c.cpuShare}`);
+  // This process's CPU time, so its other threads count too (a compiler or collector thread made
+  // it 2.0 once in CI): measured, and within what the machine's cores can give.
+  assert(c.cpuShare > 0 && c.cpuShare <= c.cores * 1.1, `CPU share: ${c.cpuShare}`);
   assertEquals(c.capacity, c.perCore * c.cores);
 
   const h = "tollgate_kv_commit_duration_seconds";
