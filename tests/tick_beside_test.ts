@@ -218,13 +218,19 @@ function inboxLists(kv: Deno.Kv) {
           return target.list(sel, o);
         };
       }
-      if (prop === "get") {
-        return async (key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) => {
-          if (key[0] !== keys.counts(Q)[0] || key[1] !== Q) return await target.get(key, o);
+      if (prop === "get" || prop === "getMany") {
+        return async (
+          key: Deno.KvKey | Deno.KvKey[],
+          o?: { consistency?: Deno.KvConsistencyLevel },
+        ) => {
+          const first = (prop === "get" ? key : key[0]) as Deno.KvKey;
+          // deno-lint-ignore no-explicit-any
+          const read = () => (target as any)[prop](key, o);
+          if (first[0] !== keys.counts(Q)[0] || first[1] !== Q) return await read();
           seen.countsReads++;
           seen.inFlight++;
           try {
-            return await target.get(key, o);
+            return await read();
           } finally {
             seen.inFlight--;
           }

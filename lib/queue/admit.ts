@@ -8,6 +8,7 @@ import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
+import { takeInEnters } from "./enters.ts";
 import { expandChunk, expandLeft, isLogMarker } from "./join_log.ts";
 import {
   AHEAD,
@@ -412,8 +413,11 @@ export async function tick(
             next = rebase(base, counts, fresh.counts, { settings, n, rate, now, open });
             if (!next) return null;
           }
-          const sent = rec.build(ctx.kv).check(fresh.entry).set(keys.counts(q), next);
-          if ((await sent.commit()).ok) out = next;
+          // Enters since are taken in as well (read in the same snapshot as the counts checked).
+          const written = { ...next };
+          const sent = rec.build(ctx.kv).check(fresh.entry);
+          takeInEnters(sent, q, written, fresh.pending);
+          if ((await sent.set(keys.counts(q), written).commit()).ok) out = written;
         }
         if (!out) return null;
         // Before this instance's next join attempt (next in line): its cached join state is stale.

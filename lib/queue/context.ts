@@ -3,6 +3,7 @@ import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
+import { pendingOf } from "./enters.ts";
 import type { Signer } from "../tokens.ts";
 import {
   type Branding,
@@ -177,17 +178,25 @@ export class QueueContext {
    * so nothing is counted twice, the settings so a pause or mode switch that lands meanwhile wins.
    */
   async readState(q: string) {
-    const [{ counts, entry }, { settings, entry: settingsEntry }] = await Promise.all([
+    const [{ counts, entry, pending }, { settings, entry: settingsEntry }] = await Promise.all([
       this.readCounts(q),
       this.readSettingsEntry(q),
     ]);
-    return { counts, entry, settings, settingsEntry };
+    return { counts, entry, pending, settings, settingsEntry };
   }
 
-  /** Reads the counts with their versionstamp, for a checked write. */
-  async readCounts(q: string): Promise<{ counts: Counts; entry: Deno.KvEntryMaybe<Counts> }> {
-    const entry = await this.kv.get<Counts>(keys.counts(q));
-    return { counts: withDefaults(EMPTY_COUNTS, entry.value), entry };
+  /**
+   * Reads the counts with their versionstamp, for a checked write, and in the same snapshot the
+   * enters they have not taken in yet (`pending`, see enters.ts).
+   */
+  async readCounts(
+    q: string,
+  ): Promise<{ counts: Counts; entry: Deno.KvEntryMaybe<Counts>; pending: number }> {
+    const [entry, enters] = await this.kv.getMany<[Counts, Deno.KvU64]>([
+      keys.counts(q),
+      keys.entersPending(q),
+    ]);
+    return { counts: withDefaults(EMPTY_COUNTS, entry.value), entry, pending: pendingOf(enters) };
   }
 
   /** The cached view of `q` while it is fresh (under a second old), without an await. */

@@ -15,6 +15,7 @@
 import { sleep } from "../clock.ts";
 import { expandAll, isLogMarker } from "./join_log.ts";
 import { keys } from "../store/keys.ts";
+import { pendingOf, takeInEnters, withEnters } from "./enters.ts";
 import { placeOf } from "./placement.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";
 
@@ -55,11 +56,13 @@ interface Suspect {
 
 interface Scan {
   countsEntry: Deno.KvEntryMaybe<Counts>;
+  /** The sum of enters the counts had not taken in, read with them (see enters.ts). */
+  entersEntry: Deno.KvEntryMaybe<Deno.KvU64>;
   stored: Sum;
   recounted: Sum;
   visitors: number;
   suspects: Suspect[];
-  /** The counts record did not change during the scan: its recount is exact. */
+  /** The counts record and the enters' sum did not change during the scan: its recount is exact. */
   consistent: boolean;
 }
 
@@ -123,11 +126,17 @@ function drawWaits(c: Counts, v: Visitor): boolean {
   return c.preRound > 0 && v.round !== undefined;
 }
 
+/** The counts and the enters' sum, in one snapshot. */
+function readCounts(kv: Deno.Kv, q: string) {
+  return kv.getMany<[Counts, Deno.KvU64]>([keys.counts(q), keys.entersPending(q)]);
+}
+
 async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   // Joins still written compactly get their records first (as an admission would expand them).
   await expandAll(kv, q);
-  const countsEntry = await kv.get<Counts>(keys.counts(q));
-  const stored = withDefaults(EMPTY_COUNTS, countsEntry.value);
+  const [countsEntry, entersEntry] = await readCounts(kv, q);
+  // As they are: with the enters they have not taken in yet.
+  const stored = withEnters(withDefaults(EMPTY_COUNTS, countsEntry.value), pendingOf(entersEntry));
   const byId = new Map<string, Visitor>();
   const recounted = { waiting: 0, holding: 0, entered: 0, nextSeq: stored.nextSeq };
   let maxSeq = 0;
@@ -175,9 +184,10 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
       }
     }
   }
-  const after = await kv.get<Counts>(keys.counts(q));
+  const [after, entersAfter] = await readCounts(kv, q);
   return {
     countsEntry,
+    entersEntry,
     stored: {
       waiting: stored.waiting,
       holding: stored.holding,
@@ -187,7 +197,8 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
     recounted,
     visitors: byId.size,
     suspects,
-    consistent: after.versionstamp === countsEntry.versionstamp,
+    consistent: after.versionstamp === countsEntry.versionstamp &&
+      entersAfter.versionstamp === entersEntry.versionstamp,
   };
 }
 
@@ -265,8 +276,10 @@ export async function repairCounters(
     const now = diffsOf(s).filter((k) => persisted.includes(k));
     if (now.length === 0) return { ...diagnosis, counterDiffs: [], repaired: false };
     const fixed = withDefaults(EMPTY_COUNTS, s.countsEntry.value);
+    const op = kv.atomic().check(s.countsEntry, s.entersEntry);
+    takeInEnters(op, q, fixed, pendingOf(s.entersEntry));
     for (const k of now) fixed[k] = s.recounted[k];
-    const res = await kv.atomic().check(s.countsEntry).set(keys.counts(q), fixed).commit();
+    const res = await op.set(keys.counts(q), fixed).commit();
     if (res.ok) {
       return {
         ...diagnosis,

@@ -6,6 +6,7 @@ import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
+import { withEnters } from "./enters.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { afterTick, forceAdmit, tick, type TickResult } from "./admit.ts";
@@ -385,7 +386,10 @@ export class Engine {
     const ctx = this.ctx;
     const v = await ctx.view(q);
     const now = ctx.now();
-    const s = v.settings, c = v.counts;
+    // Holding and entered read afresh with the enters not taken in yet (see enters.ts): the
+    // view's counts may be a join commit's, which cannot say how many of those it had.
+    const slots = await ctx.readCounts(q);
+    const s = v.settings, c = v.counts, held = withEnters(slots.counts, slots.pending);
     let oldest = 0;
     if (v.head !== null) {
       // The head's arrival time is read once per head (scrapes come every second or so); arrival
@@ -404,9 +408,9 @@ export class Engine {
       queue: q,
       waiting: c.waiting,
       capacity: s.capacity,
-      entered: c.entered,
-      holding: c.holding,
-      openSlots: openSlots(s, c),
+      entered: held.entered,
+      holding: held.holding,
+      openSlots: openSlots(s, held),
       paused: s.paused,
       healthPaused: s.healthPaused,
       opensAt: s.opensAt,

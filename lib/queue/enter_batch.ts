@@ -1,8 +1,8 @@
-import { keys } from "../store/keys.ts";
 import { QueueBatches } from "./batches.ts";
+import { addEnters } from "./enters.ts";
 import type { QueueContext } from "./context.ts";
 import { enterAdmitted } from "./records.ts";
-import type { Visitor } from "./types.ts";
+import { EMPTY_COUNTS, type Visitor } from "./types.ts";
 
 interface PendingEnter {
   entry: Deno.KvEntry<Visitor>;
@@ -15,28 +15,15 @@ const MAX_ENTERS = 90;
 
 /**
  * Group commit of admitted visitors entering: the enters that arrive while one commit is in flight
- * go together in the next, so the counts record is written once per batch. One commit per enter
- * kept this instance's counts writers busy for longer than a second per second once a commit
- * took 100 ms (found by bench/scale_sim.ts), and join batches waited behind them.
+ * go together in the next. Each checks only its visitor's record: the counts take the enters in
+ * later (see enters.ts), so enters neither wait for the join turn nor contend with the join
+ * commits and the tick for the counts record.
  */
 class EnterBatcher {
   #batches = new QueueBatches<PendingEnter>(
     (list) => list.splice(0, MAX_ENTERS),
     async (q, batch) => {
-      // Another instance's turn at the join commit: wait for it (within half the write bound),
-      // outside this instance's line of counts writers, or the holder's commits beat this one.
-      // Judged first by this instance's cached view (no read while the turn is its own or
-      // nobody's); a turn that moved since costs at most a lost commit, which callers re-read.
-      const ctx = this.ctx;
-      const seen = ctx.freshView(q)?.counts;
-      if (!seen || ctx.turns.heldByOther(seen, Date.now())) {
-        await ctx.turns.waitTurn(
-          q,
-          async () => (await ctx.readCounts(q)).counts,
-          Date.now() + 1250,
-        );
-      }
-      const out = await ctx.serial(q, () => this.#commit(q, batch));
+      const out = await this.#commit(q, batch);
       batch.forEach((p, i) => p.resolve(out[i]));
     },
   );
@@ -50,9 +37,10 @@ class EnterBatcher {
   /** One checked commit of the batch; all null when a check lost (each caller re-reads). */
   async #commit(q: string, batch: PendingEnter[]): Promise<(Visitor | null)[]> {
     const ctx = this.ctx;
-    const { counts, entry: ce } = await ctx.readCounts(q);
-    const op = ctx.kv.atomic().check(ce);
+    const op = ctx.kv.atomic();
     const now = ctx.now();
+    // What the enters change in the counts (holding to entered) goes to the sum, not the record.
+    const counts = { ...EMPTY_COUNTS };
     const seen = new Set<string>();
     const out = batch.map((p) => {
       // The same visitor twice (two tabs): the first enters, the second re-reads and sees it.
@@ -68,7 +56,7 @@ class EnterBatcher {
         ctx.config.ACCESS_TOKEN_TTL_SECONDS,
       );
     });
-    op.set(keys.counts(q), counts);
+    addEnters(op, q, counts.entered);
     return (await op.commit()).ok ? out : batch.map(() => null);
   }
 }

@@ -4,6 +4,7 @@ import { instanceMetrics } from "../metrics/instance.ts";
 import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
+import { pendingOf, takeInEnters } from "./enters.ts";
 import { bucketCap, type QueueContext, refill } from "./context.ts";
 import { QueueBatches } from "./batches.ts";
 import { settleRound } from "./prequeue.ts";
@@ -245,11 +246,20 @@ export class JoinBatcher {
     // joins. Not with joins of their own id or records (one could be a waiter it drops).
     const sec = Math.floor(now / 1000);
     const handled = new Set<string>();
-    const carried = holding && counts.tickAt < sec && !olderAround && run.items.every(relayable) &&
-        this.#carryLost.get(q) !== sec
-      ? await tickRound(ctx, q, op, counts, settings, now, handled)
-      : null;
-    if (carried) counts.tickAt = sec;
+    const carrying = holding && counts.tickAt < sec && !olderAround &&
+      run.items.every(relayable) && this.#carryLost.get(q) !== sec;
+    // Enters are taken in with it, read after the counts this commit checks (so none read was
+    // taken in since, see enters.ts).
+    const [carried, enters] = carrying
+      ? await Promise.all([
+        tickRound(ctx, q, op, counts, settings, now, handled),
+        ctx.kv.get<Deno.KvU64>(keys.entersPending(q)),
+      ])
+      : [null, null];
+    if (carried) {
+      counts.tickAt = sec;
+      takeInEnters(op, q, counts, pendingOf(enters!));
+    }
     // A pre-queue refuses joins before its window and publishes its commitment with the first.
     const accepting = settleRound(ctx, q, op, settings, counts, now) !== "refused";
     const windowJoin = prequeuePhase(settings, now) === "window";

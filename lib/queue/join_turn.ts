@@ -11,7 +11,6 @@
  * second grace. The turn is advisory only: every commit still checks the counts, so a holder that
  * died, a clock that is off or a previous release that knows no turns costs time, never a count.
  */
-import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import type { Counts } from "./types.ts";
 
@@ -71,19 +70,6 @@ export class JoinTurns {
   /** Notes how long a counts commit took (a running average). */
   noteCommit(ms: number): void {
     this.commitMs = (this.commitMs + ms) / 2;
-  }
-
-  /**
-   * Waits (up to `untilMs`, real time) until this instance may write `q`'s counts, reading them
-   * again with `read` after each wait; registers it as waiting meanwhile. For counts writers
-   * other than join batches (enters), which otherwise keep losing to the turn holder's commits.
-   */
-  async waitTurn(q: string, read: () => Promise<Counts>, untilMs: number): Promise<void> {
-    for (let c = await read();; c = await read()) {
-      const d = await this.decide(q, c, Date.now(), this.commitMs);
-      if (d.go || Date.now() + d.ms >= untilMs) return;
-      await Promise.all([this.want(q).catch(() => {}), sleep(d.ms)]);
-    }
   }
 
   /**

@@ -9,6 +9,7 @@ import type { TicketClaims } from "../tokens.ts";
 import type { QueueContext } from "./context.ts";
 import { placedEntry } from "./placement.ts";
 import { releaseSlot, removeWaiting } from "./records.ts";
+import { takeInEnters } from "./enters.ts";
 import type { Visitor } from "./types.ts";
 import { admittedView } from "./view.ts";
 import { checkTicket, enterNow, liveEntry, type Outcome } from "./visitor.ts";
@@ -48,8 +49,10 @@ export async function leave(
     const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
     const rec = entry.value;
     const ok = await ctx.serial(q, async () => {
-      const { counts, entry: ce } = await ctx.readCounts(q);
+      const { counts, entry: ce, pending } = await ctx.readCounts(q);
       const op = ctx.kv.atomic().check(entry, ce);
+      // An entered visitor's enter may be pending still: taken in before its slot is freed.
+      takeInEnters(op, q, counts, pending);
       // Not placed yet: the draw must not write its line entry unseen (see placement.ts).
       if (entry.unplaced) op.check(entry.unplaced);
       if (rec.state === "waiting") {

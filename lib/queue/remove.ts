@@ -113,7 +113,7 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))
     .delete(keys.depthArmed(q)).delete(keys.draw(q)).delete(keys.drawSeed(q))
     .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q))
-    .delete(keys.tickClaim(q)).commit();
+    .delete(keys.tickClaim(q)).delete(keys.entersPending(q)).commit();
   const t = await kv.get<QueueTombstone>(keys.queueTombstone(q));
   if (t.value?.cleaning) {
     await kv.atomic().check(t).set(keys.queueTombstone(q), { ...t.value, cleaning: false })

@@ -15,6 +15,11 @@ export const keys = {
   /** An instance waiting for its turn at the queue's join commit (see lib/queue/join_turn.ts). */
   joinWant: (q: string, instance: string) => ["joinWant", q, instance] as const,
   joinWantPrefix: (q: string) => ["joinWant", q] as const,
+  /**
+   * Enters the counts have not taken in yet: a `sum` that enters add to without touching the
+   * checked counts record (see lib/queue/enters.ts).
+   */
+  entersPending: (q: string) => ["entersPending", q] as const,
   /** Which instance runs the queue's tick of a second (see `claimTick` in lib/queue/admit.ts). */
   tickClaim: (q: string) => ["tickClaim", q] as const,
   /** A visitor's record. */
