@@ -1,78 +1,32 @@
 /**
  * Enters kept out of the counts record, over real KV: each enter adds to a conflict-free sum
- * (`keys.entersPending`) that the next writer of the counts takes in (the tick, a join commit
- * carrying the tick, a leave, the doctor's repair). Checked here: no enter is lost or taken in
- * twice (the stored counts plus the sum always equal a recount of the visitor records), enters
- * landing between a take-in's read and its commit stay pending, an enter written the way release
- * 0.7.1 wrote it (into the counts record) counts beside them, and deleting a queue removes the sum.
+ * (`keys.entersPending`) that the next writer of the counts takes in. Here each writer does, once:
+ * a leave, the tick (also freeing an expired slot whose enter is pending), a join commit carrying
+ * the tick, and the doctor's repair; the doctor counts pending enters; an enter or a leave written
+ * the way release 0.7.1 wrote them (into the counts record) counts beside them; deleting a queue
+ * deletes the sum. Races between enters and take-ins are in enters_race_test.ts.
  */
-import { delayedKv } from "../testing/delayed_kv.ts";
-import { FakeClock } from "../lib/clock.ts";
 import { diagnose, repairCounters } from "../lib/queue/doctor.ts";
 import { enterAdmitted, releaseSlot } from "../lib/queue/records.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import type { JoinOutcome } from "../lib/queue/join.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
-import { assert, assertEquals } from "./assert.ts";
-import { makeApp, type TestApp } from "./helpers.ts";
 import { until } from "../testing/until.ts";
-
-const Q = "default";
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The counts record as stored (not taken in), and the raw sum of pending enters. */
-async function stored(kv: Deno.Kv, q = Q): Promise<{ c: Counts; sum: bigint }> {
-  const [c, s] = await kv.getMany<[Counts, Deno.KvU64]>([keys.counts(q), keys.entersPending(q)]);
-  return { c: withDefaults(EMPTY_COUNTS, c.value), sum: s.value?.value ?? 0n };
-}
-
-/** Holding and entered, recounted from the visitor records. */
-async function recount(kv: Deno.Kv): Promise<{ holding: number; entered: number }> {
-  const out = { holding: 0, entered: 0 };
-  for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
-    if (e.value.state === "admitted") out.holding++;
-    if (e.value.state === "entered") out.entered++;
-  }
-  return out;
-}
-
-/**
- * With nothing in flight: the record plus the sum equal a recount (no enter lost or taken in
- * twice), the sum never wrapped below zero, and the doctor agrees.
- */
-async function settled(kv: Deno.Kv, label: string): Promise<void> {
-  const [{ c, sum }, r] = await Promise.all([stored(kv), recount(kv)]);
-  const at = `${label}: record ${JSON.stringify([c.holding, c.entered])}, sum ${sum}`;
-  assert(sum < 1n << 63n, `${at}: the sum went below zero (taken in twice)`);
-  assertEquals(c.holding + c.entered, r.holding + r.entered, `${at}: slots in use`);
-  assertEquals(c.entered + Number(sum), r.entered, `${at}: entered with the pending ones`);
-  assertEquals(c.holding - Number(sum), r.holding, `${at}: holding less the pending ones`);
-  const d = await diagnose(kv, Q, { pauseMs: 10 });
-  assert(d.healthy, `${at}: the doctor finds ${JSON.stringify(d)}`);
-}
-
-/** `n` visitors admitted in one tick (joined while paused, so none is admitted at its join). */
-async function admitted(t: TestApp, n: number, q = Q): Promise<JoinOutcome[]> {
-  await t.engine.setPaused(q, true);
-  const joined = await Promise.all(Array.from({ length: n }, () => t.engine.join(q, null)));
-  await t.engine.setPaused(q, false);
-  t.clock.advance(1000);
-  assertEquals((await t.engine.tick(q)).admitted, n, "all admitted");
-  return joined;
-}
-
-/** Enters admitted visitors (their status call takes the slot), through instance `t`. */
-async function enter(t: TestApp, js: JoinOutcome[], q = Q): Promise<void> {
-  const out = await Promise.all(js.map((j) => t.engine.status(q, readTicketUnverified(j.ticket!))));
-  assert(out.every((o) => o.view.status === "admitted" && o.view.entered), "entered");
-}
-
-/** Leaves through `t`. */
-async function leave(t: TestApp, j: JoinOutcome): Promise<void> {
-  const claims = readTicketUnverified(j.ticket!);
-  await t.engine.leave(Q, claims, claims.sub);
-}
+import { assert, assertEquals } from "./assert.ts";
+import {
+  admitted,
+  enter,
+  holdTurn,
+  leave,
+  lineWithEnters,
+  pair,
+  pause,
+  Q,
+  settled,
+  stored,
+} from "./enters_helpers.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
 
 Deno.test("a leave takes pending enters in: an entered visitor leaving before the tick", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 100 });
@@ -181,137 +135,16 @@ Deno.test("the doctor's repair writes the recount and takes the pending enters i
   t.close();
 });
 
-type Delays = Parameters<typeof delayedKv>[1];
-
-/** Two instances on one store with one clock; their store calls can be delayed and hooked. */
-async function pair(config: Record<string, number>, aDelays?: Delays, bDelays?: Delays) {
-  const real = await Deno.openKv(":memory:");
-  const clock = new FakeClock();
-  const over = (d?: Delays) => d ? delayedKv(real, d) : real;
-  const a = await makeApp(config, { kv: over(aDelays), clock });
-  const b = await makeApp(config, { kv: over(bDelays), clock, seed: 2 });
-  return { real, clock, a, b };
-}
-
-/** A commit that takes enters in writes the counts and the sum; an enter writes the sum only. */
-const takesIn = (w: Deno.KvKey[]) => w.some((k) => k[0] === "counts") && isEnter(w);
-const isEnter = (w: Deno.KvKey[]) => w.some((k) => k[0] === keys.entersPending(Q)[0]);
-
-Deno.test("enters landing between a tick's read of the sum and its commit stay pending", async () => {
-  let hook: (() => Promise<void>) | null = null;
-  const { real, clock, a, b } = await pair({ ADMIT_PER_SECOND: 10, CAPACITY: 100 }, {
-    readMs: 0,
-    commitMs: 0,
-    beforeCommit: async (written) => {
-      if (!hook || !takesIn(written)) return;
-      const h = hook;
-      hook = null;
-      await h();
-    },
-  });
-  const js = await admitted(a, 10);
-  await enter(b, js.slice(0, 4));
-  // The tick read four pending; three more enter (on another instance) before its commit lands.
-  let landed = false;
-  hook = async () => {
-    await enter(b, js.slice(4, 7));
-    landed = true;
-  };
-  clock.advance(1000);
-  assert((await a.engine.tick(Q)).ran, "the tick ran");
-  assert(landed, "the enters landed during the tick's commit");
-  let s = await stored(real);
-  assertEquals([s.c.holding, s.c.entered, s.sum], [6, 4, 3n], "the four taken in, three pending");
-  await settled(real, "after the tick");
-  clock.advance(1000);
-  assert((await a.engine.tick(Q)).ran, "the next tick ran");
-  s = await stored(real);
-  assertEquals([s.c.holding, s.c.entered, s.sum], [3, 7, 0n], "the three taken in");
-  await settled(real, "after the next tick");
-  real.close();
-});
-
-Deno.test("ticks beside enters, leaves and expiries on two slow instances: none taken in twice", async () => {
-  const seen = { ticking: false, entersDuringTick: 0, takeIns: 0, left: 0 };
-  const config = { ADMIT_PER_SECOND: 15, CAPACITY: 1000, ACCESS_TOKEN_TTL_SECONDS: 10 };
-  // A ticks; both enter; B's enters that land while a tick runs are noted.
-  const { real, clock, a, b } = await pair(config, {
-    readMs: 2,
-    commitMs: 8,
-    beforeCommit: (w) => {
-      if (takesIn(w)) seen.takeIns++;
-      return Promise.resolve();
-    },
-  }, {
-    readMs: 3,
-    commitMs: 5,
-    beforeCommit: (w) => {
-      if (seen.ticking && isEnter(w) && !takesIn(w)) seen.entersDuringTick++;
-      return Promise.resolve();
-    },
-  });
-  await a.engine.setPaused(Q, true);
-  const js = await Promise.all(
-    Array.from({ length: 150 }, (_, i) => (i % 2 ? a : b).engine.join(Q, null)),
-  );
-  const bySub = new Map(js.map((j) => [readTicketUnverified(j.ticket!).sub, j]));
-  await a.engine.setPaused(Q, false);
-  const inState = async (state: Visitor["state"]) => {
-    const out: JoinOutcome[] = [];
-    for await (const e of real.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
-      if (e.value.state === state) out.push(bySub.get(e.value.id)!);
-    }
-    return out;
-  };
-  for (let round = 0; round < 14; round++) {
-    clock.advance(1000);
-    // Those admitted so far enter (through either instance) while the tick runs; two of those
-    // entered leave meanwhile. From round 11 on, the first tokens have expired: the tick frees them.
-    const [toEnter, toLeave] = await Promise.all([inState("admitted"), inState("entered")]);
-    seen.ticking = true;
-    const ticking = a.engine.tick(Q).finally(() => seen.ticking = false);
-    await Promise.all([
-      ticking,
-      ...toEnter.map((j, i) => enter(i % 2 ? a : b, [j])),
-      ...toLeave.slice(0, 2).map((j) => leave(b, j).then(() => seen.left++)),
-    ]);
-    const { c } = await stored(real);
-    assert(c.holding >= 0 && c.entered >= 0, `round ${round}: ${JSON.stringify(c)}`);
-    await settled(real, `round ${round}`);
-  }
-  assert(seen.takeIns >= 5, `ticks took enters in: ${seen.takeIns}`);
-  assert(seen.entersDuringTick > 0, "some enters landed while a tick ran");
-  const { c } = await stored(real);
-  const r = await recount(real);
-  assertEquals(c.waiting + c.admitted, 150, "every visitor waiting or admitted once");
-  assert(c.admitted - seen.left - r.holding - r.entered > 0, "the tick freed expired slots");
-  // Background work after the last calls (a draw check, a depth check) ends before the store closes.
-  await pause(100);
-  real.close();
-});
-
 Deno.test("a join commit that carries the second's tick takes the pending enters in", async () => {
   const { real, clock, a, b } = await pair({ ADMIT_PER_SECOND: 5, CAPACITY: 1000 });
-  const js = await admitted(b, 5);
-  await enter(b, js);
-  for (let i = 0; i < 7; i++) await b.engine.join(Q, null);
-  let s = await stored(real);
-  assertEquals([s.c.holding, s.c.entered, s.c.waiting, s.sum], [5, 0, 7, 5n], "five pending");
-  clock.advance(1000);
+  await lineWithEnters(b, 5);
   const sec = Math.floor(clock.now() / 1000);
-  // Instance A holds the join turn and has seen another instance: its join commits carry ticks.
-  await real.set(keys.counts(Q), {
-    ...s.c,
-    turnBy: a.engine.ctx.turns.me,
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 1500,
-  });
-  a.engine.ctx.turns.othersAt.set(Q, Date.now());
+  await holdTurn(real, a);
   const ran: number[] = [];
   a.engine.onTickRan = (_q, r) => void ran.push(r.admitted);
   const o = await a.engine.join(Q, null);
   assertEquals(o.view.status, "waiting");
-  s = await stored(real);
+  const s = await stored(real);
   assertEquals(s.c.tickAt, sec, "the join commit ran the second's tick");
   assertEquals(
     [s.c.admitted, s.c.holding, s.c.entered, s.c.waiting, s.sum],
