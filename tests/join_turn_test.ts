@@ -45,6 +45,27 @@ Deno.test("the holder keeps the turn while it has joins, then hands it to a wait
   kv.close();
 });
 
+Deno.test("a commit's time estimate rises at once (to a second at most) and falls by halves", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const t = new JoinTurns(kv);
+  assertEquals(t.commitMs, 10, "the first guess");
+  t.noteCommit(120);
+  assertEquals(
+    t.commitMs,
+    120,
+    "one slow commit (a crowd's first, lost over a far store) is enough",
+  );
+  // So a turn this instance then takes outlasts its commit's way there and back.
+  const c = counts();
+  await t.settle(Q, kv.atomic(), c, 0, true, t.commitMs);
+  assert(c.turnUntil > 2 * 120, `the turn lasts past two such commits: ${c.turnUntil}`);
+  t.noteCommit(20);
+  assertEquals(t.commitMs, 70, "faster commits bring it down by halves");
+  t.noteCommit(60_000);
+  assertEquals(t.commitMs, 1000, "a stall counts as a second at most");
+  kv.close();
+});
+
 Deno.test("a lapsed turn falls to the next waiter first, to anyone after a second grace", async () => {
   const kv = await Deno.openKv(":memory:");
   const ts = Array.from({ length: 3 }, () => new JoinTurns(kv));
