@@ -9,6 +9,7 @@
  */
 import { seededRandom } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
+import { pendingOf, withEnters } from "../lib/queue/enters.ts";
 import {
   type Counts,
   EMPTY_COUNTS,
@@ -125,7 +126,12 @@ async function snapshot(kv: Deno.Kv, q: string): Promise<Snapshot> {
     expiries.push({ ms: e.key[2] as number, id: e.key[3] as string, state: e.value });
   }
   // The counts record is written by the first state change; before that it is all zeros.
-  const counts = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(q))).value);
+  // With the enters it has not taken in yet (a sum beside it, see lib/queue/enters.ts).
+  const [stored, enters] = await kv.getMany<[Counts, Deno.KvU64]>([
+    keys.counts(q),
+    keys.entersPending(q),
+  ]);
+  const counts = withEnters(withDefaults(EMPTY_COUNTS, stored.value), pendingOf(enters));
   const settings = (await kv.get<QueueSettings>(keys.queue(q))).value;
   assert(settings, "the queue's settings record exists");
   return { counts, settings, visitors, fifo, lottery, deadlines, expiries };
