@@ -207,6 +207,43 @@ Deno.test("a carried round takes at most 80: the second's later rounds admit the
   await done(l);
 });
 
+/** `kv` with the rounds of its ticks counted (each round lists the expired slots once). */
+function roundsCounted(kv: Deno.Kv) {
+  const seen = { rounds: 0 };
+  const wrapped = new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "list") {
+        return (sel: Deno.KvListSelector, o?: Deno.KvListOptions) => {
+          if ("start" in sel && sel.start[0] === keys.expiryPrefix(Q)[0]) seen.rounds++;
+          return target.list(sel, o);
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { kv: wrapped, seen };
+}
+
+Deno.test("a tick's rounds stop where the budget is spent, and go on past a round's 80", async () => {
+  // At 50 a second a round after each tick held the turn holder's joins up by a commit.
+  for (const [rate, rounds] of [[50, 1], [200, 3]]) {
+    const real = await Deno.openKv(":memory:");
+    const counted = roundsCounted(real);
+    const t = await makeApp({ ADMIT_PER_SECOND: rate, CAPACITY: 1000 }, { kv: counted.kv });
+    await t.engine.setPaused(Q, true);
+    for (let i = 0; i < 300; i++) await t.engine.join(Q, null);
+    await t.engine.setPaused(Q, false);
+    t.clock.advance(1000);
+    const before = counted.seen.rounds;
+    const r = await t.engine.tick(Q);
+    assertEquals(r.admitted, rate, `the second's budget at ${rate}/s`);
+    assertEquals(counted.seen.rounds - before, rounds, `rounds of one tick at ${rate}/s`);
+    await pause(100);
+    real.close();
+  }
+});
+
 Deno.test("a holder's own tick waits until ~600 ms into the second for its join commits to carry it", async () => {
   const l = await line(5, 12);
   await holdTurn(l);

@@ -14,7 +14,7 @@ import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
 import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
 import { takesRelays } from "./join_turn.ts";
-import { CHUNK as TICK_ROUND, type TickResult, tickRound } from "./admit.ts";
+import { type TickResult, tickRound } from "./admit.ts";
 import {
   placeRelayed,
   readInbox,
@@ -349,7 +349,7 @@ export class JoinBatcher {
           bucketAt: counts.tokensAt,
           bucketLeft: counts.tokens,
         };
-        ctx.onTickCarried?.(q, result, carried.expired + carried.n >= TICK_ROUND / 2);
+        ctx.onTickCarried?.(q, result, carried.more);
       }
       // This instance holds the turn, so other instances skip their ticks: it runs the second's.
       if (counts.turnBy === ctx.turns.me && counts.tickAt < Math.floor(now / 1000)) {
