@@ -1,11 +1,13 @@
 /**
- * A rollout: the previous release (0.6.0) and this code serve side by side on ONE store, as old and new
+ * A rollout: a previous release and this code serve side by side on ONE store, as old and new
  * revisions do while Deno Deploy (or a one-by-one restart) moves traffic over. Each starts and
- * migrates the store (this release adds no migration, so neither rewrites what the other reads),
- * joins go to both, each waiter checks in through the other, both tick. Afterwards the counters
- * equal a recount, nobody was admitted twice, and the answers of this code were exact.
+ * migrates the store (no migration since 0.6.0, so neither rewrites what the other reads), joins
+ * go to both, each waiter checks in (and so enters) through the other, both tick. Afterwards the
+ * counters equal a recount, nobody was admitted twice, and the answers of this code were exact.
+ * Run against 0.6.0 and against 0.7.1, the release before this code: this code's enters write a
+ * sum beside the counts (lib/queue/enters.ts) where those releases' enters write the counts.
  *
- * The previous release is taken from this repository's history (`git archive`), so the test
+ * The previous releases are taken from this repository's history (`git archive`), so the test
  * needs the git history of the checkout.
  */
 import { diagnose } from "../lib/queue/doctor.ts";
@@ -15,21 +17,23 @@ import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/qu
 import { assert, assertEquals } from "./assert.ts";
 import { claimsOf, freePort, sleep } from "./server_procs.ts";
 
-/** Release 0.6.0, the one before this code (its last commit). */
-const PREVIOUS = "6080276";
+/** Previous releases (their last commits): 0.7.1 is the one before this code. */
+const PREVIOUS = [
+  { release: "0.6.0", commit: "6080276" },
+  { release: "0.7.1", commit: "339268f" },
+];
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "rollout-test-secret-0123456789abcdefghij";
 
-/** True when the checkout holds the previous release (a shallow clone may not). */
-const HAS_PREVIOUS = new Deno.Command("git", {
-  args: ["-C", ROOT, "cat-file", "-e", `${PREVIOUS}^{commit}`],
-  stdout: "null",
-  stderr: "null",
-}).outputSync().success;
-if (!HAS_PREVIOUS) {
-  console.warn(
-    `rollout test skipped: commit ${PREVIOUS} (release 0.4.1) is not in this clone's history`,
-  );
+/** True when the checkout holds `commit` (a shallow clone may not). */
+function inHistory(commit: string): boolean {
+  const found = new Deno.Command("git", {
+    args: ["-C", ROOT, "cat-file", "-e", `${commit}^{commit}`],
+    stdout: "null",
+    stderr: "null",
+  }).outputSync().success;
+  if (!found) console.warn(`rollout test skipped: commit ${commit} is not in this clone's history`);
+  return found;
 }
 
 async function unpack(commit: string, dir: string): Promise<void> {
@@ -95,98 +99,105 @@ async function call(p: Proc, method: string, path: string, ticket?: string, body
   };
 }
 
-Deno.test({
-  ignore: !HAS_PREVIOUS,
-  name: "rollout: the previous release and this code serve one store side by side",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
-    const old = `${dir}/previous`;
-    await Deno.mkdir(old);
-    await unpack(PREVIOUS, old);
-    const kvPath = `${dir}/shared.kv`;
-    const procs: Proc[] = [];
-    const exact: { seq: number; position: number }[] = [];
-    try {
-      // The old revision is serving when the new one starts (and migrates), as in a rollout.
-      procs.push(await serve(old, kvPath));
-      procs.push(await serve(ROOT, kvPath));
-      const [prev, next] = procs;
-      const waiting: { ticket: string; by: Proc }[] = [];
-      const joins = Array.from({ length: 120 }, (_, i) => i);
-      for (let i = 0; i < joins.length; i += 20) {
-        await Promise.all(
-          joins.slice(i, i + 20).map(async (n) => {
-            const by = n % 2 ? next : prev;
-            const j = await call(by, "POST", "/join", undefined, { queue: "default" });
-            assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
-            if (j.status === 202) {
-              waiting.push({ ticket: j.ticket!, by });
-              if (by === next) {
-                exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
-              }
+for (const { release, commit } of PREVIOUS) {
+  Deno.test({
+    ignore: !inHistory(commit),
+    name: `rollout: release ${release} and this code serve one store side by side`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: () => rollout(commit),
+  });
+}
+
+async function rollout(commit: string): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
+  const old = `${dir}/previous`;
+  await Deno.mkdir(old);
+  await unpack(commit, old);
+  const kvPath = `${dir}/shared.kv`;
+  const procs: Proc[] = [];
+  const exact: { seq: number; position: number }[] = [];
+  try {
+    // The old revision is serving when the new one starts (and migrates), as in a rollout.
+    procs.push(await serve(old, kvPath));
+    procs.push(await serve(ROOT, kvPath));
+    const [prev, next] = procs;
+    const waiting: { ticket: string; by: Proc }[] = [];
+    const joins = Array.from({ length: 120 }, (_, i) => i);
+    for (let i = 0; i < joins.length; i += 20) {
+      await Promise.all(
+        joins.slice(i, i + 20).map(async (n) => {
+          const by = n % 2 ? next : prev;
+          const j = await call(by, "POST", "/join", undefined, { queue: "default" });
+          assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
+          if (j.status === 202) {
+            waiting.push({ ticket: j.ticket!, by });
+            if (by === next) {
+              exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
             }
-          }),
-        );
-      }
-      // A crowd at once through this code: more joins than one commit's mutations allow, while
-      // the previous release writes the counts too (this code writes no chunks meanwhile).
-      const crowd = await Promise.all(
-        Array.from(
-          { length: 600 },
-          () => call(next, "POST", "/join", undefined, { queue: "default" }),
-        ),
+          }
+        }),
       );
-      for (const j of crowd) {
-        assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
-        if (j.status === 202) {
-          exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
-        }
-      }
-      // Every waiter checks in through the other revision for a few seconds; both tick.
-      const until = Date.now() + 4000;
-      let admittedSeen = 0;
-      while (Date.now() < until) {
-        for (const w of waiting) {
-          const other = w.by === next ? prev : next;
-          const s = await call(other, "GET", "/status?queue=default", w.ticket);
-          assertEquals(s.status, 200, JSON.stringify(s.json));
-          w.ticket = s.ticket!;
-          if (s.json.status === "admitted") admittedSeen++;
-        }
-        await sleep(500);
-      }
-      assert(admittedSeen > 0, "admissions ran while both revisions served");
-    } finally {
-      for (const p of procs) {
-        p.child.kill("SIGTERM");
-        await p.child.status;
+    }
+    // A crowd at once through this code: more joins than one commit's mutations allow, while
+    // the previous release writes the counts too (this code writes no chunks meanwhile).
+    const crowd = await Promise.all(
+      Array.from(
+        { length: 600 },
+        () => call(next, "POST", "/join", undefined, { queue: "default" }),
+      ),
+    );
+    for (const j of crowd) {
+      assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
+      if (j.status === 202) {
+        exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
       }
     }
-    const kv = await Deno.openKv(kvPath);
-    try {
-      assertEquals((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
-      const d = await diagnose(kv, "default");
-      assert(d.healthy, `counters equal a recount: ${JSON.stringify(d)}`);
-      const c = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts("default"))).value);
-      let slots = 0;
-      for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix("default") })) {
-        if (e.value.state !== "waiting") slots++;
+    // Every waiter checks in through the other revision for a few seconds; both tick.
+    const until = Date.now() + 4000;
+    let admittedSeen = 0;
+    while (Date.now() < until) {
+      for (const w of waiting) {
+        const other = w.by === next ? prev : next;
+        const s = await call(other, "GET", "/status?queue=default", w.ticket);
+        assertEquals(s.status, 200, JSON.stringify(s.json));
+        w.ticket = s.ticket!;
+        if (s.json.status === "admitted") admittedSeen++;
       }
-      assertEquals(c.admitted, slots, "every admission holds one slot: nobody admitted twice");
-      assert(c.holding + c.entered <= 30, "capacity held");
-      assertEquals(c.nextSeq - 1, 720, "one arrival number per join");
-      // This code's join answers were exact whoever else wrote (see multiprocess_positions_test).
-      let prefix = 0;
-      for (const a of exact.sort((x, y) => x.seq - y.seq)) {
-        const before = a.seq - a.position;
-        assert(before >= prefix && before <= c.admitted, `seq ${a.seq}: position ${a.position}`);
-        prefix = before;
-      }
-    } finally {
-      kv.close();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      await sleep(500);
     }
-  },
-});
+    assert(admittedSeen > 0, "admissions ran while both revisions served");
+  } finally {
+    for (const p of procs) {
+      p.child.kill("SIGTERM");
+      await p.child.status;
+    }
+  }
+  const kv = await Deno.openKv(kvPath);
+  try {
+    assertEquals((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
+    const d = await diagnose(kv, "default");
+    assert(d.healthy, `counters equal a recount: ${JSON.stringify(d)}`);
+    const c = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts("default"))).value);
+    let slots = 0;
+    for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix("default") })) {
+      if (e.value.state !== "waiting") slots++;
+    }
+    assertEquals(c.admitted, slots, "every admission holds one slot: nobody admitted twice");
+    assert(c.holding + c.entered <= 30, "capacity held");
+    assertEquals(c.nextSeq - 1, 720, "one arrival number per join");
+    // Enters not taken in yet: never taken in twice (the sum would wrap past 2^63).
+    const pending = (await kv.get<Deno.KvU64>(keys.entersPending("default"))).value?.value ?? 0n;
+    assert(pending < 1000n, `pending enters ${pending}`);
+    // This code's join answers were exact whoever else wrote (see multiprocess_positions_test).
+    let prefix = 0;
+    for (const a of exact.sort((x, y) => x.seq - y.seq)) {
+      const before = a.seq - a.position;
+      assert(before >= prefix && before <= c.admitted, `seq ${a.seq}: position ${a.position}`);
+      prefix = before;
+    }
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
