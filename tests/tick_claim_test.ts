@@ -130,6 +130,53 @@ Deno.test("two instances tick one second at once: one claims and runs it, the ot
   }
 });
 
+Deno.test("a claimer reads the second's claim beside the queue's state, not after it", async () => {
+  const real = await Deno.openKv(":memory:");
+  const seen = { countsInFlight: 0, claimReads: 0, claimBeside: 0 };
+  const kv = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "get" || prop === "getMany") {
+        return async (
+          key: Deno.KvKey | Deno.KvKey[],
+          o?: { consistency?: Deno.KvConsistencyLevel },
+        ) => {
+          const first = (prop === "get" ? key : key[0]) as Deno.KvKey;
+          const counts = first[0] === "counts" && first[1] === Q;
+          if (first[0] === "tickClaim") {
+            seen.claimReads++;
+            if (seen.countsInFlight > 0) seen.claimBeside++;
+          }
+          if (counts) seen.countsInFlight++;
+          try {
+            // A read of a far store: long enough for the other to start meanwhile.
+            await new Promise((r) => setTimeout(r, 20));
+            // deno-lint-ignore no-explicit-any
+            return await (target as any)[prop](key, o);
+          } finally {
+            if (counts) seen.countsInFlight--;
+          }
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const clock = new FakeClock();
+  const a = await makeApp(CONFIG, { clock, kv });
+  await a.engine.setPaused(Q, true);
+  for (let i = 0; i < 5; i++) await a.engine.join(Q, null);
+  await a.engine.setPaused(Q, false);
+  const c = await real.get<Counts>(keys.counts(Q));
+  await real.set(keys.counts(Q), { ...c.value!, turnBy: "", turnSince: 0, turnUntil: 0 });
+  clock.advance(1500);
+  const r = await tick(a.engine.ctx, Q);
+  assert(r.ran && r.admitted > 0, `the tick ran: ${JSON.stringify(r)}`);
+  assertEquals(seen.claimReads, 1, "the claim read once");
+  assertEquals(seen.claimBeside, 1, "while the state was being read");
+  await new Promise((r) => setTimeout(r, 100));
+  real.close();
+});
+
 Deno.test("the claim is per second: the next second the other instance claims and ticks", async () => {
   const t = await pair(10);
   try {
