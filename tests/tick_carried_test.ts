@@ -244,6 +244,58 @@ Deno.test("a tick's rounds stop where the budget is spent, and go on past a roun
   }
 });
 
+Deno.test("a commit built in a new second carries that second's tick, though its reads began in the last", async () => {
+  const real = await Deno.openKv(":memory:");
+  const clock = new FakeClock();
+  // Instance A's first counts read after arming moves the clock into the next second.
+  const armed = { on: false };
+  const kv = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "getMany") {
+        return async (ks: Deno.KvKey[], o?: { consistency?: Deno.KvConsistencyLevel }) => {
+          const out = await target.getMany(ks, o);
+          if (armed.on && ks[0][0] === "counts") {
+            armed.on = false;
+            clock.advance(1000 - clock.now() % 1000 + 10);
+          }
+          return out;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  const config = { ADMIT_PER_SECOND: 5, CAPACITY: 1000 };
+  const b = await makeApp(config, { kv: real, clock, seed: 2 });
+  const a = await makeApp(config, { kv, clock, seed: 1 });
+  for (let i = 0; i < 20; i++) await b.engine.join(Q, null);
+  const s1 = Math.floor(clock.now() / 1000);
+  // This second's tick has run (the budget spent), and A holds the turn with others about.
+  const c = await countsOf(real);
+  await real.set(keys.counts(Q), {
+    ...c,
+    tickAt: s1,
+    tokens: 0,
+    tokensAt: clock.now(),
+    turnBy: a.engine.ctx.turns.me,
+    turnSince: Date.now(),
+    turnUntil: Date.now() + 1500,
+  });
+  a.engine.ctx.turns.othersAt.set(Q, Date.now());
+  const before = await countsOf(real);
+  // A's view is fresh, so the join's first counts read is its commit attempt's.
+  await a.engine.ctx.view(Q);
+  armed.on = true;
+  await a.engine.join(Q, null);
+  const after = await countsOf(real);
+  assertEquals(after.tickAt, s1 + 1, "the commit carried the tick of the second it was built in");
+  assert(after.admitted > before.admitted, "and admitted by it");
+  await pause(100);
+  const d = await diagnose(real, Q);
+  assert(d.healthy, `counts equal a recount: ${JSON.stringify(d)}`);
+  real.close();
+});
+
 Deno.test("a holder's own tick waits until ~600 ms into the second for its join commits to carry it", async () => {
   const l = await line(5, 12);
   await holdTurn(l);

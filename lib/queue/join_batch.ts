@@ -243,8 +243,11 @@ export class JoinBatcher {
     // its ticks in commits of their own queued behind its join commits, and every other
     // instance's lost to them, so with 25 or 50 instances seconds went by without one
     // (bench/scale_sim.ts). The tick goes first: its admissions are from the line ahead of these
-    // joins. Not with joins of their own id or records (one could be a waiter it drops).
-    const sec = Math.floor(now / 1000);
+    // joins. Not with joins of their own id or records (one could be a waiter it drops). The
+    // second is the one the commit is built in, not the one its reads began in: an attempt that
+    // began late in a second carries the next one's tick, one commit sooner.
+    const tickNow = Math.max(now, ctx.now());
+    const sec = Math.floor(tickNow / 1000);
     const handled = new Set<string>();
     const carrying = holding && counts.tickAt < sec && !olderAround &&
       run.items.every(relayable) && this.#carryLost.get(q) !== sec;
@@ -252,7 +255,7 @@ export class JoinBatcher {
     // taken in since, see enters.ts).
     const [carried, enters] = carrying
       ? await Promise.all([
-        tickRound(ctx, q, op, counts, settings, now, handled),
+        tickRound(ctx, q, op, counts, settings, tickNow, handled),
         ctx.kv.get<Deno.KvU64>(keys.entersPending(q)),
       ])
       : [null, null];
