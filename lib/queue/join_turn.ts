@@ -67,15 +67,13 @@ export class JoinTurns {
     return c.turnBy === this.me && this.others(q);
   }
 
-  /**
-   * Notes how long a counts commit took: a running average that rises at once (to a second at
-   * most). A crowd's first commit set its turn by the first guess (10 ms) and it had lapsed before
-   * the commit was back over a far store, so every instance that lost to it committed again at once
-   * (bench/scale_sim.ts, 50 instances at 100 ms); their lost commits now say how long one takes.
-   */
+  /** Notes how long a counts commit took (a running average). */
   noteCommit(ms: number): void {
-    this.commitMs = ms > this.commitMs ? Math.min(ms, 1000) : (this.commitMs + ms) / 2;
+    this.commitMs = (this.commitMs + ms) / 2;
+    this.#measured = true;
   }
+  /** Whether `commitMs` is measured yet (not the first guess). */
+  #measured = false;
 
   /**
    * Whether this instance may commit joins now, by the counts it read: its turn, nobody's, or a
@@ -136,6 +134,10 @@ export class JoinTurns {
     commitMs: number,
   ): Promise<void> {
     if (this.#wanting.delete(q)) op.delete(keys.joinWant(q, this.me));
+    // Before any commit of this instance came back (a crowd's first commit), its turn is set as
+    // for a far store: by the first guess (10 ms) it lapsed before the commit was back over one,
+    // and every instance that lost to it committed again at once (bench/scale_sim.ts).
+    if (!this.#measured) commitMs = Math.max(commitMs, UNMEASURED_MS);
     // The turn counts from this instance's first commit in it (not from when it was handed on).
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
@@ -179,6 +181,9 @@ export class JoinTurns {
 export const takesRelays = (by: string) => by.startsWith("r");
 
 /** How long a waiter sleeps before reading the turn again. */
+/** A commit's time assumed for a turn before one was measured (a far store's round trip). */
+const UNMEASURED_MS = 200;
+
 const poll = (commitMs: number) => Math.max(20, commitMs / 2);
 
 function hold(c: Counts, by: string, since: number, until: number): void {
