@@ -76,6 +76,8 @@ Deno.test("a turn lasts two of its holder's commit cycles where longer, per queu
   const turns = new JoinTurns(kv);
   const c: Counts = { ...EMPTY_COUNTS };
   const d: Counts = { ...EMPTY_COUNTS };
+  // A commit of this instance came back (before one did, its turn is set as for a far store).
+  turns.noteCommit(100);
   const t0 = Date.now();
   // The first settle knows no cycle: three commits and 50 ms.
   assertEquals(await settleAt(turns, kv, Q, c, t0), 3 * 100 + 50);
@@ -196,5 +198,31 @@ Deno.test("ten records whose senders gave up, in front of a live older one, make
   const { out, at: answeredAt } = await answered;
   assert(answeredAt >= gone, "answered only once the live record's sender stopped waiting");
   assertEquals(out.view.position, 1, "placed first: no stale or gone record was placed");
+  t.close();
+});
+
+Deno.test("a sender gathers its joins into records: full ones at once, at most three others out", async () => {
+  // A live turn of another instance that takes nothing (it stopped): every join is handed over.
+  const { t } = await heldByStopped(1900);
+  const me = t.engine.ctx.turns.me;
+  const outs: Promise<unknown>[] = [];
+  // Ten batches of 30 joins, each an attempt of its own. A record per attempt made 25 instances
+  // write four small records each per commit of the holder, which takes at most 95.
+  for (let wave = 0; wave < 10; wave++) {
+    for (let i = 0; i < 30; i++) outs.push(t.engine.join(Q, null));
+    await wait(40);
+  }
+  await wait(100);
+  const mine = (await readInbox(t.kv, Q)).filter((e) => e.key[3] === me);
+  const sizes = mine.map((e) => e.value.ids.length).sort((a, b) => a - b);
+  assertEquals(sizes.reduce((a, b) => a + b, 0) <= 300, true);
+  assert(mine.length <= 4, `${mine.length} records (sizes ${sizes}): three partial, one full`);
+  assertEquals(sizes.at(-1), 200, `the joins gathered meanwhile went as one full record: ${sizes}`);
+  // The turn lapses meanwhile and this sender commits its records itself: every join is answered
+  // (placed, or 503 at its deadline), each placed once, none left in the inbox.
+  const settled = await Promise.allSettled(outs);
+  const placed = settled.filter((s) => s.status === "fulfilled").length;
+  assertEquals((await countsOf(t.kv)).nextSeq - 1, placed, "each placed once");
+  assertEquals((await readInbox(t.kv, Q)).filter((e) => e.key[3] === me).length, 0, "none left");
   t.close();
 });
