@@ -95,9 +95,11 @@ export class Engine {
             skipped.push(name);
             return true;
           }
+          // A sum of enters found here is an earlier queue's of this name, left by a release
+          // whose cleanup knew no such sum (0.7.1): taken in, it would count strangers as entered.
           await this.ctx.kv.atomic().check({ key: keys.queue(name), versionstamp: null }, tomb)
             .set(keys.queue(name), defaultSettings(name, this.ctx.config, now))
-            .delete(keys.queueTombstone(name)).commit();
+            .delete(keys.queueTombstone(name)).delete(keys.entersPending(name)).commit();
           return true;
         },
         "create queue",
