@@ -2,6 +2,8 @@
  * Faults found reviewing the changes since release 0.7.1, over real KV. Release 0.7.1's own code
  * is taken from this repository's history (`git archive`) and run on the same store, as it runs
  * beside this code during a rollout: it knows nothing of the enters' sum (lib/queue/enters.ts).
+ * Also the rule for a tick's later rounds (`TickRound.more`): above 80 admissions a second, in
+ * either mode, and with more than a round's expiries, the second's work is all done.
  */
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -66,4 +68,49 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+/** `n` waiting (joined while paused), then the queue open and a second on, its tick not run. */
+async function line(t: Awaited<ReturnType<typeof makeApp>>, n: number): Promise<void> {
+  await t.engine.setPaused("default", true);
+  for (let i = 0; i < n; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, () => t.engine.join("default", null)),
+    );
+  }
+  await t.engine.setPaused("default", false);
+  t.clock.advance(1000);
+}
+
+for (const mode of ["queue", "lottery"] as const) {
+  Deno.test(`a tick above 80 a second spends its budget in later rounds (${mode})`, async () => {
+    const t = await makeApp({ ADMIT_PER_SECOND: 200, CAPACITY: 10_000 });
+    try {
+      await t.engine.updateSettings("default", (s) => void (s.mode = mode));
+      await line(t, 500);
+      const r = await t.engine.tick("default");
+      assert(r.admitted > 80, `more than one round's 80: ${r.admitted}`);
+      assert(r.bucketLeft < 1, `the budget spent: ${r.admitted} admitted, ${r.bucketLeft} left`);
+      assertEquals(r.waiting, 500 - r.admitted);
+    } finally {
+      t.close();
+    }
+  });
+}
+
+Deno.test("a tick frees more than a round's 40 expired slots within its second", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 200, CAPACITY: 10_000 });
+  try {
+    await line(t, 130);
+    const first = await t.engine.tick("default");
+    assertEquals(first.admitted, 130);
+    // Their holds lapse unentered: one tick of a later second frees all 130 slots.
+    t.clock.advance(3600_000);
+    const r = await t.engine.tick("default");
+    assertEquals(r.expired, 130, JSON.stringify(r));
+    const s = await stored(t.kv, "default");
+    assertEquals([s.c.holding, s.c.entered, s.sum], [0, 0, 0n]);
+  } finally {
+    t.close();
+  }
 });
