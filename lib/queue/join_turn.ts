@@ -180,10 +180,10 @@ export class JoinTurns {
 /** True when the turn holder `by` takes joins handed over (see join_relay.ts). */
 export const takesRelays = (by: string) => by.startsWith("r");
 
-/** How long a waiter sleeps before reading the turn again. */
 /** A commit's time assumed for a turn before one was measured (a far store's round trip). */
 const UNMEASURED_MS = 200;
 
+/** How long a waiter sleeps before reading the turn again. */
 const poll = (commitMs: number) => Math.max(20, commitMs / 2);
 
 function hold(c: Counts, by: string, since: number, until: number): void {
