@@ -7,6 +7,7 @@
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
+import { aroundReads } from "../testing/around_reads.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import type { TickResult } from "../lib/queue/admit.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
@@ -207,7 +208,17 @@ Deno.test("requests and a turn's due tick within one second start its tick once 
 /** `kv` with its listings of the join inbox counted, and whether a counts read was in flight. */
 function inboxLists(kv: Deno.Kv) {
   const seen = { lists: 0, countsReads: 0, inFlight: 0, listedDuringRead: 0 };
-  const wrapped = new Proxy(kv, {
+  const reads = aroundReads(kv, async (first, read) => {
+    if (first[0] !== keys.counts(Q)[0] || first[1] !== Q) return await read();
+    seen.countsReads++;
+    seen.inFlight++;
+    try {
+      return await read();
+    } finally {
+      seen.inFlight--;
+    }
+  });
+  const wrapped = new Proxy(reads, {
     get(target, prop) {
       if (prop === "list") {
         return (sel: Deno.KvListSelector, o?: Deno.KvListOptions) => {
@@ -216,24 +227,6 @@ function inboxLists(kv: Deno.Kv) {
             if (seen.inFlight > 0) seen.listedDuringRead++;
           }
           return target.list(sel, o);
-        };
-      }
-      if (prop === "get" || prop === "getMany") {
-        return async (
-          key: Deno.KvKey | Deno.KvKey[],
-          o?: { consistency?: Deno.KvConsistencyLevel },
-        ) => {
-          const first = (prop === "get" ? key : key[0]) as Deno.KvKey;
-          // deno-lint-ignore no-explicit-any
-          const read = () => (target as any)[prop](key, o);
-          if (first[0] !== keys.counts(Q)[0] || first[1] !== Q) return await read();
-          seen.countsReads++;
-          seen.inFlight++;
-          try {
-            return await read();
-          } finally {
-            seen.inFlight--;
-          }
         };
       }
       const v = Reflect.get(target, prop, target);

@@ -11,6 +11,7 @@ import { tick, type TickResult } from "../lib/queue/admit.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { ResultPolls } from "../lib/queue/relay_poll.ts";
 import { keys } from "../lib/store/keys.ts";
+import { aroundReads } from "../testing/around_reads.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
@@ -133,33 +134,20 @@ Deno.test("two instances tick one second at once: one claims and runs it, the ot
 Deno.test("a claimer reads the second's claim beside the queue's state, not after it", async () => {
   const real = await Deno.openKv(":memory:");
   const seen = { countsInFlight: 0, claimReads: 0, claimBeside: 0 };
-  const kv = new Proxy(real, {
-    get(target, prop) {
-      if (prop === "get" || prop === "getMany") {
-        return async (
-          key: Deno.KvKey | Deno.KvKey[],
-          o?: { consistency?: Deno.KvConsistencyLevel },
-        ) => {
-          const first = (prop === "get" ? key : key[0]) as Deno.KvKey;
-          const counts = first[0] === "counts" && first[1] === Q;
-          if (first[0] === "tickClaim") {
-            seen.claimReads++;
-            if (seen.countsInFlight > 0) seen.claimBeside++;
-          }
-          if (counts) seen.countsInFlight++;
-          try {
-            // A read of a far store: long enough for the other to start meanwhile.
-            await new Promise((r) => setTimeout(r, 20));
-            // deno-lint-ignore no-explicit-any
-            return await (target as any)[prop](key, o);
-          } finally {
-            if (counts) seen.countsInFlight--;
-          }
-        };
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
+  const kv = aroundReads(real, async (first, read) => {
+    const counts = first[0] === "counts" && first[1] === Q;
+    if (first[0] === "tickClaim") {
+      seen.claimReads++;
+      if (seen.countsInFlight > 0) seen.claimBeside++;
+    }
+    if (counts) seen.countsInFlight++;
+    try {
+      // A read of a far store: long enough for the other to start meanwhile.
+      await new Promise((r) => setTimeout(r, 20));
+      return await read();
+    } finally {
+      if (counts) seen.countsInFlight--;
+    }
   });
   const clock = new FakeClock();
   const a = await makeApp(CONFIG, { clock, kv });
