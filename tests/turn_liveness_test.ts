@@ -7,6 +7,7 @@
  */
 import { delayedKv } from "../testing/delayed_kv.ts";
 import { keys } from "../lib/store/keys.ts";
+import { aroundReads } from "../testing/around_reads.ts";
 import { type Counts, EMPTY_COUNTS } from "../lib/queue/types.ts";
 import { JoinTurns } from "../lib/queue/join_turn.ts";
 import { readInbox, readResult, relay, RELAY_FROM_MS } from "../lib/queue/join_relay.ts";
@@ -225,4 +226,38 @@ Deno.test("a sender gathers its joins into records: full ones at once, at most t
   assertEquals((await countsOf(t.kv)).nextSeq - 1, placed, "each placed once");
   assertEquals((await readInbox(t.kv, Q)).filter((e) => e.key[3] === me).length, 0, "none left");
   t.close();
+});
+
+Deno.test("a batch cut off by its deadline places nobody from its late attempt", async () => {
+  const real = await Deno.openKv(":memory:");
+  const held = (until: number): Counts => ({
+    ...EMPTY_COUNTS,
+    logSince: 1,
+    turnBy: "rstopped",
+    turnSince: Date.now(),
+    turnUntil: until,
+  });
+  await real.set(keys.counts(Q), held(Date.now() + 1900));
+  // The batch's read of the counts takes longer than its bound; when it is back, another
+  // instance's turn is live, so the attempt would hand its joins over.
+  const slow = { armed: false };
+  const kv = aroundReads(real, async (first, read) => {
+    if (!slow.armed || first[0] !== "counts") return await read();
+    slow.armed = false;
+    await wait(3000);
+    await real.set(keys.counts(Q), held(Date.now() + 1500));
+    return await read();
+  });
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 }, { kv });
+  t.engine.ctx.turns.commitMs = 100;
+  await t.engine.ctx.view(Q);
+  slow.armed = true;
+  const answered = await t.engine.join(Q, null).then(() => "placed", (e) => String(e));
+  assert(answered.includes("store_busy") || answered.includes("try again"), answered);
+  // The attempt comes back from its read after the visitor heard 503: nothing it hands over (if
+  // anything) can be taken, nobody is placed.
+  await wait(700);
+  assertEquals((await readInbox(real, Q)).length, 0, "no record of the rejected join");
+  assertEquals((await countsOf(real)).nextSeq, EMPTY_COUNTS.nextSeq, "nobody placed");
+  real.close();
 });

@@ -460,6 +460,9 @@ export class JoinBatcher {
 
   /** Hands the batch's plain joins to the turn holder's next commit (answered as they come). */
   #relayOut(q: string, run: Run, settings: QueueSettings): void {
+    // Cut off by the deadline meanwhile: its visitors heard 503 (a part of joins topped up later
+    // would carry a bound of its own still open, and a holder could place them).
+    if (run.closed) return;
     const plain = run.items.filter(relayable);
     if (plain.length === 0) return;
     run.items = run.items.filter((p) => !relayable(p));
