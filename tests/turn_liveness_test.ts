@@ -261,3 +261,41 @@ Deno.test("a batch cut off by its deadline places nobody from its late attempt",
   assertEquals((await countsOf(real)).nextSeq, EMPTY_COUNTS.nextSeq, "nobody placed");
   real.close();
 });
+
+Deno.test("a sender whose take-back the store does not answer still answers by its bound", async () => {
+  const real = await Deno.openKv(":memory:");
+  // Another instance's turn, kept live, that takes nothing: the record waits until its sender's
+  // bound, and the sender's take-back (a delete of the record alone) then hangs for 4 s.
+  const held = () =>
+    real.set(keys.counts(Q), {
+      ...EMPTY_COUNTS,
+      logSince: 1,
+      turnBy: "rstopped",
+      turnSince: Date.now(),
+      turnUntil: Date.now() + 1500,
+    });
+  await held();
+  const keep = setInterval(() => held(), 300);
+  // A record is written by one commit of its key alone, and taken back by the next.
+  const records = new Set<string>();
+  const kv = delayedKv(real, {
+    readMs: 0,
+    commitMs: 0,
+    beforeCommit: async (written) => {
+      if (written.length !== 1 || written[0][0] !== "ji") return;
+      const key = JSON.stringify(written[0]);
+      if (records.has(key)) await wait(4000);
+      records.add(key);
+    },
+  });
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 }, { kv });
+  t.engine.ctx.turns.commitMs = 100;
+  const start = Date.now();
+  const answered = await t.engine.join(Q, null).then(() => "placed", (e) => String(e));
+  const took = Date.now() - start;
+  clearInterval(keep);
+  assert(answered.includes("try again"), answered);
+  assert(took < 3000, `answered ${took} ms after the join (bound 2.5 s)`);
+  await wait(4200);
+  real.close();
+});

@@ -274,7 +274,11 @@ export async function sendRelayed(
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
-      if (await takeBack(ctx.kv, entry).catch(() => false)) return busy("no join commit took it");
+      // Bounded too: on a store that does not answer (a locked file), the joins gathered behind
+      // this record wait for it to end (join_batch.ts), and they must be answered in time as well.
+      if (await bounded(takeBack(ctx.kv, entry)).catch(() => false)) {
+        return busy("no join commit took it");
+      }
       await sleep(pollMs);
       const late = await bounded(readResult(ctx.kv, q, me, n)).catch(() => null);
       if (late) return await answer(s, q, items, ids, settings, late, end);
