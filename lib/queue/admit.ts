@@ -342,14 +342,14 @@ export interface TickResult {
 export async function tick(
   ctx: QueueContext,
   q: string,
-  more?: { sec: number },
+  carried?: { sec: number },
 ): Promise<TickResult> {
-  // Going on from a tick a join commit carried (its first round), for second `more.sec`.
-  const sec = more?.sec ?? Math.floor(ctx.now() / 1000);
-  const from = more ? 1 : 0;
+  // Going on from a tick a join commit carried (its first round), for second `carried.sec`.
+  const sec = carried?.sec ?? Math.floor(ctx.now() / 1000);
+  const from = carried ? 1 : 0;
   const result: TickResult = {
     sec,
-    ...(more ? { more: true } : {}),
+    ...(carried ? { more: true } : {}),
     ran: false,
     admitted: 0,
     expired: 0,
@@ -464,7 +464,7 @@ export async function tick(
     if (!more) break;
   }
   // (Later rounds of a carried tick: the carrying commit's caller ran it.)
-  if (result.ran && !more) await afterTick(ctx, q, sec);
+  if (result.ran && !carried) await afterTick(ctx, q, sec);
   return result;
 }
 

@@ -18,7 +18,6 @@ import { type TickResult, tickRound } from "./admit.ts";
 import {
   placeRelayed,
   readInbox,
-  RELAY_FROM_MS,
   RELAY_JOINS,
   relayable,
   type Relayed,
@@ -316,7 +315,7 @@ export class JoinBatcher {
     // More to come: this instance's own; or, where commits are slow enough for joins to be handed
     // over, others' (a turn given up with nothing left had every instance commit at once, since
     // nobody hands joins to a turn that nobody holds).
-    const slow = ctx.turns.commitMs >= RELAY_FROM_MS;
+    const slow = ctx.turns.slow();
     const relaying = slow && ctx.turns.others(q);
     // A crowd's first commit (more than a few joins) over a slow store keeps the turn as well:
     // its winner has seen no other instance yet, and a turn given up then had the others, which
@@ -422,7 +421,7 @@ export class JoinBatcher {
     const seen = this.#heldBy.get(q);
     if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return false;
     const left = seen.until - Date.now();
-    return this.ctx.turns.commitMs >= RELAY_FROM_MS && left > this.ctx.turns.commitMs;
+    return this.ctx.turns.slow() && left > this.ctx.turns.commitMs;
   }
 
   /**

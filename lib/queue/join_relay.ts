@@ -33,12 +33,6 @@ import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import type { QueueContext, QueueView } from "./context.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 
-/**
- * Commits shorter than this (ms, as this instance measures them) make turns cheap: joins are
- * handed over only when a round of turns costs more than the hand-over's own round trips.
- */
-export const RELAY_FROM_MS = 40;
-
 /** Joins in one inbox record (its answers stay well under KV's 64 KiB a value). */
 export const RELAY_JOINS = 200;
 /** How long an inbox record lives unclaimed (its sender has long answered 503 by then). */
@@ -374,7 +368,7 @@ export function relayOrGo(
     const free = !ctx.turns.heldByOther(c, Date.now()) || !takesRelays(c.turnBy);
     if (turn.go || free) return { go: true, relay: false };
   }
-  const slow = ctx.turns.commitMs >= RELAY_FROM_MS;
+  const slow = ctx.turns.slow();
   if (!turn.go) return { go: false, relay: slow && takesRelays(c.turnBy) };
   const other = c.turnBy !== ctx.turns.me;
   return {
