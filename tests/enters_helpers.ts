@@ -11,6 +11,7 @@ import type { JoinOutcome } from "../lib/queue/join.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
+import { turnOf } from "../testing/turns.ts";
 
 /** The queue the tests use. */
 export const Q = "default";
@@ -94,8 +95,7 @@ export const takesIn = (w: Deno.KvKey[]) => w.some((k) => k[0] === "counts") && 
  */
 export async function holdTurn(real: Deno.Kv, a: TestApp): Promise<void> {
   const { c } = await stored(real);
-  const turn = { turnBy: a.engine.ctx.turns.me, turnSince: Date.now() };
-  await real.set(keys.counts(Q), { ...c, ...turn, turnUntil: Date.now() + 1500 });
+  await real.set(keys.counts(Q), { ...c, ...turnOf(a.engine.ctx.turns.me, 1500) });
   a.engine.ctx.turns.othersAt.set(Q, Date.now());
 }
 

@@ -22,6 +22,7 @@ import { putWaiting } from "../lib/queue/records.ts";
 import { readInbox, readResult, relay, withdraw, writeResult } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
+import { heldBy, turnOf } from "../testing/turns.ts";
 
 const Q = "default";
 const CROWD = 1200;
@@ -204,14 +205,7 @@ Deno.test("instances hand plain joins to the turn holder: each placed once, ever
 Deno.test("a holder that stopped: the sender of the oldest handed-over joins takes them itself", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
   // Another instance of this release holds the turn and stops (it takes joins handed over).
-  const held: Counts = {
-    ...EMPTY_COUNTS,
-    logSince: 1,
-    turnBy: "rstopped",
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 600,
-  };
-  await t.kv.set(keys.counts(Q), held);
+  await t.kv.set(keys.counts(Q), heldBy("rstopped", 600));
   // Commits that take as long as a remote store's (joins are handed over only then).
   t.engine.ctx.turns.commitMs = 100;
   const out = await t.engine.join(Q, null);
@@ -230,13 +224,7 @@ Deno.test("a holder that stopped: the sender of the oldest handed-over joins tak
 Deno.test("a previous release's turn: joins are not handed to it, they wait for the turn", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
   // A previous release names its instances with hex digits: it does not read the inbox.
-  const held: Counts = {
-    ...EMPTY_COUNTS,
-    turnBy: "0ldc0de1",
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 400,
-  };
-  await t.kv.set(keys.counts(Q), held);
+  await t.kv.set(keys.counts(Q), { ...EMPTY_COUNTS, ...turnOf("0ldc0de1", 400) });
   t.engine.ctx.turns.commitMs = 100;
   const out = await t.engine.join(Q, null);
   assertEquals(out.view.position, 1, "placed once its turn lapsed");

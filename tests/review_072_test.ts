@@ -11,6 +11,7 @@ import { readInbox } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { admitted, enter, stored } from "./enters_helpers.ts";
 import { makeApp } from "./helpers.ts";
+import { turnOf } from "../testing/turns.ts";
 
 const PREVIOUS = "339268f";
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -124,8 +125,10 @@ Deno.test("joins gathered behind three records out are answered within their own
   let renewing = true;
   const renew = (async () => {
     while (renewing) {
-      const turn = { turnBy: "rbusy", turnSince: Date.now(), turnUntil: Date.now() + 1500 };
-      await t.kv.set(keys.counts("default"), { ...(await stored(t.kv)).c, ...turn });
+      await t.kv.set(keys.counts("default"), {
+        ...(await stored(t.kv)).c,
+        ...turnOf("rbusy", 1500),
+      });
       await new Promise((r) => setTimeout(r, 100));
     }
   })();

@@ -17,6 +17,7 @@ import { readInbox, readResult, relay } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
 import { until } from "../testing/until.ts";
+import { heldBy } from "../testing/turns.ts";
 
 const Q = "default";
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -293,13 +294,7 @@ Deno.test("a join that saw another's live turn lists the inbox once the turn end
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 }, { kv: b.kv });
   t.engine.ctx.turns.commitMs = 100;
   // Another instance of this release holds the turn, and joins were handed to it.
-  const held: Counts = {
-    ...EMPTY_COUNTS,
-    logSince: 1,
-    turnBy: "rholder1",
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 1500,
-  };
+  const held = heldBy("rholder1", 1500);
   await real.set(keys.counts(Q), held);
   assert(await relay(real, Q, "rsender1", 0, ["handedOver1"], Date.now() + 60_000));
   // A join with its own id (never handed over): it waits for the turn.

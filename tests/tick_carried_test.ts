@@ -17,6 +17,7 @@ import { wrongPositions } from "../testing/positions.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
 import { until } from "../testing/until.ts";
+import { turnOf } from "../testing/turns.ts";
 
 const Q = "default";
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,12 +102,7 @@ async function line(
 async function holdTurn(l: Line, others = true): Promise<void> {
   const c = await countsOf(l.real);
   const me = l.a.engine.ctx.turns.me;
-  await l.real.set(keys.counts(Q), {
-    ...c,
-    turnBy: me,
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 1500,
-  });
+  await l.real.set(keys.counts(Q), { ...c, ...turnOf(me, 1500) });
   if (others) l.a.engine.ctx.turns.othersAt.set(Q, Date.now());
 }
 
@@ -277,9 +273,7 @@ Deno.test("a commit built in a new second carries that second's tick, though its
     tickAt: s1,
     tokens: 0,
     tokensAt: clock.now(),
-    turnBy: a.engine.ctx.turns.me,
-    turnSince: Date.now(),
-    turnUntil: Date.now() + 1500,
+    ...turnOf(a.engine.ctx.turns.me, 1500),
   });
   a.engine.ctx.turns.othersAt.set(Q, Date.now());
   const before = await countsOf(real);

@@ -15,6 +15,7 @@ import { aroundReads } from "../testing/around_reads.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
+import { turnOf } from "../testing/turns.ts";
 
 const Q = "default";
 const CONFIG = { ADMIT_PER_SECOND: 3, CAPACITY: 100 };
@@ -200,13 +201,7 @@ Deno.test("the turn holder ticks without claiming, even when another instance cl
     await t.real.set(keys.tickClaim(Q), { ...rival, at: Date.now() });
     // `a` holds the turn (live) and has seen no other instance: it ticks at once, unclaimed.
     const c = await t.real.get<Counts>(keys.counts(Q));
-    const now = Date.now();
-    await t.real.set(keys.counts(Q), {
-      ...c.value!,
-      turnBy: t.a.engine.ctx.turns.me,
-      turnSince: now,
-      turnUntil: now + 1500,
-    });
+    await t.real.set(keys.counts(Q), { ...c.value!, ...turnOf(t.a.engine.ctx.turns.me, 1500) });
     assertEquals(t.a.engine.ctx.turns.others(Q), false);
     const held = await run(t.a, t.ta);
     assert(held.r.ran && held.r.admitted > 0, `the holder ticked: ${JSON.stringify(held.r)}`);

@@ -13,6 +13,7 @@ import { JoinTurns } from "../lib/queue/join_turn.ts";
 import { readInbox, readResult, relay } from "../lib/queue/join_relay.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
+import { heldBy } from "../testing/turns.ts";
 
 const Q = "default";
 
@@ -120,14 +121,9 @@ async function joinWaitsBehindOlder(t: TestApp, why: string) {
 /** An engine whose turn at Q a stopped instance of this release holds for `ms` more. */
 async function heldByStopped(ms: number) {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
-  const until = Date.now() + ms;
-  await t.kv.set(keys.counts(Q), {
-    ...EMPTY_COUNTS,
-    logSince: 1,
-    turnBy: "rstopped",
-    turnSince: Date.now(),
-    turnUntil: until,
-  });
+  const held = heldBy("rstopped", ms);
+  const until = held.turnUntil;
+  await t.kv.set(keys.counts(Q), held);
   // Commits as slow as a remote store's: joins are handed over to a live turn.
   t.engine.ctx.turns.commitMs = 100;
   return { t, until };
@@ -230,14 +226,7 @@ Deno.test("a sender gathers its joins into records: full ones at once, at most t
 
 Deno.test("a batch cut off by its deadline places nobody from its late attempt", async () => {
   const real = await Deno.openKv(":memory:");
-  const held = (until: number): Counts => ({
-    ...EMPTY_COUNTS,
-    logSince: 1,
-    turnBy: "rstopped",
-    turnSince: Date.now(),
-    turnUntil: until,
-  });
-  await real.set(keys.counts(Q), held(Date.now() + 1900));
+  await real.set(keys.counts(Q), heldBy("rstopped", 1900));
   // The batch's read of the counts takes longer than its bound; when it is back, another
   // instance's turn is live, so the attempt would hand its joins over.
   const slow = { armed: false };
@@ -245,7 +234,7 @@ Deno.test("a batch cut off by its deadline places nobody from its late attempt",
     if (!slow.armed || first[0] !== "counts") return await read();
     slow.armed = false;
     await wait(3000);
-    await real.set(keys.counts(Q), held(Date.now() + 1500));
+    await real.set(keys.counts(Q), heldBy("rstopped", 1500));
     return await read();
   });
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 }, { kv });
@@ -266,14 +255,7 @@ Deno.test("a sender whose take-back the store does not answer still answers by i
   const real = await Deno.openKv(":memory:");
   // Another instance's turn, kept live, that takes nothing: the record waits until its sender's
   // bound, and the sender's take-back (a delete of the record alone) then hangs for 4 s.
-  const held = () =>
-    real.set(keys.counts(Q), {
-      ...EMPTY_COUNTS,
-      logSince: 1,
-      turnBy: "rstopped",
-      turnSince: Date.now(),
-      turnUntil: Date.now() + 1500,
-    });
+  const held = () => real.set(keys.counts(Q), heldBy("rstopped", 1500));
   await held();
   const keep = setInterval(() => held(), 300);
   // A record is written by one commit of its key alone, and taken back by the next.
