@@ -57,3 +57,34 @@ Deno.test("a view load under way when the view is invalidated is neither cached 
     t.close();
   }
 });
+
+Deno.test("a join commit of this instance while a view load is under way shows in the view it caches", async () => {
+  const raw = await Deno.openKv(":memory:");
+  const { kv, gate, release } = holdingKv(raw);
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, { kv });
+  try {
+    const q = "default";
+    const ctx = t.engine.ctx;
+    await t.engine.setPaused(q, true);
+    await t.engine.join(q, null);
+    ctx.invalidate(q);
+    await ctx.view(q);
+    // Late in the view's second: the next look starts a load ahead, in the background.
+    t.clock.advance(800);
+    gate.hold = true;
+    assertEquals(ctx.freshView(q)?.counts.waiting, 1, "answered from the cached view");
+    while (gate.held.length < 2) await new Promise((r) => setTimeout(r, 1));
+    gate.hold = false;
+    // Its reads are done (one waiter), their answers held. Meanwhile this instance commits a join.
+    const out = await t.engine.join(q, null);
+    assertEquals(out.view.position, 2);
+    release();
+    for (let i = 0; i < 100 && !ctx.freshView(q); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // The load read one waiter, but this instance reads its writes: the cached view has both.
+    assertEquals(ctx.freshView(q)?.counts.waiting, 2, "the view has the join committed meanwhile");
+  } finally {
+    t.close();
+  }
+});

@@ -267,21 +267,26 @@ export class QueueContext {
    * view is dropped, since another instance may have filled the line since it was read.
    */
   noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null, joined: number): void {
-    const v = this.#views.get(q);
-    // Dropped without discarding a load under way: at most one commit old, it is still within
-    // the view's second, and on an instance committing joins every round trip a discarded load
-    // would leave no view at all (every status then reads the store).
-    if (!v || this.#loading.has(q)) return void this.#views.delete(q);
-    let head = v.head;
-    if (head === null) {
-      if (counts.waiting !== joined) return void this.#views.delete(q);
-      head = firstWaitingSeq;
+    const noted = { counts, firstWaitingSeq, joined };
+    if (this.#loading.has(q)) {
+      // A load under way is not discarded (on an instance committing joins every round trip, a
+      // discarded load would leave no view at all, and every status would read the store): it
+      // takes this commit's counts when it read older ones (see `#load`).
+      const before = this.#joinedMeanwhile.get(q);
+      if (!before || before.counts.nextSeq < counts.nextSeq) this.#joinedMeanwhile.set(q, noted);
+      return void this.#views.delete(q);
     }
-    this.#views.set(q, { ...v, counts, head });
+    const v = this.#views.get(q);
+    const next = v && withJoined(v, noted);
+    if (next) this.#views.set(q, next);
+    else this.#views.delete(q);
   }
+  /** This instance's latest join commit while a view load was under way, by queue. */
+  #joinedMeanwhile = new Map<string, Joined>();
 
   async #load(q: string): Promise<QueueView> {
     const generation = this.#generation.get(q) ?? 0;
+    this.#joinedMeanwhile.delete(q);
     const loadedAt = this.now();
     const [settings, { counts }, head] = await Promise.all([
       this.readSettings(q),
@@ -291,9 +296,18 @@ export class QueueContext {
     if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
     const goneSet = await this.#refreshGone(q, head, loadedAt);
     const gone = [...goneSet].sort((a, b) => a - b);
-    const view = { settings, counts, head, gone, goneSet: new Set(gone), loadedAt };
-    if ((this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
-    return view;
+    const loaded = { settings, counts, head, gone, goneSet: new Set(gone), loadedAt };
+    // A join commit of this instance landed after these reads began: this instance reads its
+    // writes, so the view takes its counts where they are newer (join commits only raise
+    // `nextSeq`; a status answered from the older counts said one commit's joins too few). Where
+    // the line was empty when read and the commit cannot say its head, nothing is cached.
+    const joined = this.#joinedMeanwhile.get(q);
+    this.#joinedMeanwhile.delete(q);
+    const view = joined && joined.counts.nextSeq > counts.nextSeq
+      ? withJoined(loaded, joined)
+      : loaded;
+    if (view && (this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
+    return view ?? loaded;
   }
 
   async #head(q: string): Promise<number | null> {
@@ -441,4 +455,26 @@ export function wholeTokens(c: Counts): number {
  */
 export function bucketCap(rate: number): number {
   return Math.max(1, 2 * rate);
+}
+
+/** A local join commit's counts, and its first waiter where it found the line empty. */
+interface Joined {
+  counts: Counts;
+  firstWaitingSeq: number | null;
+  /** Waiters it placed. */
+  joined: number;
+}
+
+/**
+ * View `v` with join commit `j`'s counts. Joins only add to the back, so the head moves only when
+ * the line was empty: known only when that commit found it empty (`joined` waiters of
+ * `counts.waiting` are its own); undefined otherwise (another instance may have filled the line).
+ */
+function withJoined(v: QueueView, j: Joined): QueueView | undefined {
+  let head = v.head;
+  if (head === null) {
+    if (j.counts.waiting !== j.joined) return undefined;
+    head = j.firstWaitingSeq;
+  }
+  return { ...v, counts: j.counts, head };
 }
