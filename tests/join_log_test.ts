@@ -260,8 +260,9 @@ Deno.test("more handed-over records than an op may check: taken over several com
       await relay(t.kv, Q, s, 0, [`handed${String(i).padStart(4, "0")}`], Date.now() + 60_000),
     );
   }
-  // Another join commits: it takes what its op may check, and takes the rest right after.
-  await t.engine.join(Q, null);
+  // Another join commits (one with its own id: it is not handed over itself): it takes what its
+  // op may check, and takes the rest right after.
+  await t.engine.join(Q, null, "ownVisitor1");
   const deadline = Date.now() + 5000;
   while ((await readInbox(t.kv, Q)).length > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));

@@ -1,4 +1,4 @@
-import { recordOp, retryCommit } from "../store/commit.ts";
+import { lockRetried, recordOp, retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 import { StoreBusyError } from "../errors.ts";
 import { sleep } from "../clock.ts";
 import { deleteListed } from "../store/delete.ts";
@@ -313,8 +313,13 @@ async function claimTick(
     if ((await ctx.readCounts(q)).counts.tickAt >= sec) return false;
   }
   // Checked against the claim as read: of several taking one over, one does.
-  const r = await ctx.kv.atomic().check(claim)
-    .set(keys.tickClaim(q), { sec, by: me, at: Date.now() }, { expireIn: 60_000 }).commit();
+  const claimed = { sec, by: me, at: Date.now() };
+  const r = await lockRetried(
+    () =>
+      ctx.kv.atomic().check(claim).set(keys.tickClaim(q), claimed, { expireIn: 60_000 }).commit(),
+    Date.now() + STORE_DEADLINE_MS,
+    "tick",
+  );
   return r.ok;
 }
 

@@ -311,17 +311,15 @@ export class JoinBatcher {
     sumCheckins(op, q, round.checkins);
     countTraffic(op, q, now, "in", round.joined);
     countTraffic(op, q, now, "out", round.admitted);
-    // More to come: this instance's own, or other instances' handed over (they keep coming).
-    // More to come: this instance's own; or, where commits are slow enough for joins to be handed
-    // over, others' (a turn given up with nothing left had every instance commit at once, since
-    // nobody hands joins to a turn that nobody holds).
-    const slow = ctx.turns.slow();
-    const relaying = slow && ctx.turns.others(q);
-    // A crowd's first commit (more than a few joins) over a slow store keeps the turn as well:
-    // its winner has seen no other instance yet, and a turn given up then had the others, which
-    // lost to it, all commit again at once (bench/scale_sim.ts, 50 instances).
+    // More to come: this instance's own; or, with other instances about, theirs handed over (a
+    // turn given up with nothing left had every instance commit at once, since nobody hands joins
+    // to a turn that nobody holds).
+    const relaying = ctx.turns.others(q);
+    // A crowd's first commit (more than a few joins) keeps the turn as well: its winner has seen
+    // no other instance yet, and a turn given up then had the others, which lost to it, all
+    // commit again at once (bench/scale_sim.ts, 50 instances).
     const more = this.#batches.waiting(q) > 0 || out.length < run.items.length ||
-      live.length > 0 || relaying || (slow && out.length + taken.length > CROWD);
+      live.length > 0 || relaying || out.length + taken.length > CROWD;
     const sent = Date.now();
     await ctx.turns.settle(q, op, counts, sent, more, ctx.turns.commitMs);
     writeResults(round, taken);
@@ -421,7 +419,7 @@ export class JoinBatcher {
     const seen = this.#heldBy.get(q);
     if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return false;
     const left = seen.until - Date.now();
-    return this.ctx.turns.slow() && left > this.ctx.turns.commitMs;
+    return left > this.ctx.turns.commitMs;
   }
 
   /**

@@ -17,7 +17,7 @@
  */
 import { sleep } from "../clock.ts";
 import { NotOpenError, QueueFullError, StoreBusyError } from "../errors.ts";
-import { beforeDeadline } from "../store/commit.ts";
+import { beforeDeadline, lockRetried } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import {
   admitsAtOnce,
@@ -256,7 +256,8 @@ export async function sendRelayed(
   const until = end - 2 * pollMs - 2 * ctx.turns.commitMs;
   // Every store call is bounded by `end`, as a join's own commit is (a locked file waits 5 s).
   const bounded = <T>(p: Promise<T>) => beforeDeadline(p, end, "join");
-  const entry = await bounded(relay(ctx.kv, q, me, n, ids, until)).catch(() => null);
+  const entry = await lockRetried(() => relay(ctx.kv, q, me, n, ids, until), end, "join")
+    .catch(() => null);
   if (!entry) return busy("its hand-over to the next join commit did not go through");
   let looked = Date.now();
   for (;;) {
@@ -270,7 +271,7 @@ export async function sendRelayed(
       // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
       // Bounded too: on a store that does not answer (a locked file), the joins gathered behind
       // this record wait for it to end (join_batch.ts), and they must be answered in time as well.
-      if (await bounded(takeBack(ctx.kv, entry)).catch(() => false)) {
+      if (await lockRetried(() => withdraw(ctx.kv, entry), end, "join").catch(() => false)) {
         return busy("no join commit took it");
       }
       await sleep(pollMs);
@@ -304,17 +305,6 @@ async function oldestLive(kv: Deno.Kv, q: string): Promise<Deno.KvEntry<Relayed>
   const live = (list: Deno.KvEntry<Relayed>[]) => list.find((e) => e.value.until > Date.now());
   const first = await readInbox(kv, q, 10);
   return live(first) ?? (first.length < 10 ? undefined : live(await readInbox(kv, q)));
-}
-
-/** Takes a record back, trying again after a store error: true when no commit placed it. */
-async function takeBack(kv: Deno.Kv, e: Deno.KvEntry<Relayed>): Promise<boolean> {
-  for (let i = 0;; i++) {
-    try {
-      return await withdraw(kv, e);
-    } catch (err) {
-      if (i >= 2) throw err;
-    }
-  }
 }
 
 /** Answers a sender's joins from their result, once the chunks they went into are expanded. */
@@ -368,13 +358,9 @@ export function relayOrGo(
     const free = !ctx.turns.heldByOther(c, Date.now()) || !takesRelays(c.turnBy);
     if (turn.go || free) return { go: true, relay: false };
   }
-  const slow = ctx.turns.slow();
-  if (!turn.go) return { go: false, relay: slow && takesRelays(c.turnBy) };
+  if (!turn.go) return { go: false, relay: takesRelays(c.turnBy) };
   const other = c.turnBy !== ctx.turns.me;
-  return {
-    go: true,
-    relay: slow && other && waiting && (c.turnBy === "" || takesRelays(c.turnBy)),
-  };
+  return { go: true, relay: other && waiting && (c.turnBy === "" || takesRelays(c.turnBy)) };
 }
 
 /** A join another instance's commit can place: no id of its own to check, no records. */

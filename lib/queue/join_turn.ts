@@ -67,11 +67,6 @@ export class JoinTurns {
     return c.turnBy === this.me && this.others(q);
   }
 
-  /** Whether this instance's commits take long enough for joins to be handed over. */
-  slow(): boolean {
-    return this.commitMs >= RELAY_FROM_MS;
-  }
-
   /** Notes how long a counts commit took (a running average). */
   noteCommit(ms: number): void {
     this.commitMs = (this.commitMs + ms) / 2;
@@ -184,12 +179,6 @@ export class JoinTurns {
 
 /** True when the turn holder `by` takes joins handed over (see join_relay.ts). */
 export const takesRelays = (by: string) => by.startsWith("r");
-
-/**
- * Commits shorter than this (ms, as this instance measures them) make turns cheap: joins are
- * handed over only when a round of turns costs more than the hand-over's own round trips.
- */
-export const RELAY_FROM_MS = 40;
 
 /** A commit's time assumed for a turn before one was measured (a far store's round trip). */
 const UNMEASURED_MS = 200;

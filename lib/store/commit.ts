@@ -136,6 +136,29 @@ export function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Pro
   });
 }
 
+/**
+ * One write whose own outcome is its answer (nothing to read again when it loses a check), tried
+ * again while another process holds the KV file locked, until `end` (unix ms): SQLite throws
+ * "database is locked" at once at times, and a hand-over written once failed its joins with 503
+ * while four processes shared one file (bench/multi_flash.ts).
+ */
+export async function lockRetried<T>(
+  write: () => Promise<T>,
+  end: number,
+  what: string,
+): Promise<T> {
+  for (let i = 0;; i++) {
+    try {
+      return await beforeDeadline(write(), end, what);
+    } catch (e) {
+      if (!isLockError(e)) throw e;
+    }
+    const wait = Math.random() * Math.min(2 + 2 * i, 20);
+    if (Date.now() + wait >= end) throw new StoreBusyError(what, "the store stayed locked");
+    await sleep(wait);
+  }
+}
+
 /** True for SQLite's lock errors from a KV file shared by processes (not for domain errors). */
 export function isLockError(e: unknown): boolean {
   return e instanceof Error && /^database (table )?is locked|SQLITE_BUSY/.test(e.message);
