@@ -134,6 +134,9 @@ const lines = [
   [...offered].map(([ms, r]) => `${ms} ms ${r}/s (probe ${probes.get(ms)}/s)`).join(", ") +
   ". " +
   "All instances and visitors share one thread here, so the 0 ms rows are the CPU ceiling. " +
+  "joins/s: joins answered per second while the arrivals ran, after their first second (a " +
+  "steady state; a backlog's drain after the arrivals stop is not in it, so a cell that takes " +
+  "every join offered reads about the offered rate, whatever its joins' latency). " +
   "admitted/min is the admissions of the ticks that each left a line behind, over the rate " +
   "budget's time between the first and the last of them (the seconds in brackets): exact to two " +
   "admissions, whatever the phase of the ticks within their seconds. over budget: admissions " +
