@@ -1,2 +1,2 @@
 /** The running release; bump with CHANGELOG.md. */
-export const VERSION = "0.7.2";
+export const VERSION = "0.7.3";
