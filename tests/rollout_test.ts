@@ -4,8 +4,9 @@
  * migrates the store (no migration since 0.6.0, so neither rewrites what the other reads), joins
  * go to both, each waiter checks in (and so enters) through the other, both tick. Afterwards the
  * counters equal a recount, nobody was admitted twice, and the answers of this code were exact.
- * Run against 0.6.0 and against 0.7.1, the release before this code: this code's enters write a
- * sum beside the counts (lib/queue/enters.ts) where those releases' enters write the counts.
+ * Run against 0.6.0 and 0.7.1, whose enters write the counts where this code's write a sum beside
+ * them (lib/queue/enters.ts), and against 0.7.2, the release before this code, which hands joins
+ * over only where its commits take 40 ms or more (this code wherever another instance is about).
  *
  * The previous releases are taken from this repository's history (`git archive`), so the test
  * needs the git history of the checkout.
@@ -17,10 +18,11 @@ import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/qu
 import { assert, assertEquals } from "./assert.ts";
 import { claimsOf, freePort, sleep } from "./server_procs.ts";
 
-/** Previous releases (their last commits): 0.7.1 is the one before this code. */
+/** Previous releases (their last commits): 0.7.2 is the one before this code. */
 const PREVIOUS = [
   { release: "0.6.0", commit: "6080276" },
   { release: "0.7.1", commit: "339268f" },
+  { release: "0.7.2", commit: "322b18e" },
 ];
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "rollout-test-secret-0123456789abcdefghij";
