@@ -128,8 +128,14 @@ export function newRound(
 /** The most mutations one join can add to a round's op (see `Round.mutations`). */
 export const mostMutations = (p: Pending) => 4 + p.records.length;
 
-/** Most joins one round takes in, chunks included (a commit's payload stays near 100 KB). */
-export const MOST_JOINS = 1600;
+/**
+ * Most joins one round takes in, chunks included. The turn holder's commits bound a queue's joins
+ * at about this many per round trip: 1,600 held one instance at 100 ms a commit to about 8,000
+ * joins a second (bench/scale_sim.ts). A commit of 3,200 measured about 410 KB in the simulation,
+ * half of what KV allows in one (800 KiB); the joins' data is the service's own (ids it makes), so
+ * no visitor input makes it larger.
+ */
+export const MOST_JOINS = 3200;
 
 /** Mutations kept back from the joins written as themselves, for the chunks after them. */
 const LOG_RESERVE = 40;
