@@ -123,8 +123,10 @@ export class JoinBatcher {
   #inboxAt = new Map<string, number>();
   /** The second whose tick a lost commit of this instance carried, by queue. */
   #carryLost = new Map<string, number>();
-  /** The turn as this instance's last join attempt read it, by queue (see `#handsOver`). */
+  /** The turn as this instance's last join attempt read it, by queue (see `#otherTurnLeft`). */
   #heldBy = new Map<string, { by: string; until: number }>();
+  /** The settings as this instance's last join attempt read them, by queue (see `#attempt`). */
+  #settingsSeen = new Map<string, QueueSettings>();
   /** Inbox records this instance wrote (their numbers). */
   #relayed = 0;
   /** Joins to hand over that wait for a record of their own (see `#sendRelays`), by queue. */
@@ -201,7 +203,20 @@ export class JoinBatcher {
     // The inbox is read beside the state unless the last counts read say another instance holds
     // the turn (its joins go there, not into a commit here): 50 instances each listing every
     // record handed over, on every batch, made most of the store's reads (bench/scale_sim.ts).
-    const handing = !run.kicked && this.#handsOver(q);
+    const left = run.kicked ? null : this.#otherTurnLeft(q);
+    // Its turn read lately (live, or ended less than a second before): joins go there, so the
+    // inbox is read only if this attempt may commit after all (below).
+    const handing = left !== null && left > -RECENT_TURN_MS;
+    const known = this.#settingsSeen.get(q);
+    const held = left !== null && left > ctx.turns.commitMs;
+    if (held && known && run.items.length > 0 && run.items.every(relayable)) {
+      // Another instance's turn is live as this one last read it: the joins go to it without
+      // reading the counts again (50 instances each reading them for every batch, only to hand
+      // it over, saturated the store until the holder's commits took ten times their round trip,
+      // bench/scale_sim.ts). The turn's end, read then, bounds how long this goes on unread.
+      this.#relayOut(q, run, known);
+      return [];
+    }
     let [{ counts, entry, settings, settingsEntry }, branding, inbox] = await Promise.all([
       this.#readState(q),
       ctx.branding(q),
@@ -209,6 +224,7 @@ export class JoinBatcher {
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
     this.#heldBy.set(q, { by: counts.turnBy, until: counts.turnUntil });
+    this.#settingsSeen.set(q, settings);
     const holding = ctx.turns.carriesTicks(q, counts);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now) && !holding) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
@@ -412,14 +428,14 @@ export class JoinBatcher {
   }
 
   /**
-   * True when this instance's last read of `q`'s counts showed another instance (of this release)
-   * holding a live turn for longer than a commit: its joins are handed over, so the inbox waits.
+   * How long the turn of another instance (of this release, so it takes joins handed over) has
+   * left by this instance's last read of `q`'s counts (ms, negative once it ended); null when
+   * that read showed no such turn.
    */
-  #handsOver(q: string): boolean {
+  #otherTurnLeft(q: string): number | null {
     const seen = this.#heldBy.get(q);
-    if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return false;
-    const left = seen.until - Date.now();
-    return left > this.ctx.turns.commitMs;
+    if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return null;
+    return seen.until - Date.now();
   }
 
   /**
@@ -517,6 +533,9 @@ export class JoinBatcher {
     return cached ? { ...cached, counts: { ...cached.counts } } : ctx.readState(q);
   }
 }
+
+/** A turn read as ended less than this long ago (ms) may have been extended since (see `#attempt`). */
+const RECENT_TURN_MS = 1000;
 
 /** This instance's inbox records of a queue out at once, unless full (see `#sendRelays`). */
 const RELAYS_OUT = 3;
