@@ -75,7 +75,7 @@ export class JoinTurns {
   }
   /**
    * The slowest of this instance's recent counts commits, fading by a fifth a commit: a turn lasts
-   * at least two of them. On a saturated store a commit took up to ten times the average, the
+   * at least two of them (up to `turnMs`'s bound). On a saturated store a commit took up to ten times the average, the
    * holder's turn ran out while its own commit was in flight, and the instances that then
    * committed took its handed-over records from under it, again and again (bench/scale_sim.ts,
    * 50 instances).
@@ -160,13 +160,13 @@ export class JoinTurns {
       this.#cycleMs.set(q, ((this.#cycleMs.get(q) ?? 0) + now - last) / 2);
     }
     const cycle = this.#cycleMs.get(q) ?? 0;
-    const next = now + Math.max(3 * commitMs, commitMs + 2 * cycle, 2 * this.#slowMs) + 50;
+    const next = now + turnMs(Math.max(3 * commitMs, commitMs + 2 * cycle, 2 * this.#slowMs));
     if (more && now - since < Math.max(50, 2.5 * commitMs)) return hold(c, this.me, since, next);
     this.#holding.delete(q);
     const other = successor(this.me, await this.wanters(q, now));
     // Until the next holder's first commit lands: this one, its read, its commit.
     if (other !== null) {
-      return hold(c, other, now, now + Math.max(3 * commitMs, 2 * this.#slowMs) + 50);
+      return hold(c, other, now, now + turnMs(Math.max(3 * commitMs, 2 * this.#slowMs)));
     }
     if (more) {
       this.#holding.set(q, now);
@@ -193,6 +193,14 @@ export const takesRelays = (by: string) => by.startsWith("r");
 
 /** A commit's time assumed for a turn before one was measured (a far store's round trip). */
 const UNMEASURED_MS = 200;
+
+/**
+ * A turn's length for `ms` of commits, bounded well inside `MAX_WAIT_MS` (with room for clocks a
+ * little apart): the others take a turn further ahead than that for a clock that is off and do
+ * not wait for it at all, so one commit of a second or more (a loaded store, a SQLite file another
+ * process held locked) made the holder's next turns, two of its slowest commits long, no turns.
+ */
+const turnMs = (ms: number) => Math.min(ms, 0.75 * MAX_WAIT_MS) + 50;
 
 /** How long a waiter sleeps before reading the turn again. */
 const poll = (commitMs: number) => Math.max(20, commitMs / 2);
