@@ -4,7 +4,9 @@
  */
 import { JoinTurns } from "../lib/queue/join_turn.ts";
 import { type Counts, EMPTY_COUNTS } from "../lib/queue/types.ts";
+import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
+import { makeApp } from "./helpers.ts";
 
 const Q = "default";
 
@@ -28,4 +30,37 @@ Deno.test("a turn after a commit slower than a second stays a turn other instanc
   assertEquals(c.turnBy, next.me, "handed on");
   assertEquals((await other.decide(Q, c, now + 2000, 10)).go, false, "the next turn waited for");
   kv.close();
+});
+
+/** `n` joins of a crowd at once to a queue of the longest name, `supplied` of them with ids of their own (64 characters, the longest). */
+async function longNameCrowd(n: number, supplied: number, chunks: boolean) {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 0 });
+  // The longest name a queue may have: it is in every key a join writes.
+  const q = "q".repeat(64);
+  await t.engine.ensureQueues([q]);
+  // Counts this release has written for long (chunks allowed), or none yet (no chunks).
+  if (chunks) await t.kv.set(keys.counts(q), { ...EMPTY_COUNTS, logSince: 1 });
+  const id = (i: number) => `own${String(i).padStart(61, "0")}`;
+  const outs = await Promise.allSettled(
+    Array.from({ length: n }, (_, i) => t.engine.join(q, null, i < supplied ? id(i) : undefined)),
+  );
+  const failed = outs.flatMap((o) => o.status === "rejected" ? [String(o.reason)] : []);
+  assertEquals(failed.length, 0, `failed: ${failed.length}, first: ${failed[0]}`);
+  const c = (await t.kv.get<Counts>(keys.counts(q))).value!;
+  assertEquals([c.nextSeq - 1, c.waiting], [n, n], "each placed once");
+  const positions = outs.map((o) => o.status === "fulfilled" ? o.value.view.position! : 0);
+  assertEquals(positions.sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1));
+  const left = await Array.fromAsync(t.kv.list({ prefix: keys.joinLogPrefix(q) }));
+  assertEquals(left.length, 0, "every chunk expanded");
+  const line = await Array.fromAsync(t.kv.list({ prefix: keys.fifoPrefix(q) }));
+  assertEquals(line.length, n, "each in the line");
+  t.close();
+}
+
+Deno.test("a crowd joining a queue with a long name: every join placed (KV's 80 KiB of keys an op)", async () => {
+  await longNameCrowd(400, 90, false);
+});
+
+Deno.test("a crowd joining a queue with a long name, in chunks: every chunk expanded, every join placed", async () => {
+  await longNameCrowd(1500, 0, true);
 });

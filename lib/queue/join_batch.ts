@@ -12,7 +12,7 @@ import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
-import { chunkOf, expandWritten, writeChunks, type Written } from "./join_log.ts";
+import { chunkOf, expandWritten, OP_KEY_BYTES, writeChunks, type Written } from "./join_log.ts";
 import { takesRelays } from "./join_turn.ts";
 import { type TickResult, tickRound } from "./admit.ts";
 import {
@@ -53,6 +53,18 @@ export class KeyTakenError extends Error {}
 const MAX_BATCH = MOST_JOINS;
 /** Mutations the joins of one commit may add: KV's 1000 less the batch's own (counts, traffic, pre-queue). */
 const MUTATION_BUDGET = 980;
+/**
+ * Mutations the joins of a commit to queue `q` may add: `MUTATION_BUDGET`, fewer for a long name.
+ * The name is in every key, and KV bounds an op's keys to 80 KiB in all: a crowd joining a queue
+ * of a 64-character name failed every commit. A join's mutations take the name and at most 55
+ * bytes each on average (its record, line and deadline entries, a 64-character id; a carried
+ * tick's fewer), a check the name and at most 71, and the op's 100 checks and 20 writes outside
+ * the budget fit in 110 of the name and 80.
+ */
+function mutationBudget(q: string): number {
+  const keyed = OP_KEY_BYTES - 110 * (q.length + 80);
+  return Math.min(MUTATION_BUDGET, Math.floor(keyed / (q.length + 60)));
+}
 /** Joins with a client-supplied id per commit: each costs one check (an op allows 100). */
 const MAX_SUPPLIED = 90;
 /** Checks the joins of one commit and the records handed over may add (the counts and settings, and a pre-queue's, come first). */
@@ -304,7 +316,7 @@ export class JoinBatcher {
     const landsBy = Date.now() + 3 * ctx.turns.commitMs + 100;
     // What the tick took of KV's limits: a check and a few mutations for each visitor it changed.
     const tickOps = carried ? carried.expired + carried.n + 1 : 0;
-    const budget = MUTATION_BUDGET - TICK_MUTATIONS * tickOps;
+    const budget = mutationBudget(q) - TICK_MUTATIONS * tickOps;
     const checks = MAX_CHECKS - tickOps - run.items.reduce((n, p) => n + checksOf(p), 0);
     const taken = placeRelayed(round, inbox, budget, landsBy, checks);
     if (run.items.length === 0 && taken.length === 0 && !carried) {

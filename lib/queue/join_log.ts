@@ -28,6 +28,16 @@ import type { Joined } from "./join_round.ts";
 export const LOG_MARKER = "~log";
 /** Newcomers in one chunk: its expansion writes three mutations each, under KV's 1,000. */
 export const CHUNK_JOINS = 320;
+/** KV's bound on the keys of one atomic op, its checks' and mutations' together (bytes). */
+export const OP_KEY_BYTES = 81_920;
+/**
+ * Newcomers in one chunk of queue `q`: `CHUNK_JOINS`, fewer for a long name, which is in each of
+ * the three keys its expansion writes a newcomer (about 100 bytes besides): with a name of 53
+ * characters or more an expansion of 320 passed KV's 80 KiB of keys an op and never went through.
+ */
+export function chunkJoins(q: string): number {
+  return Math.min(CHUNK_JOINS, Math.floor((OP_KEY_BYTES - 200) / (3 * q.length + 110)));
+}
 /** Mutations a chunk adds to the join commit: the chunk and its marker. */
 export const CHUNK_MUTATIONS = 2;
 /**
@@ -58,10 +68,12 @@ export function mayLog(c: Counts, now: number): boolean {
   return now - c.logSince >= LOG_AFTER_MS;
 }
 
-/** Adds waiter `v` to the open chunk of `chunks` (a new one when none is open or it is full). */
-export function addToChunk(chunks: JoinChunk[], v: Visitor): boolean {
+/**
+ * Adds waiter `v` to the open chunk of `chunks` (a new one when none is open or it has `max`).
+ */
+export function addToChunk(chunks: JoinChunk[], v: Visitor, max = CHUNK_JOINS): boolean {
   const last = chunks[chunks.length - 1];
-  if (last && last.ids.length < CHUNK_JOINS && last.seq + last.ids.length === v.seq) {
+  if (last && last.ids.length < max && last.seq + last.ids.length === v.seq) {
     last.ids.push(v.id);
     last.nextCheckAt.push(v.nextCheckAt);
     last.deadline.push(v.deadline);

@@ -28,7 +28,7 @@ import {
   placeJoin,
   type Round,
 } from "./join_round.ts";
-import { CHUNK_JOINS, CHUNK_MUTATIONS, expandChunk } from "./join_log.ts";
+import { CHUNK_MUTATIONS, chunkJoins, expandChunk } from "./join_log.ts";
 import { takesRelays, type TurnDecision } from "./join_turn.ts";
 import type { QueueContext, QueueView } from "./context.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
@@ -197,7 +197,7 @@ export function placeRelayed(
     const logged = canLog(r, plain(""), budget);
     // Its worst case: a chunk mutation pair per chunk begun and a new check-in second a join,
     // or three mutations and a second a join written as themselves; and its delete and result.
-    const worst = (logged ? m + CHUNK_MUTATIONS * (Math.ceil(m / CHUNK_JOINS) + 1) : 4 * m) + 2;
+    const worst = (logged ? m + CHUNK_MUTATIONS * (Math.ceil(m / chunkJoins(r.q)) + 1) : 4 * m) + 2;
     if (r.joined + m > MOST_JOINS || r.mutations + worst > budget) break;
     r.mutations += 2;
     const results = entry.value.ids.map((id) =>

@@ -8,7 +8,7 @@ import { keys } from "../store/keys.ts";
 import { openSlots, type QueueContext, type QueueView, wholeTokens } from "./context.ts";
 import { grantSlot, putWaiting } from "./records.ts";
 import { schedule } from "./visitor.ts";
-import { addToChunk, CHUNK_JOINS, CHUNK_MUTATIONS, type JoinChunk, mayLog } from "./join_log.ts";
+import { addToChunk, CHUNK_MUTATIONS, chunkJoins, type JoinChunk, mayLog } from "./join_log.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import type { Branding, Counts, QueueSettings, Visitor } from "./types.ts";
 
@@ -157,7 +157,7 @@ export function canLog(r: Round, p: Pending, budget: number): boolean {
   const open = r.chunks[r.chunks.length - 1];
   // A new chunk when none is open, it is full or the next arrival does not follow it; and perhaps
   // one new check-in second.
-  const follows = open && open.ids.length < CHUNK_JOINS &&
+  const follows = open && open.ids.length < chunkJoins(r.q) &&
     open.seq + open.ids.length === r.counts.nextSeq;
   const need = (follows ? 0 : CHUNK_MUTATIONS) + 1;
   return !admitsAtOnce(r) && r.mutations + need <= budget;
@@ -244,7 +244,7 @@ function joinLine(r: Round, p: Pending, seq: number, logged: boolean): Joined {
   // A window join waits for the draw, which places it without rewriting this record.
   if (r.windowJoin) v.round = r.counts.preRound;
   if (!logged) putWaiting(r.op, r.q, v, !r.windowJoin);
-  else if (addToChunk(r.chunks, v)) r.mutations += CHUNK_MUTATIONS;
+  else if (addToChunk(r.chunks, v, chunkJoins(r.q))) r.mutations += CHUNK_MUTATIONS;
   return { visitor: v, line: own };
 }
 
