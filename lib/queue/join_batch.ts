@@ -13,7 +13,7 @@ import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
 import { chunkOf, expandWritten, OP_KEY_BYTES, writeChunks, type Written } from "./join_log.ts";
-import { takesRelays } from "./join_turn.ts";
+import { MAX_WAIT_MS, takesRelays } from "./join_turn.ts";
 import { type TickResult, tickRound } from "./admit.ts";
 import {
   placeRelayed,
@@ -442,12 +442,16 @@ export class JoinBatcher {
   /**
    * How long the turn of another instance (of this release, so it takes joins handed over) has
    * left by this instance's last read of `q`'s counts (ms, negative once it ended); null when
-   * that read showed no such turn.
+   * that read showed no such turn, or one that is not waited for.
    */
   #otherTurnLeft(q: string): number | null {
     const seen = this.#heldBy.get(q);
     if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return null;
-    return seen.until - Date.now();
+    const left = seen.until - Date.now();
+    // Further ahead than a turn lasts: a clock that is off, which nobody waits for (see
+    // `JoinTurns.decide`), nor hands joins to: its holder may have stopped, and this instance
+    // may hold the turn itself since (its own commit went ahead of that one).
+    return left > MAX_WAIT_MS ? null : left;
   }
 
   /**

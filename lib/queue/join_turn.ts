@@ -17,7 +17,7 @@ import type { Counts } from "./types.ts";
 /** Registrations older than this are of instances that stopped waiting (or died). */
 const WANT_FRESH_MS = 3000;
 /** A turn's end further ahead than this comes from a clock that is off: not waited for. */
-const MAX_WAIT_MS = 2000;
+export const MAX_WAIT_MS = 2000;
 
 /** What one attempt does about the turn: go, or read again after `ms`. */
 export type TurnDecision = { go: true } | { go: false; ms: number };
