@@ -272,13 +272,14 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   const okJoin = join.commits - join.lost;
   const ok = total.commits - total.lost - total.failed;
   const paced = admissionPace(ticks, tickStart, lastSec);
+  // A cell of two seconds or less has no steady part: its joins count from the start.
+  const steadyFrom = cell.seconds > 2 ? STEADY_FROM_MS : 0;
   const joins = joinMs.length;
   return {
     ...cell,
     joins,
-    joinsPerSecond:
-      answeredAt.filter((t) => t >= STEADY_FROM_MS && t < cell.seconds * 1000).length /
-      (cell.seconds - STEADY_FROM_MS / 1000),
+    joinsPerSecond: answeredAt.filter((t) => t >= steadyFrom && t < cell.seconds * 1000).length /
+      (cell.seconds - steadyFrom / 1000),
     joinP50: percentile(joinMs, 50),
     joinP99: percentile(joinMs, 99),
     failedJoins,

@@ -108,7 +108,10 @@ Deno.test("ticks beside enters, leaves and expiries on two slow instances: none 
     assert(c.holding >= 0 && c.entered >= 0, `round ${round}: ${JSON.stringify(c)}`);
     await settled(real, `round ${round}`);
   }
-  assert(seen.takeIns >= 5, `ticks took enters in: ${seen.takeIns}`);
+  // A's commits that took enters in: the scenario exercised its ticks' take-ins beside enters.
+  // How many is a race (B's leaves take pending enters in too): 2 to 12 of 14 rounds in five quiet
+  // runs, so at least one (it asked for five and failed now and then under load).
+  assert(seen.takeIns >= 1, `ticks took enters in: ${seen.takeIns}`);
   assert(seen.entersDuringTick > 0, "some enters landed while a tick ran");
   const { c } = await stored(real);
   const r = await recount(real);

@@ -151,7 +151,7 @@ export class JoinTurns {
     const since = c.turnBy === this.me && this.#holding.has(q) ? this.#holding.get(q)! : now;
     this.#holding.set(q, since);
     // Until this instance's next commit lands: it goes out as soon as this one is back, after
-    // its reads and building (a commit of 1,600 joins takes CPU time as well as a round trip), so
+    // its reads and building (a commit of 3,200 joins takes CPU time as well as a round trip), so
     // as long as two of its last commits took from one to the next, where that is longer. (A turn
     // that lapsed between two commits of its holder had every other instance commit at once.)
     const last = this.#lastSettle.get(q);
