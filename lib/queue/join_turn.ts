@@ -75,10 +75,10 @@ export class JoinTurns {
   }
   /**
    * The slowest of this instance's recent counts commits, fading by a fifth a commit: a turn lasts
-   * at least two of them (up to `turnMs`'s bound). On a saturated store a commit took up to ten times the average, the
-   * holder's turn ran out while its own commit was in flight, and the instances that then
-   * committed took its handed-over records from under it, again and again (bench/scale_sim.ts,
-   * 50 instances).
+   * at least two of them (up to `turnMs`'s bound). On a saturated store a commit took up to ten
+   * times the average, the holder's turn ran out while its own commit was in flight, and the
+   * instances that then committed took its handed-over records from under it, again and again
+   * (bench/scale_sim.ts, 50 instances).
    */
   #slowMs = 0;
   /** Whether `commitMs` is measured yet (not the first guess). */
