@@ -13,7 +13,7 @@ import { countTraffic } from "./records.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { Counts } from "./types.ts";
 import { chunkOf, expandWritten, OP_KEY_BYTES, writeChunks, type Written } from "./join_log.ts";
-import { MAX_WAIT_MS, takesRelays } from "./join_turn.ts";
+import { takesRelays } from "./join_turn.ts";
 import { type TickResult, tickRound } from "./admit.ts";
 import {
   placeRelayed,
@@ -135,10 +135,11 @@ export class JoinBatcher {
   #inboxAt = new Map<string, number>();
   /** The second whose tick a lost commit of this instance carried, by queue. */
   #carryLost = new Map<string, number>();
-  /** The turn as this instance's last join attempt read it, by queue (see `#otherTurnLeft`). */
-  #heldBy = new Map<string, { by: string; until: number }>();
-  /** The settings as this instance's last join attempt read them, by queue (see `#attempt`). */
-  #settingsSeen = new Map<string, QueueSettings>();
+  /** The turn and settings as this instance's last join attempt read them, by queue. */
+  #lastRead = new Map<
+    string,
+    { turnBy: string; turnUntil: number; settings: QueueSettings }
+  >();
   /** Inbox records this instance wrote (their numbers). */
   #relayed = 0;
   /** Joins to hand over that wait for a record of their own (see `#sendRelays`), by queue. */
@@ -219,7 +220,7 @@ export class JoinBatcher {
     // Its turn read lately (live, or ended less than a second before): joins go there, so the
     // inbox is read only if this attempt may commit after all (below).
     const handing = left !== null && left > -RECENT_TURN_MS;
-    const known = this.#settingsSeen.get(q);
+    const known = this.#lastRead.get(q)?.settings;
     const held = left !== null && left > ctx.turns.commitMs;
     if (held && known && run.items.length > 0 && run.items.every(relayable)) {
       // Another instance's turn is live as this one last read it: the joins go to it without
@@ -235,8 +236,7 @@ export class JoinBatcher {
       handing ? [] : this.#inbox(q, run.kicked),
     ]);
     if (!settings) throw new AppError(404, "unknown_queue", `unknown queue "${q}"`);
-    this.#heldBy.set(q, { by: counts.turnBy, until: counts.turnUntil });
-    this.#settingsSeen.set(q, settings);
+    this.#lastRead.set(q, { turnBy: counts.turnBy, turnUntil: counts.turnUntil, settings });
     const holding = ctx.turns.carriesTicks(q, counts);
     if (run.yields < MAX_TICK_YIELDS && tickStarved(counts, now) && !holding) {
       // Other instances' join batches keep winning the counts record, so no tick has landed
@@ -445,13 +445,9 @@ export class JoinBatcher {
    * that read showed no such turn, or one that is not waited for.
    */
   #otherTurnLeft(q: string): number | null {
-    const seen = this.#heldBy.get(q);
-    if (!seen || seen.by === this.ctx.turns.me || !takesRelays(seen.by)) return null;
-    const left = seen.until - Date.now();
-    // Further ahead than a turn lasts: a clock that is off, which nobody waits for (see
-    // `JoinTurns.decide`), nor hands joins to: its holder may have stopped, and this instance
-    // may hold the turn itself since (its own commit went ahead of that one).
-    return left > MAX_WAIT_MS ? null : left;
+    const seen = this.#lastRead.get(q);
+    if (!seen || !takesRelays(seen.turnBy)) return null;
+    return this.ctx.turns.otherTurnLeft(seen, Date.now());
   }
 
   /**

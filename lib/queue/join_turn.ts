@@ -17,7 +17,7 @@ import type { Counts } from "./types.ts";
 /** Registrations older than this are of instances that stopped waiting (or died). */
 const WANT_FRESH_MS = 3000;
 /** A turn's end further ahead than this comes from a clock that is off: not waited for. */
-export const MAX_WAIT_MS = 2000;
+const MAX_WAIT_MS = 2000;
 
 /** What one attempt does about the turn: go, or read again after `ms`. */
 export type TurnDecision = { go: true } | { go: false; ms: number };
@@ -112,8 +112,18 @@ export class JoinTurns {
 
   /** True while another instance's turn at `c` is live (its holder runs the queue's tick then). */
   heldByOther(c: Counts, now: number): boolean {
-    return c.turnBy !== "" && c.turnBy !== this.me && c.turnUntil > now &&
-      c.turnUntil - now <= MAX_WAIT_MS;
+    return (this.otherTurnLeft(c, now) ?? 0) > 0;
+  }
+
+  /**
+   * How long another instance's turn at `c` has left (ms, negative once it ended); null when the
+   * turn is nobody's or this instance's, or lies further ahead than anyone waits for (a clock that
+   * is off, see `decide`).
+   */
+  otherTurnLeft(c: Pick<Counts, "turnBy" | "turnUntil">, now: number): number | null {
+    if (c.turnBy === "" || c.turnBy === this.me) return null;
+    const left = c.turnUntil - now;
+    return left > MAX_WAIT_MS ? null : left;
   }
 
   /** Registers this instance as waiting for `q`'s turn (again every second while it waits). */
