@@ -268,13 +268,15 @@ export async function sendRelayed(
     const res = look.result;
     if (res) return await answer(s, q, items, ids, settings, res, end);
     if (Date.now() >= until) {
-      // Taken back: no commit placed them, and none will. Else a commit has: its result is near.
-      // Bounded too: on a store that does not answer (a locked file), the joins gathered behind
-      // this record wait for it to end (join_batch.ts), and they must be answered in time as well.
-      if (await lockRetried(() => withdraw(ctx.kv, entry), end, "join").catch(() => false)) {
-        return busy("no join commit took it");
-      }
-      await sleep(pollMs);
+      // Taken back: no commit placed them, and none will. Else a commit has, and wrote their
+      // result in the same commit: it is read at once (a poll's wait used up the little time left
+      // on a saturated store, and placed joins answered 503). Only a take-back the store did not
+      // answer leaves it open: a commit may still land, so that waits a poll first. Bounded too:
+      // on a store that does not answer (a locked file), the joins gathered behind this record
+      // wait for it to end (join_batch.ts), and they must be answered in time as well.
+      const back = await lockRetried(() => withdraw(ctx.kv, entry), end, "join").catch(() => null);
+      if (back) return busy("no join commit took it");
+      if (back === null) await sleep(pollMs);
       const late = await bounded(readResult(ctx.kv, q, me, n)).catch(() => null);
       if (late) return await answer(s, q, items, ids, settings, late, end);
       return busy("its join commit did not answer in time");
