@@ -189,6 +189,13 @@ export const Metrics = z.object({
   averageWaitSeconds: z.number(),
   oldestWaitSeconds: z.number(),
   abandoned: z.number().int(),
+  silent: z.number().int().openapi({
+    description: "waiters past their check-in but within the queue's returnGraceSeconds: they " +
+      "keep their place and are passed over by admissions until they come back",
+  }),
+  returned: z.number().int().openapi({
+    description: "silent waiters that came back within their grace (ever)",
+  }),
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
   viewAgeMs: z.number().int().openapi({

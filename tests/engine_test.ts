@@ -369,9 +369,11 @@ Deno.test("lottery mode picks uniformly among waiters (force admit, 200 rounds o
 
 // ---------------------------------------------------------------- liveness
 
-Deno.test("a waiter that misses its slot by more than two periods + 30 s is dropped by the tick and counted as abandoned", async () => {
+Deno.test("a waiter that misses its slot by more than two periods + 30 s, then its grace, is dropped by the tick and counted as abandoned", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 100 });
   await t.engine.setPaused(Q, true);
+  // The shortest grace (issue 32: a silent waiter keeps its place that long past its deadline).
+  await t.engine.updateSettings(Q, (s) => void (s.returnGraceSeconds = 30));
   const [a, b, c] = await joinMany(t, 3);
   const rec = await t.engine.visitor(Q, b.id);
   assert(rec);
@@ -387,14 +389,14 @@ Deno.test("a waiter that misses its slot by more than two periods + 30 s is drop
       }
     }
   };
-  while (t.clock.now() + 1000 <= rec.deadline) {
+  while (t.clock.now() + 1000 <= rec.deadline + 30_000) {
     await step(t);
     await keepAlive();
   }
-  assertEquals(await stateOf(t, b.id), "waiting", "still there at its deadline");
+  assertEquals(await stateOf(t, b.id), "waiting", "still there at its deadline and grace");
   await step(t);
   await keepAlive();
-  assertEquals(await stateOf(t, b.id), null, "dropped after its deadline");
+  assertEquals(await stateOf(t, b.id), null, "dropped after its grace");
   const m = await t.engine.metrics(Q);
   assertEquals([m.waiting, m.abandoned], [2, 1]);
   assertEquals((await t.engine.status(Q, c.ticket)).view.position, 2, "the one behind moves up");

@@ -376,8 +376,13 @@ Deno.test("/metrics counts abandoned visitors", async () => {
   await t.engine.setPaused(Q, true);
   t.clock.advance(60_000);
   await t.engine.tick(Q);
-  const m = await metrics(t);
-  assertEquals([m.waiting, m.abandoned], [0, 2]);
+  // Silent past their deadline: kept for the grace (300 s by default), counted as silent.
+  let m = await metrics(t);
+  assertEquals([m.waiting, m.silent, m.abandoned], [2, 2, 0]);
+  t.clock.advance(300_000);
+  await t.engine.tick(Q);
+  m = await metrics(t);
+  assertEquals([m.waiting, m.silent, m.abandoned], [0, 0, 2]);
   t.close();
 });
 

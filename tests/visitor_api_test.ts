@@ -643,7 +643,7 @@ Deno.test("nextCheckAt is second-aligned and in the future; nextPollAfterMs is t
 
 // ---------------------------------------------------------------- liveness
 
-Deno.test("a status before nextCheckAt is read-only: no write, no renewal, and the visitor is dropped after its deadline", async () => {
+Deno.test("a status before nextCheckAt is read-only: no write, no renewal, and the visitor is dropped after its deadline and grace", async () => {
   const t = await makeApp();
   const [a] = await waiters(t, ["early-00001"], false);
   const before = await t.kv.get<{ deadline: number; nextCheckAt: number }>(
@@ -667,6 +667,10 @@ Deno.test("a status before nextCheckAt is read-only: no write, no renewal, and t
     "waiting",
     "alive at the deadline",
   );
+  // Then silent, its place kept for the queue's grace (300 s by default; issue 32).
+  t.clock.advance(300_000);
+  await t.engine.tick(Q);
+  assertEquals((await t.engine.visitor(Q, "early-00001"))?.state, "waiting", "kept in its grace");
   await step(t);
   await assertError(visible(await a.status()), 404, "not_in_queue");
   const m = await t.engine.metrics(Q);
@@ -695,7 +699,8 @@ Deno.test("a due status renews liveness: the visitor survives its first deadline
 Deno.test("heartbeat renews liveness at any time; a silent visitor is dropped and counted as abandoned", async () => {
   const t = await makeApp();
   const [a, b, c] = await waiters(t, ["beat-000001", "quiet-00001", "beat-000003"], false);
-  for (let s = 0; s < 6; s++) {
+  // 420 s: past the quiet one's deadline and its 300 s grace.
+  for (let s = 0; s < 21; s++) {
     await step(t, 20_000);
     for (const [cl, id] of [[a, "beat-000001"], [c, "beat-000003"]] as const) {
       const r = visible(await post(cl, "/heartbeat", { queue: Q, visitorId: id }));

@@ -140,6 +140,16 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "Waiting visitors dropped for missing their check-ins.",
     all.map((s) => [{ queue: s.m.queue }, s.m.abandoned]),
   );
+  w.gauge(
+    "tollgate_queue_silent",
+    "Waiting visitors past their check-in but within the grace that keeps their place.",
+    all.map((s) => [{ queue: s.m.queue }, s.m.silent]),
+  );
+  w.counter(
+    "tollgate_queue_returned_total",
+    "Silent waiting visitors that came back within their grace and kept their place.",
+    all.map((s) => [{ queue: s.m.queue }, s.m.returned]),
+  );
 }
 
 /** Writes this instance's own families; refusals only for the queues listed. */

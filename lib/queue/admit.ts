@@ -4,7 +4,7 @@ import { sleep } from "../clock.ts";
 import { deleteListed } from "../store/delete.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { keys } from "../store/keys.ts";
-import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
+import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
@@ -105,7 +105,11 @@ async function chooseWaiters(
   return { ids, fromHead: true };
 }
 
-/** Admits the chosen visitors into `op`; returns how many. */
+/**
+ * Admits the chosen visitors into `op`; returns how many. A silent waiter (past its liveness
+ * deadline, within its grace) is passed over and keeps its place: nobody could learn of an
+ * admission now, so its slot would be wasted; it goes into `passed` so the caller chooses past it.
+ */
 async function admitInto(
   ctx: QueueContext,
   q: string,
@@ -115,6 +119,8 @@ async function admitInto(
   fromHead: boolean,
   handled = new Set<string>(),
   known?: Promise<Read[]>,
+  passed = new Set<string>(),
+  settings?: QueueSettings,
 ): Promise<number> {
   const now = ctx.now();
   const branding = await ctx.branding(q);
@@ -122,13 +128,18 @@ async function admitInto(
   for (const e of await readKnown(ctx, q, ids.filter((id) => !handled.has(id)), known)) {
     // Not placed by its draw yet (admissions wait for the draw; kept for safety).
     if (e.value.state !== "waiting" || e.unplaced) continue;
-    op.check(e);
     if (e.value.deadline < now) {
-      // Lapsed before its turn came: it is dropped, not admitted.
+      if (settings && dropAt(settings, e.value.deadline) >= now) {
+        passed.add(e.value.id);
+        continue;
+      }
+      // Silent past its grace: it is dropped, not admitted.
+      op.check(e);
       dropLapsed(op, q, e.value, counts, now);
       handled.add(e.value.id);
       continue;
     }
+    op.check(e);
     // The hold starts when the visitor can learn of it: its next check-in. Without
     // click-to-enter it also lasts as long as a late check-in would have kept its place.
     let hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
@@ -166,7 +177,7 @@ async function expireInto(
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
-      if (v.deadline >= now) continue;
+      if (dropAt(reads.settings, v.deadline) >= now) continue;
       // A participant its draw has not placed yet: the draw must not write its line entry unseen.
       if (e.unplaced && !unplaced.has(String(v.round))) {
         unplaced.add(String(v.round));
@@ -199,7 +210,8 @@ export interface TickRound {
 /**
  * One round of a tick's work on `counts`, into `op`: frees expired slots, drops lapsed waiters and
  * admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in `op`.
- * `handled` collects the visitors it changed. The caller claims the second and writes the counts.
+ * `handled` collects the visitors it changed, `passed` the silent waiters passed over (kept across
+ * a tick's rounds). The caller claims the second and writes the counts.
  */
 export async function tickRound(
   ctx: QueueContext,
@@ -209,8 +221,9 @@ export async function tickRound(
   settings: QueueSettings,
   now: number,
   handled: Set<string>,
+  passed = new Set<string>(),
 ): Promise<TickRound> {
-  const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK);
+  const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK, settings);
   const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled, reads);
   const open = ctx.isOpen(settings, now);
   const rate = ctx.ratePerSecond(settings);
@@ -226,8 +239,34 @@ export async function tickRound(
       CHUNK - expired,
     );
     const ahead = await reads.line;
-    const chosen = await chooseWaiters(ctx, q, settings, want, counts, handled, undefined, ahead);
-    n = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, handled, reads.head);
+    // Silent waiters met on the way are passed over: the next choice goes past them (a few
+    // times at most: each is a read of the line).
+    for (let i = 0, before = -1; i < 4 && n < want && passed.size !== before; i++) {
+      before = passed.size;
+      const skip = new Set([...handled, ...passed]);
+      const chosen = await chooseWaiters(
+        ctx,
+        q,
+        settings,
+        want - n,
+        counts,
+        skip,
+        undefined,
+        ahead,
+      );
+      n += await admitInto(
+        ctx,
+        q,
+        op,
+        counts,
+        chosen.ids,
+        chosen.fromHead,
+        handled,
+        reads.head,
+        passed,
+        settings,
+      );
+    }
     counts.tokens -= n;
     // Admissions the round's size cut short, or lapsed waiters took the place of, with budget and
     // waiters left. (Not after every round that admitted many: at 50 a second, the round after
@@ -366,6 +405,8 @@ export async function tick(
   const started = Date.now();
   let looked = false;
   let claimed = false;
+  // Silent waiters passed over by this tick's rounds (see `admitInto`).
+  const passed = new Set<string>();
   for (let round = from; round === from || Date.now() - started < 900; round++) {
     const more = await retryCommit(async () => {
       let now = ctx.now();
@@ -417,6 +458,7 @@ export async function tick(
         settings,
         now,
         handled,
+        passed,
       );
       // A later round with nothing to do writes nothing (the second is claimed already).
       if (round > 0 && n === 0 && handled.size === 0) return false;
@@ -500,6 +542,7 @@ export async function afterTick(ctx: QueueContext, q: string, sec: number): Prom
  */
 export async function forceAdmit(ctx: QueueContext, q: string, count: number): Promise<number> {
   let total = 0;
+  const passed = new Set<string>();
   while (total < count) {
     const n = await ctx.serial(q, () =>
       retryCommit(async () => {
@@ -514,11 +557,24 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
         );
         if (want <= 0) return -1;
         const op = ctx.kv.atomic().check(entry, settingsEntry);
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts);
+        const chosen = await chooseWaiters(ctx, q, settings, want, counts, passed);
         const dropped = new Set<string>();
-        const got = await admitInto(ctx, q, op, counts, chosen.ids, chosen.fromHead, dropped);
-        // Lapsed waiters met on the way are dropped; keep going while anything changed.
-        if (got === 0 && dropped.size === 0) return -1;
+        const silent = passed.size;
+        const got = await admitInto(
+          ctx,
+          q,
+          op,
+          counts,
+          chosen.ids,
+          chosen.fromHead,
+          dropped,
+          undefined,
+          passed,
+          settings,
+        );
+        // Waiters silent past their grace met on the way are dropped, those within it passed
+        // over; keep going while anything changed.
+        if (got === 0 && dropped.size === 0) return passed.size > silent ? 0 : -1;
         op.set(keys.counts(q), counts);
         return (await op.commit()).ok ? got : null;
       }, "force-admit"));

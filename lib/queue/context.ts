@@ -47,6 +47,14 @@ interface GoneCache {
   fromMs: number;
 }
 
+/** A silent waiter's grace by default (seconds; see `QueueSettings.returnGraceSeconds`). */
+export const DEFAULT_RETURN_GRACE_SECONDS = 300;
+
+/** When a waiter whose liveness deadline is `deadline` is dropped: after the queue's grace. */
+export function dropAt(s: QueueSettings, deadline: number): number {
+  return deadline + s.returnGraceSeconds * 1000;
+}
+
 /** Defaults of a new queue from the configuration. */
 export function defaultSettings(name: string, config: Config, now: number): QueueSettings {
   return {
@@ -63,6 +71,7 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     drawnFor: null,
     joinsPerClientPerMinute: null,
     joinGuards: { ...DEFAULT_JOIN_GUARDS },
+    returnGraceSeconds: DEFAULT_RETURN_GRACE_SECONDS,
   };
 }
 

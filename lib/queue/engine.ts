@@ -40,6 +40,10 @@ export interface QueueMetrics {
   averageWaitSeconds: number;
   oldestWaitSeconds: number;
   abandoned: number;
+  /** Waiters past their check-in (silent) but within their grace: they keep their place. */
+  silent: number;
+  /** Silent waiters that came back within their grace (ever). */
+  returned: number;
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
@@ -383,6 +387,26 @@ export class Engine {
     return await Promise.all((await this.queueNames()).map((q) => this.metrics(q)));
   }
 
+  /**
+   * Silent waiters (deadline passed, not dropped yet) and those that returned: listed at most
+   * every 5 s per queue, up to `SILENT_COUNT_MAX`.
+   */
+  async #silence(q: string, now: number): Promise<{ silent: number; returned: number }> {
+    const had = this.#silent.get(q);
+    if (had && now >= had.at && now - had.at < 5000) return had.value;
+    let silent = 0;
+    const end = [...keys.deadlinePrefix(q), now];
+    for await (const _ of this.ctx.kv.list({ start: keys.deadlinePrefix(q), end })) {
+      if (++silent >= SILENT_COUNT_MAX) break;
+    }
+    const sum = (await this.ctx.kv.get<Deno.KvU64>(keys.returned(q))).value;
+    const value = { silent, returned: Number(sum?.value ?? 0n) };
+    if (this.#silent.size >= 1024) this.#silent.clear();
+    this.#silent.set(q, { value, at: now });
+    return value;
+  }
+  #silent = new Map<string, { value: { silent: number; returned: number }; at: number }>();
+
   /** Operator metrics of one queue. */
   async metrics(q: string): Promise<QueueMetrics> {
     const ctx = this.ctx;
@@ -427,6 +451,7 @@ export class Engine {
       averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,
+      ...await this.#silence(q, now),
       admittedTotal: c.admitted,
       health: this.healthSnapshot
         ? await this.healthSnapshot()
@@ -437,6 +462,9 @@ export class Engine {
     };
   }
 }
+
+/** Silent waiters counted this far at most (the count is a list of the deadline index). */
+const SILENT_COUNT_MAX = 100_000;
 
 /** All-zero join-guard counts (an engine without the guards wired in). */
 function noGuardCounts(): GuardCounts {

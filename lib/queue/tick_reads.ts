@@ -9,7 +9,7 @@ import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { isLogMarker } from "./join_log.ts";
 import { placedEntry } from "./placement.ts";
-import type { Visitor } from "./types.ts";
+import type { QueueSettings, Visitor } from "./types.ts";
 
 /** A visitor record as the opening draw placed it, with what its placement was read from. */
 export type Read = Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<unknown> | null };
@@ -37,9 +37,11 @@ export async function readVisitors(ctx: QueueContext, q: string, ids: string[]):
 export interface TickReads {
   /** The time they were started at (the attempt's now). */
   now: number;
+  /** The settings the attempt read (the grace of silent waiters). */
+  settings: QueueSettings;
   /** Visitors whose admission or token expired, up to the budget. */
   expired: Promise<string[]>;
-  /** Waiters past their liveness deadline, up to the budget. */
+  /** Waiters past their liveness deadline and its grace, up to the budget. */
   lapsed: Promise<string[]>;
   /** The line's first `AHEAD` entries (first come, first served only). */
   line: Promise<Deno.KvEntry<string>[] | undefined>;
@@ -54,8 +56,10 @@ export function startTickReads(
   budget: number,
   fifo: boolean,
   headCount: number,
+  settings: QueueSettings,
 ): TickReads {
   const now = ctx.now();
+  const graceMs = settings.returnGraceSeconds * 1000;
   const ids = async (sel: Deno.KvListSelector) => {
     const out: string[] = [];
     for await (const e of ctx.kv.list(sel, { limit: budget })) out.push(e.key[3] as string);
@@ -79,8 +83,12 @@ export function startTickReads(
     : undefined;
   const reads: TickReads = {
     now,
+    settings,
     expired: ids({ start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] }),
-    lapsed: ids({ start: keys.deadlinePrefix(q), end: [...keys.deadlinePrefix(q), now] }),
+    lapsed: ids({
+      start: keys.deadlinePrefix(q),
+      end: [...keys.deadlinePrefix(q), now - graceMs],
+    }),
     line,
     head,
   };

@@ -25,6 +25,11 @@ export interface QueueSettings {
   joinsPerClientPerMinute: number | null;
   /** Bot challenge on join and enqueue tokens (see lib/guard/settings.ts). */
   joinGuards: JoinGuardSettings;
+  /**
+   * How long a waiter that stopped checking in keeps its place after its liveness deadline
+   * (seconds, 30 to 3,600): passed over by admissions meanwhile, dropped after it.
+   */
+  returnGraceSeconds: number;
 }
 
 /** Exact counters of a queue, stored at `keys.counts(name)`. */

@@ -267,6 +267,8 @@ function settleOnce(
       .set(keys.deadline(q, next.deadline, id), next.seq)
       .set(keys.visitor(q, id), next);
     if (slot !== null) sumCheckins(op, q, [slot]);
+    // Back within its grace after going silent: it kept its place (counted beside `abandoned`).
+    if (rec.deadline < now) op.sum(keys.returned(q), 1n);
     if (!(await op.commit()).ok) return null;
     return {
       view: waitingView(ctx, q, id, next.seq, next.nextCheckAt, v, branding),

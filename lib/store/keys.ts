@@ -148,4 +148,6 @@ export const keys = {
   enqueueKey: (q: string, keyHash: string) => ["enqueueKey", q, keyHash] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
+  /** Waiters that checked in again within their grace after going silent (KV `sum`). */
+  returned: (q: string) => ["returned", q] as const,
 };

@@ -8,6 +8,7 @@ import { edgeRoutes } from "./edge.ts";
 import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
+import { returnGraceRoutes } from "./return_grace.ts";
 import { originRoutes } from "./origin.ts";
 import { queueRoutes } from "./queues.ts";
 import { prequeueRoutes } from "./prequeue.ts";
@@ -64,6 +65,7 @@ export function adminRoutes(s: Services) {
   app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
+  app.route("/", returnGraceRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));

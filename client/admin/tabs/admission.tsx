@@ -28,6 +28,7 @@ import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
+import { ReturnGraceCard } from "./admission_grace.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -96,6 +97,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <CapacityCard {...p} />
       <LimitCard {...p} />
       <JoinLimitCard queue={queue} />
+      <ReturnGraceCard queue={queue} />
       <GuardCards queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />

@@ -90,6 +90,8 @@ function QueueNow({ q, at }: { q: QueueNowView; at: number }) {
         />
         <Stat label="Average wait" value={duration(q.averageWaitSeconds)} />
         <Stat label="Oldest wait" value={duration(q.oldestWaitSeconds)} />
+        <Stat label="Silent, place kept" value={num(q.silent)} />
+        <Stat label="Came back" value={num(q.returned)} />
         <Stat label="Abandoned" value={num(q.abandoned)} />
         <Stat label="Admitted in total" value={num(q.admittedTotal)} />
       </div>
