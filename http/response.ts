@@ -3,7 +3,8 @@
  * and the error envelope (with `Retry-After` whenever an error says when to come back).
  */
 import { HTTPException } from "hono/http-exception";
-import { AppError, errorBody } from "../lib/errors.ts";
+import { AppError, errorBody, JoinUnconfirmedError } from "../lib/errors.ts";
+import { isSecureRequest, TICKET_MAX_AGE, visitorCookie } from "./cookies.ts";
 import { log, requestIdOf } from "../lib/log.ts";
 import { MAX_BODY_BYTES } from "../lib/names.ts";
 
@@ -45,6 +46,18 @@ function httpExceptionBody(err: HTTPException) {
 }
 
 /**
+ * Sets the ticket of a join that may have been placed after all (`JoinUnconfirmedError`) on its
+ * error answer, JSON or page, so the visitor's retry resumes that place instead of taking another.
+ */
+export function withUnconfirmedTicket(res: Response, err: unknown, req: Request): Response {
+  if (err instanceof JoinUnconfirmedError) {
+    const cookie = visitorCookie("tg_ticket", err.ticket, TICKET_MAX_AGE, isSecureRequest(req));
+    res.headers.append("set-cookie", cookie);
+  }
+  return res;
+}
+
+/**
  * Maps anything a handler threw to the error envelope: a domain error to its status and code
  * (with `Retry-After` when it carries `retryAfterSeconds`), a Hono `HTTPException` to 400, 401 or
  * 413, anything else to 500 `internal`, logged with the request id, never a stack on the wire.
@@ -56,7 +69,7 @@ export function errorResponse(err: unknown, req: Request): Response {
     if (typeof retry === "number" && retry > 0) {
       res.headers.set("Retry-After", String(Math.ceil(retry)));
     }
-    return res;
+    return withUnconfirmedTicket(res, err, req);
   }
   if (err instanceof HTTPException) {
     const { status, body } = httpExceptionBody(err);

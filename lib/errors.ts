@@ -122,3 +122,16 @@ export class StoreBusyError extends AppError {
     });
   }
 }
+
+/**
+ * 503 `store_busy` for a join whose write may still land after its answer (a store that answered
+ * late, an instance paused mid-commit). It carries the ticket of the id the join tried, set as
+ * `tg_ticket` on the answer: a retry with it resumes that place if it was written after all, or
+ * joins under the same id if not, so a visitor told 503 never holds two places.
+ */
+export class JoinUnconfirmedError extends StoreBusyError {
+  constructor(why: string, readonly visitorId: string, readonly ticket: string) {
+    super("join", why);
+    this.details.visitorId = visitorId;
+  }
+}

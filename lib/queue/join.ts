@@ -1,4 +1,4 @@
-import { AppError } from "../errors.ts";
+import { AppError, JoinUnconfirmedError, StoreBusyError } from "../errors.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
 import type { QueueContext } from "./context.ts";
@@ -100,6 +100,7 @@ export async function join(
     try {
       joined = await batcher.add(q, id, supplied, records);
     } catch (e) {
+      if (e instanceof StoreBusyError) throw await unconfirmed(ctx, q, id, e);
       // Another join took the key first: the next round resumes its place.
       if (!(e instanceof KeyTakenError) || attempt >= 3) throw e;
     }
@@ -133,4 +134,20 @@ async function heldPlace(ctx: QueueContext, q: string, id: string): Promise<Join
     await leave(ctx, q, claims, id);
     return null;
   }
+}
+
+/**
+ * The 503 of a join that ran out of time: its write may still land (a commit the store took
+ * late, an instance paused mid-commit), so the answer carries the ticket of the id it tried. With
+ * it a retry resumes that place, or joins under that id when it was never written.
+ */
+async function unconfirmed(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  e: StoreBusyError,
+): Promise<JoinUnconfirmedError> {
+  const claims = { sub: id, queue: q, iat: Math.floor(ctx.now() / 1000), seq: 0, nextCheckAt: 0 };
+  const why = e.message.replace(/^join: /, "").replace(/; try again in a few seconds$/, "");
+  return new JoinUnconfirmedError(why, id, await ctx.signer.signTicket(claims));
 }

@@ -14,6 +14,7 @@ import { WaitPage } from "../../components/WaitPage.tsx";
 import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
+import { withUnconfirmedTicket } from "../../http/response.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import type { Branding } from "../../lib/queue/types.ts";
@@ -79,7 +80,7 @@ async function joinFromPage(
     if (e instanceof AppError && CHECK_CODES.has(e.code)) {
       return checkPage(c, s, await assets(), r.queue, e.details, r.enqueueToken, r.embed);
     }
-    return refusalPage(c, n, e);
+    return withUnconfirmedTicket(await refusalPage(c, n, e), e, c.req.raw);
   }
 }
 
