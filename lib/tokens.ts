@@ -201,6 +201,14 @@ export class Signer {
     return { sub, queue: q, iat: iat as number, exp: exp as number };
   }
 
+  /**
+   * A MAC of `text` under this service's key for purposes other than tokens (a shadow visitor's
+   * id tag): prefixed with `purpose:`, which no token body (base64url) can start with.
+   */
+  tag(purpose: string, text: string): Uint8Array {
+    return this.#mac(`${purpose}:${text}`);
+  }
+
   /** Issues a `tg_ticket`. */
   signTicket(claims: TicketClaims): Promise<string> {
     const { sub, queue, iat, seq, nextCheckAt } = claims;

@@ -171,6 +171,9 @@ export const JoinGuardCounts = z.object({
     description: "solutions or Turnstile responses refused (forged, expired, replayed, ...)",
   }),
   enqueueTokensRefused: z.number().int(),
+  shadowPlaced: z.number().int().openapi({
+    description: "joins given a place in the shadow line (never admitted, never stored)",
+  }),
 }).openapi("JoinGuardCounts");
 
 export const Metrics = z.object({

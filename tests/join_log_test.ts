@@ -305,8 +305,9 @@ Deno.test("a chunk its writer left is expanded by the next tick: its waiters can
   assertEquals((await t.kv.get(keys.joinLog(Q, 1))).value, null, "expanded");
   const v = (await t.kv.get<Visitor>(keys.visitor(Q, "leftAAAA1"))).value!;
   assert(await t.kv.get(keys.deadline(Q, v.deadline, v.id)), "with its deadline entry");
-  // Nobody checks in for it: it lapses like any waiter who left.
-  t.clock.advance(30_000);
+  // Nobody checks in for it: it lapses like any waiter who left (after its grace, issue 32).
+  await t.engine.updateSettings(Q, (s) => void (s.returnGraceSeconds = 30));
+  t.clock.advance(60_000);
   await t.engine.tick(Q);
   const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
   assertEquals(c.waiting, 0, "dropped once its deadline passed");

@@ -15,6 +15,9 @@ interface Bucket {
   /** The hourly allowance left (see `HOURLY_FACTOR`). */
   hourly: number;
   at: number;
+  /** Attempts refused in the minute `overMinute` (unix ms / 60,000). */
+  over: number;
+  overMinute: number;
 }
 
 /**
@@ -26,7 +29,12 @@ interface Bucket {
 export const HOURLY_FACTOR = 10;
 
 /** The outcome of taking one new place: allowed, or refused with when to try again. */
-export type Take = { ok: true } | { ok: false; retryAfterSeconds: number };
+export type Take = { ok: true } | {
+  ok: false;
+  retryAfterSeconds: number;
+  /** Attempts this minute, refused ones included, over the per-minute allowance (>= 1). */
+  overFactor: number;
+};
 
 /**
  * Token buckets of new places per client: a client may take `perMinute` places at once (the
@@ -52,7 +60,7 @@ export class ClientJoinLimiter {
       // Most recently used last, so eviction drops idle clients first.
       this.#buckets.delete(id);
     } else {
-      b = { tokens: perMinute, hourly: hourlyMax, at: now };
+      b = { tokens: perMinute, hourly: hourlyMax, at: now, over: 0, overMinute: 0 };
       if (this.#buckets.size >= MAX_BUCKETS) this.#evict();
     }
     this.#buckets.set(id, b);
@@ -61,11 +69,18 @@ export class ClientJoinLimiter {
       b.hourly -= 1;
       return { ok: true };
     }
+    const minute = Math.floor(now / 60_000);
+    if (b.overMinute !== minute) b.over = 0, b.overMinute = minute;
+    b.over++;
     const waitMs = Math.max(
       b.tokens >= 1 ? 0 : (1 - b.tokens) / rate,
       b.hourly >= 1 ? 0 : (1 - b.hourly) / hourlyRate,
     );
-    return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    return {
+      ok: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+      overFactor: (perMinute + b.over) / perMinute,
+    };
   }
 
   /** Number of buckets held (tests and metrics). */

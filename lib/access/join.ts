@@ -18,6 +18,8 @@ import type { HitCounter } from "./hits.ts";
 import type { RulesCache } from "./rules.ts";
 import type { ClientJoinLimiter } from "./client_limit.ts";
 import { countRefusal } from "./refusals.ts";
+import { ChallengeFailedError } from "../challenge/errors.ts";
+import type { JoinGuardSettings } from "../guard/settings.ts";
 
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
 export interface Requester {
@@ -55,7 +57,7 @@ export interface AccessJoinDeps {
   clock: Clock;
   config: Config;
   access: { rules: RulesCache; hits: HitCounter; clientLimit: ClientJoinLimiter };
-  guards: Pick<JoinGuards, "check">;
+  guards: Pick<JoinGuards, "check" | "stats">;
 }
 
 /** What a join may carry for its queue's guards (fields of the join body; `/wait`'s link). */
@@ -121,20 +123,44 @@ async function joinUnderRules(
   // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
   // addresses inside its own network.
   const client = clientKey(who.ip);
-  const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
-  // The engine asks for the allowance only when the join takes a new place: an enqueue key that
-  // already holds one resumes it (from any browser or device) without using any.
-  const limit = resuming ? undefined : () => takeNewPlace(s, q, client);
-  return await s.engine.join(q, ticket, visitorId, pass, limit);
+  const shadow = shadowLineOf((await s.engine.settings(q)).joinGuards);
+  try {
+    const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
+    // The engine asks for the allowance only when the join takes a new place: an enqueue key
+    // that already holds one resumes it (from any browser or device) without using any.
+    const limit = resuming ? undefined : () => takeNewPlace(s, q, client, shadow);
+    return await s.engine.join(q, ticket, visitorId, pass, limit);
+  } catch (e) {
+    // A wrong, forged or replayed solution (the replay is found at the join's commit), or a flood
+    // far past the client's limit: a place in the shadow line instead of an error to react to.
+    const shadowed = shadow.on && (e instanceof ChallengeFailedError || e instanceof ShadowPlace);
+    if (!shadowed) throw e;
+    s.guards.stats.add(q, "shadowPlaced");
+    return await s.engine.shadowJoin(q);
+  }
 }
 
+/** Whether a queue's refusals go to its shadow line, and at what factor over the client limit. */
+function shadowLineOf(g: JoinGuardSettings): { on: boolean; factor: number } {
+  return { on: g.shadowLine && g.challenge !== "off", factor: g.shadowOverLimitFactor };
+}
+
+/** Thrown by the client limit where the shadow line takes the join instead of a 429. */
+class ShadowPlace extends Error {}
+
 /** Counts a new place against the client's per-minute allowance; 429 when it is spent. */
-async function takeNewPlace(s: AccessJoinDeps, q: string, client: string): Promise<void> {
+async function takeNewPlace(
+  s: AccessJoinDeps,
+  q: string,
+  client: string,
+  shadow: { on: boolean; factor: number },
+): Promise<void> {
   const settings = await s.engine.settings(q);
   const perMinute = settings.joinsPerClientPerMinute ?? s.config.JOINS_PER_CLIENT_PER_MINUTE;
   const now = s.clock.now();
   const took = s.access.clientLimit.take(q, client, perMinute, now);
   if (took.ok) return;
+  if (shadow.on && shadow.factor > 0 && took.overFactor >= shadow.factor) throw new ShadowPlace();
   countRefusal(s.access.hits, q, "client_limit", now);
   throw new ClientLimitError(took.retryAfterSeconds, perMinute);
 }

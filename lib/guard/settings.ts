@@ -29,6 +29,14 @@ export interface JoinGuardSettings {
   autoWaiting: number;
   /** Joining needs an enqueue token (one place per key); resuming by ticket never does. */
   requireEnqueueToken: boolean;
+  /**
+   * Shadow line (with the challenge on): a client that fails it (a wrong, forged or replayed
+   * solution) or takes new places at `shadowOverLimitFactor` times its per-client limit is
+   * placed in a line that looks real but never admits (lib/guard/shadow.ts), not refused.
+   */
+  shadowLine: boolean;
+  /** Times the per-client limit at which refusals turn into shadow places; 0: never. */
+  shadowOverLimitFactor: number;
 }
 
 /**
@@ -50,6 +58,8 @@ export const DEFAULT_JOIN_GUARDS: JoinGuardSettings = {
   autoJoinsPerMinute: 1200,
   autoWaiting: 10_000,
   requireEnqueueToken: false,
+  shadowLine: false,
+  shadowOverLimitFactor: 3,
 };
 
 /** Bounds of the numeric fields (the admin API validates against these). */
@@ -57,6 +67,7 @@ export const GUARD_BOUNDS = {
   difficulty: [1000, 100_000_000],
   autoJoinsPerMinute: [1, 10_000_000],
   autoWaiting: [1, 50_000_000],
+  shadowOverLimitFactor: [0, 100],
 } as const;
 
 /** The two records a queue's guards may be in: the queue's settings, and the former own record. */

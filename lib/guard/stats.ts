@@ -15,6 +15,7 @@ const CAUSES = {
   challengesSolved: "challenge_solved",
   challengesFailed: "challenge_failed",
   enqueueTokensRefused: "enqueue_token_refused",
+  shadowPlaced: "shadow_line",
 } as const;
 /** One counted event. */
 export type GuardKind = keyof typeof CAUSES;

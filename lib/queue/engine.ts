@@ -22,6 +22,7 @@ import { placeOf } from "./placement.ts";
 import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
+import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "./shadow.ts";
 
 /** Operator metrics of one queue (metric names). */
 export interface QueueMetrics {
@@ -153,21 +154,44 @@ export class Engine {
     guard?: JoinGuardPass,
     beforeNewPlace?: () => Promise<void>,
   ): Promise<JoinOutcome> {
+    // A shadow visitor resuming by its ticket stays in the shadow line (see shadow.ts).
+    if (this.isShadow(q, ticket)) return shadowOutcome(this.ctx, q, ticket!);
     return join(this.ctx, this.#batcher, q, ticket, visitorId, guard, beforeNewPlace);
   }
+  /** A new place in `q`'s shadow line (never admitted; nothing written; see shadow.ts). */
+  shadowJoin(q: string): Promise<JoinOutcome> {
+    return shadowJoin(this.ctx, q);
+  }
+  /** True when `ticket` is a shadow visitor's ticket for `q` (its id's tag verifies). */
+  isShadow(q: string, ticket: Readonly<TicketClaims> | null, visitorId?: string): boolean {
+    return ticket !== null && ticket.queue === q &&
+      (visitorId === undefined || visitorId === ticket.sub) &&
+      isShadowId(this.ctx.signer, ticket.sub);
+  }
   status(q: string, ticket: TicketClaims | null, visitorId?: string) {
+    if (this.isShadow(q, ticket, visitorId)) return shadowOutcome(this.ctx, q, ticket!);
     return observeStatus(q, () => visitor.status(this.ctx, q, ticket, visitorId));
   }
   /** `status` without an await when the answer is in memory; undefined otherwise. */
   statusNow(q: string, ticket: Readonly<TicketClaims>, visitorId?: string) {
+    const v = this.ctx.freshView(q);
+    // Only while the queue's shadow line is on (the tag costs a MAC); otherwise a shadow ticket
+    // goes the awaited way, which always checks it.
+    if (v?.settings.joinGuards.shadowLine && this.isShadow(q, ticket, visitorId)) {
+      const branding = this.ctx.freshBranding(q);
+      if (!branding || ticket.nextCheckAt <= this.ctx.now()) return undefined;
+      return { view: shadowView(this.ctx, q, ticket, v, branding) };
+    }
     const out = visitor.statusNow(this.ctx, q, ticket, visitorId);
     if (out) noteStatusNow(q, out.view.status);
     return out;
   }
   heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
+    if (this.isShadow(q, ticket, visitorId)) return shadowOutcome(this.ctx, q, ticket!);
     return visitor.heartbeat(this.ctx, q, ticket, visitorId);
   }
   enter(q: string, ticket: TicketClaims | null, visitorId: string) {
+    if (this.isShadow(q, ticket, visitorId)) shadowEnter(visitorId);
     return enterAdmitted(this.ctx, q, ticket, visitorId);
   }
   leave(q: string, ticket: TicketClaims | null, visitorId: string) {
@@ -474,5 +498,6 @@ function noGuardCounts(): GuardCounts {
     challengesSolved: 0,
     challengesFailed: 0,
     enqueueTokensRefused: 0,
+    shadowPlaced: 0,
   };
 }

@@ -29,6 +29,14 @@ const GuardsView = z.object({
   autoJoinsPerMinute: num("autoJoinsPerMinute"),
   autoWaiting: num("autoWaiting"),
   requireEnqueueToken: z.boolean(),
+  shadowLine: z.boolean().openapi({
+    description: "with the challenge on: clients that fail it (a wrong, forged or replayed " +
+      "solution) or take new places at shadowOverLimitFactor times the per-client limit get a " +
+      "place in a line that looks real but never admits, instead of an error",
+  }),
+  shadowOverLimitFactor: num("shadowOverLimitFactor").openapi({
+    description: "times the per-client limit at which refusals turn into shadow places (0: never)",
+  }),
   /** Whether the challenge is on right now (automatic mode: a threshold is reached). */
   active: z.boolean(),
   joinsPerMinute: z.number(),
@@ -64,6 +72,8 @@ const putRoute = createRoute({
         autoJoinsPerMinute: num("autoJoinsPerMinute").optional(),
         autoWaiting: num("autoWaiting").optional(),
         requireEnqueueToken: z.boolean().optional(),
+        shadowLine: z.boolean().optional(),
+        shadowOverLimitFactor: num("shadowOverLimitFactor").optional(),
       }).strict(),
     ),
   },

@@ -19,6 +19,8 @@ export interface JoinGuards {
   autoJoinsPerMinute: number;
   autoWaiting: number;
   requireEnqueueToken: boolean;
+  shadowLine: boolean;
+  shadowOverLimitFactor: number;
   active: boolean;
   joinsPerMinute: number;
   waiting: number;
@@ -40,6 +42,7 @@ const COUNT_LABELS: [keyof JoinGuards["lastHour"], string][] = [
   ["challengesSolved", "Challenges solved"],
   ["challengesFailed", "Challenges failed (wrong, expired, replayed…)"],
   ["enqueueTokensRefused", "Enqueue tokens refused"],
+  ["shadowPlaced", "Placed in the shadow line"],
 ];
 
 /** The join-guard cards of `queue`. */
@@ -66,6 +69,7 @@ export function GuardCards({ queue }: { queue: string }) {
     <>
       <ChallengeCard g={g} set={setG} queue={queue} />
       <EnqueueCard g={g} set={setG} queue={queue} />
+      <ShadowCard g={g} set={setG} queue={queue} />
       <Section title="Refused and challenged joins, last hour" id="adm-guard-counts">
         <table class="counts">
           <tbody>
@@ -218,6 +222,60 @@ function EnqueueCard({ g, set, queue }: GuardProps) {
           label="Joining needs an enqueue token from our site"
           checked={value}
           onChange={setNeed}
+        />
+      </ActionForm>
+    </Section>
+  );
+}
+
+/** The shadow line: failed or flooding clients wait in a line that never admits. */
+export function ShadowCard({ g, set, queue }: GuardProps) {
+  const [on, setOn] = useState<boolean | null>(null);
+  const [factor, setFactor] = useState<string | null>(null);
+  const a = useAction();
+  const value = on ?? g.shadowLine;
+  const times = factor ?? String(g.shadowOverLimitFactor);
+  return (
+    <Section title="Shadow line for bots" id="adm-shadow">
+      <p class="muted">
+        With the bot check on, a client that sends a wrong, forged or replayed solution, or keeps
+        taking new places far past its limit, is shown a place that looks real and never moves to
+        the front, instead of an error its script could react to. Nothing is stored for it; it never
+        counts in the real line. Shadow places are counted under refused joins.
+      </p>
+      {g.challenge === "off" && (
+        <p class="status" role="status">The bot check is off: the shadow line waits for it.</p>
+      )}
+      <ActionForm
+        act={a}
+        submit="Save"
+        disabled={value === g.shadowLine && times === String(g.shadowOverLimitFactor)}
+        onSubmit={() =>
+          a.run(async () => {
+            const out = await api<JoinGuards>("PUT", "/api/admin/join-guards", {
+              queue,
+              shadowLine: value,
+              shadowOverLimitFactor: Number(times),
+            });
+            set(out);
+            setOn(null);
+            setFactor(null);
+            return out.shadowLine ? "The shadow line is on." : "The shadow line is off.";
+          })}
+      >
+        <Check
+          label="Put failing and flooding clients in the shadow line"
+          checked={value}
+          onChange={setOn}
+        />
+        <Input
+          label="Flooding: at this many times the per-address limit (0: never)"
+          type="number"
+          min="0"
+          max="100"
+          step="1"
+          value={times}
+          onValue={setFactor}
         />
       </ActionForm>
     </Section>
