@@ -92,6 +92,7 @@ export async function simulateCheckins(o: CheckinSimOptions): Promise<CheckinSim
     const view = (waiting: number, head: number, now: number): QueueView => ({
       settings,
       counts: { ...EMPTY_COUNTS, waiting, nextSeq: n + 1 },
+      pending: 0,
       head,
       gone: [],
       goneSet: new Set(),

@@ -150,17 +150,10 @@ export async function runCell(cell: Cell): Promise<CellResult> {
       tally,
     );
     const e = new Engine({ kv, clock: systemClock, config, random: cryptoRandom, signer }, true);
-    // Every tick this instance ran: its own, or one its join commit carried.
+    // Every tick this instance ran.
     e.onTickRan = (_q, r) => {
-      // Later rounds of a carried tick are that tick's: one mark a second.
-      const first = r.more ? ticks.findLast((t) => t.sec === r.sec) : undefined;
-      if (!first) {
-        const { sec, admitted, waiting } = r;
-        ticks.push({ sec, admitted, waiting, at: r.bucketAt, left: r.bucketLeft });
-        return;
-      }
-      first.admitted += r.admitted;
-      Object.assign(first, { waiting: r.waiting, at: r.bucketAt, left: r.bucketLeft });
+      const { sec, admitted, waiting } = r;
+      ticks.push({ sec, admitted, waiting, at: r.bucketAt, left: r.bucketLeft });
     };
     engines.push(e);
   }

@@ -81,6 +81,7 @@ export async function planLine(
     const view: QueueView = {
       settings,
       counts: { ...EMPTY_COUNTS, waiting: seq, nextSeq: seq + 1 },
+      pending: 0,
       head: 1,
       gone: [],
       goneSet: new Set(),

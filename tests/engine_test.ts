@@ -48,6 +48,8 @@ async function line(t: App, n: number, prefix = "visitor", q = Q): Promise<Membe
   await t.engine.setPaused(q, true);
   const m = await joinMany(t, n, prefix, q);
   for (const x of m) assertEquals(x.status, "waiting", `${x.id} should wait`);
+  // The tick numbers the joins into the line (positions are exact from then on).
+  await t.engine.tick(q);
   await t.engine.setPaused(q, false);
   return m;
 }

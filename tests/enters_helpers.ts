@@ -11,7 +11,6 @@ import type { JoinOutcome } from "../lib/queue/join.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
-import { turnOf } from "../testing/turns.ts";
 
 /** The queue the tests use. */
 export const Q = "default";
@@ -88,16 +87,6 @@ export async function pair(config: Record<string, number>, aDelays?: Delays, bDe
 export const isEnter = (w: Deno.KvKey[]) => w.some((k) => k[0] === keys.entersPending(Q)[0]);
 /** Whether a commit writing `w` takes enters in: it writes the counts and the sum. */
 export const takesIn = (w: Deno.KvKey[]) => w.some((k) => k[0] === "counts") && isEnter(w);
-
-/**
- * Instance `a` holds the join turn (live, real time) and has seen another instance: its join
- * commits carry the second's tick.
- */
-export async function holdTurn(real: Deno.Kv, a: TestApp): Promise<void> {
-  const { c } = await stored(real);
-  await real.set(keys.counts(Q), { ...c, ...turnOf(a.engine.ctx.turns.me, 1500) });
-  a.engine.ctx.turns.othersAt.set(Q, Date.now());
-}
 
 /**
  * Through instance `t` (rate 5 a second): five admitted, the first `entering` of them entered

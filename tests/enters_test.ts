@@ -12,20 +12,8 @@ import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import type { JoinOutcome } from "../lib/queue/join.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
-import { until } from "../testing/until.ts";
 import { assert, assertEquals } from "./assert.ts";
-import {
-  admitted,
-  enter,
-  holdTurn,
-  leave,
-  lineWithEnters,
-  pair,
-  pause,
-  Q,
-  settled,
-  stored,
-} from "./enters_helpers.ts";
+import { admitted, enter, leave, Q, settled, stored } from "./enters_helpers.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
 
 Deno.test("a leave takes pending enters in: an entered visitor leaving before the tick", async () => {
@@ -133,29 +121,6 @@ Deno.test("the doctor's repair writes the recount and takes the pending enters i
   assertEquals([s.c.holding + s.c.entered, s.c.entered + Number(s.sum)], [10, 10], "all entered");
   await settled(t.kv, "after repairing entered");
   t.close();
-});
-
-Deno.test("a join commit that carries the second's tick takes the pending enters in", async () => {
-  const { real, clock, a, b } = await pair({ ADMIT_PER_SECOND: 5, CAPACITY: 1000 });
-  await lineWithEnters(b, 5);
-  const sec = Math.floor(clock.now() / 1000);
-  await holdTurn(real, a);
-  const ran: number[] = [];
-  a.engine.onTickRan = (_q, r) => void ran.push(r.admitted);
-  const o = await a.engine.join(Q, null);
-  assertEquals(o.view.status, "waiting");
-  const s = await stored(real);
-  assertEquals(s.c.tickAt, sec, "the join commit ran the second's tick");
-  assertEquals(
-    [s.c.admitted, s.c.holding, s.c.entered, s.c.waiting, s.sum],
-    [10, 5, 5, 3, 0n],
-    "the five it admitted hold; the five pending taken in",
-  );
-  assert(await until(() => ran.length === 1), "onTickRan called");
-  assertEquals(ran, [5], "the second's budget admitted by it");
-  await pause(100);
-  await settled(real, "after the carried tick");
-  real.close();
 });
 
 /**

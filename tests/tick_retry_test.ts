@@ -7,7 +7,7 @@
  */
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
-import { tick, type TickResult } from "../lib/queue/admit.ts";
+import { tick, type TickResult } from "../lib/queue/tick.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";

@@ -4,6 +4,7 @@ import { NotFoundError } from "../errors.ts";
 import { readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf } from "./enters.ts";
+import { b64url } from "../tokens.ts";
 import type { Signer } from "../tokens.ts";
 import {
   type Branding,
@@ -14,10 +15,6 @@ import {
 } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
-import { JoinTurns } from "./join_turn.ts";
-import { ResultPolls } from "./relay_poll.ts";
-import type { TickResult } from "./admit.ts";
-import type { RelayResult } from "./join_relay.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
 
@@ -36,6 +33,8 @@ export interface QueueView {
   counts: Counts;
   /** Arrival number of the first waiter, or null when nobody waits. */
   head: number | null;
+  /** Joins not numbered into the line yet (counted in `counts.waiting` of a view). */
+  pending: number;
   /** Arrival numbers above `head` that left the line other than from its head, sorted. */
   gone: number[];
   goneSet: Set<number>;
@@ -87,14 +86,6 @@ function withinSecond(at: number, now: number): boolean {
  */
 const REFRESH_AHEAD_MS = 750;
 
-/** What a join commit left: counts and settings with the versionstamps to check against. */
-export interface JoinState {
-  counts: Counts;
-  entry: { key: Deno.KvKey; versionstamp: string | null };
-  settings: QueueSettings;
-  settingsEntry: { key: Deno.KvKey; versionstamp: string | null };
-}
-
 /** Shared state and cached reads of the admission engine. */
 export class QueueContext {
   readonly kv: Deno.Kv;
@@ -104,17 +95,30 @@ export class QueueContext {
   readonly signer: Signer;
   /** Check-in occupancy per second (the 750/s budget). */
   readonly checkins: CheckinLedger;
-  /** This instance's turns at the join commit (see join_turn.ts). */
-  readonly turns: JoinTurns;
-  /** This instance's looks for the results of joins it handed over (see relay_poll.ts). */
-  readonly relayPolls: ResultPolls<RelayResult>;
-  /** Called when this instance holds a queue's join turn and that second's tick has not run. */
-  onTickDue?: (q: string) => void;
+  /** This instance's id in arrival keys and tick claims (random, per process). */
+  readonly instance: string;
+  #arrivals = 0;
+
   /**
-   * Called after a join commit of this instance carried a second's tick (see join_batch.ts);
-   * `more` when the second has more to admit than one round took.
+   * Counts a join of this instance into its cached view of `q` (it reads its own writes) and
+   * returns the join's provisional place: the back of the line as this instance knows it. Sync:
+   * two joins of one instance never get one place. `delta` -1 takes back a join refused after.
    */
-  onTickCarried?: (q: string, result: TickResult, more: boolean) => void;
+  noteArrival(q: string, read: QueueView, delta = 1): number {
+    const v = this.#views.get(q) ?? read;
+    const next = {
+      ...v,
+      counts: { ...v.counts, waiting: v.counts.waiting + delta },
+      pending: v.pending + delta,
+    };
+    if (this.#views.get(q) === v) this.#views.set(q, next);
+    return next.counts.waiting;
+  }
+
+  /** The next counter of this instance's arrival keys (see `keys.arrival`). */
+  nextArrival(): number {
+    return ++this.#arrivals;
+  }
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
@@ -133,8 +137,7 @@ export class QueueContext {
     this.random = deps.random;
     this.signer = deps.signer;
     this.checkins = new CheckinLedger(deps.kv);
-    this.turns = new JoinTurns(deps.kv);
-    this.relayPolls = new ResultPolls(deps.kv);
+    this.instance = b64url(deps.random.bytes(6));
   }
 
   now(): number {
@@ -187,25 +190,37 @@ export class QueueContext {
    * so nothing is counted twice, the settings so a pause or mode switch that lands meanwhile wins.
    */
   async readState(q: string) {
-    const [{ counts, entry, pending }, { settings, entry: settingsEntry }] = await Promise.all([
+    const [read, { settings, entry: settingsEntry }] = await Promise.all([
       this.readCounts(q),
       this.readSettingsEntry(q),
     ]);
-    return { counts, entry, pending, settings, settingsEntry };
+    return { ...read, settings, settingsEntry };
   }
 
   /**
    * Reads the counts with their versionstamp, for a checked write, and in the same snapshot the
-   * enters they have not taken in yet (`pending`, see enters.ts).
+   * enters they have not taken in yet (`pending`, see enters.ts) and the joins not numbered yet
+   * (`arrivals`, see sequencer.ts).
    */
-  async readCounts(
-    q: string,
-  ): Promise<{ counts: Counts; entry: Deno.KvEntryMaybe<Counts>; pending: number }> {
-    const [entry, enters] = await this.kv.getMany<[Counts, Deno.KvU64]>([
+  async readCounts(q: string): Promise<{
+    counts: Counts;
+    entry: Deno.KvEntryMaybe<Counts>;
+    pending: number;
+    arrivals: number;
+    arrivalsEntry: Deno.KvEntryMaybe<Deno.KvU64>;
+  }> {
+    const [entry, enters, arrivals] = await this.kv.getMany<[Counts, Deno.KvU64, Deno.KvU64]>([
       keys.counts(q),
       keys.entersPending(q),
+      keys.arrivalsPending(q),
     ]);
-    return { counts: withDefaults(EMPTY_COUNTS, entry.value), entry, pending: pendingOf(enters) };
+    return {
+      counts: withDefaults(EMPTY_COUNTS, entry.value),
+      entry,
+      pending: pendingOf(enters),
+      arrivals: pendingOf(arrivals),
+      arrivalsEntry: arrivals,
+    };
   }
 
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
@@ -247,16 +262,9 @@ export class QueueContext {
     return await this.view(q);
   }
 
-  /**
-   * The state this instance's last join commit left, reused by the next group commit (whose
-   * checks still catch any other writer); `invalidate` drops it with the view.
-   */
-  readonly joinState = new Map<string, JoinState>();
-
-  /** Drops the cached view (and join state) after a local write: this instance reads its writes. */
+  /** Drops the cached view after a local write: this instance reads its writes. */
   invalidate(q: string): void {
     this.#drop(q);
-    this.joinState.delete(q);
   }
 
   /**
@@ -269,35 +277,10 @@ export class QueueContext {
     this.#generation.set(q, (this.#generation.get(q) ?? 0) + 1);
   }
 
-  /**
-   * After a local join commit the cached view takes the committed counts instead of a reload.
-   * Joins only add to the back, so the head moves only when the line was empty: known here only
-   * when this commit found it empty (`joined` waiters of `counts.waiting` are its own), else the
-   * view is dropped, since another instance may have filled the line since it was read.
-   */
-  noteJoined(q: string, counts: Counts, firstWaitingSeq: number | null, joined: number): void {
-    const noted = { counts, firstWaitingSeq, joined };
-    if (this.#loading.has(q)) {
-      // A load under way is not discarded (on an instance committing joins every round trip, a
-      // discarded load would leave no view at all, and every status would read the store): it
-      // takes this commit's counts when it read older ones (see `#load`).
-      const before = this.#joinedMeanwhile.get(q);
-      if (!before || before.counts.nextSeq < counts.nextSeq) this.#joinedMeanwhile.set(q, noted);
-      return void this.#views.delete(q);
-    }
-    const v = this.#views.get(q);
-    const next = v && withJoined(v, noted);
-    if (next) this.#views.set(q, next);
-    else this.#views.delete(q);
-  }
-  /** This instance's latest join commit while a view load was under way, by queue. */
-  #joinedMeanwhile = new Map<string, Joined>();
-
   async #load(q: string): Promise<QueueView> {
     const generation = this.#generation.get(q) ?? 0;
-    this.#joinedMeanwhile.delete(q);
     const loadedAt = this.now();
-    const [settings, { counts }, head] = await Promise.all([
+    const [settings, { counts, arrivals }, head] = await Promise.all([
       this.readSettings(q),
       this.readCounts(q),
       this.#head(q),
@@ -305,18 +288,19 @@ export class QueueContext {
     if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
     const goneSet = await this.#refreshGone(q, head, loadedAt);
     const gone = [...goneSet].sort((a, b) => a - b);
-    const loaded = { settings, counts, head, gone, goneSet: new Set(gone), loadedAt };
-    // A join commit of this instance landed after these reads began: this instance reads its
-    // writes, so the view takes its counts where they are newer (join commits only raise
-    // `nextSeq`; a status answered from the older counts said one commit's joins too few). Where
-    // the line was empty when read and the commit cannot say its head, nothing is cached.
-    const joined = this.#joinedMeanwhile.get(q);
-    this.#joinedMeanwhile.delete(q);
-    const view = joined && joined.counts.nextSeq > counts.nextSeq
-      ? withJoined(loaded, joined)
-      : loaded;
-    if (view && (this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
-    return view ?? loaded;
+    // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
+    const shown = { ...counts, waiting: counts.waiting + arrivals };
+    const view = {
+      settings,
+      counts: shown,
+      pending: arrivals,
+      head,
+      gone,
+      goneSet: new Set(gone),
+      loadedAt,
+    };
+    if ((this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
+    return view;
   }
 
   async #head(q: string): Promise<number | null> {
@@ -464,26 +448,4 @@ export function wholeTokens(c: Counts): number {
  */
 export function bucketCap(rate: number): number {
   return Math.max(1, 2 * rate);
-}
-
-/** A local join commit's counts, and its first waiter where it found the line empty. */
-interface Joined {
-  counts: Counts;
-  firstWaitingSeq: number | null;
-  /** Waiters it placed. */
-  joined: number;
-}
-
-/**
- * View `v` with join commit `j`'s counts. Joins only add to the back, so the head moves only when
- * the line was empty: known only when that commit found it empty (`joined` waiters of
- * `counts.waiting` are its own); undefined otherwise (another instance may have filled the line).
- */
-function withJoined(v: QueueView, j: Joined): QueueView | undefined {
-  let head = v.head;
-  if (head === null) {
-    if (j.counts.waiting !== j.joined) return undefined;
-    head = j.firstWaitingSeq;
-  }
-  return { ...v, counts: j.counts, head };
 }

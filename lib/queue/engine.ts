@@ -1,5 +1,4 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
-import { isLogMarker } from "./join_log.ts";
 import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
@@ -9,9 +8,11 @@ import { keys } from "../store/keys.ts";
 import { withEnters } from "./enters.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
-import { afterTick, forceAdmit, tick, type TickResult } from "./admit.ts";
+import { forceAdmit } from "./admit.ts";
+import { tick, type TickResult } from "./tick.ts";
+import { sequence } from "./sequencer.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
-import { join, JoinBatcher, type JoinGuardPass, type JoinOutcome } from "./join.ts";
+import { join, type JoinGuardPass, type JoinOutcome, JoinWriter } from "./join.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
@@ -59,9 +60,8 @@ export interface QueueMetrics {
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
 export class Engine {
   readonly ctx: QueueContext;
-  #batcher: JoinBatcher;
+  #writer: JoinWriter;
   #lastTick = new Map<string, number>();
-  #dueTick = new Map<string, number>();
   #tickAgain = new Set<string>();
   /** The seconds of the ticks running, by queue. */
   #ticking = new Map<string, Set<number>>();
@@ -71,17 +71,7 @@ export class Engine {
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
-    this.#batcher = new JoinBatcher(this.ctx);
-    this.ctx.onTickDue = (q) => this.#tickDue(q);
-    this.ctx.onTickCarried = (q, r, more) => {
-      const failed = (e: unknown) => log("warn", "tick failed", { queue: q, error: String(e) });
-      this.#ticked(q, observeTick(q, () => Promise.resolve(r))).catch(failed);
-      afterTick(this.ctx, q, r.sec).catch(failed);
-      // The rest of the second's admissions, where one round did not take them all.
-      if (more) {
-        this.#ticked(q, observeTick(q, () => tick(this.ctx, q, { sec: r.sec }))).catch(failed);
-      }
-    };
+    this.#writer = new JoinWriter(this.ctx);
   }
 
   /**
@@ -156,7 +146,7 @@ export class Engine {
   ): Promise<JoinOutcome> {
     // A shadow visitor resuming by its ticket stays in the shadow line (see shadow.ts).
     if (this.isShadow(q, ticket)) return shadowOutcome(this.ctx, q, ticket!);
-    return join(this.ctx, this.#batcher, q, ticket, visitorId, guard, beforeNewPlace);
+    return join(this.ctx, this.#writer, q, ticket, visitorId, guard, beforeNewPlace);
   }
   /** A new place in `q`'s shadow line (never admitted; nothing written; see shadow.ts). */
   shadowJoin(q: string): Promise<JoinOutcome> {
@@ -209,7 +199,7 @@ export class Engine {
     return this.#ticked(q, observeTick(q, () => tick(this.ctx, q)));
   }
 
-  /** What follows a tick of this instance (its own, or one a join commit carried). */
+  /** What follows a tick of this instance. */
   async #ticked(q: string, ticking: Promise<TickResult>): Promise<TickResult> {
     const out = await ticking;
     // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
@@ -226,7 +216,7 @@ export class Engine {
   /** Called after each tick this instance ran, with the queue's waiting count. */
   onTicked?: (q: string, waiting: number) => void;
 
-  /** Called after each tick this instance ran, carried by a join commit or not (the simulation). */
+  /** Called after each tick this instance ran (the simulation). */
   onTickRan?: (q: string, result: TickResult) => void;
 
   /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */
@@ -241,18 +231,6 @@ export class Engine {
   }
 
   /**
-   * Starts a tick for `q` in the background for the holder of its join turn (other instances skip
-   * theirs meanwhile, see join_turn.ts), at most once a second past the once-a-second gate.
-   */
-  #tickDue(q: string): void {
-    const sec = Math.floor(this.ctx.now() / 1000);
-    if ((this.#dueTick.get(q) ?? -1) >= sec) return;
-    this.#dueTick.set(q, sec);
-    this.#lastTick.set(q, -1);
-    this.maybeTick(q);
-  }
-
-  /**
    * Starts a tick for `q` in the background when this instance has not tried one this second;
    * called by every visitor request so admission runs while anyone is there to see it.
    */
@@ -262,8 +240,8 @@ export class Engine {
     if ((this.#lastTick.get(q) ?? -1) >= sec) return;
     const running = this.#ticking.get(q) ?? new Set<number>();
     if (running.has(sec) || running.size >= 2) {
-      // This second's tick runs already (one leaving it to the turn holder, and this instance
-      // holds the turn now), or two do: the next starts when one ends, not at the next request.
+      // This second's tick runs already, or two do: the next starts when one ends, not at the
+      // next request.
       this.#tickAgain.add(q);
       return;
     }
@@ -302,7 +280,11 @@ export class Engine {
           await settleRoundNow(this.ctx, q);
           this.#drawAtOpening(q, settings.opensAt!);
         }
-        if (phase === "drawing") await runDraw(this.ctx, q, this.drawOptions);
+        if (phase === "drawing") {
+          // Every join of the window is numbered before the window closes for the draw.
+          await sequence(this.ctx, q, 2000);
+          await runDraw(this.ctx, q, this.drawOptions);
+        }
       })().finally(() => this.#draws.delete(q));
       this.#draws.set(q, p);
     }
@@ -330,6 +312,8 @@ export class Engine {
   /** Operator force-admit; returns how many were really admitted. */
   async admit(q: string, count: number): Promise<number> {
     await this.ctx.view(q);
+    // Everyone who joined so far is numbered first: the admission goes by the whole line.
+    await sequence(this.ctx, q);
     return await forceAdmit(this.ctx, q, count);
   }
 
@@ -449,8 +433,7 @@ export class Engine {
         const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
         const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
         head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
-        // A chunk's marker at the head: its first visitor's record comes with its expansion.
-        if (!isLogMarker(id)) this.#heads.set(q, head);
+        this.#heads.set(q, head);
       }
       if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
     }

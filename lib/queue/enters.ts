@@ -39,7 +39,15 @@ export function takeInEnters(
   if (pending <= 0) return;
   c.holding -= pending;
   c.entered += pending;
-  op.sum(keys.entersPending(q), WRAP - BigInt(pending));
+  takeIn(op, keys.entersPending(q), pending);
+}
+
+/**
+ * Takes `n` off the `sum` at `key` in `op` (a wrapping add): what was added meanwhile stays. The
+ * enters (above) and the joins not numbered yet (sequencer.ts) are such sums.
+ */
+export function takeIn(op: Deno.AtomicOperation, key: Deno.KvKey, n: number): void {
+  if (n > 0) op.sum(key, WRAP - BigInt(n));
 }
 
 /** Adds `n` enters to the sum in `op`. */

@@ -1,14 +1,39 @@
-import { AppError, JoinUnconfirmedError, StoreBusyError } from "../errors.ts";
+/**
+ * `POST /join` in four phases: validate (a ticket or an enqueue key that holds a place resumes
+ * it), guard (the pre-queue's hours, the waiting cap, the per-client allowance), write (the
+ * visitor's own records, see join_write.ts; only a join that may go in at once commits against
+ * the counts) and answer (a provisional position until the sequencer numbers the join at the
+ * next tick, see sequencer.ts).
+ */
+import {
+  AppError,
+  JoinUnconfirmedError,
+  NotFoundError,
+  NotOpenError,
+  QueueFullError,
+  StoreBusyError,
+} from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
-import type { QueueContext } from "./context.ts";
-import { type JoinBatcher, type Joined, type JoinRecord, KeyTakenError } from "./join_batch.ts";
-import { admittedView, waitingView } from "./view.ts";
-import { type Outcome, settle, ticketFor } from "./visitor.ts";
-import { leave } from "./leave_enter.ts";
+import {
+  bucketCap,
+  openSlots,
+  type QueueContext,
+  type QueueView,
+  refill,
+  wholeTokens,
+} from "./context.ts";
+import { type JoinRecord, type JoinWriter, refusalOf } from "./join_write.ts";
+import { prequeuePhase } from "./prequeue_phase.ts";
+import { countTraffic, grantSlot } from "./records.ts";
 import type { Visitor } from "./types.ts";
+import { admittedView, provisionalView } from "./view.ts";
+import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
+import { leave } from "./leave_enter.ts";
 
-export { JoinBatcher, type JoinRecord } from "./join_batch.ts";
+export { JoinWriter } from "./join_write.ts";
+export type { JoinRecord } from "./join_write.ts";
 
 /** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
 export interface JoinOutcome extends Outcome {
@@ -25,6 +50,9 @@ export interface JoinGuardPass {
 /** How long the record of an enqueue key's place outlives its last write (a stale one is reused). */
 export const ENQUEUE_KEY_TTL_MS = 7 * 86_400_000;
 
+/** Another join took the enqueue key first: the join resumes that place instead. */
+class KeyTakenError extends Error {}
+
 /** New visitor id: a sortable time prefix and 128 random bits, base64url. */
 export function newVisitorId(ctx: QueueContext): string {
   // A time prefix (base 36, digits and capitals sort in byte order) keeps new records close
@@ -32,6 +60,9 @@ export function newVisitorId(ctx: QueueContext): string {
   const t = ctx.now().toString(36).toUpperCase().padStart(9, "0");
   return t + b64url(ctx.random.bytes(16));
 }
+
+/** True for the engine's 404 `not_in_queue` (the visitor is gone). */
+const isGone = (e: unknown) => e instanceof AppError && e.code === "not_in_queue";
 
 /** Resumes visitor `id`: its current view and a ticket for it (404 `not_in_queue` when gone). */
 async function resume(ctx: QueueContext, q: string, id: string): Promise<JoinOutcome> {
@@ -41,19 +72,16 @@ async function resume(ctx: QueueContext, q: string, id: string): Promise<JoinOut
   return { ...out, ticket: tk };
 }
 
-/** True for the engine's 404 `not_in_queue` (the visitor is gone). */
-const isGone = (e: unknown) => e instanceof AppError && e.code === "not_in_queue";
-
 /**
  * `POST /join`: a valid ticket for this queue resumes its visitor (a conflicting body id is
  * ignored); a visitor that is gone joins again at the back under the same id. `guard` is what
- * the join guards passed: its records go into the join's group commit, and an enqueue key that
- * already holds a place resumes that place (from any browser) instead of taking another.
+ * the join guards passed: its records go into the join's write, and an enqueue key that already
+ * holds a place resumes that place (from any browser) instead of taking another.
  * `beforeNewPlace` runs once, only when a new place is about to be taken (it may refuse it).
  */
 export async function join(
   ctx: QueueContext,
-  batcher: JoinBatcher,
+  writer: JoinWriter,
   q: string,
   ticket: TicketClaims | null,
   visitorId?: string,
@@ -64,76 +92,196 @@ export async function join(
   let id = visitorId;
   let supplied = visitorId !== undefined;
   if (ticket && ticket.queue === q) {
-    try {
-      return await resume(ctx, q, ticket.sub);
-    } catch (e) {
-      if (!isGone(e)) throw e;
-      // An admission that ran out may still have a record until the sweep: free it first.
-      await leave(ctx, q, ticket, ticket.sub);
-    }
+    const resumed = await resumeTicket(ctx, q, ticket);
+    if (resumed) return resumed;
     id = ticket.sub;
     supplied = true;
   }
   id ??= newVisitorId(ctx);
-  let joined: Joined | undefined;
   let charged = false;
-  for (let attempt = 0; !joined; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const records = [...guard.records];
     if (guard.enqueueKey !== undefined) {
-      const key = keys.enqueueKey(q, guard.enqueueKey);
-      const held = await ctx.kv.get<string>(key);
-      if (held.value !== null) {
-        const out = await heldPlace(ctx, q, held.value);
-        if (out) return out;
-      }
-      records.push({
-        key,
-        value: id,
-        expect: held.versionstamp,
-        expireIn: ENQUEUE_KEY_TTL_MS,
-        conflict: () => new KeyTakenError(),
-      });
+      const held = await heldByKey(ctx, q, guard.enqueueKey, id);
+      if ("outcome" in held) return held.outcome;
+      records.push(held.record);
     }
     // Only now is this a new place (not a held one resumed): the per-client limit counts it.
     if (!charged) await beforeNewPlace?.();
     charged = true;
     try {
-      joined = await batcher.add(q, id, supplied, records);
+      return await place(ctx, writer, q, id, supplied, records);
     } catch (e) {
       if (e instanceof StoreBusyError) throw await unconfirmed(ctx, q, id, e);
       // Another join took the key first: the next round resumes its place.
       if (!(e instanceof KeyTakenError) || attempt >= 3) throw e;
     }
   }
-  const { visitor: v, line } = joined;
-  const ticketStr = await ticketFor(ctx, q, v);
-  if (v.state !== "waiting" || !line) {
-    return { view: await admittedView(ctx, q, v), ticket: ticketStr };
+}
+
+/** The place a ticket's visitor holds, resumed; null when it is gone (it joins again). */
+async function resumeTicket(
+  ctx: QueueContext,
+  q: string,
+  ticket: TicketClaims,
+): Promise<JoinOutcome | null> {
+  try {
+    return await resume(ctx, q, ticket.sub);
+  } catch (e) {
+    if (!isGone(e)) throw e;
+    // An admission that ran out may still have a record until the sweep: free it first.
+    await leave(ctx, q, ticket, ticket.sub);
+    return null;
   }
-  const branding = await ctx.branding(q);
-  return {
-    // The line as this join's commit left it, not this instance's cached view: another
-    // instance's joins and ticks since the view was read would make the position wrong.
-    view: waitingView(ctx, q, v.id, v.seq, v.nextCheckAt, line, branding),
-    ticket: ticketStr,
-  };
 }
 
 /**
- * The place an enqueue key holds, resumed; null when its visitor is gone (then the key joins
- * again, at the back). An admission that ran out but is not swept yet is freed first.
+ * The place enqueue key `keyHash` holds, resumed; else the record that claims the key for `id`
+ * in the join's write (a visitor that is gone frees it; then the key joins again, at the back).
  */
-async function heldPlace(ctx: QueueContext, q: string, id: string): Promise<JoinOutcome | null> {
-  const rec = (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
-  if (!rec) return null;
-  try {
-    return await resume(ctx, q, id);
-  } catch (e) {
-    if (!isGone(e)) throw e;
-    const claims: TicketClaims = { sub: id, queue: q, iat: 0, seq: rec.seq, nextCheckAt: 0 };
-    await leave(ctx, q, claims, id);
-    return null;
+async function heldByKey(
+  ctx: QueueContext,
+  q: string,
+  keyHash: string,
+  id: string,
+): Promise<{ outcome: JoinOutcome } | { record: JoinRecord }> {
+  const key = keys.enqueueKey(q, keyHash);
+  const held = await ctx.kv.get<string>(key);
+  if (held.value !== null) {
+    const rec = (await ctx.kv.get<Visitor>(keys.visitor(q, held.value))).value;
+    if (rec) {
+      try {
+        return { outcome: await resume(ctx, q, held.value) };
+      } catch (e) {
+        if (!isGone(e)) throw e;
+        const claims: TicketClaims = {
+          sub: rec.id,
+          queue: q,
+          iat: 0,
+          seq: rec.seq,
+          nextCheckAt: 0,
+        };
+        await leave(ctx, q, claims, rec.id);
+      }
+    }
   }
+  return {
+    record: {
+      key,
+      value: id,
+      expect: held.versionstamp,
+      expireIn: ENQUEUE_KEY_TTL_MS,
+      conflict: () => new KeyTakenError(),
+    },
+  };
+}
+
+/** Guards, writes and answers a new place: in at once, or at the back of the line. */
+async function place(
+  ctx: QueueContext,
+  writer: JoinWriter,
+  q: string,
+  id: string,
+  supplied: boolean,
+  records: JoinRecord[],
+): Promise<JoinOutcome> {
+  const v = await ctx.view(q);
+  const now = ctx.now();
+  if (prequeuePhase(v.settings, now) === "before") throw new NotOpenError(q);
+  // The cap counts the line as last read plus this instance's joins since: at most a second of
+  // other instances' joins over it.
+  const max = v.settings.maxWaitingVisitors;
+  if ((ctx.freshView(q) ?? v).counts.waiting >= max) throw new QueueFullError(q, max);
+  if (mayGoInAtOnce(ctx, v, now)) {
+    const admitted = await admitAtOnce(ctx, q, id, supplied, records);
+    if (admitted) return admitted;
+  }
+  const position = ctx.noteArrival(q, v);
+  const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
+  const visitor: Visitor = {
+    id,
+    seq: 0,
+    joinedAt: now,
+    state: "waiting",
+    nextCheckAt,
+    deadline,
+    mark: [now, ctx.instance, ctx.nextArrival()],
+  };
+  await writer.write({ q, visitor, supplied, records, checkin }).catch((e) => {
+    ctx.noteArrival(q, v, -1);
+    throw e;
+  });
+  return {
+    view: provisionalView(ctx, q, visitor, v, position, await ctx.branding(q)),
+    ticket: await ticketFor(ctx, q, visitor),
+  };
+}
+
+/** True when the view says a join may go in at once: an empty line, open, a slot and budget. */
+function mayGoInAtOnce(ctx: QueueContext, v: QueueView, now: number): boolean {
+  const latest = ctx.freshView(v.settings.name) ?? v;
+  if (latest.counts.waiting > 0) return false;
+  if (!ctx.isOpen(v.settings, now) || openSlots(v.settings, v.counts) < 1) return false;
+  const c = { ...v.counts };
+  const rate = ctx.ratePerSecond(v.settings);
+  refill(c, rate, now, true, bucketCap(rate));
+  return wholeTokens(c) >= 1;
+}
+
+/**
+ * A join let in at once: the only join that commits against the counts (checked with the line's
+ * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty
+ * or the budget or the slots are gone: then it waits like any other.
+ */
+async function admitAtOnce(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  supplied: boolean,
+  records: JoinRecord[],
+): Promise<JoinOutcome | null> {
+  const branding = await ctx.branding(q);
+  const admitted = await ctx.serial(q, () =>
+    retryCommit<Visitor | false>(async () => {
+      const now = ctx.now();
+      const { counts, entry, arrivals, arrivalsEntry, settings, settingsEntry } = await ctx
+        .readState(q);
+      if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
+      const rate = ctx.ratePerSecond(settings);
+      const open = ctx.isOpen(settings, now);
+      refill(counts, rate, now, open, bucketCap(rate));
+      const free = open && counts.waiting === 0 && arrivals === 0 &&
+        openSlots(settings, counts) > 0 && wholeTokens(counts) >= 1;
+      if (!free) return false;
+      const op = ctx.kv.atomic().check(entry, settingsEntry, arrivalsEntry);
+      if (supplied) op.check({ key: keys.visitor(q, id), versionstamp: null });
+      for (const x of records) {
+        op.check({ key: x.key, versionstamp: x.expect ?? null })
+          .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
+      }
+      counts.tokens--;
+      counts.waitCount++;
+      const fresh: Visitor = {
+        id,
+        seq: counts.nextSeq++,
+        joinedAt: now,
+        state: "waiting",
+        nextCheckAt: 0,
+        deadline: 0,
+      };
+      const hold = now + branding.admitHoldSeconds * 1000;
+      const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+      const next = grantSlot(op, q, fresh, counts, now, hold, ttl);
+      countTraffic(op, q, now, "in", 1);
+      countTraffic(op, q, now, "out", 1);
+      if ((await op.set(keys.counts(q), counts).commit()).ok) return next;
+      const why = supplied || records.length > 0 ? await refusalOf(ctx, q, id, records) : null;
+      if (why) throw why;
+      return null;
+    }, "join"));
+  if (!admitted) return null;
+  ctx.invalidate(q);
+  return { view: await admittedView(ctx, q, admitted), ticket: await ticketFor(ctx, q, admitted) };
 }
 
 /**

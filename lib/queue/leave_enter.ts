@@ -43,9 +43,22 @@ export async function leave(
 ): Promise<void> {
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
+  await leaveById(ctx, q, t.sub);
+}
+
+/**
+ * Frees visitor `id`'s place or slot. A join not numbered yet leaves a note for the sequencer
+ * instead (nobody else writes an unnumbered record; see sequencer.ts), checked against the record
+ * as read, so a numbering that lands first makes this an ordinary leave.
+ */
+export async function leaveById(ctx: QueueContext, q: string, id: string): Promise<void> {
   await retryCommit(async () => {
-    const raw = await ctx.kv.get<Visitor>(keys.visitor(q, t.sub));
+    const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
     if (!raw.value) return true;
+    if (raw.value.state === "waiting" && raw.value.seq === 0) {
+      const op = ctx.kv.atomic().check(raw).set(keys.leftEarly(q, id), 1, { expireIn: 86_400_000 });
+      return (await op.commit()).ok ? true : null;
+    }
     const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
     const rec = entry.value;
     const ok = await ctx.serial(q, async () => {
@@ -61,6 +74,7 @@ export async function leave(
         releaseSlot(op, q, rec, counts);
       }
       op.set(keys.counts(q), counts);
+      op.delete(keys.leftEarly(q, id));
       return (await op.commit()).ok;
     });
     if (!ok) return null;

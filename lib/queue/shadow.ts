@@ -13,7 +13,7 @@ import { b64url, fromB64url, type Signer, type TicketClaims, timingSafeEqual } f
 import type { QueueContext, QueueView } from "./context.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Branding, VisitorView } from "./types.ts";
-import { waitingView } from "./view.ts";
+import { waitingView, withPosition } from "./view.ts";
 
 const RANDOM_BYTES = 10;
 const TAG_BYTES = 6;
@@ -60,14 +60,9 @@ export function shadowView(
   const out = waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding);
   const floor = 2 + (t.sub.charCodeAt(PREFIX) % 5);
   const position = Math.max(floor, Math.min(ctx.position(v, t.seq), v.counts.nextSeq));
-  const waiting = Math.max(v.counts.waiting, position);
+  if (v.settings.mode === "queue") return withPosition(ctx, out, v, position);
   const estimate = estimateWaitSeconds(ctx.now(), null, position, ctx.lineRate(v));
-  if (v.settings.mode === "queue") {
-    out.position = position;
-    out.estimatedWaitSeconds = estimate;
-    if (out.ahead !== undefined) Object.assign(out, { ahead: position - 1, waiting });
-    if (out.behind !== undefined) out.behind = waiting - position;
-  } else out.estimatedWaitSeconds = Math.max(out.estimatedWaitSeconds ?? 0, estimate);
+  out.estimatedWaitSeconds = Math.max(out.estimatedWaitSeconds ?? 0, estimate);
   return out;
 }
 

@@ -7,7 +7,6 @@
  */
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { isLogMarker } from "./join_log.ts";
 import { placedEntry } from "./placement.ts";
 import type { QueueSettings, Visitor } from "./types.ts";
 
@@ -45,7 +44,7 @@ export interface TickReads {
   lapsed: Promise<string[]>;
   /** The line's first `AHEAD` entries (first come, first served only). */
   line: Promise<Deno.KvEntry<string>[] | undefined>;
-  /** The records of the line's first waiters, up to the first marker of unexpanded joins. */
+  /** The records of the line's first waiters. */
   head: Promise<Read[]> | undefined;
 }
 
@@ -76,8 +75,7 @@ export function startTickReads(
     : Promise.resolve(undefined);
   const head = fifo
     ? line.then((entries) => {
-      const first = entries!.findIndex((e) => isLogMarker(e.value));
-      const ids = (first < 0 ? entries! : entries!.slice(0, first)).map((e) => e.value);
+      const ids = entries!.map((e) => e.value);
       return readVisitors(ctx, q, ids.slice(0, headCount));
     })
     : undefined;

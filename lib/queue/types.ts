@@ -59,17 +59,6 @@ export interface Counts {
   preCutoff: number;
   /** Arrival numbers kept for drawn places after `preCutoff` (the waiting count at closing). */
   preReserved: number;
-  /** The instance whose turn it is to commit joins ("": nobody's; see join_turn.ts). */
-  turnBy: string;
-  /** When that turn began (unix ms). */
-  turnSince: number;
-  /** When that turn lapses (unix ms). */
-  turnUntil: number;
-  /**
-   * Since when only this release has written these counts (a previous one drops the field): join
-   * commits write chunks of joins only after a while of it (see join_log.ts).
-   */
-  logSince: number;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -91,6 +80,11 @@ export interface Visitor {
   until?: number;
   /** Pre-queue participant: its arrival number, kept when `seq` became its drawn place. */
   arrival?: number;
+  /**
+   * A join not numbered yet (`seq` 0): the key parts of its arrival entry (ms, instance,
+   * counter), until the sequencer numbers it (see sequencer.ts).
+   */
+  mark?: [number, string, number];
   /**
    * Pre-queue participant whose record still has its arrival number as `seq`: the round
    * (`opensAt`) whose draw places it. The draw writes places apart (see placement.ts); the record
@@ -141,10 +135,6 @@ export const EMPTY_COUNTS: Counts = {
   preCommitment: "",
   preCutoff: 0,
   preReserved: 0,
-  turnBy: "",
-  turnSince: 0,
-  turnUntil: 0,
-  logSince: 0,
 };
 
 /** Soft merge: stored fields win, fields added by a later release get defaults. */
@@ -167,6 +157,8 @@ export interface VisitorView {
   nextPollAfterMs?: number;
   estimatedWaitSeconds?: number;
   position?: number;
+  /** False while the position is an estimate: a join not numbered into the line yet. */
+  positionExact?: boolean;
   ahead?: number;
   behind?: number;
   waiting?: number;

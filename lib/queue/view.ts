@@ -97,3 +97,41 @@ export async function admittedView(
   }
   return { queue: q, visitorId: rec.id, status: "admitted", entered: false, enterBy: rec.until };
 }
+
+/**
+ * Sets a waiting view's place to `position` (queue mode): the estimate that place has, and, where
+ * the branding shows the line, the waiters ahead and behind.
+ */
+export function withPosition(
+  ctx: QueueContext,
+  out: VisitorView,
+  v: QueueView,
+  position: number,
+): VisitorView {
+  if (v.settings.mode !== "queue" || drawPending(v.settings)) return out;
+  const waiting = Math.max(v.counts.waiting, position);
+  out.position = position;
+  out.estimatedWaitSeconds = estimateWaitSeconds(ctx.now(), null, position, ctx.lineRate(v));
+  if (out.waiting !== undefined) {
+    Object.assign(out, { ahead: position - 1, behind: waiting - position, waiting });
+  }
+  return out;
+}
+
+/**
+ * The view of a join the sequencer has not numbered yet: its place estimated (`positionExact`
+ * false) from the line as last read and this instance's joins since; exact from the next tick.
+ */
+export function provisionalView(
+  ctx: QueueContext,
+  q: string,
+  rec: Visitor,
+  v: QueueView,
+  position: number,
+  branding: Branding,
+): VisitorView {
+  const out = waitingView(ctx, q, rec.id, v.counts.nextSeq, rec.nextCheckAt, v, branding);
+  withPosition(ctx, out, v, position);
+  if (v.settings.mode === "queue" && !drawPending(v.settings)) out.positionExact = false;
+  return out;
+}

@@ -24,7 +24,13 @@ import { drawPending } from "./prequeue_phase.ts";
 import { frozenForDraw } from "./prequeue.ts";
 import { placedEntry } from "./placement.ts";
 import { retryAfterDraw, waitForDraw } from "./draw_wait.ts";
-import { admittedView, lotteryDrawsAtTick, lotteryOdds, waitingView } from "./view.ts";
+import {
+  admittedView,
+  lotteryDrawsAtTick,
+  lotteryOdds,
+  provisionalView,
+  waitingView,
+} from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
 export interface Outcome {
@@ -108,6 +114,7 @@ export function schedule(
   v: QueueView,
   seq: number,
   kind: "join" | "renew",
+  position?: number,
 ): [number, number, number | null] {
   const now = ctx.now();
   const s = v.settings;
@@ -121,7 +128,7 @@ export function schedule(
     nowMs: now,
     waiting: v.counts.waiting,
     // Before the opening draw nobody has a position: the budget alone places check-ins.
-    position: s.mode === "queue" && !drawPending(s) ? ctx.position(v, seq) : undefined,
+    position: s.mode === "queue" && !drawPending(s) ? position ?? ctx.position(v, seq) : undefined,
     frontToCome: s.mode === "queue" && drawPending(s),
     rate: ctx.lineRate(v),
     // While paused or before the opening, schedule as if running now: the front keeps its 5 s
@@ -154,7 +161,7 @@ export async function status(
 
 /** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
 function notDue(ctx: QueueContext, t: Readonly<TicketClaims>, v: QueueView): boolean {
-  return ctx.now() < t.nextCheckAt && v.head !== null && t.seq >= v.head &&
+  return ctx.now() < t.nextCheckAt && v.head !== null && t.seq > 0 && t.seq >= v.head &&
     t.seq < v.counts.nextSeq &&
     !v.goneSet.has(t.seq);
 }
@@ -222,6 +229,12 @@ function settleOnce(
     if (rec.state === "admitted") {
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
       return await enterNow(ctx, q, entry);
+    }
+    if (rec.state === "waiting" && rec.seq === 0) {
+      // Not numbered yet (the next tick does): its place among the numbered line and the joins
+      // that arrived before it, as read now (a late commit may still land ahead of it); no write.
+      const position = await unnumberedPosition(ctx, q, rec);
+      return { view: provisionalView(ctx, q, rec, v, position, branding) };
     }
     if (frozenForDraw(v, rec, now)) {
       // The opening draw is placing pre-queue participants: their records change only by it.
@@ -334,4 +347,24 @@ export async function heartbeat(
   const t = checkTicket(q, ticket, visitorId);
   await ctx.view(q);
   return await settle(ctx, q, t.sub, "heartbeat");
+}
+
+/** Arrivals counted one by one ahead of an unnumbered join; past this, the line's back is used. */
+const COUNT_AHEAD = 1000;
+
+/**
+ * The place of a join not numbered yet: the numbered waiters, plus the arrivals before its own in
+ * key order (listed up to `COUNT_AHEAD`; beyond that the back of the line as last read).
+ */
+async function unnumberedPosition(ctx: QueueContext, q: string, rec: Visitor): Promise<number> {
+  const { counts, arrivals } = await ctx.readCounts(q);
+  let ahead = 0;
+  const end = keys.arrival(q, ...rec.mark!);
+  for await (
+    const _ of ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD })
+  ) {
+    ahead++;
+  }
+  if (ahead >= COUNT_AHEAD) ahead = Math.max(ahead, arrivals - 1);
+  return counts.waiting + ahead + 1;
 }

@@ -12,8 +12,20 @@ export const keys = {
   queues: () => ["queue"] as const,
   /** The queue's exact counters, changed in the same atomic op as the state they count. */
   counts: (q: string) => ["counts", q] as const,
-  /** An instance waiting for its turn at the queue's join commit (see lib/queue/join_turn.ts). */
-  joinWant: (q: string, instance: string) => ["joinWant", q, instance] as const,
+  /**
+   * A join not numbered into the line yet (see lib/queue/sequencer.ts), keyed so that key order
+   * is arrival order across instances: arrival ms, instance id, that instance's counter. Its
+   * value is the visitor record as the join wrote it.
+   */
+  arrival: (q: string, ms: number, instance: string, n: number) =>
+    ["na", q, ms, instance, n] as const,
+  arrivalPrefix: (q: string) => ["na", q] as const,
+  /** Joins not numbered yet: a `sum` each join adds one to, the sequencer takes in. */
+  arrivalsPending: (q: string) => ["arrivalsPending", q] as const,
+  /** A visitor that left before it was numbered: the sequencer removes it (see leave_enter.ts). */
+  leftEarly: (q: string, id: string) => ["nl", q, id] as const,
+  leftEarlyPrefix: (q: string) => ["nl", q] as const,
+  /** 0.7.3's join-turn registrations (deleted by the 0.8.0 migration). */
   joinWantPrefix: (q: string) => ["joinWant", q] as const,
   /**
    * Enters the counts have not taken in yet: a `sum` that enters add to without touching the
@@ -28,15 +40,12 @@ export const keys = {
   /** FIFO index of waiting visitors by arrival number. */
   fifo: (q: string, seq: number) => ["w", q, seq] as const,
   fifoPrefix: (q: string) => ["w", q] as const,
-  /** Joins written compactly by a join commit, until expanded (see lib/queue/join_log.ts). */
+  /** 0.7.3's compactly written joins (expanded by the 0.8.0 migration, lib/store/migrate_073.ts). */
   joinLog: (q: string, seq: number) => ["jl", q, seq] as const,
   joinLogPrefix: (q: string) => ["jl", q] as const,
-  /** Joins an instance hands to the next join commit of the queue (see lib/queue/join_relay.ts). */
-  joinInbox: (q: string, at: number, instance: string, n: number) =>
-    ["ji", q, at, instance, n] as const,
+  /** 0.7.3's joins handed to another instance's commit, and their answers (deleted at migration). */
   joinInboxPrefix: (q: string) => ["ji", q] as const,
-  /** The answers a join commit wrote for an inbox record. */
-  joinResult: (q: string, instance: string, n: number) => ["jr", q, instance, n] as const,
+  joinResultPrefix: (q: string) => ["jr", q] as const,
   /** Liveness deadlines of waiting visitors. */
   deadline: (q: string, ms: number, id: string) => ["d", q, ms, id] as const,
   deadlinePrefix: (q: string) => ["d", q] as const,

@@ -1,6 +1,7 @@
 import { retryCommit, STARTUP_DEADLINE_MS } from "./commit.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { keys } from "./keys.ts";
+import { migrateJoinLayout } from "./migrate_073.ts";
 
 /** One append-only migration: `to` is the schema version it produces. Never edit or reorder. */
 export interface Migration {
@@ -26,6 +27,12 @@ export const MIGRATIONS: Migration[] = [
         await pruneTraffic(kv, e.key[1] as string, nowMs);
       }
     },
+  },
+  {
+    to: 3,
+    description: "0.8.0: joins write their own records and the tick numbers them; 0.7.3's join " +
+      "chunks expanded into line entries, its hand-over records and join turns deleted",
+    run: (kv) => migrateJoinLayout(kv),
   },
 ];
 

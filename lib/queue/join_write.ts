@@ -1,0 +1,164 @@
+/**
+ * The write of a join: the visitor's own records only (its record, its arrival entry, its
+ * deadline entry, and `sum` counters), so joins from any number of instances never conflict and
+ * the sequencer numbers them into the line at the next tick (see sequencer.ts). Joins that come
+ * while a commit is in flight share the next one; up to `IN_FLIGHT` commits go at once.
+ */
+import { UnauthorizedError } from "../errors.ts";
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import { sumCheckins } from "./checkins.ts";
+import type { QueueContext } from "./context.ts";
+import { countTraffic } from "./records.ts";
+import type { Visitor } from "./types.ts";
+
+/**
+ * A record a join adds to its commit, written only while its key is as expected (absent, or at
+ * `expect`): a spent proof-of-work solution, the place an enqueue key holds.
+ */
+export interface JoinRecord {
+  key: Deno.KvKey;
+  value: unknown;
+  /** The versionstamp the key must still have; null or absent: the key must not exist. */
+  expect?: string | null;
+  expireIn?: number;
+  /** The refusal when the key changed meanwhile (a replayed solution, a key taken). */
+  conflict: () => Error;
+}
+
+/** A join's records to write: the visitor (with its arrival key) and what its guards add. */
+export interface JoinWrite {
+  q: string;
+  visitor: Visitor;
+  /** The id came from the client: checked to be free (a generated one is 128 random bits). */
+  supplied: boolean;
+  records: JoinRecord[];
+  /** The check-in second reserved in the ledger, or null. */
+  checkin: number | null;
+}
+
+interface Pending extends JoinWrite {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** Commits in flight at once (each an independent write: they never conflict). */
+const IN_FLIGHT = 4;
+/** Mutations one commit may take (KV allows 1000; a join takes 5 plus its records). */
+const MUTATIONS = 900;
+/** Checks one commit may take (KV allows 100; a supplied id and each record take one). */
+const CHECKS = 95;
+
+/** Mutations of one join: record, arrival, deadline, pending sum, traffic sum; its records. */
+const mutationsOf = (p: JoinWrite) => 5 + (p.checkin === null ? 0 : 1) + p.records.length;
+/** Checks of one join. */
+const checksOf = (p: JoinWrite) => (p.supplied ? 1 : 0) + p.records.length;
+
+/** Adds one join's records to `op`, each checked as its owner needs (the id, guard records). */
+function writeOne(op: Deno.AtomicOperation, p: JoinWrite, now: number): void {
+  const { q, visitor: v } = p;
+  const [ms, instance, n] = v.mark!;
+  if (p.supplied) op.check({ key: keys.visitor(q, v.id), versionstamp: null });
+  op.set(keys.visitor(q, v.id), v)
+    .set(keys.arrival(q, ms, instance, n), v)
+    .set(keys.deadline(q, v.deadline, v.id), 0)
+    .sum(keys.arrivalsPending(q), 1n);
+  for (const x of p.records) {
+    op.check({ key: x.key, versionstamp: x.expect ?? null })
+      .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
+  }
+  if (p.checkin !== null) sumCheckins(op, q, [p.checkin]);
+  countTraffic(op, q, now, "in", 1);
+}
+
+/** Why a join's write lost its checks: its id taken, or one of its records changed; else null. */
+export async function refusalOf(
+  ctx: QueueContext,
+  q: string,
+  id: string,
+  records: JoinRecord[],
+): Promise<Error | null> {
+  const keysRead = [keys.visitor(q, id), ...records.map((r) => r.key)];
+  const got: Deno.KvEntryMaybe<unknown>[] = [];
+  for (let i = 0; i < keysRead.length; i += 10) {
+    got.push(...await ctx.kv.getMany(keysRead.slice(i, i + 10)));
+  }
+  if (got[0].versionstamp !== null) {
+    return new UnauthorizedError(
+      `visitorId "${id}" is already in queue "${q}"; send its tg_ticket to resume`,
+    );
+  }
+  const changed = records.findIndex((r, i) => got[i + 1].versionstamp !== (r.expect ?? null));
+  return changed < 0 ? null : records[changed].conflict();
+}
+
+/** Group commits of joins' own records, per app. */
+export class JoinWriter {
+  #waiting: Pending[] = [];
+  #inFlight = 0;
+
+  constructor(private ctx: QueueContext) {}
+
+  /** Writes one join's records (with others that come meanwhile); rejects with its refusal. */
+  write(w: JoinWrite): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ ...w, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#inFlight < IN_FLIGHT && this.#waiting.length > 0) {
+      let used = 0, checks = 0, i = 0;
+      // The same id twice (a double click) goes in the next commit, where its check tells.
+      const ids = new Set<string>();
+      for (; i < this.#waiting.length; i++) {
+        const p = this.#waiting[i];
+        if (used + mutationsOf(p) > MUTATIONS || checks + checksOf(p) > CHECKS) break;
+        if (ids.has(p.visitor.id)) break;
+        ids.add(p.visitor.id);
+        used += mutationsOf(p);
+        checks += checksOf(p);
+      }
+      const batch = this.#waiting.splice(0, Math.max(1, i));
+      this.#inFlight++;
+      this.#commit(batch).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+      });
+    }
+  }
+
+  /** One batch: all in one commit, or, when a check lost, each join on its own. */
+  async #commit(batch: Pending[]): Promise<void> {
+    try {
+      const ok = await retryCommit(async () => {
+        const op = this.ctx.kv.atomic();
+        const now = this.ctx.now();
+        for (const p of batch) writeOne(op, p, now);
+        return (await op.commit()).ok;
+      }, "join");
+      if (ok) return batch.forEach((p) => p.resolve());
+    } catch (e) {
+      return batch.forEach((p) => p.reject(e));
+    }
+    await Promise.all(batch.map((p) => this.#alone(p)));
+  }
+
+  /** One join's own commit after its batch lost a check: written, or refused with the reason. */
+  async #alone(p: Pending): Promise<void> {
+    try {
+      await retryCommit(async () => {
+        const op = this.ctx.kv.atomic();
+        writeOne(op, p, this.ctx.now());
+        if ((await op.commit()).ok) return true;
+        const why = await refusalOf(this.ctx, p.q, p.visitor.id, p.records);
+        if (why) throw why;
+        return null;
+      }, "join");
+      p.resolve();
+    } catch (e) {
+      p.reject(e);
+    }
+  }
+}

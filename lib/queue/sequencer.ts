@@ -1,0 +1,157 @@
+/**
+ * The sequencer: the one place that numbers joins into the line. Joins write only their own
+ * records (join_write.ts), with an arrival entry keyed (arrival ms, instance, counter); the tick
+ * of each second, claimed so that one instance runs it, takes the arrivals in key order, gives
+ * each the next arrival number and its line entry, and writes the counts, a chunk a commit. So a
+ * join never checks what another join writes, and the line's order is arrival order across
+ * instances (ties by instance id, then by that instance's order); a join whose commit landed after
+ * a later arrival had been numbered is numbered at the next tick, behind it.
+ *
+ * A visitor that leaves before it is numbered leaves a note (`keys.leftEarly`), which the
+ * sequencer takes in with the arrivals: nobody but the sequencer writes an unnumbered record.
+ */
+import { retryCommit } from "../store/commit.ts";
+import { keys } from "../store/keys.ts";
+import type { QueueContext } from "./context.ts";
+import { takeIn } from "./enters.ts";
+import { settleRound } from "./prequeue.ts";
+import { windowStart } from "./prequeue_phase.ts";
+import { putWaiting } from "./records.ts";
+import type { Counts, QueueSettings, Visitor } from "./types.ts";
+
+/** Arrivals numbered per commit: four mutations each (record, line, deadline, arrival). */
+export const SEQUENCE_CHUNK = 230;
+/** Early leavers taken in per commit (each read, then up to four mutations). */
+const LEFT_CHUNK = 20;
+
+/** What one sequencing commit read: the arrivals and early leavers, in key order. */
+interface Batch {
+  arrivals: Deno.KvEntry<Visitor>[];
+  left: Deno.KvEntry<Visitor | null>[];
+}
+
+/** Reads the next arrivals and early leavers of `q`. */
+async function readBatch(ctx: QueueContext, q: string): Promise<Batch> {
+  const arrivals: Deno.KvEntry<Visitor>[] = [];
+  const notes: Deno.KvEntry<unknown>[] = [];
+  await Promise.all([
+    (async () => {
+      const it = ctx.kv.list<Visitor>({ prefix: keys.arrivalPrefix(q) }, {
+        limit: SEQUENCE_CHUNK,
+      });
+      for await (const e of it) arrivals.push(e);
+    })(),
+    (async () => {
+      const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
+      for await (const e of it) notes.push(e);
+    })(),
+  ]);
+  const left: Deno.KvEntry<Visitor | null>[] = [];
+  for (let i = 0; i < notes.length; i += 10) {
+    const ids = notes.slice(i, i + 10).map((e) => e.key[2] as string);
+    const got = await ctx.kv.getMany<Visitor[]>(ids.map((id) => keys.visitor(q, id)));
+    left.push(...got as Deno.KvEntry<Visitor | null>[]);
+  }
+  return { arrivals, left };
+}
+
+/**
+ * Takes early leavers in: one still unnumbered goes with its records (its arrival is taken in);
+ * one numbered meanwhile is handed back for an ordinary leave. Returns the ids taken out here.
+ */
+function takeLeavers(
+  op: Deno.AtomicOperation,
+  q: string,
+  left: Deno.KvEntry<Visitor | null>[],
+): { gone: Set<string>; numbered: string[] } {
+  const gone = new Set<string>();
+  const numbered: string[] = [];
+  for (const e of left) {
+    const id = e.key[2] as string;
+    op.delete(keys.leftEarly(q, id));
+    const v = e.value;
+    if (!v || v.state !== "waiting") continue;
+    if (v.seq !== 0) {
+      numbered.push(id);
+      continue;
+    }
+    op.check(e).delete(e.key).delete(keys.deadline(q, v.deadline, id));
+    if (v.mark) op.delete(keys.arrival(q, ...v.mark));
+    gone.add(id);
+  }
+  return { gone, numbered };
+}
+
+/** True when an arrival at `ms` joined the open round's pre-queue window (the draw places it). */
+function inWindow(s: QueueSettings, c: Counts, ms: number): boolean {
+  return s.opensAt !== null && c.preRound === s.opensAt && c.preCutoff === 0 && ms < s.opensAt;
+}
+
+/** Numbers one arrival into `op`: its arrival number, line entry (unless a window join), record. */
+function numberOne(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  s: QueueSettings,
+  c: Counts,
+  e: Deno.KvEntry<Visitor>,
+): void {
+  const ms = e.key[2] as number;
+  const participant = ms >= windowStart(s) && inWindow(s, c, ms);
+  // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
+  if (!participant) settleRound(ctx, q, op, s, c, Math.max(ms, ctx.now()));
+  const { mark: _, ...rest } = e.value;
+  const v: Visitor = { ...rest, seq: c.nextSeq++ };
+  if (participant) v.round = c.preRound;
+  putWaiting(op, q, v, !participant);
+  op.delete(e.key);
+  c.waiting++;
+}
+
+/**
+ * Numbers the arrivals of `q` that wait (and takes early leavers in), a chunk a commit, until none
+ * is left or `budgetMs` has passed. Each commit checks the counts read before its lists, so two
+ * sequencers never number one arrival twice. Returns how many it numbered, and the leavers
+ * numbered meanwhile (their own leave goes on with the tick, see engine.ts).
+ */
+export async function sequence(
+  ctx: QueueContext,
+  q: string,
+  budgetMs = 600,
+): Promise<{ numbered: number; leavers: string[] }> {
+  const end = Date.now() + budgetMs;
+  let total = 0;
+  const leavers: string[] = [];
+  for (;;) {
+    const out = await retryCommit(async () => {
+      const { counts, entry, arrivals: pending, settings, settingsEntry } = await ctx.readState(q);
+      if (!settings) return { n: 0, taken: 0, numbered: [] };
+      const batch = await readBatch(ctx, q);
+      if (batch.arrivals.length === 0 && batch.left.length === 0) {
+        return { n: 0, taken: 0, numbered: [] };
+      }
+      const op = ctx.kv.atomic().check(entry, settingsEntry);
+      // The pre-queue's round opens with the window's first numbering (its commitment); it
+      // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
+      const opensAt = settings.opensAt ?? Infinity;
+      settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
+      const { gone, numbered } = takeLeavers(op, q, batch.left);
+      let n = 0;
+      for (const e of batch.arrivals) {
+        if (gone.has(e.value.id)) continue;
+        numberOne(ctx, q, op, settings, counts, e);
+        n++;
+      }
+      // Every arrival read is taken in, numbered or gone (never more than the sum holds).
+      takeIn(op, keys.arrivalsPending(q), Math.min(pending, n + gone.size));
+      op.set(keys.counts(q), counts);
+      return (await op.commit()).ok ? { n, taken: n + gone.size, numbered } : null;
+    }, "sequence");
+    total += out.n;
+    leavers.push(...out.numbered);
+    if (out.taken === 0 && out.numbered.length === 0) break;
+    if (Date.now() >= end) break;
+  }
+  if (total > 0 || leavers.length > 0) ctx.invalidate(q);
+  return { numbered: total, leavers };
+}

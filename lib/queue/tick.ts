@@ -1,0 +1,241 @@
+/**
+ * The admission tick of each second, in phases: claim the second (one instance runs it), number
+ * the joins since the last tick into the line (sequencer.ts), then rounds that free expired
+ * slots, drop waiters silent past their grace and admit by the rate budget (admit.ts), each
+ * written with the counts; then the once-a-minute upkeep. All order-keeping happens here.
+ */
+import { StoreBusyError } from "../errors.ts";
+import { sleep } from "../clock.ts";
+import { lockRetried, recordOp, retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
+
+/** A recorded op (see `recordOp`). */
+type RecordedOp = ReturnType<typeof recordOp>;
+import { keys } from "../store/keys.ts";
+import { pruneTraffic } from "../traffic.ts";
+import { compactGoneLog, type TickRound, tickRound } from "./admit.ts";
+import { bucketCap, type QueueContext, refill } from "./context.ts";
+import { takeInEnters } from "./enters.ts";
+import { leaveById } from "./leave_enter.ts";
+import { sequence } from "./sequencer.ts";
+import type { Counts, QueueSettings } from "./types.ts";
+
+/** Result of an admission tick. */
+export interface TickResult {
+  /** The second it was the tick of. */
+  sec: number;
+  ran: boolean;
+  /** Joins it numbered into the line. */
+  numbered: number;
+  admitted: number;
+  expired: number;
+  /** Waiting count as the tick's last commit left it (when it ran). */
+  waiting: number;
+  /** The time (unix ms) the rate budget was counted up to by the tick's last commit. */
+  bucketAt: number;
+  /** The budget it left unspent (admissions). */
+  bucketLeft: number;
+}
+
+/** Which instance runs a queue's tick of a second (see `claimTick`). */
+interface TickClaim {
+  sec: number;
+  by: string;
+  /** When it was claimed (unix ms). */
+  at?: number;
+}
+
+/** How long a claim of a second's tick stands before another instance may take it over. */
+const CLAIM_MS = 600;
+
+/**
+ * Claims second `sec`'s tick of `q` for this instance with a small checked write that only other
+ * claimers contend for: false when another instance has it. A claim whose tick has not landed
+ * within `CLAIM_MS` (its instance stopped, or its store calls failed) is taken over once.
+ */
+async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boolean> {
+  const claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
+  const held = claim.value;
+  if (held && held.sec > sec) return false;
+  if (held && held.sec === sec) {
+    if (held.by === ctx.instance) return true;
+    await sleep((held.at ?? 0) + CLAIM_MS - Date.now());
+    if ((await ctx.readCounts(q)).counts.tickAt >= sec) return false;
+  }
+  // Checked against the claim as read: of several taking one over, one does.
+  const claimed = { sec, by: ctx.instance, at: Date.now() };
+  const r = await lockRetried(
+    () =>
+      ctx.kv.atomic().check(claim).set(keys.tickClaim(q), claimed, { expireIn: 60_000 }).commit(),
+    Date.now() + STORE_DEADLINE_MS,
+    "tick",
+  );
+  return r.ok;
+}
+
+/**
+ * One admission tick for queue `q`: claimed per second, so one instance runs it; numbers the
+ * joins since the last, frees expired slots, drops lapsed waiters, admits by the budget.
+ */
+export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
+  const sec = Math.floor(ctx.now() / 1000);
+  const result: TickResult = {
+    sec,
+    ran: false,
+    numbered: 0,
+    admitted: 0,
+    expired: 0,
+    waiting: 0,
+    bucketAt: 0,
+    bucketLeft: 0,
+  };
+  const { counts } = await ctx.readCounts(q);
+  if (counts.tickAt >= sec || !(await claimTick(ctx, q, sec))) return result;
+  const seq = await sequence(ctx, q);
+  result.numbered = seq.numbered;
+  // Visitors that left while their join was being numbered: their leave goes on now.
+  for (const id of seq.leavers) await leaveById(ctx, q, id);
+  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
+  const started = Date.now();
+  // Silent waiters passed over by this tick's rounds (see `admitInto`).
+  const passed = new Set<string>();
+  for (let round = 0; round === 0 || Date.now() - started < 900; round++) {
+    const more = await retryCommit(
+      () => tickOnce(ctx, q, sec, round, passed, result),
+      "tick",
+    ).catch((e) => {
+      // A later round that found no write in time: the second's tick has run all the same (its
+      // first round landed), and says so.
+      if (round === 0 || !(e instanceof StoreBusyError)) throw e;
+      return false;
+    });
+    if (!more) break;
+  }
+  if (result.ran) await afterTick(ctx, q, sec);
+  return result;
+}
+
+/** One round of a tick: its reads and work, then its commit; true when another round is due. */
+async function tickOnce(
+  ctx: QueueContext,
+  q: string,
+  sec: number,
+  round: number,
+  passed: Set<string>,
+  result: TickResult,
+): Promise<boolean | null> {
+  const now = ctx.now();
+  const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
+  if (!settings) return false;
+  // A later second's tick has run: this second's work is its now (its rounds never land after a
+  // later tick's, so every tick's admissions come after the one before).
+  if (counts.tickAt > sec || (round === 0 && counts.tickAt >= sec)) return false;
+  const base = { ...counts };
+  const rec = recordOp();
+  const op = rec.op.check(settingsEntry);
+  const handled = new Set<string>();
+  const r = await tickRound(ctx, q, op, counts, settings, now, handled, passed);
+  // A later round with nothing to do writes nothing (the second is claimed already).
+  if (round > 0 && r.n === 0 && handled.size === 0) return false;
+  counts.tickAt = Math.max(counts.tickAt, sec);
+  const t = { settings, n: r.n, rate: r.rate, now, open: r.open, sec, round };
+  const out = await ctx.serial(q, () => commitRound(ctx, q, rec, base, counts, entry, t));
+  if (out === false || out === null) return out;
+  ctx.invalidate(q);
+  result.ran = true;
+  result.admitted += r.n;
+  result.expired += handled.size;
+  result.waiting = out.waiting;
+  result.bucketAt = out.tokensAt;
+  result.bucketLeft = out.tokens;
+  return (r as TickRound).more;
+}
+
+/** Commits of a tick's changes against counts read again, before it reads everything afresh. */
+const COUNTS_TRIES = 4;
+
+/** What a round's commit needs to know of it (see `rebase`). */
+interface RoundFacts {
+  settings: QueueSettings;
+  n: number;
+  rate: number;
+  now: number;
+  open: boolean;
+  sec: number;
+  round: number;
+}
+
+/**
+ * Commits a round: its visitors checked one by one, its counts applied to the counts as they are
+ * now when another writer (a leave, an enter, a join let in at once) changed them since its reads.
+ * The written counts; false when a later tick ran; null to read everything again.
+ */
+async function commitRound(
+  ctx: QueueContext,
+  q: string,
+  rec: RecordedOp,
+  base: Counts,
+  counts: Counts,
+  entry: Deno.KvEntryMaybe<Counts>,
+  t: RoundFacts,
+): Promise<Counts | false | null> {
+  let seen: string | null = null;
+  for (let i = 0; i < COUNTS_TRIES; i++) {
+    const fresh = await ctx.readCounts(q);
+    if (i > 0 && fresh.entry.versionstamp === seen) return null;
+    seen = fresh.entry.versionstamp;
+    let next: Counts | null = counts;
+    if (fresh.entry.versionstamp !== entry.versionstamp) {
+      const later = fresh.counts.tickAt > t.sec;
+      if (later || (t.round === 0 && fresh.counts.tickAt >= t.sec)) return false;
+      next = rebase(base, counts, fresh.counts, t);
+      if (!next) return null;
+    }
+    // Enters since are taken in as well (read in the same snapshot as the counts checked).
+    const written = { ...next };
+    const sent = rec.build(ctx.kv).check(fresh.entry);
+    takeInEnters(sent, q, written, fresh.pending);
+    if ((await sent.set(keys.counts(q), written).commit()).ok) return written;
+  }
+  return null;
+}
+
+/** Fields a tick changes by adding to them, so its changes can be applied to newer counts. */
+const ADDED = [
+  "waiting",
+  "holding",
+  "entered",
+  "abandoned",
+  "admitted",
+  "waitMsSum",
+  "waitCount",
+] as const;
+
+/**
+ * A tick's changes (`mine` against `base`, the counts it read first) applied to `fresh`, the
+ * counts as they are now: added fields by their difference, the bucket refilled to now less this
+ * tick's `n`. Null when that is no longer valid (the bucket or capacity would be overdrawn).
+ */
+function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Counts | null {
+  const out = { ...fresh, tickAt: Math.max(fresh.tickAt, mine.tickAt) };
+  for (const f of ADDED) out[f] = fresh[f] + mine[f] - base[f];
+  refill(out, t.rate, Math.max(t.now, fresh.tokensAt), t.open, bucketCap(t.rate));
+  out.tokens -= t.n;
+  if (out.waiting < 0) return null;
+  const over = out.holding + out.entered > t.settings.capacity;
+  if (t.n > 0 && (out.tokens < -1e-9 || over)) return null;
+  return out;
+}
+
+/** The once-a-minute upkeep after a tick of second `sec` that ran on this instance. */
+export async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
+  ctx.invalidate(q);
+  // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
+  // (a fixed second could be missed when ticks come only from requests).
+  const minute = Math.floor(sec / 60);
+  if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
+    ctx.upkeepMinute.set(q, minute);
+    await compactGoneLog(ctx, q);
+    // KV `sum` cannot carry an expiry, so old traffic buckets are pruned here, once a minute.
+    await pruneTraffic(ctx.kv, q, ctx.now());
+  }
+}
