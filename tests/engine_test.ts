@@ -595,6 +595,8 @@ Deno.test("with a long line the front checks in within 5 s (6 s when predicted i
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 100_000 });
   await t.engine.tick(Q);
   const m = await joinMany(t, 7600);
+  // Numbered (what the next tick does first), without a tick: the line does not move.
+  await t.engine.sequence(Q);
   const waiting = m.filter((x) => x.status === "waiting");
   assertEquals(waiting.length, 7590, "one second of budget was admitted at once");
   assertEquals(periodSeconds(7590), 11);
@@ -633,6 +635,7 @@ Deno.test("status check-ins stay within the 750/s budget during and after a burs
   const t = await makeApp({ CAPACITY: 100_000 });
   await t.engine.setPaused(Q, true);
   const m = await joinMany(t, 4000);
+  await t.engine.sequence(Q);
   const loads: number[] = [];
   for (let s = 1; s <= 24; s++) {
     t.clock.advance(1000);

@@ -74,6 +74,7 @@ Deno.test("GET /wait re-joins a visitor that is gone (left) at the back", async 
   const a = new Client(t.app), b = new Client(t.app);
   await a.req("GET", "/wait");
   await b.req("GET", "/wait");
+  await t.engine.sequence(Q); // numbered into the line, as each tick does first (0.8.0)
   await a.req("POST", "/leave", { queue: Q, visitorId: a.visitorId });
   const back = await a.req("GET", "/wait");
   assertEquals(back.status, 200);
@@ -235,6 +236,7 @@ Deno.test("progress baseline: ?start= keeps the first position for the no-JS bar
   const first = await c.req("GET", "/wait");
   assertEquals(props(first.text).start, 3);
   assert(first.text.includes(`value="0"`));
+  await t.engine.sequence(Q); // numbered into the line, as each tick does first (0.8.0)
   await a.req("POST", "/leave", { queue: Q, visitorId: a.visitorId });
   await b.req("POST", "/leave", { queue: Q, visitorId: b.visitorId });
   t.clock.advance(1000);
@@ -308,6 +310,9 @@ Deno.test("pre-queue: /wait says not open yet before the window (never when), th
   assertEquals(before.headers.get("retry-after"), "60", "a fixed retry, not the time left");
   assert(!before.text.includes(String(opensAt)) && !v.cookies.has("tg_ticket"));
   t.clock.advance(45 * 60_000);
+  assertEquals((await v.req("GET", "/wait")).status, 200);
+  // The tick numbers the join: its arrival number in the pre-queue is known from then (0.8.0).
+  await t.engine.tick(Q);
   const r = await v.req("GET", "/wait");
   assertEquals(r.status, 200);
   assert(r.text.includes("You are in the pre-queue."), r.text);

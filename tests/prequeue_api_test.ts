@@ -64,6 +64,7 @@ Deno.test("the draw record is public only when published; /metrics shows the pre
   assertEquals([r.status, r.json.error.code], [404, "no_draw"]);
   const vs = Array.from({ length: 12 }, () => served(t));
   for (const v of vs) await v.join();
+  await t.engine.tick(Q); // numbered into the window, the round's commitment out (0.8.0)
   r = await anyone.req("GET", `/draw?queue=${Q}`);
   assertEquals([r.status, r.json.error.code], [404, "no_draw"], "not published yet");
   const m = await anyone.req("GET", `/metrics?queue=${Q}`, undefined, operator(t.config));

@@ -33,6 +33,8 @@ Deno.test("in the window: waiting without a position, arrival number and commitm
   const { t, opensAt } = await prequeueApp(HOUR, 90);
   const vs = Array.from({ length: 9 }, () => served(t));
   for (const v of vs) assertEquals((await v.join()).status, 202);
+  // The tick numbers the window's joins: arrival numbers and the commitment from then (0.8.0).
+  await t.engine.tick(Q);
   const last = (await vs[8].status()).json;
   const m = await t.engine.metrics(Q);
   assertEquals(m.prequeue.phase, "window");
@@ -68,6 +70,7 @@ Deno.test("the draw at opensAt: participants in the published order, ahead of la
   const { t, opensAt } = await prequeueApp(10 * 60_000, 30);
   const vs = Array.from({ length: 40 }, () => served(t));
   for (const v of vs) assertEquals((await v.join()).status, 202);
+  await t.engine.tick(Q); // numbered: arrival numbers 1 to 40 (0.8.0)
   const ids = vs.map((v) => v.visitorId);
   // Two leave during the window; they are not in the list.
   for (const v of vs.slice(0, 2)) {

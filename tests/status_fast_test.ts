@@ -12,7 +12,7 @@ import type { Config } from "../lib/config.ts";
 async function lineOfTwo(config: Partial<Config>, seed: number) {
   const kv = await Deno.openKv(":memory:");
   const clock = new FakeClock();
-  const { app, fetch } = await createApp({
+  const { app, fetch, services } = await createApp({
     kv,
     clock,
     config: testConfig(config),
@@ -23,6 +23,10 @@ async function lineOfTwo(config: Partial<Config>, seed: number) {
   const a = new Client(app), b = new Client(app);
   await a.join();
   await b.join();
+  // Numbered into the line (what each tick does first): b's status is exact from memory now.
+  await services.engine.sequence("default");
+  // Its next status carries the ticket with its arrival number (then answered from memory).
+  await b.status();
   return { kv, clock, app, fetch, cookie: `tg_ticket=${b.cookies.get("tg_ticket")}` };
 }
 

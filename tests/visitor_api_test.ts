@@ -55,7 +55,9 @@ function sortedKeys(o: Record<string, unknown>): string[] {
  */
 function assertKeys(o: Record<string, unknown>, want: string[], msg = "keys"): void {
   const got = sortedKeys(o).filter((k) => !(k === "positionExact" && o[k] === false));
-  if (o.positionExact === false) assert("position" in o, `positionExact without a position: ${msg}`);
+  if (o.positionExact === false) {
+    assert("position" in o, `positionExact without a position: ${msg}`);
+  }
   assertEquals(got, [...want].sort(), `${msg} of ${JSON.stringify(o)}`);
 }
 

@@ -17,7 +17,7 @@ import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import * as visitor from "./visitor.ts";
-import { enter as enterAdmitted, leave as leaveQueue } from "./leave_enter.ts";
+import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
 import { type DrawOptions, runDraw } from "./draw.ts";
 import { placeOf } from "./placement.ts";
 import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
@@ -309,11 +309,21 @@ export class Engine {
   /** Test hooks of the draw (see `DrawOptions`). */
   drawOptions: DrawOptions = {};
 
+  /**
+   * Numbers the joins that wait for it into the line now (what each tick does first; see
+   * sequencer.ts). Safe beside a tick: every numbering checks the counts it read.
+   */
+  async sequence(q: string): Promise<number> {
+    const out = await sequence(this.ctx, q);
+    for (const id of out.leavers) await leaveById(this.ctx, q, id);
+    return out.numbered;
+  }
+
   /** Operator force-admit; returns how many were really admitted. */
   async admit(q: string, count: number): Promise<number> {
     await this.ctx.view(q);
     // Everyone who joined so far is numbered first: the admission goes by the whole line.
-    await sequence(this.ctx, q);
+    await this.sequence(q);
     return await forceAdmit(this.ctx, q, count);
   }
 

@@ -233,8 +233,15 @@ function settleOnce(
     if (rec.state === "waiting" && rec.seq === 0) {
       // Not numbered yet (the next tick does): its place among the numbered line and the joins
       // that arrived before it, as read now (a late commit may still land ahead of it); no write.
+      // Due meanwhile: asked back the next second, after the tick (the ticket says so; nothing
+      // is written, only the sequencer writes an unnumbered record).
+      const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
+      const asked = { ...rec, nextCheckAt: nca };
       const position = await unnumberedPosition(ctx, q, rec);
-      return { view: provisionalView(ctx, q, rec, v, position, branding) };
+      return {
+        view: provisionalView(ctx, q, asked, v, position, branding),
+        ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
+      };
     }
     if (frozenForDraw(v, rec, now)) {
       // The opening draw is placing pre-queue participants: their records change only by it.
