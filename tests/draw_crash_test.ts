@@ -23,6 +23,7 @@ async function fillWindow(kv: Deno.Kv, n: number): Promise<{ opensAt: number; le
   await t.engine.setOpensAt(Q, opensAt);
   await t.engine.setPrequeue(Q, 60);
   const outs = await Promise.all(Array.from({ length: n }, () => t.engine.join(Q, null)));
+  await t.engine.sequence(Q); // numbered into the window, as each tick does first (0.8.0)
   const left = new Set<string>();
   for (const o of outs.slice(0, 20)) {
     await t.engine.leave(

@@ -97,6 +97,7 @@ export async function lineWithEnters(t: TestApp, entering: number): Promise<Join
   const js = await admitted(t, 5);
   await enter(t, js.slice(0, entering));
   for (let i = 0; i < 7; i++) await t.engine.join(Q, null);
+  await t.engine.sequence(Q); // numbered, as each tick does first (0.8.0)
   const { c, sum } = await stored(t.kv);
   assertEquals([c.holding, c.entered, c.waiting, sum], [5, 0, 7, BigInt(entering)]);
   t.clock.advance(1000);

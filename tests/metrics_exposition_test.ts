@@ -309,8 +309,10 @@ Deno.test("oldest wait follows the head of the line (its arrival time is read on
   try {
     await t.engine.setPaused("default", true);
     await new Client(t.app).join();
+    await t.engine.sequence("default"); // numbered, as each tick does first (0.8.0)
     t.clock.advance(10_000);
     await new Client(t.app).join();
+    await t.engine.sequence("default");
     t.clock.advance(10_000);
     const oldest = async () => {
       const s = parseSamples((await scrape(t, "?format=prometheus", BEARER)).text);

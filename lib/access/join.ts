@@ -183,7 +183,8 @@ async function bypassJoin(
   let id: string;
   if (ticket && ticket.queue === q) {
     id = ticket.sub;
-    if (ticket.seq > 0) await s.engine.leave(q, ticket, id);
+    // A place it held gives way (a ticket of a join not numbered yet has no number either).
+    await s.engine.leave(q, ticket, id);
   } else if (visitorId !== undefined) {
     // The same rule as a normal join: someone else's id needs its ticket.
     if (await s.engine.visitor(q, visitorId)) {
