@@ -9,6 +9,7 @@ import { Engine } from "./lib/queue/engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
+import { live073 } from "./lib/store/migrate_073.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
@@ -70,6 +71,14 @@ export async function createApp(deps: AppDeps) {
 
 /** Migrates the store, creates the configured queues and wires the services the routes share. */
 async function createServices(deps: AppDeps): Promise<Services> {
+  const older = await live073(deps.kv);
+  if (older !== null) {
+    throw new Error(
+      `a Tollgate 0.7.3 instance is joining visitors in queue "${older}" on this store: stop ` +
+        "every 0.7.3 instance, then start this release (it numbers the line in its tick, 0.7.3 " +
+        "in its join commits; the two cannot share a line; see docs/deploy.md)",
+    );
+  }
   await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
   const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);

@@ -9,6 +9,7 @@
 import { AppError, ConflictError, NotFoundError } from "../errors.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
+import { pendingOf } from "./enters.ts";
 import type { QueueContext } from "./context.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "./types.ts";
 
@@ -56,7 +57,11 @@ export async function deleteQueue(
   opts: { force?: boolean; names: string[] },
 ): Promise<QueueDeleted> {
   const now = ctx.now();
-  const [se, ce] = await ctx.kv.getMany<[unknown, Counts]>([keys.queue(q), keys.counts(q)]);
+  const [se, ce, ae] = await ctx.kv.getMany<[unknown, Counts, Deno.KvU64]>([
+    keys.queue(q),
+    keys.counts(q),
+    keys.arrivalsPending(q),
+  ]);
   if (se.value === null) {
     const t = await readTombstone(ctx.kv, q);
     if (!t) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
@@ -67,7 +72,8 @@ export async function deleteQueue(
   if (opts.names.length <= 1) {
     throw new ConflictError("conflict", "the last queue cannot be deleted; create another first");
   }
-  const waiting = withDefaults(EMPTY_COUNTS, ce.value).waiting;
+  // Joins not numbered yet wait too (see sequencer.ts).
+  const waiting = withDefaults(EMPTY_COUNTS, ce.value).waiting + pendingOf(ae);
   if (waiting > 0 && !opts.force) {
     throw new AppError(
       409,
@@ -93,9 +99,9 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   const kv = ctx.kv;
   for (
     const prefix of [
-      // Chunks and handed-over joins first: an expansion landing meanwhile writes line entries.
-      keys.joinLogPrefix(q),
-      keys.joinInboxPrefix(q),
+      // Joins not numbered yet first: a numbering landing meanwhile writes line entries.
+      keys.arrivalPrefix(q),
+      keys.leftEarlyPrefix(q),
       keys.fifoPrefix(q),
       keys.deadlinePrefix(q),
       keys.expiryPrefix(q),
@@ -103,7 +109,6 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
       keys.checkinsPrefix(q),
       keys.trafficPrefix(q),
       keys.visitorPrefix(q),
-      keys.joinWantPrefix(q),
       // The pre-queue's draw: a queue made again under this name starts without one.
       keys.drawListPrefix(q),
       keys.drawPlacesPrefix(q),
@@ -113,7 +118,8 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))
     .delete(keys.depthArmed(q)).delete(keys.draw(q)).delete(keys.drawSeed(q))
     .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q))
-    .delete(keys.tickClaim(q)).delete(keys.entersPending(q)).commit();
+    .delete(keys.tickClaim(q)).delete(keys.entersPending(q)).delete(keys.arrivalsPending(q))
+    .commit();
   const t = await kv.get<QueueTombstone>(keys.queueTombstone(q));
   if (t.value?.cleaning) {
     await kv.atomic().check(t).set(keys.queueTombstone(q), { ...t.value, cleaning: false })

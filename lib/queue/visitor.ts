@@ -230,19 +230,7 @@ function settleOnce(
       if (branding.clickToEnter) return { view: await admittedView(ctx, q, rec) };
       return await enterNow(ctx, q, entry);
     }
-    if (rec.state === "waiting" && rec.seq === 0) {
-      // Not numbered yet (the next tick does): its place among the numbered line and the joins
-      // that arrived before it, as read now (a late commit may still land ahead of it); no write.
-      // Due meanwhile: asked back the next second, after the tick (the ticket says so; nothing
-      // is written, only the sequencer writes an unnumbered record).
-      const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
-      const asked = { ...rec, nextCheckAt: nca };
-      const position = await unnumberedPosition(ctx, q, rec);
-      return {
-        view: provisionalView(ctx, q, asked, v, position, branding),
-        ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
-      };
-    }
+    if (rec.state === "waiting" && rec.seq === 0) return await unnumbered(ctx, q, rec, v);
     if (frozenForDraw(v, rec, now)) {
       // The opening draw is placing pre-queue participants: their records change only by it.
       const round = v.settings.opensAt!;
@@ -374,4 +362,26 @@ async function unnumberedPosition(ctx: QueueContext, q: string, rec: Visitor): P
   }
   if (ahead >= COUNT_AHEAD) ahead = Math.max(ahead, arrivals - 1);
   return counts.waiting + ahead + 1;
+}
+
+/**
+ * The answer to a join not numbered yet (the next tick does): its place among the numbered line
+ * and the joins that arrived before it, as read now (a late commit may still land ahead of it).
+ * Nothing is written (only the sequencer writes an unnumbered record); one due meanwhile is asked
+ * back the next second, after the tick, by its ticket.
+ */
+async function unnumbered(
+  ctx: QueueContext,
+  q: string,
+  rec: Visitor,
+  v: QueueView,
+): Promise<Outcome> {
+  const now = ctx.now();
+  const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
+  const asked = { ...rec, nextCheckAt: nca };
+  const position = await unnumberedPosition(ctx, q, rec);
+  return {
+    view: provisionalView(ctx, q, asked, v, position, await ctx.branding(q)),
+    ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
+  };
 }

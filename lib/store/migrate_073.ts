@@ -69,3 +69,24 @@ export async function migrateJoinLayout(kv: Deno.Kv): Promise<void> {
     }
   }
 }
+
+/** How recent a 0.7.3 join turn must be to count as a live 0.7.3 instance (ms). */
+const LIVE_TURN_MS = 10_000;
+
+/**
+ * The queue on which a 0.7.3 instance is joining visitors right now (its join turn in the counts,
+ * or an instance waiting for one), or null. A rollout from 0.7.3 stops every 0.7.3 instance first:
+ * 0.7.3 numbers joins in its join commits, 0.8.0 in the tick, and the two do not share a line.
+ */
+export async function live073(kv: Deno.Kv, nowMs = Date.now()): Promise<string | null> {
+  for await (const qe of kv.list({ prefix: keys.queues() })) {
+    const q = qe.key[1] as string;
+    const c = (await kv.get<{ turnBy?: string; turnUntil?: number }>(keys.counts(q))).value;
+    if (c?.turnBy && (c.turnUntil ?? 0) > nowMs - LIVE_TURN_MS) return q;
+    // A registration for the turn (its value: when it was made; it expires, though not at once).
+    for await (const e of kv.list<number>({ prefix: keys.joinWantPrefix(q) }, { limit: 100 })) {
+      if (typeof e.value === "number" && e.value > nowMs - LIVE_TURN_MS) return q;
+    }
+  }
+  return null;
+}
