@@ -5,6 +5,7 @@
  * while a commit is in flight share the next one; up to `IN_FLIGHT` commits go at once.
  */
 import { UnauthorizedError } from "../errors.ts";
+import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { sumCheckins } from "./checkins.ts";
@@ -133,6 +134,7 @@ export class JoinWriter {
   async #commit(batch: Pending[]): Promise<void> {
     try {
       const ok = await retryCommit(async () => {
+        annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
         const op = this.ctx.kv.atomic();
         const now = this.ctx.now();
         for (const p of batch) writeOne(op, p, now);
