@@ -34,6 +34,28 @@ Deno.test("normalizePath: unreserved escapes decoded, repeated slashes and dot s
   for (const p of ["/waiting-list", "/x/../shop", "/%73hop"]) assert(!isOwnPath(p), p);
 });
 
+Deno.test("isOwnPath: case, escapes decoded until stable, ;parameters and trailing dots are ours", () => {
+  for (
+    const p of [
+      "/API/admin/state",
+      "/Wait",
+      "/%2561pi/admin/state",
+      "/%252561pi/admin/state",
+      "/%2541PI%252Fadmin",
+      "/api;jsessionid=1/admin/state",
+      "/api./admin",
+      "/api%20/admin",
+      "/METRICS",
+    ]
+  ) assert(isOwnPath(p), p);
+  // Still changing after several rounds of decoding: ambiguous, so ours (never the origin's).
+  assert(isOwnPath("/%2525252525252573hop"), "ambiguous");
+  for (const p of ["/Shop", "/%2573hop", "/waiting-list", "/apis;x", "/Administrator"]) {
+    assert(!isOwnPath(p), p);
+  }
+  assertEquals(routingPath("/%2541PI;x=1/admin."), "/api/admin");
+});
+
 Deno.test("proxy: another spelling of our own paths never reaches the origin; the origin gets the normalised path", async () => {
   const origin = startOrigin();
   const { srv, token, stop } = await proxiedApp(origin);
@@ -50,6 +72,9 @@ Deno.test("proxy: another spelling of our own paths never reaches the origin; th
       "//api/admin/bootstrap",
       "/./metrics",
       "/%41PI/../admin",
+      "/API/admin/state",
+      "/%2561pi/admin/state",
+      "/Admin",
     ]
   ) {
     const r = await send(p);
