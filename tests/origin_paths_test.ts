@@ -94,3 +94,22 @@ Deno.test("proxy: X-Real-IP from a direct client is replaced by the socket addre
   assertEquals((await r.json()).headers["x-real-ip"], "127.0.0.1");
   await stop();
 });
+
+Deno.test("proxy: a client's X-Tollgate-* headers never reach the origin; the proxy's own name the visitor", async () => {
+  const origin = startOrigin();
+  const { srv, auth, stop } = await proxiedApp(origin);
+  const r = await fetch(`${srv.url}/f`, {
+    headers: {
+      ...auth,
+      "x-tollgate-queue": "vip",
+      "x-tollgate-visitor": "forged-visitor",
+      "X-Tollgate-Admin": "yes",
+      "connection": "x-tollgate-queue",
+    },
+  });
+  const seen = (await r.json()).headers;
+  assertEquals(seen["x-tollgate-queue"], "default");
+  assertEquals(seen["x-tollgate-visitor"], "visitor-0001");
+  assertEquals(seen["x-tollgate-admin"], undefined);
+  await stop();
+});
