@@ -1,0 +1,133 @@
+/**
+ * The real server (main.ts) under a connection flood, started with a low descriptor limit: idle
+ * and slow-header connections past the limit must not end the process (they did: `Too many open
+ * files` from Deno.serve's accept loop); ordinary joins are answered once the flood's
+ * connections are shed, a connection that never finishes its request head is closed after the
+ * header timeout, and an idle keep-alive connection after the idle timeout.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { freePort, sleep } from "./server_procs.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const SECRET = "flood-test-secret-flood-test-secret-0123";
+const FD_LIMIT = 256;
+const enc = new TextEncoder();
+
+/** Starts main.ts under `ulimit -n FD_LIMIT`; returns its port, process and stderr. */
+function start(env: Record<string, string>) {
+  const port = freePort();
+  const child = new Deno.Command("sh", {
+    args: ["-c", `ulimit -n ${FD_LIMIT} && exec "$0" run -A main.ts`, Deno.execPath()],
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), TOKEN_SECRET: SECRET, DENO_KV_PATH: ":memory:" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const log: string[] = [];
+  const done = (async () => {
+    for await (const s of child.stderr.pipeThrough(new TextDecoderStream())) log.push(s);
+  })().catch(() => {});
+  let exited: Deno.CommandStatus | null = null;
+  child.status.then((s) => exited = s);
+  return { port, child, log, done, exited: () => exited };
+}
+
+/** Resolves with the ms until the peer closed `conn` (a read returns end of stream or fails). */
+async function closedAfter(conn: Deno.Conn, limitMs: number): Promise<number> {
+  const t0 = performance.now();
+  const buf = new Uint8Array(4096);
+  const timer = setTimeout(() => conn.close(), limitMs);
+  try {
+    while ((await conn.read(buf)) !== null) { /* a response; read on */ }
+  } catch { /* reset, or closed by the timer */ }
+  clearTimeout(timer);
+  return performance.now() - t0;
+}
+
+async function join(port: number): Promise<number> {
+  const r = await fetch(`http://127.0.0.1:${port}/join`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ queue: "default" }),
+  });
+  await r.body?.cancel();
+  return r.status;
+}
+
+Deno.test({
+  name: "connection flood past the descriptor limit: the process lives and serves joins",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const s = start({ HEADER_TIMEOUT_MS: "1500", IDLE_TIMEOUT_MS: "2500" });
+    const flood: Deno.Conn[] = [];
+    try {
+      for (let i = 0;; i++) {
+        try {
+          const r = await fetch(`http://127.0.0.1:${s.port}/health`);
+          await r.body?.cancel();
+          if (r.ok) break;
+        } catch { /* not yet */ }
+        assert(s.exited() === null && i < 300, `server did not start: ${s.log.join("")}`);
+        await sleep(100);
+      }
+      // Half idle, half with a request head that never ends: more than the descriptor limit.
+      for (let i = 0; i < FD_LIMIT + 100; i++) {
+        try {
+          const c = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+          flood.push(c);
+          if (i % 2) {
+            await c.write(enc.encode("POST /join HTTP/1.1\r\nHost: x\r\nX-A: ")).catch(() => {});
+          }
+        } catch { /* refused or reset: the server sheds */ }
+      }
+      await sleep(200);
+      assertEquals(s.exited(), null, `the server exited: ${s.log.join("")}`);
+      // Ordinary joins, on new connections, right after the flood.
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push(await join(s.port));
+      assert(statuses.every((st) => st === 200 || st === 202), `joins answered ${statuses}`);
+      assertEquals(s.exited(), null);
+
+      // A connection that never finishes its request head is closed after the header timeout.
+      const slow = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+      await slow.write(enc.encode("GET /health HTTP/1.1\r\nHost: x\r\n"));
+      const slowMs = await closedAfter(slow, 8000);
+      assert(slowMs >= 1200 && slowMs < 4000, `slow head closed after ${slowMs} ms`);
+      // A keep-alive connection idle after its response is closed after the idle timeout.
+      const idle = await Deno.connect({ hostname: "127.0.0.1", port: s.port });
+      await idle.write(enc.encode("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+      const idleMs = await closedAfter(idle, 8000);
+      assert(idleMs >= 2000 && idleMs < 5000, `idle keep-alive closed after ${idleMs} ms`);
+
+      const text = await (await fetch(`http://127.0.0.1:${s.port}/metrics?format=prometheus`, {
+        headers: { authorization: `Bearer ${SECRET}` },
+      })).text();
+      const closed = (reason: string) =>
+        Number(
+          new RegExp(`^tollgate_http_connections_closed_total\\{reason="${reason}"\\} (\\d+)`, "m")
+            .exec(text)?.[1] ?? 0,
+        );
+      assert(closed("cap") + closed("descriptors") >= 100, `too few shed:\n${text}`);
+      assert(closed("header_timeout") >= 1 && closed("idle_timeout") >= 1, text);
+      assert(/^tollgate_http_connections_limit 192$/m.test(text), "cap: 3/4 of 256 descriptors");
+      // Logged once, not once per connection.
+      const capLines = s.log.join("").split("\n").filter((l) =>
+        l.includes("connection cap reached")
+      );
+      assertEquals(capLines.length, 1, s.log.join(""));
+    } finally {
+      for (const c of flood) {
+        try {
+          c.close();
+        } catch { /* closed by the server */ }
+      }
+      try {
+        s.child.kill("SIGTERM");
+      } catch { /* gone */ }
+      await s.child.status;
+      await s.done;
+    }
+  },
+});
