@@ -6,31 +6,21 @@
  * header timeout, and an idle keep-alive connection after the idle timeout.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { freePort, sleep } from "./server_procs.ts";
+import { sleep, spawnServer, waitReady } from "./server_procs.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "flood-test-secret-flood-test-secret-0123";
 const FD_LIMIT = 256;
 const enc = new TextEncoder();
 
-/** Starts main.ts under `ulimit -n FD_LIMIT`; returns its port, process and stderr. */
+/** Starts main.ts under `ulimit -n FD_LIMIT`; `exited()` is its status once it ended. */
 function start(env: Record<string, string>) {
-  const port = freePort();
-  const child = new Deno.Command("sh", {
-    args: ["-c", `ulimit -n ${FD_LIMIT} && exec "$0" run -A main.ts`, Deno.execPath()],
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), TOKEN_SECRET: SECRET, DENO_KV_PATH: ":memory:" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const log: string[] = [];
-  const done = (async () => {
-    for await (const s of child.stderr.pipeThrough(new TextDecoderStream())) log.push(s);
-  })().catch(() => {});
+  const s = spawnServer(
+    { ...env, TOKEN_SECRET: SECRET, DENO_KV_PATH: ":memory:" },
+    { fdLimit: FD_LIMIT },
+  );
   let exited: Deno.CommandStatus | null = null;
-  child.status.then((s) => exited = s);
-  return { port, child, log, done, exited: () => exited };
+  s.child.status.then((st) => exited = st);
+  return { ...s, exited: () => exited };
 }
 
 /** Resolves with the ms until the peer closed `conn` (a read returns end of stream or fails). */
@@ -63,15 +53,7 @@ Deno.test({
     const s = start({ HEADER_TIMEOUT_MS: "1500", IDLE_TIMEOUT_MS: "2500" });
     const flood: Deno.Conn[] = [];
     try {
-      for (let i = 0;; i++) {
-        try {
-          const r = await fetch(`http://127.0.0.1:${s.port}/health`);
-          await r.body?.cancel();
-          if (r.ok) break;
-        } catch { /* not yet */ }
-        assert(s.exited() === null && i < 300, `server did not start: ${s.log.join("")}`);
-        await sleep(100);
-      }
+      await waitReady(s);
       // Half idle, half with a request head that never ends: more than the descriptor limit.
       for (let i = 0; i < FD_LIMIT + 100; i++) {
         try {
