@@ -93,6 +93,7 @@ async function main() {
   serveBounded({
     port: config.PORT,
     maxConnections,
+    serveAddress: Deno.env.get("DENO_SERVE_ADDRESS"),
     headerTimeoutMs: config.HEADER_TIMEOUT_MS,
     idleTimeoutMs: config.IDLE_TIMEOUT_MS,
     onListen: ({ hostname, port }) =>

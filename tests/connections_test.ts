@@ -4,7 +4,7 @@
  * when every connection is busy; and the descriptor arithmetic of lib/http/serve.ts.
  */
 import { type CloseReason, ConnectionPool } from "../lib/http/connections.ts";
-import { connectionLimit, isDescriptorExhaustion } from "../lib/http/serve.ts";
+import { connectionLimit, isDescriptorExhaustion, tcpServeAddress } from "../lib/http/serve.ts";
 import { assert, assertEquals } from "./assert.ts";
 
 function pool(max = 3) {
@@ -92,4 +92,13 @@ Deno.test("descriptors: the cap stays at three quarters of the limit; EMFILE and
   assert(isDescriptorExhaustion(new Error("Too many open files (os error 24)")));
   assert(isDescriptorExhaustion(new Error("Too many open files in system (os error 23)")));
   assert(!isDescriptorExhaustion(new Error("Connection reset by peer (os error 104)")));
+});
+
+Deno.test("DENO_SERVE_ADDRESS: its tcp form is honoured, other forms are left to Deno.serve", () => {
+  assertEquals(tcpServeAddress("tcp:127.0.0.1:8000"), { hostname: "127.0.0.1", port: 8000 });
+  assertEquals(tcpServeAddress("tcp:[::1]:9000"), { hostname: "::1", port: 9000 });
+  assertEquals(tcpServeAddress("tcp:localhost:80"), { hostname: "localhost", port: 80 });
+  for (const other of ["unix:/run/t.sock", "vsock:3:80", "tcp:127.0.0.1", "tcp:h:70000"]) {
+    assertEquals(tcpServeAddress(other), null, other);
+  }
 });

@@ -26,6 +26,11 @@ type Handler = (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise
 export interface ServeBounds {
   port: number;
   hostname?: string;
+  /**
+   * `DENO_SERVE_ADDRESS` (a Deno runtime variable `Deno.serve` obeys): its `tcp:HOST:PORT` form
+   * replaces `hostname` and `port` here too; any other form is left to `Deno.serve`, unbounded.
+   */
+  serveAddress?: string;
   /** Most open connections (already below the descriptor limit: see `connectionLimit`). */
   maxConnections: number;
   /** From connecting to a complete first request head. */
@@ -61,6 +66,13 @@ function serveOnConnection(): ServeOnConnection | null {
   return typeof f === "function" ? f as ServeOnConnection : null;
 }
 
+/** The host and port of a `DENO_SERVE_ADDRESS` of the form `tcp:HOST:PORT`; null for others. */
+export function tcpServeAddress(value: string): { hostname: string; port: number } | null {
+  const m = /^tcp:(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):(\d{1,5})$/.exec(value.trim());
+  if (!m || Number(m[2]) > 65535) return null;
+  return { hostname: m[1].replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+}
+
 /** The soft descriptor limit of this process (Linux `/proc/self/limits`), or null. */
 export function descriptorLimit(): number | null {
   try {
@@ -93,10 +105,14 @@ const LOG_EVERY_MS = 60_000;
 /** Serves `handler` on a TCP port under `bounds` (see the file header). */
 export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServer {
   const perConn = serveOnConnection();
-  if (!perConn) {
+  const override = bounds.serveAddress ? tcpServeAddress(bounds.serveAddress) : null;
+  if (!perConn || (bounds.serveAddress && !override)) {
     log("warn", "connection bounds unavailable", {
-      hint: "this Deno does not expose per-connection serving: Deno.serve runs without a " +
-        "connection cap or header timeout; bound them in the proxy in front (docs/deploy.md)",
+      hint: (perConn
+        ? "DENO_SERVE_ADDRESS is not of the form tcp:HOST:PORT"
+        : "this Deno does not expose per-connection serving") +
+        ": Deno.serve runs without a connection cap or header timeout; bound them in the " +
+        "proxy in front (docs/deploy.md)",
     });
     const s = Deno.serve({
       port: bounds.port,
@@ -105,7 +121,7 @@ export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServ
     }, handler);
     return { addr: s.addr, finished: s.finished, shutdown: () => s.shutdown() };
   }
-  const listener = Deno.listen({ port: bounds.port, hostname: bounds.hostname });
+  const listener = Deno.listen(override ?? { port: bounds.port, hostname: bounds.hostname });
   const addr = listener.addr as Deno.NetAddr;
   const m = instanceMetrics;
   m.connections.limit = bounds.maxConnections;
