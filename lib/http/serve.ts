@@ -171,17 +171,20 @@ export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServ
       info.completed.then(done, done);
       return handler(req, info);
     };
-    let finished: Promise<void>;
-    try {
-      finished = perConn(conn, ctl.signal, served, onError, () => {}).finished;
-    } catch (e) {
-      finished = Promise.reject(e);
-    }
-    finished.catch(() => {}).finally(() => {
+    const gone = () => {
       pool.gone(slot);
       slots.delete(slot);
       m.connections.open = slots.size;
-    });
+    };
+    try {
+      perConn(conn, ctl.signal, served, onError, () => {}).finished.then(gone, gone);
+    } catch (e) {
+      gone();
+      try {
+        conn.close();
+      } catch { /* already gone */ }
+      warnAtMost("serve", "could not serve a connection", { error: String(e) });
+    }
   };
 
   const loop = async () => {
