@@ -94,6 +94,7 @@ async function main() {
     port: config.PORT,
     maxConnections,
     serveAddress: Deno.env.get("DENO_SERVE_ADDRESS"),
+    platformServes: onDeploy(),
     headerTimeoutMs: config.HEADER_TIMEOUT_MS,
     idleTimeoutMs: config.IDLE_TIMEOUT_MS,
     onListen: ({ hostname, port }) =>

@@ -13,8 +13,8 @@
  * - keep accepting when `accept` fails for want of descriptors: shed the oldest waiting
  *   connection, back off briefly, go on (logged once a minute at most, counted always).
  *
- * Where the runtime does not offer the per-connection call (another Deno, Deno Deploy), plain
- * `Deno.serve` runs as before, with a warning.
+ * On Deno Deploy (the platform accepts the connections) plain `Deno.serve` runs as before; where
+ * the runtime does not offer the per-connection call, too, with a warning.
  */
 import { instanceMetrics } from "../metrics/instance.ts";
 import { ConnectionPool, type Slot } from "./connections.ts";
@@ -31,6 +31,8 @@ export interface ServeBounds {
    * replaces `hostname` and `port` here too; any other form is left to `Deno.serve`, unbounded.
    */
   serveAddress?: string;
+  /** True on a platform that accepts the connections itself (Deno Deploy): plain `Deno.serve`. */
+  platformServes?: boolean;
   /** Most open connections (already below the descriptor limit: see `connectionLimit`). */
   maxConnections: number;
   /** From connecting to a complete first request head. */
@@ -106,7 +108,8 @@ const LOG_EVERY_MS = 60_000;
 export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServer {
   const perConn = serveOnConnection();
   const override = bounds.serveAddress ? tcpServeAddress(bounds.serveAddress) : null;
-  if (!perConn || (bounds.serveAddress && !override)) {
+  const unbounded = !perConn || (bounds.serveAddress && !override);
+  if (unbounded && !bounds.platformServes) {
     log("warn", "connection bounds unavailable", {
       hint: (perConn
         ? "DENO_SERVE_ADDRESS is not of the form tcp:HOST:PORT"
@@ -114,6 +117,8 @@ export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServ
         ": Deno.serve runs without a connection cap or header timeout; bound them in the " +
         "proxy in front (docs/deploy.md)",
     });
+  }
+  if (unbounded || bounds.platformServes) {
     const s = Deno.serve({
       port: bounds.port,
       hostname: bounds.hostname,
