@@ -34,13 +34,17 @@ export interface Server {
 
 /**
  * Spawns one server process on a free port; with `fdLimit`, under that file-descriptor limit
- * (`ulimit -n` in a shell that then becomes the server).
+ * (`ulimit -n` in a shell that then becomes the server); `flags` go to `deno run`.
  */
-export function spawnServer(env: Record<string, string>, opts: { fdLimit?: number } = {}): Server {
+export function spawnServer(
+  env: Record<string, string>,
+  opts: { fdLimit?: number; flags?: string[] } = {},
+): Server {
   const port = freePort();
+  const run = ["run", "-A", ...(opts.flags ?? []), MAIN];
   const [cmd, args] = opts.fdLimit === undefined
-    ? [Deno.execPath(), ["run", "-A", MAIN]]
-    : ["sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$0" run -A "$1"`, Deno.execPath(), MAIN]];
+    ? [Deno.execPath(), run]
+    : ["sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...run]];
   const child = new Deno.Command(cmd, {
     args,
     cwd: ROOT,
