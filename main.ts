@@ -6,6 +6,7 @@ import { log } from "./lib/log.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { openStore } from "./lib/store/commit.ts";
+import { connectionLimit, descriptorLimit, serveBounded } from "./lib/http/serve.ts";
 
 /** True on Deno Deploy, where KV is managed and the file system is read-only. */
 function onDeploy(): boolean {
@@ -85,14 +86,25 @@ async function main() {
   // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
   cronTick = tickAll;
-  Deno.serve({
+  // Connections bounded (cap under the descriptor limit, header and idle timeouts), and accept
+  // kept going when descriptors run out: a flood of idle connections must not end the process.
+  const fds = descriptorLimit();
+  const maxConnections = connectionLimit(config.MAX_CONNECTIONS, fds);
+  serveBounded({
     port: config.PORT,
+    maxConnections,
+    serveAddress: Deno.env.get("DENO_SERVE_ADDRESS"),
+    platformServes: onDeploy(),
+    headerTimeoutMs: config.HEADER_TIMEOUT_MS,
+    idleTimeoutMs: config.IDLE_TIMEOUT_MS,
     onListen: ({ hostname, port }) =>
       log("info", "tollgate listening", {
         version: VERSION,
         url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`,
         kv: path,
         queues: config.QUEUES,
+        maxConnections,
+        descriptorLimit: fds,
         // A simulated clock says so, with what a load driver needs to follow it.
         ...(clock === systemClock ? {} : {
           clockSpeed: config.TOLLGATE_CLOCK_SPEED,

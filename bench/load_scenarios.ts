@@ -55,6 +55,9 @@ const USAGE =
   --join-rate N          mixed: joins per second (50)
   --attack-visitors N    attack: ordinary visitors from their own addresses (1000)
   --attack-seconds N     attack: seconds they join over, one address attacking (60)
+  --flood-rate N         attack: ordinary joins a second beside the refusal flood (200; --quick: 100)
+  --flood-seconds N      attack: seconds of each refusal-flood phase, without and with (10; --quick: 3)
+  --flood-instances N    attack: servers of the refusal flood, over one KV file (2)
   --nat-clock-speed N    attack: TOLLGATE_CLOCK_SPEED of the one-address NAT run (5; --quick: 10, 40 joins over 1 minute)
   --results PATH         where to write the section (bench/RESULTS.md; --quick: none)
   --no-results           write nothing
@@ -151,6 +154,12 @@ export function parseArgs(argv: string[]): LoadArgs {
         ? { visitors: 40, minutes: 1, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) }
         : { visitors: 200, minutes: 5, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) },
       writes: { visitors: quick ? 50 : 1000, attackJoinsEach: 2, heartbeatsEach: 3 },
+      flood: {
+        instances: num("--flood-instances", 2, 2),
+        seconds: num("--flood-seconds", 10, 3),
+        joinRate: num("--flood-rate", 200, 100),
+        floodConnections: 4,
+      },
     },
     results,
     strict: flags.has("--strict"),

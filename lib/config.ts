@@ -70,6 +70,12 @@ const EnvSchema = z.object({
   ),
   /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
   BODY_TIMEOUT_MS: positiveInt(100, 120_000).default(5_000),
+  /** Most open client connections (never above 3/4 of the descriptor limit; lib/http/serve.ts). */
+  MAX_CONNECTIONS: positiveInt(16, 1_000_000).default(20_000),
+  /** How long a new connection may take to send a complete request head (then closed). */
+  HEADER_TIMEOUT_MS: positiveInt(100, 300_000).default(10_000),
+  /** How long a keep-alive connection may sit idle after a response (then closed). */
+  IDLE_TIMEOUT_MS: positiveInt(100, 3_600_000).default(75_000),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */

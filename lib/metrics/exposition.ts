@@ -164,6 +164,17 @@ function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
   w.counterOf(m.commitFailures);
   w.histogramOf(m.tickSeconds);
   w.counterOf(m.ticks);
+  w.counterOf(m.connectionsClosed);
+  w.counterOf(m.acceptErrors);
+  w.gauge("tollgate_http_connections_open", "Connections open on this instance.", [[
+    {},
+    m.connections.open,
+  ]]);
+  w.gauge(
+    "tollgate_http_connections_limit",
+    "This instance's connection cap (0: served without one).",
+    [[{}, m.connections.limit]],
+  );
   w.counter(
     "tollgate_metrics_series_dropped_total",
     "Observations dropped because a metric family was full (bounded label sets).",

@@ -73,6 +73,20 @@ export class InstanceMetrics {
     [],
     LATENCY_BOUNDS,
   );
+  readonly connectionsClosed = new Counter(
+    "tollgate_http_connections_closed_total",
+    "Connections this instance closed itself, by reason: cap (shed for a new one at the " +
+      "connection cap), refused (at the cap with every connection busy), descriptors (shed when " +
+      "accept ran out of file descriptors), header_timeout, idle_timeout.",
+    ["reason"],
+  );
+  readonly acceptErrors = new Counter(
+    "tollgate_http_accept_errors_total",
+    "Failed accepts of new connections, by reason (descriptors: too many open files).",
+    ["reason"],
+  );
+  /** Open connections and the cap (gauges; 0 where the runtime serves without bounds). */
+  readonly connections = { open: 0, limit: 0 };
   readonly ticks = new Counter(
     "tollgate_ticks_total",
     "Admission ticks this instance started, by result (ran, or skipped: another ran that second).",
@@ -91,6 +105,8 @@ export class InstanceMetrics {
       this.commitFailures,
       this.tickSeconds,
       this.ticks,
+      this.connectionsClosed,
+      this.acceptErrors,
     ].reduce((n, f) => n + f.series.dropped, 0);
   }
 }

@@ -31,7 +31,8 @@ export interface JoinGuards {
     | "challengesIssued"
     | "challengesSolved"
     | "challengesFailed"
-    | "enqueueTokensRefused",
+    | "enqueueTokensRefused"
+    | "shadowPlaced",
     number
   >;
 }
