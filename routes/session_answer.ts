@@ -26,23 +26,32 @@ export async function afterOrigin(
   verdict: SessionVerdict | null,
   res: Response,
 ): Promise<Response> {
-  const h = res.headers;
-  const command = h.get(COMMAND_HEADER);
+  const command = res.headers.get(COMMAND_HEADER);
+  // The usual answer: passed on as it is, without a copy.
+  if (command === null && !verdict?.token) return res;
+  // A fetch answer's headers cannot change: the same body and status with a copy of them.
+  const out = new Response(res.body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: new Headers(res.headers),
+  });
+  const h = out.headers;
+  const ttl = sessions.deps.ttlSeconds;
   if (command === null) {
-    refreshCookie(h, req, verdict, sessions.deps.ttlSeconds);
-    return res;
+    refreshCookie(h, req, verdict, ttl);
+    return out;
   }
   h.delete(COMMAND_HEADER);
   if (claims && command.trim().toLowerCase() === "release") {
     try {
       await releaseSession(sessions, claims);
       h.append("Set-Cookie", clearedCookie("tg_access", isSecureRequest(req)));
-      return res;
+      return out;
     } catch (e) {
       // The site's answer still goes out; the session ends with its time instead.
       log("warn", "release by origin header failed", { queue: claims.queue, error: String(e) });
     }
   }
-  refreshCookie(h, req, verdict, sessions.deps.ttlSeconds);
-  return res;
+  refreshCookie(h, req, verdict, ttl);
+  return out;
 }

@@ -84,10 +84,13 @@ Deno.test("sliding: an active visitor is never cut off; its token is re-issued p
   }
   assert(reissued >= 4, `re-issued ${reissued} times over 40 minutes`);
   // The status answer signs the token the record holds: the newest one, not the first.
-  assertEquals((await record(t, v.id))!.enteredAt, (await t.services.signer.verifyAccessToken(
-    token,
-    t.clock.now(),
-  ))!.iat * 1000);
+  assertEquals(
+    (await record(t, v.id))!.enteredAt,
+    (await t.services.signer.verifyAccessToken(
+      token,
+      t.clock.now(),
+    ))!.iat * 1000,
+  );
   assert(first !== token);
   t.close();
 });
