@@ -103,7 +103,7 @@ export class SessionKeeper {
     if (s.sessionMode !== "sliding") return OK;
     const key = `${claims.queue}\0${claims.sub}`;
     const now = this.deps.now();
-    const every = renewalIntervalMs(s.sessionIdleSeconds);
+    const every = renewalIntervalMs(s.sessionIdleSeconds, this.deps.ttlSeconds);
     let k = this.#known.get(key);
     if (!k || !settled(k, now, every)) {
       let p = this.#renewing.get(key);

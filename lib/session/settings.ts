@@ -52,9 +52,11 @@ export async function writeSessionSettings(
 
 /**
  * How often a sliding session is written at most (per visitor, across every instance): a fifth
- * of the idle time, between 10 s and 60 s. A session then lasts between `idle` and `idle` plus
- * this interval after the visitor's last request, never less.
+ * of the idle time, between 10 s and 60 s, and at most a quarter of the access token's lifetime
+ * (so a token is re-issued well before it runs out, however short it is). A session then lasts
+ * between `idle` and `idle` plus this interval after the visitor's last request, never less.
  */
-export function renewalIntervalMs(idleSeconds: number): number {
-  return Math.min(60_000, Math.max(10_000, Math.round(idleSeconds * 200)));
+export function renewalIntervalMs(idleSeconds: number, ttlSeconds: number): number {
+  const every = Math.min(60_000, Math.max(10_000, Math.round(idleSeconds * 200)));
+  return Math.min(every, ttlSeconds * 250);
 }

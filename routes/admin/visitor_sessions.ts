@@ -71,7 +71,8 @@ export function visitorSessionRoutes(s: Services) {
     return {
       queue: q,
       ...v,
-      renewalIntervalSeconds: renewalIntervalMs(v.sessionIdleSeconds) / 1000,
+      renewalIntervalSeconds:
+        renewalIntervalMs(v.sessionIdleSeconds, s.config.ACCESS_TOKEN_TTL_SECONDS) / 1000,
     };
   };
   app.openapi(getRoute, async (c) => {
