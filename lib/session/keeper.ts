@@ -81,12 +81,18 @@ export class SessionKeeper {
 
   /** The session settings of `q`, read at most once a second. */
   async settings(q: string): Promise<SessionSettings> {
+    const hit = this.#settingsNow(q);
+    if (hit) return hit;
+    const s = await readSessionSettings(this.deps.kv, q);
+    this.#settings.set(q, { s, at: this.deps.now() });
+    return s;
+  }
+
+  /** The cached settings of `q` while under a second old. */
+  #settingsNow(q: string): SessionSettings | undefined {
     const now = this.deps.now();
     const hit = this.#settings.get(q);
-    if (hit && now - hit.at < 1000 && now >= hit.at) return hit.s;
-    const s = await readSessionSettings(this.deps.kv, q);
-    this.#settings.set(q, { s, at: now });
-    return s;
+    return hit && now - hit.at < 1000 && now >= hit.at ? hit.s : undefined;
   }
 
   /** Forgets the cached settings of `q` (this instance changed them). */
@@ -94,18 +100,33 @@ export class SessionKeeper {
     this.#settings.delete(q);
   }
 
-  /** The session check of a request whose token verified with `claims`. */
-  async check(claims: AccessClaims): Promise<SessionVerdict> {
+  /**
+   * The session check of a request whose token verified with `claims`. Answers without an await
+   * in the usual case (the release list looked at this second, the settings and the visitor
+   * known), since every admitted request pays for it.
+   */
+  check(claims: AccessClaims): SessionVerdict | Promise<SessionVerdict> {
+    if (this.ended.fresh()) return this.#checkSlow(claims);
+    if (this.ended.ended(claims.queue, claims.sub, claims.iat)) return REFUSED;
+    const s = this.#settingsNow(claims.queue);
+    if (!s) return this.#checkSlow(claims);
+    if (s.sessionMode !== "sliding") return OK;
+    const k = this.#known.get(`${claims.queue}\0${claims.sub}`);
+    const every = renewalIntervalMs(s.sessionIdleSeconds, this.deps.ttlSeconds);
+    if (!k || !settled(k, this.deps.now(), every)) return this.#checkSlow(claims);
+    return this.#verdict(claims, k);
+  }
+
+  async #checkSlow(claims: AccessClaims): Promise<SessionVerdict> {
     const look = this.ended.fresh();
     if (look) await look;
     if (this.ended.ended(claims.queue, claims.sub, claims.iat)) return REFUSED;
     const s = await this.settings(claims.queue);
     if (s.sessionMode !== "sliding") return OK;
     const key = `${claims.queue}\0${claims.sub}`;
-    const now = this.deps.now();
     const every = renewalIntervalMs(s.sessionIdleSeconds, this.deps.ttlSeconds);
     let k = this.#known.get(key);
-    if (!k || !settled(k, now, every)) {
+    if (!k || !settled(k, this.deps.now(), every)) {
       let p = this.#renewing.get(key);
       if (!p) {
         p = this.#renew(claims, s, every).finally(() => this.#renewing.delete(key));
@@ -114,19 +135,22 @@ export class SessionKeeper {
       k = await p ?? undefined;
       if (!k) return REFUSED;
     }
+    return await this.#verdict(claims, k);
+  }
+
+  /** What `k`, known of the visitor, says of a request with `claims`. */
+  #verdict(claims: AccessClaims, k: Known): SessionVerdict | Promise<SessionVerdict> {
     if (k.until === -1) return OK;
     // Ended: its tokens are refused; a newer token without a record (allowlisted since) passes.
     if (k.until === 0) return claims.iat <= k.iat ? REFUSED : OK;
-    if (k.until <= now) return REFUSED;
+    if (k.until <= this.deps.now()) return REFUSED;
     if (k.iat <= claims.iat) return OK;
+    const { sub, queue } = claims;
     const exp = k.iat + this.deps.ttlSeconds;
-    const token = await this.deps.signer.sign({
-      sub: claims.sub,
-      queue: claims.queue,
-      iat: k.iat,
-      exp,
-    });
-    return { ok: true, token };
+    return this.deps.signer.sign({ sub, queue, iat: k.iat, exp }).then((token) => ({
+      ok: true,
+      token,
+    }));
   }
 
   /** Reads the record and writes the renewal when due; null when the session is over. */
