@@ -28,6 +28,7 @@ import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
+import { SessionsCard } from "./admission_sessions.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -95,6 +96,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <SessionsCard queue={queue} />
       <JoinLimitCard queue={queue} />
       <GuardCards queue={queue} />
       <AdmitCard queue={queue} />
