@@ -152,6 +152,7 @@ export const keys = {
   sessionSettings: (q: string) => ["settings", "sessions", q] as const,
   /** A sliding session seen by a renewal: its newest token's `iat` (kept until that token's exp). */
   sessionMark: (q: string, sub: string) => ["sessionMark", q, sub] as const,
+  sessionMarkPrefix: (q: string) => ["sessionMark", q] as const,
   /** A session the site ended (release), by when: every instance lists these once a second. */
   sessionEnded: (atMs: number, q: string, sub: string) => ["sessionEnded", atMs, q, sub] as const,
   sessionEndedPrefix: () => ["sessionEnded"] as const,
