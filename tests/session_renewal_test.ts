@@ -139,3 +139,18 @@ Deno.test("sliding: the hard cap ends an active session; a token without a slot 
   assertEquals((await verify(t, pass)).status, 204);
   t.close();
 });
+
+Deno.test("sliding, two instances: floods on both still write once per renewal interval", async () => {
+  const { t, base } = await countedApp();
+  await setSessions(t, { sessionIdleSeconds: 300 });
+  const other = await makeApp({}, { kv: base, clock: t.clock });
+  const v = await admittedVisitor(t);
+  for (let i = 0; i < 60; i++) {
+    t.clock.advance(10_000);
+    await Promise.all([flood(t, v.token, 10), flood(other, v.token, 10)]);
+  }
+  // The first request's write (at 10 s), then one per 60 s interval up to 600 s: the instance
+  // that comes second reads the record renewed and writes nothing.
+  assertEquals((await readSessionStats(t.kv, "default")).renewed, 10);
+  t.close();
+});
