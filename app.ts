@@ -10,6 +10,7 @@ import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
+import { SessionKeeper } from "./lib/session/keeper.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
@@ -28,6 +29,7 @@ import { errorResponse } from "./http/response.ts";
 import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
+import { releaseRoutes } from "./routes/release.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
 
@@ -106,6 +108,13 @@ async function createServices(deps: AppDeps): Promise<Services> {
       engine,
       access.hits,
     ),
+    sessions: new SessionKeeper({
+      kv: deps.kv,
+      now: () => deps.clock.now(),
+      signer,
+      ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
+      engine,
+    }),
   };
 
   services.isAdminSession = sessionChecker(services);
@@ -148,6 +157,7 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
   app.route("/", forwardAuthRoutes(services));
+  app.route("/", releaseRoutes(services));
   app.route("/", operatorRoutes(services));
   app.route("/", adminRoutes(services));
   app.route("/", pageRoutes(services));
@@ -162,6 +172,11 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
     type: "apiKey",
     in: "cookie",
     name: "tg_admin",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "accessToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "a visitor's access token",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorHeader", {
     type: "apiKey",

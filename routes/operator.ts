@@ -4,6 +4,7 @@ import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { buildExposition, negotiateFormat } from "../lib/metrics/exposition.ts";
 import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
+import { sessionMetrics, withSessionMetrics } from "../lib/session/stats.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
@@ -155,12 +156,13 @@ export function operatorRoutes(s: Services) {
     const { queue, format } = c.req.valid("query");
     const fmt = negotiateFormat(format, c.req.header("accept"));
     if (fmt !== "json") {
-      const text = await buildExposition(s.engine, fmt, queue);
+      const text = await buildExposition(s.engine, fmt, queue, (q) => sessionMetrics(s.kv, q));
       return c.text(text, 200, { "Content-Type": CONTENT_TYPES[fmt], Vary: "Accept" });
     }
     c.header("Vary", "Accept");
-    if (queue) return c.json(await s.engine.metrics(queue), 200);
-    return c.json({ queues: await s.engine.allMetrics() }, 200);
+    if (queue) return c.json(await withSessionMetrics(s.kv, await s.engine.metrics(queue)), 200);
+    const all = await s.engine.allMetrics();
+    return c.json({ queues: await Promise.all(all.map((m) => withSessionMetrics(s.kv, m))) }, 200);
   });
   return app;
 }

@@ -16,6 +16,7 @@ import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
+import { afterOrigin } from "./session_answer.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
@@ -83,15 +84,19 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
+    // The session check after the signature's: ended sessions are refused, sliding ones renewed.
+    const verdict = vr.claims ? await s.sessions.check(vr.claims) : null;
+    const claims = verdict?.ok ? vr.claims : null;
     // An allowlisted address is admitted at once and takes no slot, so it needs no
     // token here either: no detour through the waiting room.
-    if (!vr.claims && !(await allowlisted(s, req, info))) {
+    if (!claims && !(await allowlisted(s, req, info))) {
       return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
     }
     try {
       // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
       const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
-      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      const res = await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      return await afterOrigin(s.sessions, req, claims, verdict, res);
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));

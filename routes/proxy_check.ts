@@ -20,6 +20,7 @@ import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { plainPathsOurs, waitUrlFor } from "./origin.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
+import { refreshCookie } from "./session_answer.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
 export type CheckKind = "verify" | "auth-request" | "forward-auth";
@@ -89,10 +90,13 @@ export function proxyChecks(s: Services) {
   const answer = async (kind: CheckKind, req: Request, queue: string | undefined) => {
     const now = s.clock.now();
     const orig = kind === "verify" ? null : originalUri(req, kind);
-    const claims = (await readVisitorRequest(s.signer, req, now, queue, read)).claims ??
+    const signed = (await readVisitorRequest(s.signer, req, now, queue, read)).claims ??
       (orig?.token && read.queryToken
         ? await s.signer.verifyAccessToken(orig.token, now, queue)
         : null);
+    // The session check after the signature's: ended sessions are refused, sliding ones renewed.
+    const verdict = signed ? await s.sessions.check(signed) : null;
+    const claims = verdict?.ok ? signed : null;
     if (claims) {
       // The answer every admitted request costs: only what a proxy reads (no page headers on a
       // bodiless answer no browser sees), and never cached unless the operator says so.
@@ -100,6 +104,8 @@ export function proxyChecks(s: Services) {
       res.headers.set("Cache-Control", "no-store");
       res.headers.set("X-Tollgate-Visitor", claims.sub);
       res.headers.set("X-Tollgate-Queue", claims.queue);
+      // A re-issued token: the proxy passes this cookie on to the visitor (docs/forward-auth.md).
+      refreshCookie(res.headers, req, verdict, s.config.ACCESS_TOKEN_TTL_SECONDS);
       return res;
     }
     if (!orig) return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);

@@ -221,6 +221,19 @@ export const Metrics = z.object({
     drawnAt: z.number().int().nullable(),
     published: z.boolean().openapi({ description: "the draw record is public at GET /draw" }),
   }).openapi("PrequeueMetrics"),
+  sessions: z.object({
+    sessionMode: z.enum(["fixed", "sliding"]),
+    sessionsRenewed: z.number().int().openapi({ description: "sliding sessions renewed (writes)" }),
+    sessionsReleased: z.number().int().openapi({ description: "sessions the site ended" }),
+    sessionsEndedIdle: z.number().int().openapi({ description: "sliding sessions ended idle" }),
+    sessionsEndedCap: z.number().int().openapi({ description: "ended at sessionMaxSeconds" }),
+    sessionsExpired: z.number().int().openapi({
+      description: "sessions that ran to their token's expiry (fixed mode's end)",
+    }),
+    averageSessionSeconds: z.number().openapi({
+      description: "mean length, admission to end, of the sessions counted above",
+    }),
+  }).openapi("SessionMetrics"),
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

@@ -5,6 +5,7 @@ import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
 import type { Engine } from "../lib/queue/engine.ts";
 import type { AppDeps, ChallengeGate, EventSink } from "../lib/services.ts";
+import type { SessionKeeper } from "../lib/session/keeper.ts";
 import type { Signer } from "../lib/tokens.ts";
 import type { Webhooks } from "../lib/webhooks.ts";
 
@@ -26,4 +27,6 @@ export interface Services extends AppDeps {
   origin: OriginSettings;
   /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
   guards: JoinGuards;
+  /** Visitor sessions: fixed or sliding, renewal, release (lib/session). */
+  sessions: SessionKeeper;
 }

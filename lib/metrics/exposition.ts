@@ -3,6 +3,7 @@
  * instance's cached view has it, under a second old) and this instance's own counters.
  */
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
+import type { SessionMetrics } from "../session/stats.ts";
 import { VERSION } from "../version.ts";
 import { instanceMetrics } from "./instance.ts";
 import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
@@ -42,17 +43,24 @@ export function negotiateFormat(
 /** One queue's gauges and counters (all but the instance's own). */
 interface QueueSeries {
   m: QueueMetrics;
+  /** The session figures (lib/session/stats.ts), when the caller reads them. */
+  sessions?: SessionMetrics;
   tickLag: number;
   age: number;
 }
 
-async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
-  const m = await engine.metrics(q);
+async function queueSeries(
+  engine: Engine,
+  q: string,
+  sessions?: (q: string) => Promise<SessionMetrics>,
+): Promise<QueueSeries> {
+  const [m, sm] = await Promise.all([engine.metrics(q), sessions?.(q)]);
   // The view `metrics` just used (cached): its age is how old these values are.
   const v = await engine.ctx.view(q);
   const now = engine.ctx.now();
   return {
     m,
+    sessions: sm,
     tickLag: Math.max(0, now / 1000 - v.counts.tickAt),
     age: Math.max(0, (now - v.loadedAt) / 1000),
   };
@@ -150,6 +158,41 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "Silent waiting visitors that came back within their grace and kept their place.",
     all.map((s) => [{ queue: s.m.queue }, s.m.returned]),
   );
+  writeSessions(w, all.filter((s) => s.sessions));
+}
+
+/** Writes the session families of the queues whose figures were read. */
+function writeSessions(w: ExpositionWriter, all: QueueSeries[]): void {
+  w.counter(
+    "tollgate_queue_sessions_renewed_total",
+    "Sliding sessions renewed (one store write each, at most one per visitor per interval).",
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.sessionsRenewed]),
+  );
+  w.counter(
+    "tollgate_queue_sessions_ended_total",
+    "Sessions ended, by how: released by the site, idle, at the hard cap, at the token's expiry.",
+    all.flatMap((s) => {
+      const m = s.sessions!, q = s.m.queue;
+      return [
+        [{ queue: q, reason: "released" }, m.sessionsReleased],
+        [{ queue: q, reason: "idle" }, m.sessionsEndedIdle],
+        [{ queue: q, reason: "cap" }, m.sessionsEndedCap],
+        [{ queue: q, reason: "expired" }, m.sessionsExpired],
+      ] as [Labels, number][];
+    }),
+  );
+  w.gauge(
+    "tollgate_queue_average_session_seconds",
+    "Mean length (admission to end) of the sessions ended so far.",
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.averageSessionSeconds]),
+  );
+  w.stateGauge(
+    "tollgate_queue_session_mode",
+    "1 for the queue's session mode (fixed or sliding), 0 for the other.",
+    "mode",
+    ["fixed", "sliding"],
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.sessionMode]),
+  );
 }
 
 /** Writes this instance's own families; refusals only for the queues listed. */
@@ -190,10 +233,11 @@ export async function buildExposition(
   engine: Engine,
   format: TextFormat,
   only?: string,
+  sessions?: (q: string) => Promise<SessionMetrics>,
 ): Promise<string> {
   const names = only ? [only] : await engine.queueNames();
   const listed = names.slice(0, MAX_EXPOSED_QUEUES);
-  const all = await Promise.all(listed.map((q) => queueSeries(engine, q)));
+  const all = await Promise.all(listed.map((q) => queueSeries(engine, q, sessions)));
   const w = new ExpositionWriter(format);
   w.gauge("tollgate_build_info", "Always 1; the version label names the running release.", [[
     { version: VERSION },

@@ -17,6 +17,8 @@ export const OWN_PATH_SEGMENTS = [
   "heartbeat",
   "enter",
   "verify",
+  // The site ends a visitor's session (lib/session/release.ts).
+  "release",
   "wait",
   "demo",
   "cost",

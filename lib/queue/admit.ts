@@ -8,6 +8,7 @@ import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } 
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
+import { noteSessionEnd } from "../session/stats.ts";
 import { takeInEnters } from "./enters.ts";
 import { expandChunk, expandLeft, isLogMarker } from "./join_log.ts";
 import {
@@ -187,6 +188,8 @@ async function expireInto(
     } else {
       if ((v.until ?? 0) > now) continue;
       releaseSlot(op, q, v, counts);
+      // A sliding session's end by idleness or its cap is counted as such (lib/session).
+      noteSessionEnd(op, q, v);
     }
     op.check(e);
     handled.add(v.id);

@@ -97,6 +97,10 @@ export interface Visitor {
    * takes its place at its next write.
    */
   round?: number;
+  /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
+  seenAt?: number;
+  /** Sliding session with a hard cap: when it ends whatever the visitor does. */
+  capAt?: number;
 }
 
 /** Service-wide branding (one record). */

@@ -150,4 +150,15 @@ export const keys = {
   updatesCache: () => ["cache", "updates"] as const,
   /** Waiters that checked in again within their grace after going silent (KV `sum`). */
   returned: (q: string) => ["returned", q] as const,
+  /** Per-queue visitor session settings: fixed or sliding, idle time, hard cap (lib/session). */
+  sessionSettings: (q: string) => ["settings", "sessions", q] as const,
+  /** A sliding session seen by a renewal: its newest token's `iat` (kept until that token's exp). */
+  sessionMark: (q: string, sub: string) => ["sessionMark", q, sub] as const,
+  sessionMarkPrefix: (q: string) => ["sessionMark", q] as const,
+  /** A session the site ended (release), by when: every instance lists these once a second. */
+  sessionEnded: (atMs: number, q: string, sub: string) => ["sessionEnded", atMs, q, sub] as const,
+  sessionEndedPrefix: () => ["sessionEnded"] as const,
+  /** Session counters of a queue (renewed, released, idle, cap, lengths), written with `sum`. */
+  sessionStat: (q: string, name: string) => ["sessionStats", q, name] as const,
+  sessionStatPrefix: (q: string) => ["sessionStats", q] as const,
 };

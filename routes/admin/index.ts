@@ -13,6 +13,7 @@ import { originRoutes } from "./origin.ts";
 import { queueRoutes } from "./queues.ts";
 import { prequeueRoutes } from "./prequeue.ts";
 import { settingsRoutes } from "./settings.ts";
+import { visitorSessionRoutes } from "./visitor_sessions.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
 import { setupChoiceRoutes } from "./setup_choices.ts";
@@ -66,6 +67,7 @@ export function adminRoutes(s: Services) {
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", returnGraceRoutes(s));
+  app.route("/", visitorSessionRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));

@@ -29,6 +29,7 @@ import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { ReturnGraceCard } from "./admission_grace.tsx";
+import { SessionsCard } from "./admission_sessions.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -96,6 +97,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <SessionsCard queue={queue} />
       <JoinLimitCard queue={queue} />
       <ReturnGraceCard queue={queue} />
       <GuardCards queue={queue} />

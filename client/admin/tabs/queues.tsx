@@ -139,6 +139,8 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
   const [mode, setMode] = useState<"queue" | "lottery">("queue");
   const [rate, setRate] = useState("");
   const [capacity, setCapacity] = useState("");
+  // Sliding sessions serve more visitors at the same capacity: suggested for every new queue.
+  const [sessions, setSessions] = useState<"fixed" | "sliding">("sliding");
   const create = useAction();
   return (
     <>
@@ -159,7 +161,13 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
           if (rate.trim()) body.admitPerSecond = Number(rate);
           if (capacity.trim()) body.capacity = Number(capacity);
           const out = await create.run(
-            () => api("POST", "/api/admin/queues", body),
+            async () => {
+              const made = await api("POST", "/api/admin/queues", body);
+              if (sessions === "sliding") {
+                await api("PUT", "/api/admin/sessions", { queue: q, sessionMode: "sliding" });
+              }
+              return made;
+            },
             `Queue ${q} created. Pick it in the Queue menu above to manage it.`,
           );
           if (out) {
@@ -184,6 +192,16 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
           options={[["queue", "Queue (first come, first served)"], ["lottery", "Lottery"]]}
           value={mode}
           onChange={setMode}
+        />
+        <Radios
+          legend="Visitor sessions"
+          name="new-queue-sessions"
+          options={[
+            ["sliding", "Sliding (suggested): a slot is freed once its visitor is idle"],
+            ["fixed", "Fixed: a slot is held for the access token's whole lifetime"],
+          ]}
+          value={sessions}
+          onChange={setSessions}
         />
         <Input
           label="Admit per second (optional)"
