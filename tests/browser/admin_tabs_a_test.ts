@@ -158,7 +158,10 @@ Deno.test({
         await rate.fill("-1");
         await page.getByRole("button", { name: "Set rate" }).click();
         const st = cardStatus(page, "Admission rate");
-        await st.filter({ hasText: "Admit per second" }).waitFor(); // the field in words
+        // The summary links to the field, which says what is wrong in words, once.
+        await st.getByRole("link", { name: "Visitors admitted per second" }).waitFor();
+        await page.locator("#adm-rate .field-error", { hasText: "At least 0.1 a second." })
+          .waitFor();
         assertEquals(await st.getAttribute("role"), "alert");
         assertEquals((await settings()).admitPerSecond, null);
 

@@ -134,6 +134,7 @@ function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) 
       />
       <Input
         label="Health URL"
+        name="url"
         hint="http:// or https://; a 2xx answer counts as healthy."
         type="url"
         value={p.form.url}
@@ -144,6 +145,7 @@ function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) 
           <Input
             key={k}
             label={label}
+            name={k}
             type="number"
             min={1}
             inputMode="numeric"

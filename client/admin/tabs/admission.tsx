@@ -214,6 +214,7 @@ function RateCard({ s, set, queue }: CardProps) {
       <NumberForm
         act={a}
         label="Visitors admitted per second"
+        name="admitPerSecond"
         hint="0.1 to 100000"
         inputMode="decimal"
         min="0.1"
@@ -294,6 +295,7 @@ function ScheduleCard({ s, set, queue }: CardProps) {
       >
         <Input
           label={`Opens at (your time zone: ${zone})`}
+          name="opensAt"
           hint="Nobody is admitted before it."
           describe
           type="datetime-local"
@@ -313,6 +315,7 @@ function AdmitCard({ queue }: { queue: string }) {
       <NumberForm
         act={a}
         label="How many to admit"
+        name="count"
         hint="Fewer may be admitted when few are waiting."
         inputMode="numeric"
         min="1"

@@ -149,10 +149,15 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         onSubmit={async () => {
           const q = name.trim();
           if (!NAME_RE.test(q)) {
+            // Worded as the server's refusal would be, by the field.
             return create.setStatus({
               kind: "error",
-              text: "Queue name: lower-case letters, digits, '-' and '_', starting with a " +
-                "letter or digit (at most 64).",
+              text: "",
+              fields: [{
+                path: "name",
+                message: "",
+                rule: { code: q ? "invalid_format" : "too_small", origin: "string", minimum: 1 },
+              }],
             });
           }
           const body: Record<string, unknown> = { name: q, mode };
@@ -171,6 +176,7 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
       >
         <Input
           label="Name"
+          name="name"
           hint="e.g. presale: lower-case letters, digits, '-' and '_'"
           required
           maxLength={64}
@@ -187,6 +193,7 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         />
         <Input
           label="Admit per second (optional)"
+          name="admitPerSecond"
           type="number"
           min={0.1}
           max={100000}
@@ -197,6 +204,7 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         />
         <Input
           label="Capacity (optional)"
+          name="capacity"
           type="number"
           min={1}
           max={10000000}

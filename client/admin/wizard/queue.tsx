@@ -70,12 +70,15 @@ export function QueueStep(p: StepProps) {
       </p>
       <Field
         label="Queue name"
+        name="name"
         hint={queues?.length ? `Existing: ${queues.map((q) => q.queue).join(", ")}` : undefined}
       >
-        {(id) => (
+        {(id, errId) => (
           <>
             <input
               id={id}
+              aria-invalid={errId ? true : undefined}
+              aria-describedby={errId}
               list={listId}
               required
               autocomplete="off"
