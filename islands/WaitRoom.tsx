@@ -223,11 +223,13 @@ function Waiting(
           </p>
         )}
         <progress aria-label="Waiting for the draw" />
-        <p class="eta">
-          At the current pace, half of those waiting now get in within{" "}
-          <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
-          <strong>{waitWords(range.most)}</strong>.
-        </p>
+        {view.estimatedWaitSeconds !== undefined && (
+          <p class="eta">
+            At the current pace, half of those waiting now get in within{" "}
+            <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
+            <strong>{waitWords(range.most)}</strong>.
+          </p>
+        )}
       </>
     );
   }
@@ -238,9 +240,11 @@ function Waiting(
       <progress max={100} value={share} aria-label="Progress through the line">
         {share}%
       </progress>
-      <p class="eta">
-        Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
-      </p>
+      {view.estimatedWaitSeconds !== undefined && (
+        <p class="eta">
+          Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+        </p>
+      )}
     </>
   );
 }
