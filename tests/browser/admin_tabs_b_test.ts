@@ -297,7 +297,8 @@ Deno.test({
         await wh.getByLabel(/^Health:/).uncheck();
         await wh.getByLabel(/^Depth:/).uncheck();
         await wh.getByRole("button", { name: "Save webhooks" }).click();
-        await wh.getByRole("alert").filter({ hasText: "https://" }).waitFor(T);
+        await wh.getByRole("alert").getByRole("link", { name: "Receiver URL" }).waitFor(T);
+        await wh.locator(".field-error").filter({ hasText: "https://" }).waitFor(T);
         let r = await s.call("GET", "/api/admin/webhooks", undefined, session);
         assertEquals(r.json.url, "");
 

@@ -69,6 +69,9 @@ export function GeoBlockSection() {
     if (v.ttlHours) setTtl(String(v.ttlHours));
   };
   const { loaded } = useLoad("/api/admin/geo-block", show, act);
+  // Where a visitor's country comes from: Cloudflare when the edge is linked, else a proxy.
+  const [cloudflare, setCloudflare] = useState<boolean | null>(null);
+  useLoad<{ linked: boolean }>("/api/admin/edge", (e) => setCloudflare(e.linked));
 
   const save = async () => {
     if (view && on !== view.enabled && !await confirmGeoSwitch(on, ttl)) return;
@@ -82,9 +85,16 @@ export function GeoBlockSection() {
   const hits = Object.entries(view?.hits ?? {}).sort((a, b) => b[1] - a[1]);
   return (
     <Section title="Country block" id="geo">
-      <p class="muted">
-        Refuses joins from the listed countries, using the visitor country Cloudflare adds (IP
-        geolocation must be on, see the Edge tab). The block ends by itself after its duration.
+      <p class="muted" data-testid="geo-source">
+        {cloudflare === null
+          ? ""
+          : cloudflare
+          ? "Refuses joins from the listed countries, using the visitor country Cloudflare adds " +
+            "(IP geolocation must be on, see the Edge tab)."
+          : "Refuses joins from the listed countries, using the visitor country your own proxy " +
+            "sends (the GEO_COUNTRY_HEADER header, cf-ipcountry unless set). Without a proxy " +
+            "that sends it, visitors have no country and none is refused."}{" "}
+        The block ends by itself after its duration.
       </p>
       <p data-testid="geo-state">
         {geoStateText(view)}

@@ -205,7 +205,10 @@ export function HealthSection() {
 /** What admissions follow, in words that never claim a probe result no probe gave. */
 function followsText(s: HealthSnapshot): string {
   if (s.override) return s.state;
-  if (s.state === "unmonitored") return "not monitored (admissions run)";
-  if (!s.lastCheckedAt) return "not probed yet (admissions run until probes fail)";
+  // The health throttle never runs admissions, it only holds them: a paused queue stays paused.
+  if (s.state === "unmonitored") {
+    return "not monitored (the origin's health never holds admissions)";
+  }
+  if (!s.lastCheckedAt) return "not probed yet (admissions are held only once probes fail)";
   return s.state === "unhealthy" ? "unhealthy: admissions are paused" : "healthy";
 }

@@ -257,12 +257,14 @@ function ScheduleCard({ s, set, queue }: CardProps) {
   return (
     <Section title="Opening time" id="adm-schedule">
       <p>
-        {s.opensAt
+        {s.opensAt && s.opensAt > Date.now()
           ? (
             <>
               Opens <strong>{localTime(s.opensAt)}</strong>.
             </>
           )
+          : s.opensAt
+          ? `Opened ${localTime(s.opensAt)}: the queue admits now.`
           : "Open: no opening time set."}
       </p>
       <ActionForm
@@ -356,18 +358,29 @@ function PassCard({ queue }: { queue: string }) {
   return (
     <Section title="See the site as a visitor" id="adm-pass">
       <p class="muted">
-        Gives this browser an admission pass that takes no slot, then opens the site.
+        Gives this browser an admission pass that takes no slot, then opens the site in a new tab
+        (this one stays on the control room).
       </p>
       <div class="actions">
         <button
           type="button"
           disabled={a.busy}
-          onClick={() =>
+          onClick={() => {
+            // Opened now, while the click counts (a tab opened after the call would be blocked).
+            const tab = open("", "_blank");
+            if (tab) tab.opener = null;
             a.run(async () => {
-              const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
-              location.assign(r.redirectTo);
-              return "Opening the site…";
-            })}
+              try {
+                const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
+                if (tab) tab.location.href = new URL(r.redirectTo, location.href).href;
+                else open(r.redirectTo, "_blank", "noopener");
+                return "The site opened in a new tab.";
+              } catch (e) {
+                tab?.close();
+                throw e;
+              }
+            });
+          }}
         >
           Visit the site as an admitted visitor
         </button>
