@@ -116,6 +116,8 @@ const FIELDS: Record<string, Words> = {
   newPassword: { label: "New password" },
   confirmPassword: { label: "Repeat the new password" },
   recoveryPhrase: { label: "Recovery phrase", empty: "Enter your recovery phrase" },
+  // Not an API body field: the wizard's bearer secret, worded by the field like the rest.
+  setupSecret: { label: "Setup secret" },
   // Switches, choices and steps (a form sets these itself; said when an API call gets one wrong).
   enabled: { label: "On or off" },
   paused: { label: "Paused" },

@@ -31,9 +31,18 @@ export class ApiError extends Error {
    */
   get text(): string {
     const f = this.fields;
+    const wait = Number(this.details.retryAfterSeconds);
+    if (this.code === "rate_limited" && wait > 0) return `Too many attempts. ${waitText(wait)}`;
     if (!f.length) return this.message;
     return fieldProblems(f).map((x) => `${x.label}: ${x.text}`).join(" ");
   }
+}
+
+/** "Try again in 12 minutes." (seconds only under a minute). */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return `Try again in ${Math.ceil(seconds)} seconds.`;
+  const m = Math.ceil(seconds / 60);
+  return `Try again in ${m} ${m === 1 ? "minute" : "minutes"}.`;
 }
 
 /**
