@@ -131,7 +131,8 @@ Deno.test({
             ...T,
           });
           await page.locator("#queue-pick").selectOption({ label: "vip" });
-          await page.getByLabel(/^Only queue vip/).check();
+          // The queue picked at the top is the one edited, unless "All queues" is chosen.
+          assert(await page.getByLabel(/^Queue vip only/).isChecked(), "scope: the picked queue");
           const title = page.getByLabel("Title", { exact: true });
           assert(await title.isDisabled(), "an inherited field follows all queues");
           await page.getByLabel("Title: inherit from all queues").uncheck();
@@ -159,6 +160,39 @@ Deno.test({
           assert(vip.includes("VIP presale"), "vip's page");
           const def = await (await fetch(`${s.base}/wait?queue=default`)).text();
           assert(!def.includes("VIP presale"), "default's page");
+        },
+      );
+
+      await t.step(
+        "the preview shows the background; 'Room full' keeps the queue's look",
+        async () => {
+          const colour = page.getByLabel("Background colour", { exact: true });
+          await page.getByLabel("Background colour: inherit from all queues").uncheck();
+          await colour.fill("#fde68a");
+          const frame = page.frameLocator('iframe[title="Waiting page preview"]');
+          // The frame reloads a moment after each edit: read its background until it shows.
+          let bg = "";
+          for (let i = 0; i < 100 && bg !== "rgb(253, 230, 138)"; i++) {
+            await page.waitForTimeout(100);
+            bg = await frame.locator("body").evaluate((b) => getComputedStyle(b).backgroundColor)
+              .catch(() => "");
+          }
+          assertEquals(bg, "rgb(253, 230, 138)", "the preview shows the background colour");
+          await page.getByRole("button", { name: "Save branding" }).click();
+          await page.getByText("Branding of queue vip saved.").waitFor(T);
+          // vip is full: one waiting (the page load above joined) at a cap of one.
+          const lim = await s.call("GET", "/api/admin/queue-limits?queue=vip", undefined, session);
+          const put = await s.call("PUT", "/api/admin/queue-limits", {
+            queue: "vip",
+            maxWaitingVisitors: 1,
+            previousMaxWaitingVisitors: lim.json.maxWaitingVisitors,
+            confirmChanges: true,
+          }, session);
+          assertEquals(put.status, 200, JSON.stringify(put.json));
+          const full = await fetch(`${s.base}/wait?queue=vip`);
+          const html = await full.text();
+          assert(html.includes("The waiting room is full"), html.slice(0, 300));
+          assert(html.includes("#fde68a"), "the full page keeps vip's background");
         },
       );
       assertEquals(errors, []);

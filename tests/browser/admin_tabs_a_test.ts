@@ -328,6 +328,8 @@ Deno.test({
         async () => {
           const waitingBefore = await waitingOf();
           await page.goto(`${s.base}/admin#branding`);
+          // Every queue at once is an explicit choice (the picked queue is the default scope).
+          await page.getByLabel(/^All queues/).check();
           const colour = page.getByLabel("Main colour", { exact: true });
           await colour.fill("#12");
           await page.getByRole("button", { name: "Save branding" }).click();
