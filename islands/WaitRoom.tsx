@@ -162,7 +162,12 @@ export function WaitRoom(p: WaitRoomProps) {
       {waiting && !pending && arrival !== null && (
         <p class="hint">
           Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
-          <a href={`${p.base ?? ""}/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
+          <a
+            href={`${p.base ?? ""}/draw/verify?queue=${
+              encodeURIComponent(p.queue)
+            }&arrival=${arrival}`}
+            target={top}
+          >
             Check the opening draw
           </a>
         </p>
@@ -189,7 +194,11 @@ function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null;
         <p class="hint commitment">
           The draw's secret was fixed before anyone joined; its fingerprint is{" "}
           <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
-          <a href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}`}>
+          <a
+            href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}${
+              p.arrival !== null ? `&arrival=${p.arrival}` : ""
+            }`}
+          >
             How to check the draw
           </a>
         </p>
