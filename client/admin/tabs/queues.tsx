@@ -185,7 +185,7 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         <Input
           label="Name"
           name="name"
-          hint="e.g. presale: lower-case letters, digits, '-' and '_'"
+          hint="e.g. presale: lowercase letters, digits, - and _, starting with a letter or digit, at most 64 characters"
           required
           maxLength={64}
           autocomplete="off"

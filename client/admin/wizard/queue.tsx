@@ -65,8 +65,8 @@ export function QueueStep(p: StepProps) {
       }}
     >
       <p>
-        Visitors wait in a queue. Use an existing one or name a new one (lower-case letters, digits,
-        '-' and '_').
+        Visitors wait in a queue. Use an existing one or name a new one: lowercase letters, digits,
+        - and _, starting with a letter or digit, at most 64 characters.
       </p>
       <Field
         label="Queue name"
