@@ -293,7 +293,16 @@ export function TosBox(
 
 /** The username of a sign-in, recovery or new account. */
 export function UsernameInput(p: { value: string; onValue: (v: string) => void; hint?: string }) {
-  return <Input label="Username" autocomplete="username" required maxLength={64} {...p} />;
+  return (
+    <Input
+      label="Username"
+      name="username"
+      autocomplete="username"
+      required
+      maxLength={64}
+      {...p}
+    />
+  );
 }
 
 /** The username and password of a new account (claim, invite). */

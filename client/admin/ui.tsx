@@ -5,8 +5,8 @@
  * actions, and a copy button.
  */
 import { type ComponentChildren, createContext } from "preact";
-import { useContext, useEffect, useRef, useState } from "preact/hooks";
-import { signal } from "@preact/signals";
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { type Signal, signal } from "@preact/signals";
 import { ApiError, type FieldError, messageOf } from "./api.ts";
 import { fieldProblems } from "../../lib/field_text.ts";
 
@@ -70,6 +70,11 @@ export function errorStatus(e: unknown): StatusValue {
 interface FormErrors {
   fields: FieldError[];
   placed: Map<string, { id: string; label: string }>;
+  /**
+   * Bumped when a field has shown its error: a field that re-renders for the context alone does
+   * so after the status did, which then renders again to link it instead of repeating it.
+   */
+  version: Signal<number>;
 }
 const FormErrorsContext = createContext<FormErrors | null>(null);
 
@@ -78,7 +83,11 @@ export const FormErrorsProvider = FormErrorsContext.Provider;
 
 /** A fresh error registry for one render of a form. */
 export function formErrors(s: StatusValue): FormErrors {
-  return { fields: s?.kind === "error" ? s.fields ?? [] : [], placed: new Map() };
+  return {
+    fields: s?.kind === "error" ? s.fields ?? [] : [],
+    placed: new Map(),
+    version: signal(0),
+  };
 }
 
 /** Whether a failing field's path belongs to the field named `name` ("domains.0" to "domains"). */
@@ -94,10 +103,16 @@ export function useFieldError(
   label: string,
 ): string | undefined {
   const ctx = useContext(FormErrorsContext);
-  if (!ctx || !name) return undefined;
-  const mine = ctx.fields.filter((f) => pathOf(f.path, name));
+  const mine = ctx && name ? ctx.fields.filter((f) => pathOf(f.path, name)) : [];
+  let added = false;
+  for (const f of mine) {
+    if (ctx!.placed.get(f.path)?.id !== id) added = true;
+    ctx!.placed.set(f.path, { id, label });
+  }
+  useLayoutEffect(() => {
+    if (added) ctx!.version.value++;
+  });
   if (!mine.length) return undefined;
-  for (const f of mine) ctx.placed.set(f.path, { id, label });
   return fieldProblems(mine).map((x) => x.text).join(" ");
 }
 
@@ -129,6 +144,8 @@ export function useAction() {
  */
 export function Status({ s, id }: { s: StatusValue; id?: string }) {
   const ctx = useContext(FormErrorsContext);
+  // Read to render again once the fields have placed their errors (see FormErrors.version).
+  void ctx?.version.value;
   const fields = s?.kind === "error" ? s.fields : undefined;
   let body: ComponentChildren = s?.text ?? "";
   if (fields?.length) {

@@ -184,3 +184,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "admin forms before sign-in: the wizard's account step and recovery, in people's words",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const s = await startAdminServer(["default"]);
+    const browser = await launchBrowser();
+    const keys = await apiKeys();
+    const problems: string[] = [];
+    const said = { count: 0 };
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await t.step("the wizard's account step", async () => {
+        await page.goto(`${s.base}/admin`);
+        await page.getByRole("button", { name: "Create account" }).waitFor({ timeout: 10_000 });
+        problems.push(...await walk(page, "wizard", keys, said));
+      });
+      await t.step("password recovery", async () => {
+        await s.claim();
+        await page.goto(`${s.base}/admin?recover`);
+        await page.getByRole("button", { name: "Reset password" }).waitFor({ timeout: 10_000 });
+        problems.push(...await walk(page, "recover", keys, said));
+      });
+      assert(said.count > 20, `only ${said.count} messages seen`);
+      assert(problems.length === 0, `messages not fit for people:\n${problems.join("\n")}`);
+    } finally {
+      await browser.close();
+      await s.close();
+    }
+  },
+});
