@@ -28,6 +28,7 @@ import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
+import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -349,43 +350,6 @@ function AdmitCard({ queue }: { queue: string }) {
           });
         }}
       />
-    </Section>
-  );
-}
-
-function PassCard({ queue }: { queue: string }) {
-  const a = useAction();
-  return (
-    <Section title="See the site as a visitor" id="adm-pass">
-      <p class="muted">
-        Gives this browser an admission pass that takes no slot, then opens the site in a new tab
-        (this one stays on the control room).
-      </p>
-      <div class="actions">
-        <button
-          type="button"
-          disabled={a.busy}
-          onClick={() => {
-            // Opened now, while the click counts (a tab opened after the call would be blocked).
-            const tab = open("", "_blank");
-            if (tab) tab.opener = null;
-            a.run(async () => {
-              try {
-                const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
-                if (tab) tab.location.href = new URL(r.redirectTo, location.href).href;
-                else open(r.redirectTo, "_blank", "noopener");
-                return "The site opened in a new tab.";
-              } catch (e) {
-                tab?.close();
-                throw e;
-              }
-            });
-          }}
-        >
-          Visit the site as an admitted visitor
-        </button>
-      </div>
-      <Status s={a.status} />
     </Section>
   );
 }
