@@ -26,6 +26,7 @@ import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { SECURITY_HEADERS } from "./http/response.ts";
 import { errorResponse } from "./http/response.ts";
+import { frontPage, wantsPage } from "./routes/pages/front.tsx";
 import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
@@ -127,8 +128,12 @@ async function createServices(deps: AppDeps): Promise<Services> {
 function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
+  // A browser asking for a page that is not here (`/` with no site behind, a `?return=` path)
+  // gets the front page; API clients get the envelope.
   app.notFound((c) =>
-    c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
+    wantsPage(c)
+      ? frontPage(c, services)
+      : c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
   );
   const adminCspValue = adminCsp(services.config.TURNSTILE_SCRIPT_URL);
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).

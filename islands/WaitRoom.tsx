@@ -162,7 +162,12 @@ export function WaitRoom(p: WaitRoomProps) {
       {waiting && !pending && arrival !== null && (
         <p class="hint">
           Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
-          <a href={`${p.base ?? ""}/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
+          <a
+            href={`${p.base ?? ""}/draw/verify?queue=${
+              encodeURIComponent(p.queue)
+            }&arrival=${arrival}`}
+            target={top}
+          >
             Check the opening draw
           </a>
         </p>
@@ -189,7 +194,11 @@ function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null;
         <p class="hint commitment">
           The draw's secret was fixed before anyone joined; its fingerprint is{" "}
           <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
-          <a href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}`}>
+          <a
+            href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}${
+              p.arrival !== null ? `&arrival=${p.arrival}` : ""
+            }`}
+          >
             How to check the draw
           </a>
         </p>
@@ -223,11 +232,13 @@ function Waiting(
           </p>
         )}
         <progress aria-label="Waiting for the draw" />
-        <p class="eta">
-          At the current pace, half of those waiting now get in within{" "}
-          <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
-          <strong>{waitWords(range.most)}</strong>.
-        </p>
+        {view.estimatedWaitSeconds !== undefined && (
+          <p class="eta">
+            At the current pace, half of those waiting now get in within{" "}
+            <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
+            <strong>{waitWords(range.most)}</strong>.
+          </p>
+        )}
       </>
     );
   }
@@ -238,9 +249,11 @@ function Waiting(
       <progress max={100} value={share} aria-label="Progress through the line">
         {share}%
       </progress>
-      <p class="eta">
-        Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
-      </p>
+      {view.estimatedWaitSeconds !== undefined && (
+        <p class="eta">
+          Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+        </p>
+      )}
     </>
   );
 }

@@ -280,10 +280,14 @@ class ModelRun {
     assertEquals(body.admissionMode, this.mode, "admissionMode");
     assertEquals(body.nextCheckAt, v.nca, `nextCheckAt of ${v.id}`);
     assertEquals(body.nextPollAfterMs, Math.max(0, v.nca - this.now), "nextPollAfterMs");
-    assert(
-      typeof body.estimatedWaitSeconds === "number" && body.estimatedWaitSeconds >= 0,
-      "estimatedWaitSeconds",
-    );
+    // A paused line promises no wait; a moving one always says one.
+    if (this.paused) assertEquals(body.estimatedWaitSeconds, undefined, "no estimate while paused");
+    else {
+      assert(
+        typeof body.estimatedWaitSeconds === "number" && body.estimatedWaitSeconds >= 0,
+        "estimatedWaitSeconds",
+      );
+    }
     const line = this.waiting().length;
     if (this.mode === "queue") {
       const position = this.expectedPosition(v);

@@ -9,6 +9,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { QUEUE_NAME_RE } from "../../lib/names.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
@@ -40,8 +41,12 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
 
   const notice: NoticeFn = async (c, status, heading, text, retrySeconds, showMessage = false) => {
     const a = await assets();
-    // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
+    // The queue's own look ("Room full", "Not open yet" keep it); the page that says the store
+    // is down must not need the store: default branding then.
+    const q = c.req.query("queue") ?? "";
+    const b = pageBranding(
+      await s.engine.ctx.branding(QUEUE_NAME_RE.test(q) ? q : "").catch(() => DEFAULT_BRANDING),
+    );
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds

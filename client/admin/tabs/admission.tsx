@@ -30,6 +30,7 @@ import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { ReturnGraceCard } from "./admission_grace.tsx";
 import { SessionsCard } from "./admission_sessions.tsx";
+import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
@@ -218,6 +219,7 @@ function RateCard({ s, set, queue }: CardProps) {
       <NumberForm
         act={a}
         label="Visitors admitted per second"
+        name="admitPerSecond"
         hint="0.1 to 100000"
         inputMode="decimal"
         min="0.1"
@@ -260,12 +262,14 @@ function ScheduleCard({ s, set, queue }: CardProps) {
   return (
     <Section title="Opening time" id="adm-schedule">
       <p>
-        {s.opensAt
+        {s.opensAt && s.opensAt > Date.now()
           ? (
             <>
               Opens <strong>{localTime(s.opensAt)}</strong>.
             </>
           )
+          : s.opensAt
+          ? `Opened ${localTime(s.opensAt)}: the queue admits now.`
           : "Open: no opening time set."}
       </p>
       <ActionForm
@@ -298,6 +302,7 @@ function ScheduleCard({ s, set, queue }: CardProps) {
       >
         <Input
           label={`Opens at (your time zone: ${zone})`}
+          name="opensAt"
           hint="Nobody is admitted before it."
           describe
           type="datetime-local"
@@ -317,6 +322,7 @@ function AdmitCard({ queue }: { queue: string }) {
       <NumberForm
         act={a}
         label="How many to admit"
+        name="count"
         hint="Fewer may be admitted when few are waiting."
         inputMode="numeric"
         min="1"
@@ -348,32 +354,6 @@ function AdmitCard({ queue }: { queue: string }) {
           });
         }}
       />
-    </Section>
-  );
-}
-
-function PassCard({ queue }: { queue: string }) {
-  const a = useAction();
-  return (
-    <Section title="See the site as a visitor" id="adm-pass">
-      <p class="muted">
-        Gives this browser an admission pass that takes no slot, then opens the site.
-      </p>
-      <div class="actions">
-        <button
-          type="button"
-          disabled={a.busy}
-          onClick={() =>
-            a.run(async () => {
-              const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
-              location.assign(r.redirectTo);
-              return "Opening the site…";
-            })}
-        >
-          Visit the site as an admitted visitor
-        </button>
-      </div>
-      <Status s={a.status} />
     </Section>
   );
 }

@@ -74,7 +74,12 @@ function QueueNow({ q, at }: { q: QueueNowView; at: number }) {
       </p>
       <div class="grid live-stats" aria-label="Queue metrics" role="group">
         <Stat label="Waiting" value={num(q.waiting)} />
-        <Stat label="Estimated wait" value={duration(q.estimatedWaitSeconds)} />
+        <Stat
+          label="Estimated wait"
+          value={q.paused || q.healthPaused
+            ? "None while paused"
+            : duration(q.estimatedWaitSeconds)}
+        />
         <Stat label="Capacity" value={num(q.capacity)} note="entered + holding at once" />
         <Stat label="Entered" value={num(q.entered)} />
         <Stat label="Holding" value={num(q.holding)} note="admitted, not yet in" />

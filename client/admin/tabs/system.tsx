@@ -178,6 +178,7 @@ function SecretFields(p: {
       </p>
       <Input
         label="New signing secret"
+        name="secret"
         hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
         autocomplete="off"
         spellcheck={false}
@@ -254,6 +255,7 @@ function WebhooksSection({ queue }: { queue: string }) {
         <Check id="wh-on" label="Send webhooks" checked={enabled} onChange={setEnabled} />
         <Input
           label="Receiver URL"
+          name="url"
           hint="https:// only, not this service itself."
           type="url"
           placeholder="https://hooks.example.net/tollgate"
@@ -263,6 +265,7 @@ function WebhooksSection({ queue }: { queue: string }) {
         <EventChecks events={events} setEvents={setEvents} />
         <Input
           label="Depth threshold"
+          name="depthThreshold"
           hint="Waiting visitors that fire the depth event."
           type="number"
           min={1}

@@ -77,17 +77,20 @@ export function QueueStep(p: StepProps) {
       }}
     >
       <p>
-        Visitors wait in a queue. Use an existing one or name a new one (lower-case letters, digits,
-        '-' and '_').
+        Visitors wait in a queue. Use an existing one or name a new one: lowercase letters, digits,
+        - and _, starting with a letter or digit, at most 64 characters.
       </p>
       <Field
         label="Queue name"
+        name="name"
         hint={queues?.length ? `Existing: ${queues.map((q) => q.queue).join(", ")}` : undefined}
       >
-        {(id) => (
+        {(id, errId) => (
           <>
             <input
               id={id}
+              aria-invalid={errId ? true : undefined}
+              aria-describedby={errId}
               list={listId}
               required
               autocomplete="off"
