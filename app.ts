@@ -8,6 +8,10 @@ import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
+import { PathRuleSets } from "./lib/paths/store.ts";
+import { safetyNetSampler } from "./lib/room/sample.ts";
+import { RoomSwitches } from "./lib/room/switches.ts";
+import { StoreFailure } from "./lib/store/failure.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
 import { Signer } from "./lib/tokens.ts";
@@ -79,6 +83,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
   // The depth event is checked after each tick this instance ran, off the visitor's path.
   engine.onTicked = (q, waiting) => {
     void webhooks.checkDepth(q, waiting).catch(() => {});
+    // The Safety Net looks at its figures once a second (a no-op unless the queue is on auto).
+    void services.rooms.maybeStep(q);
     // The origin health probe rides on the per-second tick; a KV claim picks one instance.
     void access.health.maybeProbe().catch(() => {});
   };
@@ -106,9 +112,16 @@ async function createServices(deps: AppDeps): Promise<Services> {
       engine,
       access.hits,
     ),
+    rooms: new RoomSwitches(deps.kv, deps.clock),
+    paths: new PathRuleSets(deps.kv, deps.clock),
+    storeFailure: new StoreFailure(deps.kv, deps.clock, {
+      policy: deps.config.STORE_FAILURE,
+      maxOpenMs: deps.config.STORE_FAILURE_OPEN_SECONDS * 1000,
+    }),
   };
 
   services.isAdminSession = sessionChecker(services);
+  services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;

@@ -62,14 +62,21 @@ const forwardAuthRoute = check(
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const { answer } = proxyChecks(s);
-  app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue));
+  app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue, infoOf(c.env)));
   app.openapi(
     authRequestRoute,
-    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
   );
   app.openapi(
     forwardAuthRoute,
-    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
   );
   return app;
+}
+
+/** The connection info Hono carries as `c.env` (absent under `app.request()`). */
+function infoOf(env: unknown): Deno.ServeHandlerInfo | undefined {
+  return env && typeof env === "object" && "remoteAddr" in env
+    ? env as Deno.ServeHandlerInfo
+    : undefined;
 }

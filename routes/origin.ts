@@ -16,9 +16,10 @@ import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
+import { trafficPolicy } from "./traffic_policy.ts";
+import { closedAnswer, passthroughCookie, withCookie } from "./origin_room.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
-/** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
 /**
  * The origin gate: the origin's answer (or the waiting room's redirect) for a request that is not
  * Tollgate's, null for one of Tollgate's own (or with the proxy off). `theirs` marks a request the
@@ -48,6 +49,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     timeoutMs: opts.timeoutMs ?? ORIGIN_TIMEOUT_MS,
     trustForwarded: Boolean(s.config.CLIENT_IP_HEADER),
   };
+  const policy = trafficPolicy(s);
   let lastLog = 0;
   const down = (req: Request, reason: string, detail: string) => {
     const now = s.clock.now();
@@ -83,15 +85,32 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
-    // An allowlisted address is admitted at once and takes no slot, so it needs no
-    // token here either: no detour through the waiting room.
-    if (!vr.claims && !(await allowlisted(s, req, info))) {
-      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
+    const qi = vr.pathAndQuery.indexOf("?");
+    const decision = await policy({
+      path: qi < 0 ? vr.pathAndQuery : vr.pathAndQuery.slice(0, qi),
+      query: qi < 0 ? "" : vr.pathAndQuery.slice(qi + 1),
+      ip: requesterOf(req.headers, info, s.config).ip,
+      claims: async (queue) =>
+        queue === undefined
+          ? vr.claims
+          : (await readVisitorRequest(s.signer, req, s.clock.now(), queue)).claims,
+      // An allowlisted address is admitted at once and takes no slot, so it needs no
+      // token here either: no detour through the waiting room.
+      allowlisted: () => allowlisted(s, req, info),
+      where: "proxy",
+    });
+    let admit: string | null = null;
+    if (decision.kind === "closed") return closedAnswer(req, decision, vr.pathAndQuery, s);
+    if (decision.kind === "wait") {
+      const queue = decision.named ? decision.queue : undefined;
+      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
     }
+    if (decision.kind === "passthrough") admit = await passthroughCookie(s, req, decision.queue);
     try {
       // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
       const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
-      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      const res = await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      return admit ? withCookie(res, admit) : res;
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));
@@ -147,9 +166,13 @@ export function wasGated(req: Request): boolean {
   return (req as Request & { [GATED]?: true })[GATED] === true;
 }
 
-/** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
-export function waitUrlFor(pathAndQuery: string, base = ""): string {
-  return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;
+/**
+ * Where an unadmitted visitor goes: the waiting room (under `base`; of `queue` when given), back
+ * here once admitted.
+ */
+export function waitUrlFor(pathAndQuery: string, base = "", queue?: string): string {
+  const named = queue ? `queue=${encodeURIComponent(queue)}&` : "";
+  return `${base}/wait?${named}return=${encodeURIComponent(pathAndQuery)}`;
 }
 
 /**
@@ -157,8 +180,8 @@ export function waitUrlFor(pathAndQuery: string, base = ""): string {
  * room's URL, as an auth proxy answers API calls: a redirect would turn a POST into a GET that
  * `fetch()` follows silently, handing the page's HTML to a script as the answer.
  */
-function notAdmitted(req: Request, pathAndQuery: string, base = ""): Response {
-  const wait = waitUrlFor(pathAndQuery, base);
+function notAdmitted(req: Request, pathAndQuery: string, base = "", queue?: string): Response {
+  const wait = waitUrlFor(pathAndQuery, base, queue);
   if (req.method === "GET" || req.method === "HEAD") {
     const res = new Response(null, { status: 302 });
     const h = res.headers;

@@ -154,6 +154,9 @@ function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
   w.counterOf(m.commitFailures);
   w.histogramOf(m.tickSeconds);
   w.counterOf(m.ticks);
+  w.counterOf(m.roomAdmissions, (l) => listed.has(l.queue));
+  w.counterOf(m.storeFailOpen);
+  w.counterOf(m.storeFailClosed);
   w.counter(
     "tollgate_metrics_series_dropped_total",
     "Observations dropped because a metric family was full (bounded label sets).",

@@ -148,4 +148,15 @@ export const keys = {
   enqueueKey: (q: string, keyHash: string) => ["enqueueKey", q, keyHash] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
+
+  // --- Traffic policy (issue 35; see lib/room/ and lib/paths/) ---
+  /** A queue's room switch: normal, queue_all, passthrough, reject or auto, and their settings. */
+  roomSwitch: (q: string) => ["settings", "roomSwitch", q] as const,
+  /** The automatic switch's (Safety Net's) state, shared by every instance. */
+  roomAuto: (q: string) => ["roomAuto", q] as const,
+  /** Passthrough admissions per queue and 15 s bucket (KV `sum`): the slots they hold. */
+  roomPassed: (q: string, bucket: number) => ["roomPassed", q, bucket] as const,
+  roomPassedPrefix: (q: string) => ["roomPassed", q] as const,
+  /** A queue's ordered path rules (bypass, queue, route to another queue). */
+  pathRules: (q: string) => ["settings", "pathRules", q] as const,
 };

@@ -9,6 +9,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
@@ -129,6 +130,11 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
       `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
       wait,
     );
+  }
+  if (e instanceof RoomClosedError) {
+    // The operator's own text on the room's branding; the page checks again by itself.
+    const text = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
+    return notice(c, 503, "Closed right now", text, e.retryAfterSeconds);
   }
   if (e instanceof AppError && e.code === "queue_full") {
     return notice(
