@@ -11,6 +11,8 @@ import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
 import { queueRoutes } from "./queues.ts";
 import { prequeueRoutes } from "./prequeue.ts";
+import { pathRuleRoutes } from "./path_rules.ts";
+import { roomRoutes } from "./room.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -64,6 +66,8 @@ export function adminRoutes(s: Services) {
   app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
   app.route("/", joinLimitRoutes(s));
+  app.route("/", roomRoutes(s));
+  app.route("/", pathRuleRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));

@@ -1,0 +1,176 @@
+/**
+ * Room switches through the served handler: the admin API (with its audit entries and its
+ * refusals of bad input, which change nothing), a closed room (503 `room_closed` with
+ * Retry-After on join, the branded closed page on `/wait`), a passthrough room (admitted at once
+ * whatever the line, pause or capacity, and counted), and the Safety Net stepping over an
+ * accelerated clock, its state shared by two instances over one store.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { adminClient } from "./admin_helpers.ts";
+import { Client, makeApp, operator, type TestApp } from "./helpers.ts";
+import { readTraffic } from "../lib/traffic.ts";
+import { passedSlots } from "../lib/room/passthrough.ts";
+import { instanceMetrics } from "../lib/metrics/instance.ts";
+
+async function withAdmin(fn: (t: TestApp, admin: Client) => Promise<void>, t?: TestApp) {
+  const app = t ?? await makeApp();
+  try {
+    const { client } = await adminClient(app);
+    await fn(app, client);
+  } finally {
+    if (!t) app.close();
+  }
+}
+
+const SAFETY = {
+  joinsPerMinuteHigh: 5,
+  joinsPerMinuteLow: 2,
+  holdingHigh: null,
+  holdingLow: null,
+  calmMinutes: 1,
+};
+
+Deno.test("the admin API reads, switches and audits a room; bad input changes nothing", () =>
+  withAdmin(async (_t, admin) => {
+    const first = await admin.req("GET", "/api/admin/room?queue=default");
+    assertEquals(first.status, 200);
+    assertEquals([first.json.mode, first.json.effectiveMode], ["normal", "normal"]);
+
+    const closed = await admin.req("PUT", "/api/admin/room", {
+      queue: "default",
+      mode: "reject",
+      closedMessage: "Back at 10:00 with new stock.",
+      retryAfterSeconds: 120,
+    });
+    assertEquals(closed.status, 200, closed.text);
+    assertEquals(closed.json.effectiveMode, "reject");
+
+    const bad = [
+      [{ mode: "sideways" }, "mode"],
+      [{ mode: "auto" }, "safetyNet"],
+      [{ mode: "auto", safetyNet: { ...SAFETY, joinsPerMinuteLow: 9 } }, "safetyNet.joinsPerMinuteLow"],
+      [{ mode: "normal", retryAfterSeconds: 0 }, "retryAfterSeconds"],
+    ] as const;
+    for (const [body, field] of bad) {
+      const res = await admin.req("PUT", "/api/admin/room", { queue: "default", ...body });
+      assertEquals(res.status, 400, JSON.stringify(body));
+      assertEquals(res.json.error.code, "bad_request");
+      const fields = (res.json.error.details.fields ?? res.json.error.details.issues ?? [])
+        .map((f: { path: string | string[] }) => Array.isArray(f.path) ? f.path.join(".") : f.path);
+      assert(fields.includes(field), `${JSON.stringify(res.json.error)} names ${field}`);
+    }
+    const after = await admin.req("GET", "/api/admin/room?queue=default");
+    assertEquals([after.json.mode, after.json.closedMessage], ["reject", "Back at 10:00 with new stock."]);
+
+    const unknown = await admin.req("PUT", "/api/admin/room", { queue: "nope", mode: "normal" });
+    assertEquals(unknown.status, 404);
+
+    const audit = await admin.req("GET", "/api/admin/audit");
+    const entries = audit.json.entries.filter((e: { action: string }) => e.action === "queue.room");
+    assertEquals(entries.length, 1, "one audited switch (refusals are not)");
+    assertEquals([entries[0].detail.from, entries[0].detail.mode], ["normal", "reject"]);
+  }));
+
+Deno.test("a closed room: 503 room_closed with Retry-After on join, the closed page on /wait", () =>
+  withAdmin(async (t, admin) => {
+    await admin.req("PUT", "/api/admin/room", {
+      mode: "reject",
+      closedMessage: "Maintenance until 10:00 UTC.",
+      retryAfterSeconds: 90,
+    });
+    const before = instanceMetrics.roomAdmissions.series.get(["default", "reject"])?.n ?? 0;
+    const visitor = new Client(t.app);
+    const res = await visitor.join();
+    assertEquals(res.status, 503);
+    assertEquals(res.json.error.code, "room_closed");
+    assertEquals(res.json.error.message, "Maintenance until 10:00 UTC.");
+    assertEquals(res.headers.get("retry-after"), "90");
+    assertEquals(visitor.cookies.has("tg_ticket"), false, "a refused join sets no cookie");
+
+    const page = await visitor.req("GET", "/wait");
+    assertEquals(page.status, 503);
+    assertEquals(page.headers.get("retry-after"), "90");
+    assert(page.text.includes("Maintenance until 10:00 UTC."), "the operator's text");
+    assert(page.text.includes("Closed right now"));
+    assertEquals((await t.engine.metrics("default")).waiting, 0);
+    const after = instanceMetrics.roomAdmissions.series.get(["default", "reject"])?.n ?? 0;
+    assert(after >= before + 2, "refusals counted");
+
+    await admin.req("PUT", "/api/admin/room", { mode: "normal" });
+    assertEquals((await new Client(t.app).join()).status, 200, "open again");
+  }));
+
+Deno.test("a passthrough room admits at once, paused or full, and counts each admission", () =>
+  withAdmin(async (t, admin) => {
+    await t.engine.setCapacity("default", 1);
+    assertEquals((await new Client(t.app).join()).status, 200); // holds the one slot
+    assertEquals((await new Client(t.app).join()).status, 202); // waits
+    await t.engine.setPaused("default", true);
+    await admin.req("PUT", "/api/admin/room", { mode: "passthrough" });
+    for (let i = 0; i < 3; i++) {
+      const res = await new Client(t.app).join();
+      assertEquals(res.status, 200);
+      assertEquals(res.json.status, "admitted");
+      assert(res.json.accessToken, "a token at once");
+    }
+    const m = await t.engine.metrics("default");
+    assertEquals([m.waiting, m.holding + m.entered], [1, 1], "the engine's line is untouched");
+    const now = t.clock.now();
+    assertEquals(await passedSlots(t.kv, "default", now, t.config.ACCESS_TOKEN_TTL_SECONDS), 3);
+    const rows = await readTraffic(t.kv, "default", now, 60_000);
+    const sum = (k: "inflow" | "outflow") => rows.reduce((n, r) => n + r[k], 0);
+    assertEquals([sum("inflow"), sum("outflow")], [5, 4], "admissions kept in the traffic");
+    // The slots passthrough visitors hold end with their tokens.
+    t.clock.advance((t.config.ACCESS_TOKEN_TTL_SECONDS + 20) * 1000);
+    assertEquals(await passedSlots(t.kv, "default", t.clock.now(), 900), 0);
+  }));
+
+Deno.test("queue_all is the effective mode the join engine asks for", () =>
+  withAdmin(async (t, admin) => {
+    await admin.req("PUT", "/api/admin/room", { mode: "queue_all" });
+    assertEquals(await t.services.rooms.effectiveMode("default"), "queue_all");
+    assertEquals(t.services.rooms.modeNow("default"), "queue_all");
+    const res = await admin.req("GET", "/api/admin/room");
+    assertEquals(res.json.effectiveMode, "queue_all");
+  }));
+
+Deno.test("the Safety Net: passthrough until joins cross the threshold, back after calm; every instance agrees", async () => {
+  const t = await makeApp();
+  const other = await makeApp({}, { kv: t.kv, clock: t.clock });
+  try {
+    const { client: admin } = await adminClient(t);
+    const set = await admin.req("PUT", "/api/admin/room", { mode: "auto", safetyNet: SAFETY });
+    assertEquals(set.status, 200, set.text);
+    assertEquals(set.json.effectiveMode, "passthrough");
+    assertEquals(set.json.safetyNetState.queueing, false);
+    await t.engine.setPaused("default", true); // a normal join then waits: easy to tell apart
+
+    for (let i = 0; i < 5; i++) assertEquals((await new Client(t.app).join()).status, 200);
+    t.clock.advance(1000);
+    assert(await t.services.rooms.step("default"), "the crossing is written");
+    assertEquals(await t.services.rooms.effectiveMode("default"), "normal");
+    // The other instance reads the stored state once its copy is a second old.
+    t.clock.advance(1000);
+    assertEquals(await other.services.rooms.effectiveMode("default"), "normal");
+    assertEquals((await new Client(other.app).join()).status, 202, "queued on the other instance");
+
+    // An accelerated minute and a half of quiet: the joins fall out of the one-minute window,
+    // then the calm must last a full minute before the room lets everyone through again.
+    let released = -1;
+    for (let sec = 0; sec < 180 && released < 0; sec++) {
+      t.clock.advance(1000);
+      await t.services.rooms.step("default");
+      if ((await t.services.rooms.effectiveMode("default")) === "passthrough") released = sec;
+    }
+    assert(released >= 60 + 45 && released <= 60 + 75, `released after ${released} s`);
+    t.clock.advance(1000);
+    assertEquals(await other.services.rooms.effectiveMode("default"), "passthrough");
+    assertEquals((await new Client(other.app).join()).status, 200);
+    const view = await admin.req("GET", "/api/admin/room");
+    assertEquals(view.json.safetyNetState.queueing, false);
+    // The operator's own metrics call still works on a switched queue.
+    assertEquals((await t.app.request("/metrics?queue=default", { headers: operator(t.config) })).status, 200);
+  } finally {
+    t.close();
+  }
+});
