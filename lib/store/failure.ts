@@ -51,6 +51,7 @@ export class StoreFailure {
   readonly timeoutMs: number;
   #downSince: number | null = null;
   #probedAt = -Infinity;
+  #failedAt = -Infinity;
   #probing: Promise<boolean> | null = null;
   #loggedAt = -Infinity;
   #passed = 0;
@@ -66,13 +67,27 @@ export class StoreFailure {
     return this.#downSince;
   }
 
-  /** `p`, or `StoreUnreachable` when it takes longer than the timeout (the store is then down). */
+  /**
+   * `p`, or `StoreUnreachable` when it takes longer than the timeout (the store is then down).
+   * Within a second of a failure it does not wait at all: a request that meets a hanging store
+   * pays the timeout once a second per instance, not once per read.
+   */
   bounded<T>(p: Promise<T>): Promise<T> {
+    const now = this.clock.now();
+    if (this.#downSince !== null && now - this.#failedAt < PROBE_EVERY_MS && now >= this.#failedAt) {
+      p.catch(() => {}); // settles whenever it does; nobody waits for it
+      return Promise.reject(new StoreUnreachable(0));
+    }
+    return this.#race(p);
+  }
+
+  #race<T>(p: Promise<T>): Promise<T> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new StoreUnreachable(this.timeoutMs)), this.timeoutMs);
     });
     return Promise.race([p, late]).catch((e) => {
+      this.#failedAt = this.clock.now();
       this.#markDown(String(e));
       throw e;
     }).finally(() => clearTimeout(timer));
@@ -84,7 +99,7 @@ export class StoreFailure {
     if (now - this.#probedAt < PROBE_EVERY_MS && now >= this.#probedAt) {
       return Promise.resolve(this.#downSince === null);
     }
-    return this.#probing ??= this.bounded(this.kv.get(keys.schemaVersion())).then(() => {
+    return this.#probing ??= this.#race(this.kv.get(keys.schemaVersion())).then(() => {
       if (this.#downSince !== null) {
         log("warn", "store reachable again", {
           downForMs: this.clock.now() - this.#downSince,
