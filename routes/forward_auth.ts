@@ -70,7 +70,10 @@ const forwardAuthRoute = check(
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const { answer } = proxyChecks(s);
-  app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue, infoOf(c.env)));
+  app.openapi(
+    verifyRoute,
+    (c) => answer("verify", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
+  );
   app.openapi(
     authRequestRoute,
     (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),

@@ -70,7 +70,9 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     try {
       eff = s.origin.fresh() ?? await (s.config.STORE_FAILURE === "open"
         // A store that hangs must not hang the proxy: the origin last known stands.
-        ? s.storeFailure.bounded(s.origin.effective()).catch((e) => s.origin.lastKnown() ?? Promise.reject(e))
+        ? s.storeFailure.bounded(s.origin.effective()).catch((e) =>
+          s.origin.lastKnown() ?? Promise.reject(e)
+        )
         : s.origin.effective());
     } catch (e) {
       // A plain path of ours under BASE_PATH: Tollgate answers it, as with the proxy off.

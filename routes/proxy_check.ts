@@ -34,9 +34,10 @@ export type CheckKind = "verify" | "auth-request" | "forward-auth";
  */
 function originalUri(req: Request, kind: CheckKind): { path: string; token: string | null } {
   const h = req.headers;
-  const raw = (kind === "verify"
-    ? h.get("x-original-uri") ?? h.get("x-forwarded-uri")
-    : h.get(kind === "auth-request" ? "x-original-uri" : "x-forwarded-uri")) ?? "/";
+  const raw =
+    (kind === "verify"
+      ? h.get("x-original-uri") ?? h.get("x-forwarded-uri")
+      : h.get(kind === "auth-request" ? "x-original-uri" : "x-forwarded-uri")) ?? "/";
   const q = raw.indexOf("?");
   if (q < 0) return { path: raw, token: null };
   // Our token in the original query must not be echoed back into the return path.
@@ -221,4 +222,3 @@ function queueOf(query: string | undefined): string | undefined | false {
   }
   return queue !== undefined && queue.length > 64 ? false : queue;
 }
-

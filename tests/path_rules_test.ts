@@ -11,8 +11,12 @@ import { startOrigin, tokenFor } from "./origin_helpers.ts";
 import { compileRules, matchRules, type PathRule } from "../lib/paths/rules.ts";
 import { BadRequestError } from "../lib/errors.ts";
 
-const rule = (match: PathRule["match"], pattern: string, action: PathRule["action"] = "bypass", queue?: string): PathRule =>
-  queue ? { match, pattern, action, queue } : { match, pattern, action };
+const rule = (
+  match: PathRule["match"],
+  pattern: string,
+  action: PathRule["action"] = "bypass",
+  queue?: string,
+): PathRule => queue ? { match, pattern, action, queue } : { match, pattern, action };
 
 function fieldsOf(rules: PathRule[], queues = ["default", "tickets"]): string[] {
   try {
@@ -41,13 +45,22 @@ Deno.test("bad rules are named one by one", () => {
 
 Deno.test("overlapping rules: one an earlier rule always shadows is refused", () => {
   assertEquals(fieldsOf([rule("path", "/a"), rule("path", "/a", "queue")]), ["rules.1.pattern"]);
-  assertEquals(fieldsOf([rule("path", "/api/**"), rule("path", "/api/hooks")]), ["rules.1.pattern"]);
+  assertEquals(fieldsOf([rule("path", "/api/**"), rule("path", "/api/hooks")]), [
+    "rules.1.pattern",
+  ]);
   assertEquals(fieldsOf([rule("path", "/api/**"), rule("path", "/api/*/x")]), ["rules.1.pattern"]);
   assertEquals(fieldsOf([rule("asset", "css,js,png"), rule("asset", "js")]), ["rules.1.pattern"]);
-  assertEquals(fieldsOf([rule("query", "preview"), rule("query", "preview=1")]), ["rules.1.pattern"]);
-  assertEquals(fieldsOf([rule("address", "10.0.0.0/8"), rule("address", "10.1.2.3")]), ["rules.1.pattern"]);
+  assertEquals(fieldsOf([rule("query", "preview"), rule("query", "preview=1")]), [
+    "rules.1.pattern",
+  ]);
+  assertEquals(fieldsOf([rule("address", "10.0.0.0/8"), rule("address", "10.1.2.3")]), [
+    "rules.1.pattern",
+  ]);
   // A narrower rule first is what the ordered list is for: allowed.
-  assertEquals(fieldsOf([rule("path", "/api/hooks"), rule("path", "/api/**", "route", "tickets")]), []);
+  assertEquals(
+    fieldsOf([rule("path", "/api/hooks"), rule("path", "/api/**", "route", "tickets")]),
+    [],
+  );
   assertEquals(fieldsOf([rule("path", "/a/*"), rule("path", "/a/**", "queue")]), []);
 });
 
@@ -99,9 +112,14 @@ Deno.test("the admin API stores the rules in order, audits them, refuses bad one
     assertEquals(unknownKind.status, 400);
     assertEquals((await admin.req("GET", "/api/admin/path-rules")).json.rules, rules);
     const audit = await admin.req("GET", "/api/admin/audit");
-    const mine = audit.json.entries.filter((e: { action: string }) => e.action === "queue.path-rules");
+    const mine = audit.json.entries.filter((e: { action: string }) =>
+      e.action === "queue.path-rules"
+    );
     assertEquals(mine.length, 1);
-    assertEquals(mine[0].detail.rules, ["asset:css,js -> bypass", "path:/tickets/** -> route tickets"]);
+    assertEquals(mine[0].detail.rules, [
+      "asset:css,js -> bypass",
+      "path:/tickets/** -> route tickets",
+    ]);
   } finally {
     t.close();
   }
@@ -119,7 +137,10 @@ Deno.test("each kind of rule through the origin proxy and the forward-auth check
       rule("path", "/tickets/**", "route", "tickets"),
     ], ["default", "tickets"]);
     const get = (path: string, headers: Record<string, string> = {}, ip?: string) =>
-      t.fetch(new Request(`http://localhost${path}`, { headers }), ip ? infoFor(ip) : infoFor("198.51.100.1"));
+      t.fetch(
+        new Request(`http://localhost${path}`, { headers }),
+        ip ? infoFor(ip) : infoFor("198.51.100.1"),
+      );
     const pass = async (path: string, ip?: string) => {
       const res = await get(path, {}, ip);
       assertEquals(res.status, 200, `${path} passes`);
@@ -132,7 +153,10 @@ Deno.test("each kind of rule through the origin proxy and the forward-auth check
     const queued = await get("/shop");
     assertEquals([queued.status, queued.headers.get("location")], [302, "/wait?return=%2Fshop"]);
     const routed = await get("/tickets/a?seat=1");
-    assertEquals(routed.headers.get("location"), "/wait?queue=tickets&return=%2Ftickets%2Fa%3Fseat%3D1");
+    assertEquals(
+      routed.headers.get("location"),
+      "/wait?queue=tickets&return=%2Ftickets%2Fa%3Fseat%3D1",
+    );
     // A routed path needs its own queue's token; the default queue's does not open it.
     const dflt = await tokenFor(t, "default", 600);
     const tick = await tokenFor(t, "tickets", 600);

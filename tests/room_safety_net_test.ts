@@ -102,7 +102,12 @@ Deno.test("thresholds in the wrong order, or missing, are named", () => {
   assertEquals(fields({ holdingLow: null }), ["holdingLow"]);
   assertEquals(fields({ holdingHigh: null }), ["holdingLow"]);
   assertEquals(
-    fields({ joinsPerMinuteHigh: null, joinsPerMinuteLow: null, holdingHigh: null, holdingLow: null }),
+    fields({
+      joinsPerMinuteHigh: null,
+      joinsPerMinuteLow: null,
+      holdingHigh: null,
+      holdingLow: null,
+    }),
     ["joinsPerMinuteHigh"],
   );
   assertEquals(fields({ calmMinutes: 0 }), ["calmMinutes"]);

@@ -48,7 +48,10 @@ Deno.test("the admin API reads, switches and audits a room; bad input changes no
     const bad = [
       [{ mode: "sideways" }, "mode"],
       [{ mode: "auto" }, "safetyNet"],
-      [{ mode: "auto", safetyNet: { ...SAFETY, joinsPerMinuteLow: 9 } }, "safetyNet.joinsPerMinuteLow"],
+      [
+        { mode: "auto", safetyNet: { ...SAFETY, joinsPerMinuteLow: 9 } },
+        "safetyNet.joinsPerMinuteLow",
+      ],
       [{ mode: "normal", retryAfterSeconds: 0 }, "retryAfterSeconds"],
     ] as const;
     for (const [body, field] of bad) {
@@ -60,7 +63,10 @@ Deno.test("the admin API reads, switches and audits a room; bad input changes no
       assert(fields.includes(field), `${JSON.stringify(res.json.error)} names ${field}`);
     }
     const after = await admin.req("GET", "/api/admin/room?queue=default");
-    assertEquals([after.json.mode, after.json.closedMessage], ["reject", "Back at 10:00 with new stock."]);
+    assertEquals([after.json.mode, after.json.closedMessage], [
+      "reject",
+      "Back at 10:00 with new stock.",
+    ]);
 
     const unknown = await admin.req("PUT", "/api/admin/room", { queue: "nope", mode: "normal" });
     assertEquals(unknown.status, 404);
@@ -169,7 +175,10 @@ Deno.test("the Safety Net: passthrough until joins cross the threshold, back aft
     const view = await admin.req("GET", "/api/admin/room");
     assertEquals(view.json.safetyNetState.queueing, false);
     // The operator's own metrics call still works on a switched queue.
-    assertEquals((await t.app.request("/metrics?queue=default", { headers: operator(t.config) })).status, 200);
+    assertEquals(
+      (await t.app.request("/metrics?queue=default", { headers: operator(t.config) })).status,
+      200,
+    );
   } finally {
     t.close();
   }

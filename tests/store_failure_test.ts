@@ -76,7 +76,11 @@ for (const how of ["throw", "hang"] as const) {
       t.clock.advance(61_000);
       assertEquals((await page(t)).status, 302);
       assertEquals((await verify(t)).status, 401);
-      assertEquals((await page(t, { authorization: `Bearer ${token}` })).status, 200, "tokens pass");
+      assertEquals(
+        (await page(t, { authorization: `Bearer ${token}` })).status,
+        200,
+        "tokens pass",
+      );
 
       store.recover();
       t.clock.advance(1500);

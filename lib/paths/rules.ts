@@ -156,7 +156,8 @@ function shadowedBy(earlier: PathRule, later: PathRule): boolean {
  */
 export function compileRules(rules: PathRule[], own: string, queues?: string[]): CompiledRules {
   const fields: { path: string; message: string }[] = [];
-  const bad = (i: number, f: string, m: string) => fields.push({ path: `rules.${i}.${f}`, message: m });
+  const bad = (i: number, f: string, m: string) =>
+    fields.push({ path: `rules.${i}.${f}`, message: m });
   if (rules.length > MAX_RULES) fields.push({ path: "rules", message: `at most ${MAX_RULES}` });
   const tests: Test[] = [];
   rules.forEach((r, i) => {
@@ -190,7 +191,11 @@ export function matchRules(set: CompiledRules, req: RuleRequest): RuleHit | null
   if (set.rules.length === 0) return null;
   const a = normalizePath(req.path);
   const b = routingPath(req.path);
-  const input = { paths: a === b ? [a] : [a, b], query: new URLSearchParams(req.query), ip: req.ip };
+  const input = {
+    paths: a === b ? [a] : [a, b],
+    query: new URLSearchParams(req.query),
+    ip: req.ip,
+  };
   for (let i = 0; i < set.tests.length; i++) {
     if (set.tests[i](input)) {
       const r = set.rules[i];

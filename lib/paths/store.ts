@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { keys } from "../store/keys.ts";
-import { compileRules, type CompiledRules, NO_RULES, type PathRule } from "./rules.ts";
+import { type CompiledRules, compileRules, NO_RULES, type PathRule } from "./rules.ts";
 
 /** How long an instance trusts its copy of a queue's rules. */
 export const RULES_CACHE_MS = 1000;

@@ -115,7 +115,9 @@ export class RoomSwitches {
     const prev = asRoomSwitch((await this.kv.get(keys.roomSwitch(q))).value);
     const next = applyRoomSwitch(prev, input, now);
     const op = this.kv.atomic().set(keys.roomSwitch(q), next);
-    if (next.mode === "auto" && prev.mode !== "auto") op.set(keys.roomAuto(q), initialSafetyNet(now));
+    if (next.mode === "auto" && prev.mode !== "auto") {
+      op.set(keys.roomAuto(q), initialSafetyNet(now));
+    }
     if (next.mode !== "auto") op.delete(keys.roomAuto(q));
     await op.commit();
     this.#cache.delete(q);
@@ -138,8 +140,9 @@ export class RoomSwitches {
     const running = this.#stepping.get(q);
     if (running) return running;
     this.#stepped.set(q, sec);
-    const p = this.step(q).then(() => {}, (e) =>
-      log("warn", "safety net step failed", { queue: q, error: String(e) })
+    const p = this.step(q).then(
+      () => {},
+      (e) => log("warn", "safety net step failed", { queue: q, error: String(e) }),
     ).finally(() => this.#stepping.delete(q));
     this.#stepping.set(q, p);
     return p;

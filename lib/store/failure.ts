@@ -74,7 +74,9 @@ export class StoreFailure {
    */
   bounded<T>(p: Promise<T>): Promise<T> {
     const now = this.clock.now();
-    if (this.#downSince !== null && now - this.#failedAt < PROBE_EVERY_MS && now >= this.#failedAt) {
+    if (
+      this.#downSince !== null && now - this.#failedAt < PROBE_EVERY_MS && now >= this.#failedAt
+    ) {
       p.catch(() => {}); // settles whenever it does; nobody waits for it
       return Promise.reject(new StoreUnreachable(0));
     }
@@ -132,12 +134,16 @@ export class StoreFailure {
     } else instanceMetrics.storeFailClosed.inc([path]);
     if (now - this.#loggedAt >= LOG_EVERY_MS || now < this.#loggedAt) {
       this.#loggedAt = now;
-      log("error", open ? "STORE UNREACHABLE: failing open" : "STORE UNREACHABLE: open bound over", {
-        policy: this.policy,
-        downForMs: now - since,
-        maxOpenMs: this.maxOpenMs,
-        letThrough: this.#passed,
-      });
+      log(
+        "error",
+        open ? "STORE UNREACHABLE: failing open" : "STORE UNREACHABLE: open bound over",
+        {
+          policy: this.policy,
+          downForMs: now - since,
+          maxOpenMs: this.maxOpenMs,
+          letThrough: this.#passed,
+        },
+      );
     }
     return open ? "open" : "closed";
   }

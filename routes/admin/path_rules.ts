@@ -65,7 +65,9 @@ export function pathRuleRoutes(s: Services) {
     const rec = await s.paths.save(q, b.rules, await s.engine.queueNames());
     await audit(s, c, "queue.path-rules", {
       queue: q,
-      rules: rec.rules.map((r) => `${r.match}:${r.pattern} -> ${r.action}${r.queue ? ` ${r.queue}` : ""}`),
+      rules: rec.rules.map((r) =>
+        `${r.match}:${r.pattern} -> ${r.action}${r.queue ? ` ${r.queue}` : ""}`
+      ),
     });
     return c.json({ queue: q, ...rec }, 200);
   });

@@ -28,7 +28,8 @@ const Thresholds = z.object({
     description: "joins per minute below which it may stop (below joinsPerMinuteHigh)",
   }),
   holdingHigh: Count.nullable().openapi({
-    description: "visitors holding slots at or above which the room starts queueing; null: not used",
+    description:
+      "visitors holding slots at or above which the room starts queueing; null: not used",
   }),
   holdingLow: Count.nullable().openapi({
     description: "holding below which it may stop (below holdingHigh)",

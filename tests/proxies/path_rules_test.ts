@@ -28,10 +28,12 @@ const RULES: PathRule[] = [
   { match: "path", pattern: "/tickets/**", action: "route", queue: "tickets" },
 ];
 
-for (const [name, bin, start] of [
-  ["nginx.conf", NGINX, (p: Ports) => startNginx(p)],
-  ["Caddyfile", CADDY, (p: Ports) => startCaddy(p)],
-] as const) {
+for (
+  const [name, bin, start] of [
+    ["nginx.conf", NGINX, (p: Ports) => startNginx(p)],
+    ["Caddyfile", CADDY, (p: Ports) => startCaddy(p)],
+  ] as const
+) {
   const skip = missing(bin);
   Deno.test({
     name: `${name}: each kind of path rule, and a closed room, through the real proxy`,
@@ -55,8 +57,10 @@ for (const [name, bin, start] of [
         };
         await t.step("path: a health check passes", () => passes("/healthz"));
         await t.step("asset: static files pass", () => passes("/assets/app.css"));
-        await t.step("query: the payment provider's webhook passes", () =>
-          passes("/hooks?webhook=stripe"));
+        await t.step(
+          "query: the payment provider's webhook passes",
+          () => passes("/hooks?webhook=stripe"),
+        );
         await t.step("address: only the listed network passes", async () => {
           // The proxies name the client 127.0.0.1 (loopback): not in 198.51.100.0/24.
           const r = await v.req("/shop");
@@ -85,27 +89,30 @@ for (const [name, bin, start] of [
           const ok = await v.req("/tickets/show", { headers: { cookie: `tg_access=${tix}` } });
           assertEquals(ok.res.status, 200);
         });
-        await t.step("a closed room: its page for browsers, bypassed paths still pass", async () => {
-          await tg.services.rooms.save("default", {
-            mode: "reject",
-            closedMessage: "Closed for stocktaking.",
-            retryAfterSeconds: 45,
-          });
-          const r = await v.req("/shop");
-          assertEquals(r.res.status, 302);
-          const page = await v.req(r.res.headers.get("location")!);
-          assertEquals(page.res.status, 503);
-          assertEquals(page.res.headers.get("retry-after"), "45");
-          assert(page.text.includes("Closed for stocktaking."));
-          await passes("/healthz");
-          if (name === "Caddyfile") {
-            // Caddy hands the check's answer to an API client as it is: 503 and Retry-After.
-            const api = await v.req("/api/cart", { method: "POST", body: "{}" });
-            assertEquals(api.res.status, 503);
-            assertEquals(api.res.headers.get("retry-after"), "45");
-            assertEquals(JSON.parse(api.text).error.code, "room_closed");
-          }
-        });
+        await t.step(
+          "a closed room: its page for browsers, bypassed paths still pass",
+          async () => {
+            await tg.services.rooms.save("default", {
+              mode: "reject",
+              closedMessage: "Closed for stocktaking.",
+              retryAfterSeconds: 45,
+            });
+            const r = await v.req("/shop");
+            assertEquals(r.res.status, 302);
+            const page = await v.req(r.res.headers.get("location")!);
+            assertEquals(page.res.status, 503);
+            assertEquals(page.res.headers.get("retry-after"), "45");
+            assert(page.text.includes("Closed for stocktaking."));
+            await passes("/healthz");
+            if (name === "Caddyfile") {
+              // Caddy hands the check's answer to an API client as it is: 503 and Retry-After.
+              const api = await v.req("/api/cart", { method: "POST", body: "{}" });
+              assertEquals(api.res.status, 503);
+              assertEquals(api.res.headers.get("retry-after"), "45");
+              assertEquals(JSON.parse(api.text).error.code, "room_closed");
+            }
+          },
+        );
       } catch (e) {
         if (proxy) console.error(proxy.log().slice(-3000));
         throw e;

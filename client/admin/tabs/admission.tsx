@@ -29,6 +29,7 @@ import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { GuardCards } from "./admission_guards.tsx";
+import { RoomCard } from "./admission_room.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -88,6 +89,7 @@ export function AdmissionTab({ queue }: TabProps) {
           Could not refresh these settings ({stale}); they may be out of date.
         </p>
       )}
+      <RoomCard queue={queue} />
       <ModeCard {...p} />
       <PauseCard {...p} />
       <RateCard {...p} />
