@@ -126,6 +126,21 @@ Deno.test("a passthrough room admits at once, paused or full, and counts each ad
     const rows = await readTraffic(t.kv, "default", now, 60_000);
     const sum = (k: "inflow" | "outflow") => rows.reduce((n, r) => n + r[k], 0);
     assertEquals([sum("inflow"), sum("outflow")], [5, 4], "admissions kept in the traffic");
+    // The operator metrics show the switch and the slots, in JSON and for Prometheus.
+    const json = await t.app.request("/metrics?queue=default", { headers: operator(t.config) });
+    assertEquals((await json.json()).room, {
+      mode: "passthrough",
+      effectiveMode: "passthrough",
+      safetyNetQueueing: null,
+      passthroughSlots: 3,
+    });
+    const prom = await (await t.app.request("/metrics?format=prometheus", {
+      headers: operator(t.config),
+    })).text();
+    assert(prom.includes('tollgate_room_mode{queue="default",mode="passthrough"} 1'), prom);
+    assert(prom.includes('tollgate_room_passthrough_slots{queue="default"} 3'));
+    assert(prom.includes("tollgate_store_unreachable 0"));
+    assert(/tollgate_room_admissions_total\{queue="default",mode="passthrough"\} \d+/.test(prom));
     // The slots passthrough visitors hold end with their tokens.
     t.clock.advance((t.config.ACCESS_TOKEN_TTL_SECONDS + 20) * 1000);
     assertEquals(await passedSlots(t.kv, "default", t.clock.now(), 900), 0);
