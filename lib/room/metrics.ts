@@ -21,7 +21,10 @@ export function roomMetricsOf(
   ttlSeconds: number,
 ): (q: string) => Promise<RoomMetrics> {
   return async (q) => {
-    const [st, slots] = await Promise.all([rooms.current(q), passedSlots(kv, q, now(), ttlSeconds)]);
+    const [st, slots] = await Promise.all([
+      rooms.current(q),
+      passedSlots(kv, q, now(), ttlSeconds),
+    ]);
     return {
       mode: st.record.mode,
       effectiveMode: st.effective,

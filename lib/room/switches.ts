@@ -137,6 +137,11 @@ export class RoomSwitches {
   maybeStep(q: string): Promise<void> {
     const sec = Math.floor(this.clock.now() / 1000);
     if ((this.#stepped.get(q) ?? -1) >= sec || !this.sampler) return Promise.resolve();
+    // A queue known not to be on auto costs nothing here (its copy is refreshed by its readers).
+    const known = this.#cache.get(q);
+    if (known && known.state.record.mode !== "auto" && this.modeNow(q) !== null) {
+      return Promise.resolve();
+    }
     const running = this.#stepping.get(q);
     if (running) return running;
     this.#stepped.set(q, sec);

@@ -97,9 +97,9 @@ export function RoomCard({ queue }: { queue: string }) {
         Visitors meet: <strong>{room.effectiveMode.replace("_", " ")}</strong>
         {st && (
           <span class="muted">
-            {" "}— the Safety Net is {st.queueing ? "queueing" : "letting everyone through"} since
-            {" "}
-            {localTime(st.since)}
+            {` — the Safety Net is ${st.queueing ? "queueing" : "letting everyone through"} since ${
+              localTime(st.since)
+            }`}
             {st.last && ` (last: ${st.last.joinsPerMinute} joins/min, ${st.last.holding} holding)`}.
           </span>
         )}
