@@ -11,6 +11,7 @@ import { Client, makeApp, operator, type TestApp } from "./helpers.ts";
 import { readTraffic } from "../lib/traffic.ts";
 import { passedSlots } from "../lib/room/passthrough.ts";
 import { instanceMetrics } from "../lib/metrics/instance.ts";
+import { keys } from "../lib/store/keys.ts";
 
 async function withAdmin(fn: (t: TestApp, admin: Client) => Promise<void>, t?: TestApp) {
   const app = t ?? await makeApp();
@@ -144,6 +145,19 @@ Deno.test("a passthrough room admits at once, paused or full, and counts each ad
     // The slots passthrough visitors hold end with their tokens.
     t.clock.advance((t.config.ACCESS_TOKEN_TTL_SECONDS + 20) * 1000);
     assertEquals(await passedSlots(t.kv, "default", t.clock.now(), 900), 0);
+  }));
+
+Deno.test("a deleted queue takes its switch and path rules with it", () =>
+  withAdmin(async (t, admin) => {
+    await admin.req("POST", "/api/admin/queues", { name: "sale" });
+    await admin.req("PUT", "/api/admin/room", { queue: "sale", mode: "reject" });
+    await admin.req("PUT", "/api/admin/path-rules", {
+      queue: "sale",
+      rules: [{ match: "path", pattern: "/x", action: "bypass" }],
+    });
+    assertEquals((await admin.req("DELETE", "/api/admin/queues/sale")).status, 200);
+    assertEquals((await t.kv.get(keys.roomSwitch("sale"))).value, null);
+    assertEquals((await t.kv.get(keys.pathRules("sale"))).value, null);
   }));
 
 Deno.test("queue_all is the effective mode the join engine asks for", () =>

@@ -10,6 +10,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { log } from "../log.ts";
+import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 import {
   applyRoomSwitch,
@@ -122,6 +123,17 @@ export class RoomSwitches {
     await op.commit();
     this.#cache.delete(q);
     return await this.current(q);
+  }
+
+  /**
+   * Removes the switch, Safety Net state and passthrough counts of a deleted queue (and its path
+   * rules, kept beside them), so a queue made again under the name starts normal.
+   */
+  async forget(q: string): Promise<void> {
+    await this.kv.atomic().delete(keys.roomSwitch(q)).delete(keys.roomAuto(q))
+      .delete(keys.pathRules(q)).commit();
+    await deleteListed(this.kv, { prefix: keys.roomPassedPrefix(q) });
+    this.#cache.delete(q);
   }
 
   /** Forgets the cached switch of `q` (after a write elsewhere on this instance). */
