@@ -159,4 +159,11 @@ export const keys = {
   roomPassedPrefix: (q: string) => ["roomPassed", q] as const,
   /** A queue's ordered path rules (bypass, queue, route to another queue). */
   pathRules: (q: string) => ["settings", "pathRules", q] as const,
+  /** A queue's priority lanes (names, shares, strict priority). */
+  priorityLanes: (q: string) => ["settings", "priorityLanes", q] as const,
+  /** A priority code's record, by the keyed hash of the code (the code itself is never stored). */
+  priorityCode: (q: string, hash: string) => ["priorityCode", q, hash] as const,
+  priorityCodePrefix: (q: string) => ["priorityCode", q] as const,
+  /** A priority code's id, naming the hash its record is stored under (list and revoke by id). */
+  priorityCodeId: (q: string, id: string) => ["priorityCodeId", q, id] as const,
 };

@@ -13,6 +13,7 @@ import { queueRoutes } from "./queues.ts";
 import { prequeueRoutes } from "./prequeue.ts";
 import { pathRuleRoutes } from "./path_rules.ts";
 import { roomRoutes } from "./room.ts";
+import { priorityRoutes } from "./priority.ts";
 import { settingsRoutes } from "./settings.ts";
 import { setupRoutes } from "./setup.ts";
 import { setupChallengeRoutes } from "./setup_challenge.ts";
@@ -68,6 +69,7 @@ export function adminRoutes(s: Services) {
   app.route("/", joinLimitRoutes(s));
   app.route("/", roomRoutes(s));
   app.route("/", pathRuleRoutes(s));
+  app.route("/", priorityRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));
