@@ -43,6 +43,15 @@ const WORDS: Record<Mode, string> = {
   auto: "Safety Net: nobody waits until traffic crosses your threshold, then the line runs",
 };
 
+/** The Safety Net's fields: form key, label, bounds. */
+const THRESHOLD_FIELDS: [string, string, string, string | undefined][] = [
+  ["jHigh", "Joins per minute: start at", "0", undefined],
+  ["jLow", "Joins per minute: stop below", "0", undefined],
+  ["hHigh", "Holding: start at", "0", undefined],
+  ["hLow", "Holding: stop below", "0", undefined],
+  ["calm", "Calm minutes", "1", "1440"],
+];
+
 const num = (v: string) => v.trim() === "" ? null : Number(v);
 const str = (v: number | null | undefined) => v === null || v === undefined ? "" : String(v);
 
@@ -147,42 +156,17 @@ export function RoomCard({ queue }: { queue: string }) {
               (leave a pair empty to ignore it), and stops when both stay below the lower value for
               the calm minutes.
             </p>
-            <Input
-              label="Joins per minute: start at"
-              type="number"
-              min="0"
-              value={f.jHigh}
-              onValue={edit("jHigh")}
-            />
-            <Input
-              label="Joins per minute: stop below"
-              type="number"
-              min="0"
-              value={f.jLow}
-              onValue={edit("jLow")}
-            />
-            <Input
-              label="Holding: start at"
-              type="number"
-              min="0"
-              value={f.hHigh}
-              onValue={edit("hHigh")}
-            />
-            <Input
-              label="Holding: stop below"
-              type="number"
-              min="0"
-              value={f.hLow}
-              onValue={edit("hLow")}
-            />
-            <Input
-              label="Calm minutes"
-              type="number"
-              min="1"
-              max="1440"
-              value={f.calm}
-              onValue={edit("calm")}
-            />
+            {THRESHOLD_FIELDS.map(([k, label, min, max]) => (
+              <Input
+                key={k}
+                label={label}
+                type="number"
+                min={min}
+                max={max}
+                value={f[k]}
+                onValue={edit(k)}
+              />
+            ))}
           </fieldset>
         )}
       </ActionForm>
