@@ -50,8 +50,19 @@ export function trafficPolicy(s: Services) {
   const soft = <T>(p: Promise<T>, fallback: () => T): Promise<T> =>
     (open ? s.storeFailure.bounded(p) : p).catch(fallback);
 
+  // The default queue, looked up at most once a second: the admitted hot path (every request to
+  // the site behind a proxy) then makes no store read and starts no timer for it.
+  let dflt: { name: string; at: number } | null = null;
+  const defaultQueue = async () => {
+    const now = s.clock.now();
+    if (dflt && now - dflt.at < 1000 && now >= dflt.at) return dflt.name;
+    const name = await soft(s.engine.defaultQueue(), () => dflt?.name ?? null) ?? "default";
+    dflt = { name, at: now };
+    return name;
+  };
+
   return async (r: PolicyRequest): Promise<PolicyDecision> => {
-    const own = r.queue ?? await soft(s.engine.defaultQueue(), () => null) ?? "default";
+    const own = r.queue ?? await defaultQueue();
     const rules = s.paths.fresh(own) ??
       await soft(s.paths.current(own), () => s.paths.lastKnown(own) ?? NO_RULES);
     const hit = matchRules(rules, r);
