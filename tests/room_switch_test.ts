@@ -212,3 +212,22 @@ Deno.test("the Safety Net: passthrough until joins cross the threshold, back aft
     t.close();
   }
 });
+
+Deno.test("joins step the Safety Net by themselves, once a second per instance", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    await admin.req("PUT", "/api/admin/room", { mode: "auto", safetyNet: SAFETY });
+    for (let i = 0; i < 6; i++) {
+      assertEquals((await new Client(t.app).join()).status, 200, `calm: join ${i} passes`);
+    }
+    t.clock.advance(1000);
+    await new Client(t.app).join(); // the first join of a new second steps it
+    await t.services.rooms.maybeStep("default"); // waits for that step if it still runs
+    assertEquals(await t.services.rooms.effectiveMode("default"), "normal");
+    await t.engine.setPaused("default", true);
+    assertEquals((await new Client(t.app).join()).status, 202, "now the line runs");
+  } finally {
+    t.close();
+  }
+});

@@ -147,6 +147,8 @@ export class RoomSwitches {
    * instance's is dropped.
    */
   maybeStep(q: string): Promise<void> {
+    const running = this.#stepping.get(q);
+    if (running) return running;
     const sec = Math.floor(this.clock.now() / 1000);
     if ((this.#stepped.get(q) ?? -1) >= sec || !this.sampler) return Promise.resolve();
     // A queue known not to be on auto costs nothing here (its copy is refreshed by its readers).
@@ -154,8 +156,6 @@ export class RoomSwitches {
     if (known && known.state.record.mode !== "auto" && this.modeNow(q) !== null) {
       return Promise.resolve();
     }
-    const running = this.#stepping.get(q);
-    if (running) return running;
     this.#stepped.set(q, sec);
     const p = this.step(q).then(
       () => {},
