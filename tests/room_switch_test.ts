@@ -3,7 +3,8 @@
  * refusals of bad input, which change nothing), a closed room (503 `room_closed` with
  * Retry-After on join, the branded closed page on `/wait`), a passthrough room (admitted at once
  * whatever the line, pause or capacity, and counted), and the Safety Net stepping over an
- * accelerated clock, its state shared by two instances over one store.
+ * accelerated clock, its state shared by two instances over one store; and both switches through
+ * the origin proxy.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
@@ -12,6 +13,7 @@ import { readTraffic } from "../lib/traffic.ts";
 import { passedSlots } from "../lib/room/passthrough.ts";
 import { instanceMetrics } from "../lib/metrics/instance.ts";
 import { keys } from "../lib/store/keys.ts";
+import { startOrigin } from "./origin_helpers.ts";
 
 async function withAdmin(fn: (t: TestApp, admin: Client) => Promise<void>, t?: TestApp) {
   const app = t ?? await makeApp();
@@ -229,5 +231,48 @@ Deno.test("joins step the Safety Net by themselves, once a second per instance",
     assertEquals((await new Client(t.app).join()).status, 202, "now the line runs");
   } finally {
     t.close();
+  }
+});
+
+Deno.test("through the origin proxy: a passthrough room lets visitors in with a token, a closed one refuses", async () => {
+  const origin = startOrigin();
+  const t = await makeApp({ ORIGIN_URL: origin.url });
+  try {
+    await t.services.rooms.save("default", { mode: "passthrough" });
+    const first = await t.app.request("/shop", { headers: { accept: "text/html" } });
+    assertEquals(first.status, 200, "straight to the site");
+    assertEquals((await first.json()).path, "/shop");
+    const cookie = first.headers.getSetCookie().find((c) => c.startsWith("tg_access="));
+    assert(cookie, "an access cookie, so the next request passes on it");
+    assertEquals(await passedSlots(t.kv, "default", t.clock.now(), 900), 1);
+    const again = await t.app.request("/cart", { headers: { cookie: cookie.split(";")[0] } });
+    assertEquals(again.status, 200);
+    assertEquals(again.headers.getSetCookie().length, 0, "no second admission");
+    await again.body?.cancel();
+    assertEquals(await passedSlots(t.kv, "default", t.clock.now(), 900), 1);
+
+    await t.services.rooms.save("default", {
+      mode: "reject",
+      closedMessage: "Closed for the night.",
+      retryAfterSeconds: 3600,
+    });
+    const page = await t.app.request("/shop", { headers: { accept: "text/html" } });
+    assertEquals(page.status, 302);
+    assertEquals(page.headers.get("location"), "/wait?queue=default&return=%2Fshop");
+    const api = await t.app.request("/api-of-the-site/cart", {
+      method: "POST",
+      headers: { accept: "application/json" },
+      body: "{}",
+    });
+    assertEquals([api.status, api.headers.get("retry-after")], [503, "3600"]);
+    const err = (await api.json()).error;
+    assertEquals([err.code, err.message], ["room_closed", "Closed for the night."]);
+    // Visitors admitted before the room closed keep their access.
+    const kept = await t.app.request("/shop", { headers: { cookie: cookie.split(";")[0] } });
+    assertEquals(kept.status, 200);
+    await kept.body?.cancel();
+  } finally {
+    t.close();
+    await origin.close();
   }
 });
