@@ -132,9 +132,13 @@ export function proxyChecks(s: Services) {
         res.headers.set("X-Tollgate-Queue", d.claims.queue);
       } else {
         // No visitor to name: why it passes (bypass, allowlist, store_unreachable, passthrough).
+        // The visitor and queue headers are sent empty, not left out: a site may read them as
+        // proof of an admission, and Caddy 2.6's `copy_headers` hands the site its placeholder
+        // text (`{http.reverse_proxy.header.X-Tollgate-Visitor}`) for a header the check omits.
         if (d.kind === "passthrough") instanceMetrics.roomAdmissions.inc([d.queue, "passthrough"]);
         res.headers.set("X-Tollgate-Pass", d.kind === "pass" ? d.why : "passthrough");
-        res.headers.set("X-Tollgate-Queue", d.queue);
+        res.headers.set("X-Tollgate-Visitor", "");
+        res.headers.set("X-Tollgate-Queue", "");
       }
       return res;
     }

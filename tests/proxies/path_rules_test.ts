@@ -54,6 +54,12 @@ for (
           assertEquals(r.res.status, 200, `${path}: ${r.text.slice(0, 200)}`);
           assertEquals(site.hits.length, before + 1);
           assertEquals(site.hits.at(-1)!.path, path);
+          // Nobody was admitted: the site is not told of a visitor or a queue.
+          const h = site.hits.at(-1)!.headers;
+          assertEquals([h.get("x-tollgate-visitor") ?? "", h.get("x-tollgate-queue") ?? ""], [
+            "",
+            "",
+          ]);
         };
         await t.step("path: a health check passes", () => passes("/healthz"));
         await t.step("asset: static files pass", () => passes("/assets/app.css"));
