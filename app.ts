@@ -122,6 +122,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
 
   services.isAdminSession = sessionChecker(services);
   services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+  // The line as this instance last read it (at most a second old; the join path reads it first).
+  services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;

@@ -59,10 +59,25 @@ export class RoomSwitches {
     public sampler: SafetyNetSampler | null = null,
   ) {}
 
+  /**
+   * How many wait in the line of `q` as this instance last saw it (0 when unknown). A calm
+   * Safety Net lets newcomers through only while nobody waits: a line left from a surge drains
+   * first, in its order, rather than being overtaken.
+   */
+  lineWaiting: (q: string) => number = () => 0;
+
+  /** `state` with a calm Safety Net's passthrough held back while a line is left. */
+  #withLine(q: string, state: RoomSwitchState): RoomSwitchState {
+    if (state.record.mode !== "auto" || state.effective !== "passthrough") return state;
+    return this.lineWaiting(q) > 0 ? { ...state, effective: "normal" } : state;
+  }
+
   /** The cached effective mode while fresh, else null (the hot paths' synchronous look). */
   modeNow(q: string): EffectiveRoomMode | null {
     const hit = this.#cache.get(q);
-    return hit && this.clock.now() - hit.at < ROOM_CACHE_MS ? hit.state.effective : null;
+    return hit && this.clock.now() - hit.at < ROOM_CACHE_MS
+      ? this.#withLine(q, hit.state).effective
+      : null;
   }
 
   /** The last switch known for `q` however old (an outage keeps it), or null before any read. */
@@ -79,7 +94,11 @@ export class RoomSwitches {
    * The switch of `q`: from the cache, or one KV read shared by concurrent callers. A store that
    * cannot be read keeps the last known switch (an outage must not open or close a room).
    */
-  current(q: string): Promise<RoomSwitchState> {
+  async current(q: string): Promise<RoomSwitchState> {
+    return this.#withLine(q, await this.#current(q));
+  }
+
+  #current(q: string): Promise<RoomSwitchState> {
     const hit = this.#cache.get(q);
     if (hit && this.clock.now() - hit.at < ROOM_CACHE_MS) return Promise.resolve(hit.state);
     let p = this.#loading.get(q);
