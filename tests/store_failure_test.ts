@@ -68,6 +68,12 @@ for (const how of ["throw", "hang"] as const) {
       assertEquals(check.status, 204);
       assertEquals(check.headers.get("x-tollgate-pass"), "store_unreachable");
       assertEquals((await page(t, { authorization: `Bearer ${token}` })).status, 200);
+      if (how === "throw") {
+        // A visitor sent to the waiting room just before is sent back to its page. (A store that
+        // hangs keeps the waiting room waiting, as before: nothing there fails to say so.)
+        const back = await t.app.request("/wait?return=%2Fshop%2Fitem%3Fid%3D7");
+        assertEquals([back.status, back.headers.get("location")], [303, "/shop/item?id=7"]);
+      }
       assertEquals(instanceMetrics.storeFailOpen.series.get(["proxy"])?.n, opened + 1);
       assertEquals(instanceMetrics.storeFailOpen.series.get(["verify"])?.n, verified + 1);
       assert(t.services.storeFailure.downSince !== null);
@@ -109,7 +115,11 @@ Deno.test("STORE_FAILURE=closed (the default): nobody passes without a token, th
     assertEquals(res.status, 302);
     assert(res.headers.get("location")!.startsWith("/wait?"));
     const wait = await t.app.request(res.headers.get("location")!);
-    assertEquals(wait.status, 503, "the waiting room cannot answer without its store");
+    assertEquals(
+      wait.status,
+      503,
+      "the waiting room cannot answer without its store (no way back)",
+    );
     await wait.body?.cancel();
     assertEquals((await verify(t)).status, 401);
     assertEquals((await page(t, { authorization: `Bearer ${token}` })).status, 200, "tokens pass");

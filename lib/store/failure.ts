@@ -122,7 +122,7 @@ export class StoreFailure {
    * `ok` while it answers; while it does not, `open` (let it through, counted and logged) under
    * the open policy within its bound, else `closed`.
    */
-  async verdict(path: "proxy" | "verify"): Promise<StoreVerdict> {
+  async verdict(path: "proxy" | "verify" | "wait"): Promise<StoreVerdict> {
     if (this.policy === "closed") return "ok"; // as before: the waiting room answers 503
     if (await this.reachable()) return "ok";
     const now = this.clock.now();

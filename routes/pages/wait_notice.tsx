@@ -7,7 +7,8 @@ import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
-import { AppError, RateLimitedError } from "../../lib/errors.ts";
+import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts";
+import { safeReturnPath } from "../../lib/destination.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
@@ -70,7 +71,18 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     );
   };
 
-  const failure = (c: Context, e: unknown) => {
+  const failure = async (c: Context, e: unknown) => {
+    // STORE_FAILURE=open: a visitor the proxy sent here just before the store went down goes
+    // back to the page it asked for, which the proxy now lets through (for the open bound).
+    const back = safeReturnPath(c.req.query("return"));
+    if (
+      back && s.storeFailure.policy === "open" &&
+      (!(e instanceof AppError) || e instanceof StoreBusyError) &&
+      await s.storeFailure.verdict("wait") === "open"
+    ) {
+      c.header("Cache-Control", "no-store");
+      return c.redirect(back, 303);
+    }
     if (e instanceof AppError && e.status < 500 && e.status !== 429) {
       const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
       return notice(c, e.status, heading, e.message);
