@@ -8,6 +8,10 @@ import { createJoinGuards } from "./lib/guard/mod.ts";
 import { Engine } from "./lib/queue/engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
+import { PathRuleSets } from "./lib/paths/store.ts";
+import { safetyNetSampler } from "./lib/room/sample.ts";
+import { RoomSwitches } from "./lib/room/switches.ts";
+import { StoreFailure } from "./lib/store/failure.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
 import { SessionKeeper } from "./lib/session/keeper.ts";
@@ -82,6 +86,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
   // The depth event is checked after each tick this instance ran, off the visitor's path.
   engine.onTicked = (q, waiting) => {
     void webhooks.checkDepth(q, waiting).catch(() => {});
+    // The Safety Net looks at its figures once a second (a no-op unless the queue is on auto).
+    void services.rooms.maybeStep(q);
     // The origin health probe rides on the per-second tick; a KV claim picks one instance.
     void access.health.maybeProbe().catch(() => {});
   };
@@ -116,9 +122,18 @@ async function createServices(deps: AppDeps): Promise<Services> {
       ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
       engine,
     }),
+    rooms: new RoomSwitches(deps.kv, deps.clock),
+    paths: new PathRuleSets(deps.kv, deps.clock),
+    storeFailure: new StoreFailure(deps.kv, deps.clock, {
+      policy: deps.config.STORE_FAILURE,
+      maxOpenMs: deps.config.STORE_FAILURE_OPEN_SECONDS * 1000,
+    }),
   };
 
   services.isAdminSession = sessionChecker(services);
+  services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+  // The line as this instance last read it (at most a second old; the join path reads it first).
+  services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;

@@ -105,6 +105,10 @@ async function main() {
         queues: config.QUEUES,
         maxConnections,
         descriptorLimit: fds,
+        // Said at start: an operator reading the log of an outage must know which policy ran.
+        storeFailure: config.STORE_FAILURE === "open"
+          ? `open (at most ${config.STORE_FAILURE_OPEN_SECONDS} s)`
+          : "closed",
         // A simulated clock says so, with what a load driver needs to follow it.
         ...(clock === systemClock ? {} : {
           clockSpeed: config.TOLLGATE_CLOCK_SPEED,

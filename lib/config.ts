@@ -108,6 +108,14 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   /**
+   * While the store cannot be reached: `closed` (the waiting room answers 503, as always) or
+   * `open` (the origin proxy and `/verify` let visitors without a token through, counted and
+   * logged, for at most `STORE_FAILURE_OPEN_SECONDS`). See docs/deploy.md.
+   */
+  STORE_FAILURE: z.enum(["closed", "open"]).default("closed"),
+  /** How long `STORE_FAILURE=open` may let visitors through, from the moment the store went down. */
+  STORE_FAILURE_OPEN_SECONDS: positiveInt(10, 86_400).default(300),
+  /**
    * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
    * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
    * run fast).

@@ -234,6 +234,16 @@ export const Metrics = z.object({
       description: "mean length, admission to end, of the sessions counted above",
     }),
   }).openapi("SessionMetrics"),
+  room: z.object({
+    mode: z.enum(["normal", "queue_all", "passthrough", "reject", "auto"]),
+    effectiveMode: z.enum(["normal", "queue_all", "passthrough", "reject"]),
+    safetyNetQueueing: z.boolean().nullable(),
+    passthroughSlots: z.number().int().openapi({
+      description: "slots held by visitors a passthrough room let in (until their tokens expire)",
+    }),
+  }).optional().openapi({
+    description: "the room switch (GET /metrics only; see PUT /api/admin/room)",
+  }),
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

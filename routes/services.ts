@@ -3,7 +3,10 @@ import type { Context } from "hono";
 import type { Access } from "../lib/access/mod.ts";
 import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
+import type { PathRuleSets } from "../lib/paths/store.ts";
 import type { Engine } from "../lib/queue/engine.ts";
+import type { RoomSwitches } from "../lib/room/switches.ts";
+import type { StoreFailure } from "../lib/store/failure.ts";
 import type { AppDeps, ChallengeGate, EventSink } from "../lib/services.ts";
 import type { SessionKeeper } from "../lib/session/keeper.ts";
 import type { Signer } from "../lib/tokens.ts";
@@ -29,4 +32,10 @@ export interface Services extends AppDeps {
   guards: JoinGuards;
   /** Visitor sessions: fixed or sliding, renewal, release (lib/session). */
   sessions: SessionKeeper;
+  /** Room switches per queue (normal, queue_all, passthrough, reject, auto) and the Safety Net. */
+  rooms: RoomSwitches;
+  /** Path rules per queue (bypass, queue, route to another queue). */
+  paths: PathRuleSets;
+  /** What the origin proxy and `/verify` do while the store cannot be reached (STORE_FAILURE). */
+  storeFailure: StoreFailure;
 }

@@ -5,6 +5,7 @@
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
 import type { SessionMetrics } from "../session/stats.ts";
 import { VERSION } from "../version.ts";
+import type { RoomMetrics } from "../room/metrics.ts";
 import { instanceMetrics } from "./instance.ts";
 import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
 
@@ -218,6 +219,9 @@ function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
     "This instance's connection cap (0: served without one).",
     [[{}, m.connections.limit]],
   );
+  w.counterOf(m.roomAdmissions, (l) => listed.has(l.queue));
+  w.counterOf(m.storeFailOpen);
+  w.counterOf(m.storeFailClosed);
   w.counter(
     "tollgate_metrics_series_dropped_total",
     "Observations dropped because a metric family was full (bounded label sets).",
@@ -233,11 +237,12 @@ export async function buildExposition(
   engine: Engine,
   format: TextFormat,
   only?: string,
-  sessions?: (q: string) => Promise<SessionMetrics>,
+  extra: ExpositionExtras = {},
 ): Promise<string> {
   const names = only ? [only] : await engine.queueNames();
   const listed = names.slice(0, MAX_EXPOSED_QUEUES);
-  const all = await Promise.all(listed.map((q) => queueSeries(engine, q, sessions)));
+  const all = await Promise.all(listed.map((q) => queueSeries(engine, q, extra.sessions)));
+  const rooms = extra.room ? await Promise.all(listed.map((q) => extra.room!(q))) : null;
   const w = new ExpositionWriter(format);
   w.gauge("tollgate_build_info", "Always 1; the version label names the running release.", [[
     { version: VERSION },
@@ -265,6 +270,41 @@ export async function buildExposition(
     );
   }
   writeQueues(w, all);
+  if (rooms) writeRooms(w, listed, rooms);
+  if (extra.storeDown) {
+    w.gauge(
+      "tollgate_store_unreachable",
+      "1 while this instance finds the store unreachable (see STORE_FAILURE), else 0.",
+      [[{}, extra.storeDown() ? 1 : 0]],
+    );
+  }
   writeInstance(w, new Set(listed));
   return w.text();
+}
+
+/** What the exposition shows beside the engine's figures (the route wires them in). */
+export interface ExpositionExtras {
+  /** A queue's session figures (lib/session). */
+  sessions?: (q: string) => Promise<SessionMetrics>;
+  /** A queue's room switch. */
+  room?: (q: string) => Promise<RoomMetrics>;
+  /** Whether this instance finds the store unreachable now. */
+  storeDown?: () => boolean;
+}
+
+/** The room switch of each listed queue. */
+function writeRooms(w: ExpositionWriter, listed: string[], rooms: RoomMetrics[]): void {
+  w.stateGauge(
+    "tollgate_room_mode",
+    "1 for what visitors of the queue meet now (normal, queue_all, passthrough, reject; auto " +
+      "shows as passthrough or normal), 0 for the others.",
+    "mode",
+    ["normal", "queue_all", "passthrough", "reject"],
+    listed.map((q, i) => [{ queue: q }, rooms[i].effectiveMode]),
+  );
+  w.gauge(
+    "tollgate_room_passthrough_slots",
+    "Slots held by visitors a passthrough room let in, until their tokens expire.",
+    listed.map((q, i) => [{ queue: q }, rooms[i].passthroughSlots]),
+  );
 }

@@ -93,6 +93,25 @@ export class InstanceMetrics {
     ["result"],
   );
 
+  readonly roomAdmissions = new Counter(
+    "tollgate_room_admissions_total",
+    "Visitors this instance let in or turned away by a room switch, by queue and effective mode " +
+      "(passthrough: admitted without waiting; reject: shown the closed page).",
+    ["queue", "mode"],
+  );
+  readonly storeFailOpen = new Counter(
+    "tollgate_store_fail_open_total",
+    "Requests let through without an access token while the store could not be reached " +
+      "(STORE_FAILURE=open), by path (proxy, verify).",
+    ["path"],
+  );
+  readonly storeFailClosed = new Counter(
+    "tollgate_store_fail_closed_total",
+    "Requests refused with 503 because the store could not be reached (STORE_FAILURE=closed, or " +
+      "open past its bound), by path (proxy, verify).",
+    ["path"],
+  );
+
   /** Series dropped because a family was full (should stay 0). */
   dropped(): number {
     return [
@@ -107,6 +126,9 @@ export class InstanceMetrics {
       this.ticks,
       this.connectionsClosed,
       this.acceptErrors,
+      this.roomAdmissions,
+      this.storeFailOpen,
+      this.storeFailClosed,
     ].reduce((n, f) => n + f.series.dropped, 0);
   }
 }

@@ -161,4 +161,22 @@ export const keys = {
   /** Session counters of a queue (renewed, released, idle, cap, lengths), written with `sum`. */
   sessionStat: (q: string, name: string) => ["sessionStats", q, name] as const,
   sessionStatPrefix: (q: string) => ["sessionStats", q] as const,
+
+  // --- Traffic policy (issue 35; see lib/room/ and lib/paths/) ---
+  /** A queue's room switch: normal, queue_all, passthrough, reject or auto, and their settings. */
+  roomSwitch: (q: string) => ["settings", "roomSwitch", q] as const,
+  /** The automatic switch's (Safety Net's) state, shared by every instance. */
+  roomAuto: (q: string) => ["roomAuto", q] as const,
+  /** Passthrough admissions per queue and 15 s bucket (KV `sum`): the slots they hold. */
+  roomPassed: (q: string, bucket: number) => ["roomPassed", q, bucket] as const,
+  roomPassedPrefix: (q: string) => ["roomPassed", q] as const,
+  /** A queue's ordered path rules (bypass, queue, route to another queue). */
+  pathRules: (q: string) => ["settings", "pathRules", q] as const,
+  /** A queue's priority lanes (names, shares, strict priority). */
+  priorityLanes: (q: string) => ["settings", "priorityLanes", q] as const,
+  /** A priority code's record, by the keyed hash of the code (the code itself is never stored). */
+  priorityCode: (q: string, hash: string) => ["priorityCode", q, hash] as const,
+  priorityCodePrefix: (q: string) => ["priorityCode", q] as const,
+  /** A priority code's id, naming the hash its record is stored under (list and revoke by id). */
+  priorityCodeId: (q: string, id: string) => ["priorityCodeId", q, id] as const,
 };

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The Access tab: the country block (with its TTL and when it ends), the IP allowlist (bad lines
- * named next to the text), the origin proxy override and the origin health throttle.
+ * named next to the text), the origin proxy override, the picked queue's path rules and the
+ * origin health throttle.
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -10,6 +11,7 @@ import { ActionForm, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
 import { Field, localTime, Section, useAction } from "../ui.tsx";
 import { HealthSection } from "./access_health.tsx";
 import { GeoBlockSection } from "./access_geo.tsx";
+import { PathRulesSection } from "./access_paths.tsx";
 
 function AllowlistSection() {
   const [text, setText] = useState("");
@@ -170,12 +172,13 @@ function OriginSection() {
   );
 }
 
-export function AccessTab(_: TabProps) {
+export function AccessTab({ queue }: TabProps) {
   return (
     <div class="tab-access">
       <GeoBlockSection />
       <AllowlistSection />
       <OriginSection />
+      <PathRulesSection queue={queue} />
       <HealthSection />
     </div>
   );

@@ -32,6 +32,7 @@ import { ReturnGraceCard } from "./admission_grace.tsx";
 import { SessionsCard } from "./admission_sessions.tsx";
 import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
+import { RoomCard } from "./admission_room.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -91,6 +92,7 @@ export function AdmissionTab({ queue }: TabProps) {
           Could not refresh these settings ({stale}); they may be out of date.
         </p>
       )}
+      <RoomCard queue={queue} />
       <ModeCard {...p} />
       <PauseCard {...p} />
       <RateCard {...p} />
