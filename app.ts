@@ -5,7 +5,7 @@ import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
 import { createJoinGuards } from "./lib/guard/mod.ts";
-import { Engine } from "./lib/queue/engine.ts";
+import { HeldEngine } from "./lib/resume/held_engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { migrate } from "./lib/store/migrate.ts";
@@ -28,6 +28,9 @@ import { errorResponse } from "./http/response.ts";
 import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
+import { resumeRoutes } from "./routes/resume.ts";
+import { smtpMailer } from "./lib/notify/mailer.ts";
+import { mailJob } from "./lib/notify/mail_job.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
 
@@ -72,7 +75,8 @@ export async function createApp(deps: AppDeps) {
 async function createServices(deps: AppDeps): Promise<Services> {
   await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
-  const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
+  // The engine behind the holder check of places moved to another device (lib/resume/).
+  const engine = new HeldEngine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
   // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
@@ -100,6 +104,7 @@ async function createServices(deps: AppDeps): Promise<Services> {
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
+    mail: { enabled: false, job: () => Promise.resolve() },
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
     guards: createJoinGuards(
       { ...deps, fetch: (i, init) => services.fetch(i, init) },
@@ -109,6 +114,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
   };
 
   services.isAdminSession = sessionChecker(services);
+  const mailer = smtpMailer(deps.config);
+  services.mail = { enabled: mailer !== null, job: mailJob({ ...deps, engine, mailer }) };
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;
@@ -147,6 +154,7 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   );
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
+  app.route("/", resumeRoutes(services));
   app.route("/", forwardAuthRoutes(services));
   app.route("/", operatorRoutes(services));
   app.route("/", adminRoutes(services));

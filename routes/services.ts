@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { Access } from "../lib/access/mod.ts";
 import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
-import type { Engine } from "../lib/queue/engine.ts";
+import type { HeldEngine } from "../lib/resume/held_engine.ts";
 import type { AppDeps, ChallengeGate, EventSink } from "../lib/services.ts";
 import type { Signer } from "../lib/tokens.ts";
 import type { Webhooks } from "../lib/webhooks.ts";
@@ -12,7 +12,8 @@ export type { AppDeps, ChallengeGate, EventSink };
 
 /** The services the routes share. */
 export interface Services extends AppDeps {
-  engine: Engine;
+  /** The admission engine, behind the holder check of places moved to another device. */
+  engine: HeldEngine;
   signer: Signer;
   events: EventSink;
   /** The webhook sender behind `events` (the admin test delivery uses it directly). */
@@ -26,4 +27,10 @@ export interface Services extends AppDeps {
   origin: OriginSettings;
   /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
   guards: JoinGuards;
+  /** The e-mail at a visitor's turn (lib/notify/): offered when an SMTP server is configured. */
+  mail: {
+    enabled: boolean;
+    /** The per-second mail job; main.ts calls it beside the admission tick. */
+    job: () => Promise<void>;
+  };
 }
