@@ -1,0 +1,169 @@
+/**
+ * The e-mail at a visitor's turn, against a real SMTP server (Debian's aiosmtpd on loopback): the
+ * message arrives once, its link's code moves the place to a fresh browser, the address is gone
+ * from the store once sent, and a server that is down is counted, retried and never slows a join.
+ */
+import { keys } from "../lib/store/keys.ts";
+import { mailCounts } from "../lib/notify/mail_job.ts";
+import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { freePort } from "../testing/procs.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { Client, makeApp } from "./helpers.ts";
+
+const Q = "default";
+const ADDRESS = "ann@example.test";
+const ignore = !(await haveAiosmtpd());
+if (ignore) console.warn("turn_email_test: apt-get install python3-aiosmtpd to run these tests");
+
+/** An app that mails through 127.0.0.1:`port`, its default queue paused (everyone waits). */
+async function mailingApp(port: number, extra = {}) {
+  const t = await makeApp({
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: port,
+    SMTP_TLS: "none",
+    SMTP_FROM: "Tollgate <queue@example.test>",
+    ...extra,
+  });
+  await t.engine.setPaused(Q, true);
+  return t;
+}
+
+/** Every stored e-mail request of the queue, as stored. */
+async function storedRequests(kv: Deno.Kv) {
+  const out = [];
+  for await (const e of kv.list({ prefix: keys.mailSubPrefix(Q) })) out.push(e);
+  return out;
+}
+
+Deno.test({
+  name: "the turn e-mail arrives once and its link moves the place to a fresh browser",
+  ignore,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const t = await mailingApp(smtp.port);
+    try {
+      const a = new Client(t.app);
+      await a.join();
+      const saved = await a.req("POST", "/turn-email", { queue: Q, email: ADDRESS });
+      assertEquals([saved.status, saved.json.email], [200, "saved"], saved.text);
+      const stored = await storedRequests(t.kv);
+      assertEquals(stored.length, 1);
+      assert(!JSON.stringify(stored[0].value).includes("ann@"), "the address is stored sealed");
+
+      await t.services.mail.job();
+      assertEquals(smtp.mails.length, 0, "not its turn yet");
+
+      await t.engine.setPaused(Q, false);
+      assertEquals(await t.engine.admit(Q, 1), 1);
+      t.engine.ctx.invalidate(Q);
+      await t.services.mail.job();
+      const [mail] = await smtp.waitFor(1);
+      assertEquals(mail.headers["to"], ADDRESS);
+      assert(/It's your turn/.test(mail.headers["subject"]), mail.headers["subject"]);
+      const link = /https?:\/\/\S+resume=([2-9A-Z]{8})/.exec(mail.text);
+      assert(link, mail.text);
+      assertEquals(await storedRequests(t.kv), [], "the address is deleted once sent");
+      await t.services.mail.job();
+      assertEquals(smtp.mails.length, 1, "sent once");
+      assertEquals(await mailCounts(t.kv, Q), { sent: 1, failed: 0 });
+
+      // The phone's mail app opens the link: a fresh browser takes the place and enters.
+      const phone = new Client(t.app);
+      const moved = await phone.req("POST", "/resume", { queue: Q, code: link[1] });
+      assertEquals([moved.status, moved.json.status], [200, "admitted"], moved.text);
+      assertEquals(moved.json.visitorId, a.visitorId);
+      assert(phone.cookies.has("tg_access"));
+    } finally {
+      t.close();
+      await smtp.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "MAIL_AT_POSITION mails when the place comes that near the front",
+  ignore,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const t = await mailingApp(smtp.port, { MAIL_AT_POSITION: 2 });
+    try {
+      const first = new Client(t.app), second = new Client(t.app), third = new Client(t.app);
+      for (const c of [first, second, third]) await c.join();
+      assertEquals((await third.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status, 200);
+      await t.services.mail.job();
+      assertEquals(smtp.mails.length, 0, "third in line: not yet");
+      await first.req("POST", "/leave", { queue: Q, visitorId: first.visitorId });
+      t.engine.ctx.invalidate(Q);
+      await t.engine.tick(Q);
+      t.engine.ctx.invalidate(Q);
+      await t.services.mail.job();
+      const [mail] = await smtp.waitFor(1);
+      assert(/Almost your turn/.test(mail.headers["subject"]), mail.headers["subject"]);
+    } finally {
+      t.close();
+      await smtp.stop();
+    }
+  },
+});
+
+Deno.test("bad addresses get 400 naming the field; no SMTP server means no offer", async () => {
+  const t = await mailingApp(freePort());
+  const plain = await makeApp();
+  try {
+    const a = new Client(t.app);
+    await a.join();
+    const bad = await a.req("POST", "/turn-email", { queue: Q, email: "not-an-address" });
+    assertEquals([bad.status, bad.json.error.details.fields[0].path], [400, "email"], bad.text);
+    const b = new Client(plain.app);
+    await b.join();
+    const none = await b.req("POST", "/turn-email", { queue: Q, email: ADDRESS });
+    assertEquals([none.status, none.json.error.code], [404, "not_found"]);
+    // Taken back: the address is deleted.
+    assertEquals((await a.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status, 200);
+    assertEquals((await storedRequests(t.kv)).length, 1);
+    assertEquals((await a.req("DELETE", "/turn-email", { queue: Q })).status, 200);
+    assertEquals(await storedRequests(t.kv), []);
+  } finally {
+    t.close();
+    plain.close();
+  }
+});
+
+Deno.test("an SMTP server that does not answer is counted, never slows joins, never logs the address", async () => {
+  // Accepts connections and says nothing: the send hangs until the server goes away.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of silent) conns.push(c);
+  })().catch(() => {});
+  const t = await mailingApp((silent.addr as Deno.NetAddr).port);
+  const logged: string[] = [];
+  const error = console.error;
+  console.error = (...a: unknown[]) => void logged.push(a.join(" "));
+  try {
+    const a = new Client(t.app);
+    await a.join();
+    await a.req("POST", "/turn-email", { queue: Q, email: ADDRESS });
+    await t.engine.setPaused(Q, false);
+    await t.engine.admit(Q, 1);
+    t.engine.ctx.invalidate(Q);
+    const job = t.services.mail.job();
+    while (conns.length === 0) await new Promise((r) => setTimeout(r, 20));
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) assertEquals((await new Client(t.app).join()).status, 202);
+    assert(performance.now() - started < 2000, "joins are not held up by the send");
+    for (const c of conns) c.close();
+    silent.close();
+    await job;
+    assertEquals(await mailCounts(t.kv, Q), { sent: 1, failed: 1 });
+    const kept = await storedRequests(t.kv);
+    assertEquals(kept.length, 1, "kept for another try");
+    assertEquals((kept[0].value as { failures: number }).failures, 1);
+    assert(logged.some((l) => l.includes("turn e-mail failed")), logged.join("\n"));
+    assert(!logged.some((l) => l.includes("ann@")), "the address is never logged");
+  } finally {
+    console.error = error;
+    t.close();
+    await accepting;
+  }
+});
