@@ -18,6 +18,8 @@ import {
   lotteryWaitRange,
   PREQUEUE_VISITOR_WORDS,
 } from "../lib/queue/wording.ts";
+import { ResumeForm } from "../components/ResumeForm.tsx";
+import { MailOffer, MoveOffer } from "./ResumeOffer.tsx";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
@@ -36,6 +38,8 @@ export interface WaitRoomProps {
   title: string;
   /** Tollgate's path prefix (`BASE_PATH`), "" or absent without one. */
   base?: string;
+  /** The operator set up e-mail: the page offers "e-mail me when it's my turn". */
+  mail?: boolean;
 }
 
 /** The live part of /wait: follows the server's timeslots and moves on at admission. */
@@ -140,6 +144,7 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={again}>Join the line again</a>
         </p>
       )}
+      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} />}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
@@ -168,6 +173,10 @@ export function WaitRoom(p: WaitRoomProps) {
         </p>
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} />}
+      {waiting && p.mail && <MailOffer queue={p.queue} base={p.base ?? ""} />}
+      {(waiting || holding) && (
+        <MoveOffer queue={p.queue} base={p.base ?? ""} onMoved={() => setLocal("moved")} />
+      )}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { useEffect } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
 import { countdown } from "../client/format.ts";
 import { type Gone, notifyTurn } from "../client/timeslots.ts";
+import { RESUME_WORDS } from "../lib/resume/words.ts";
 
 /** Local outcomes the server view does not carry. */
 export type Local = "expired" | Gone | null;
@@ -19,6 +20,7 @@ const LOCAL_WORDS: Record<Exclude<Local, null>, string> = {
   closed: "This waiting room is not available.",
   cookies: "This page cannot keep your place here, because the browser does not keep the " +
     "waiting room's cookie in this frame. Open the waiting room in its own window to wait.",
+  moved: RESUME_WORDS.moved,
 };
 
 /** Sends the browser on: the whole window when embedded (a link remains if that is refused). */

@@ -30,6 +30,7 @@ export const RESUME_WORDS = {
   mailSaved: "We'll e-mail you when it's your turn. The address is deleted once the e-mail is " +
     "sent or your place ends.",
   mailBad: "That does not look like an e-mail address.",
+  mailError: "The address could not be saved just now. Try again in a moment.",
   mailCancel: "Don't e-mail me",
 } as const;
 
