@@ -46,6 +46,12 @@ export function MoveOffer(p: { queue: string; base: string; onMoved: () => void 
       <summary>{W.offer}</summary>
       <p class="hint">{W.offerHint}</p>
       {!got && <button type="button" class="button" onClick={show}>{W.showCode}</button>}
+      {!got && (
+        <p class="hint">
+          {W.haveCode}{" "}
+          <a href={`${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`}>{W.enterCode}</a>
+        </p>
+      )}
       {error && <p class="error" role="alert">{error}</p>}
       {got && (
         <div class="move-code">

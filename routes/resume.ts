@@ -124,7 +124,8 @@ export function resumeRoutes(s: Services) {
 
   app.openapi(resumeRoute, async (c) => {
     const { queue, code } = c.req.valid("json");
-    const out = await redeemCode(s, queue, code, clientIpOf(c, s.config));
+    const current = await ticketOf(c, s.signer, queue);
+    const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
     answerVisitor(c, s, queue, out);
     return c.json(out.view, 200);
   });

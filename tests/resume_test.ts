@@ -244,3 +244,19 @@ Deno.test("a pre-queue participant's place moves before and after the opening dr
     t.close();
   }
 });
+
+Deno.test("a browser that joined before typing a code gives up the place it had", async () => {
+  const t = await pausedApp();
+  try {
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join();
+    const own = await b.join();
+    const moved = await b.req("POST", "/resume", { queue: Q, code: (await codeOf(a)).code });
+    assertEquals([moved.status, moved.json.position], [200, 1], moved.text);
+    assertEquals(await t.engine.visitor(Q, own.json.visitorId), null, "its own place is freed");
+    t.engine.ctx.invalidate(Q);
+    assertEquals((await t.engine.metrics(Q)).waiting, 1);
+  } finally {
+    t.close();
+  }
+});

@@ -139,13 +139,16 @@ async function checkBudget(d: ResumeDeps, q: string, addr: string): Promise<void
 
 /**
  * `POST /resume`: moves the place of `typed` to the caller. Returns the place's view and the
- * ticket of its new holder. A refused code changes nothing but the wrong-code counts.
+ * ticket of its new holder. A refused code changes nothing but the wrong-code counts. A place the
+ * caller held in the queue before (`current`: it opened the waiting room, then typed the code)
+ * is given up, so it does not linger until its check-ins lapse.
  */
 export async function redeemCode(
   d: ResumeDeps,
   q: string,
   typed: string,
   ip: string,
+  current: TicketClaims | null = null,
 ): Promise<Outcome & { ticket: string }> {
   const code = normalizeResumeCode(typed);
   if (code === null) {
@@ -196,6 +199,9 @@ export async function redeemCode(
     throw e;
   }
   const ticket = await d.signer.signTicket(claims);
+  if (current && current.queue === q && current.sub !== claims.sub && current.seq > 0) {
+    await d.engine.leave(q, current, current.sub).catch(() => {});
+  }
   const out = await d.engine.status(q, claims);
   return { ...out, ticket: out.ticket ?? ticket };
 }

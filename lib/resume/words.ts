@@ -10,8 +10,9 @@ export const RESUME_WORDS = {
   offerHint: "Open this waiting room on your phone or another computer and keep your place.",
   showCode: "Show a code",
   codeLabel: "Your code",
-  codeHint: "On the other device, scan the QR code, open the link, or enter the code on this " +
-    "waiting room's page. The code works once; your place then moves there.",
+  codeHint: "On the other device, scan the QR code, open the link, or enter the code under " +
+    "\"Continue on another device\" on this waiting room's page. The code works once; your " +
+    "place then moves there.",
   linkLabel: "Link",
   copyLink: "Copy link",
   copied: "Copied",

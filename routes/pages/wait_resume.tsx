@@ -11,7 +11,7 @@ import { waitUrl } from "../../client/format.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { ResumeForm } from "../../components/ResumeForm.tsx";
-import { answerVisitor, clientIpOf } from "../../http/hono.ts";
+import { answerVisitor, clientIpOf, ticketOf } from "../../http/hono.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 import { normalizeResumeCode } from "../../lib/resume/code.ts";
@@ -64,7 +64,8 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
     if (!QueueName.safeParse(queue).success) return c.text("Bad request: queue", 400);
     try {
-      const out = await redeemCode(s, queue, code, clientIpOf(c, s.config));
+      const current = await ticketOf(c, s.signer, queue);
+      const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
       answerVisitor(c, s, queue, out);
       return c.redirect(waitUrl(queue, "", false, null, base), 303);
     } catch (e) {
