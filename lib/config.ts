@@ -119,7 +119,7 @@ const EnvSchema = z.object({
   SMTP_TLS: z.enum(["starttls", "tls", "none"]).default("starttls"),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
-  /** The sender, e.g. `Waiting room <queue@example.com>`; required with SMTP_HOST. */
+  /** The sender, e.g. `Waiting room <queue@example.com>`; without it no e-mail is offered. */
   SMTP_FROM: z.string().regex(/^[^\r\n]+@[^\r\n]+$/, "must be an address (with an optional name)")
     .optional(),
   /** Send the e-mail at this place in line (e.g. 10); 0 sends it at admission. */
@@ -150,9 +150,6 @@ export function parseEnv(
     const name = String(issue.path[0] ?? "environment");
     const shown = SECRET_KEYS.has(name) ? "(hidden)" : JSON.stringify(clean[name] ?? "");
     throw new ConfigError(`invalid ${name}=${shown}: ${issue.message}`);
-  }
-  if (parsed.data.SMTP_HOST && !parsed.data.SMTP_FROM) {
-    throw new ConfigError("invalid SMTP_FROM=\"\": required when SMTP_HOST is set");
   }
   if (parsed.data.METRICS_TOKEN && parsed.data.METRICS_TOKEN === parsed.data.TOKEN_SECRET) {
     // A scraper holding it would hold the key that signs every token.

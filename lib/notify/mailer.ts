@@ -7,6 +7,7 @@
 // @ts-types="@types/nodemailer"
 import nodemailer from "nodemailer";
 import type { Config } from "../config.ts";
+import { log } from "../log.ts";
 
 /** One message. */
 export interface Mail {
@@ -26,9 +27,13 @@ export type SmtpConfig = Pick<
   "SMTP_HOST" | "SMTP_PORT" | "SMTP_TLS" | "SMTP_USER" | "SMTP_PASSWORD" | "SMTP_FROM"
 >;
 
-/** A mailer for the configured SMTP server; null when none is configured. */
+/** A mailer for the configured SMTP server; null when none is configured (or no sender). */
 export function smtpMailer(config: SmtpConfig): Mailer | null {
-  if (!config.SMTP_HOST || !config.SMTP_FROM) return null;
+  if (!config.SMTP_HOST) return null;
+  if (!config.SMTP_FROM) {
+    log("warn", "SMTP_HOST is set but SMTP_FROM is not: the turn e-mail is not offered");
+    return null;
+  }
   const transport = nodemailer.createTransport({
     host: config.SMTP_HOST,
     port: config.SMTP_PORT,

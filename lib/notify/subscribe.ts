@@ -41,8 +41,10 @@ type SubIndex = { at: number | "pre" };
 export interface SubscribeDeps {
   kv: Deno.Kv;
   clock: Clock;
-  config: Pick<Config, "TOKEN_SECRET" | "SMTP_HOST">;
+  config: Pick<Config, "TOKEN_SECRET">;
   engine: Engine;
+  /** Whether e-mail is set up (an SMTP server and a sender). */
+  mail: { enabled: boolean };
 }
 
 /** The key of a request by its index entry. */
@@ -58,7 +60,7 @@ export async function subscribe(
   address: string,
   site: string,
 ): Promise<void> {
-  if (!d.config.SMTP_HOST) {
+  if (!d.mail.enabled) {
     throw new NotFoundError("not_found", "this waiting room sends no e-mail (no SMTP server set)");
   }
   const t = checkTicket(q, ticket);
