@@ -175,7 +175,11 @@ export function WaitRoom(p: WaitRoomProps) {
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} />}
       {waiting && p.mail && <MailOffer queue={p.queue} base={p.base ?? ""} />}
       {(waiting || holding) && (
-        <MoveOffer queue={p.queue} base={p.base ?? ""} onMoved={() => setLocal("moved")} />
+        <MoveOffer
+          queue={p.queue}
+          base={p.base ?? ""}
+          onMoved={() => setLocal("moved")}
+        />
       )}
     </div>
   );

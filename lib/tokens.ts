@@ -43,7 +43,13 @@ export interface TicketClaims {
 export function readTicketUnverified(ticket: string): TicketClaims {
   const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
   const p = JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
-  const out: TicketClaims = { sub: p.sub, queue: p.queue, iat: p.iat, seq: p.seq, nextCheckAt: p.nca };
+  const out: TicketClaims = {
+    sub: p.sub,
+    queue: p.queue,
+    iat: p.iat,
+    seq: p.seq,
+    nextCheckAt: p.nca,
+  };
   if (Number.isInteger(p.hg) && p.hg > 0) out.hg = p.hg;
   return out;
 }

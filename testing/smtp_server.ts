@@ -26,7 +26,10 @@ const PYTHON = "/usr/bin/python3";
 
 /** Soft line breaks and `=XX` escapes of quoted-printable, undone. */
 function decodeQp(s: string): string {
-  return s.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+  return s.replace(/=\r?\n/g, "").replace(
+    /=([0-9A-F]{2})/g,
+    (_, h) => String.fromCharCode(parseInt(h, 16)),
+  );
 }
 
 /** Splits the debugging handler's output into messages. */

@@ -25,7 +25,10 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
     const made = await a.req("POST", "/resume/code", { queue: Q });
     const code = made.json.code as string;
 
-    const link = await b.req("GET", new URL(made.json.link).pathname + new URL(made.json.link).search);
+    const link = await b.req(
+      "GET",
+      new URL(made.json.link).pathname + new URL(made.json.link).search,
+    );
     assertEquals(link.status, 200);
     assert(link.text.includes(W.confirmMove), "the link asks first");
     assert(link.text.includes(`value="${code.replace("-", "")}"`), "with the code filled in");

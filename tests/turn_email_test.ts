@@ -89,7 +89,10 @@ Deno.test({
     try {
       const first = new Client(t.app), second = new Client(t.app), third = new Client(t.app);
       for (const c of [first, second, third]) await c.join();
-      assertEquals((await third.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status, 200);
+      assertEquals(
+        (await third.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status,
+        200,
+      );
       await t.services.mail.job();
       assertEquals(smtp.mails.length, 0, "third in line: not yet");
       await first.req("POST", "/leave", { queue: Q, visitorId: first.visitorId });

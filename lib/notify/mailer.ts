@@ -40,7 +40,9 @@ export function smtpMailer(config: SmtpConfig): Mailer | null {
     secure: config.SMTP_TLS === "tls",
     requireTLS: config.SMTP_TLS === "starttls",
     ignoreTLS: config.SMTP_TLS === "none",
-    auth: config.SMTP_USER ? { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? "" } : undefined,
+    auth: config.SMTP_USER
+      ? { user: config.SMTP_USER, pass: config.SMTP_PASSWORD ?? "" }
+      : undefined,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 15_000,
@@ -56,7 +58,9 @@ export function smtpMailer(config: SmtpConfig): Mailer | null {
         // nodemailer's errors carry the SMTP reply and code, never the credentials.
         const err = e as { code?: string; responseCode?: number };
         throw new Error(
-          `SMTP send failed (${err.code ?? "error"}${err.responseCode ? ` ${err.responseCode}` : ""})`,
+          `SMTP send failed (${err.code ?? "error"}${
+            err.responseCode ? ` ${err.responseCode}` : ""
+          })`,
         );
       }
     },

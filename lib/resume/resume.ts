@@ -88,7 +88,9 @@ export async function makeCode(
     const rec = await d.engine.visitor(q, t.sub);
     if (!movable(rec, now)) throw new ResumeCodeError("place_ended", q);
     const since = now - (holder.value?.codeAt ?? -Infinity);
-    if (since < CODE_EVERY_MS) throw new RateLimitedError(Math.ceil((CODE_EVERY_MS - since) / 1000));
+    if (since < CODE_EVERY_MS) {
+      throw new RateLimitedError(Math.ceil((CODE_EVERY_MS - since) / 1000));
+    }
     const code = newResumeCode(d.random);
     const hash = resumeCodeHash(d.config.TOKEN_SECRET, code);
     const gen = holder.value?.gen ?? 0;
@@ -168,7 +170,10 @@ export async function redeemCode(
       const c = entry.value;
       if (!c) throw new ResumeCodeError("unknown", q);
       if (c.queue !== q) throw new ResumeCodeError("other_queue", q);
-      const [holder, rec] = await Promise.all([readHolder(d.kv, q, c.id), d.engine.visitor(q, c.id)]);
+      const [holder, rec] = await Promise.all([
+        readHolder(d.kv, q, c.id),
+        d.engine.visitor(q, c.id),
+      ]);
       if ((holder.value?.gen ?? 0) !== c.gen) throw new ResumeCodeError("unknown", q);
       if (!movable(rec, now) || rec.joinedAt !== c.joinedAt) {
         throw new ResumeCodeError("place_ended", q);

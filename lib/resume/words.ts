@@ -11,7 +11,7 @@ export const RESUME_WORDS = {
   showCode: "Show a code",
   codeLabel: "Your code",
   codeHint: "On the other device, scan the QR code, open the link, or enter the code under " +
-    "\"Continue on another device\" on this waiting room's page. The code works once; your " +
+    '"Continue on another device" on this waiting room\'s page. The code works once; your ' +
     "place then moves there.",
   linkLabel: "Link",
   copyLink: "Copy link",
