@@ -20,6 +20,8 @@ import {
 } from "../lib/queue/wording.ts";
 import { ResumeForm } from "../components/ResumeForm.tsx";
 import { MailOffer, MoveOffer } from "./ResumeOffer.tsx";
+import { RESUME_WORDS } from "../lib/resume/words.ts";
+import { MAX_HOLD_EXTENSIONS } from "../lib/queue/types.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
@@ -52,6 +54,8 @@ export function WaitRoom(p: WaitRoomProps) {
   // so the visitor can find its place in the published draw.
   const [arrival, setArrival] = useState(p.view.arrivalNumber ?? null);
   const [canNotify, setCanNotify] = useState<CanNotify>("no");
+  /** Hold extensions left (the server's word once one was asked for) and what the last said. */
+  const [extensions, setExtensions] = useState({ left: MAX_HOLD_EXTENSIONS, said: "" });
   const enterButton = useRef<HTMLButtonElement>(null);
   /** What the live region says when a hold starts (fixed, so it is announced once). */
   const holdSaid = useRef<string | null>(null);
@@ -100,6 +104,22 @@ export function WaitRoom(p: WaitRoomProps) {
     if (res?.ok) return navigate(p.destination, p.embed);
     if (res?.status === 404) return setLocal("expired");
     (e.target as HTMLFormElement).submit();
+  }
+
+  /** "I need more time": the hold ends later (the server counts the extensions). */
+  async function extend() {
+    const res = await fetch(`${p.base ?? ""}/enter/extend`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ queue: p.queue, visitorId: view.visitorId }),
+    }).catch(() => null);
+    if (res?.ok) {
+      const got = await res.json();
+      setView({ ...view, enterBy: got.enterBy });
+      setNow(Date.now() + offset.current);
+      return setExtensions({ left: got.holdExtensionsLeft, said: RESUME_WORDS.moreTimeAdded });
+    }
+    if (res?.status === 409) setExtensions({ left: 0, said: "" });
   }
 
   async function askNotify() {
@@ -152,7 +172,15 @@ export function WaitRoom(p: WaitRoomProps) {
           </a>
         </p>
       )}
-      {holding && <HoldForm {...p} left={left} enterButton={enterButton} onSubmit={enter} />}
+      {holding && (
+        <HoldForm
+          {...p}
+          left={left}
+          enterButton={enterButton}
+          onSubmit={enter}
+          extend={{ left: extensions.left, said: extensions.said, onExtend: extend }}
+        />
+      )}
       {admitted && !holding && (
         <p>
           <a class="button" href={p.destination} target={top}>Continue</a>

@@ -128,7 +128,14 @@ export function liveWords(w: {
     } in line. This page checks for you and moves on by itself.`;
 }
 
-/** The hold: the enter form (posts without JS too) and the countdown. */
+/** A hold warns this long before it ends (WCAG 2.2.1 asks for at least 20 s). */
+export const HOLD_WARN_MS = 30_000;
+
+/**
+ * The hold: the enter form (posts without JS too), the countdown and, near the end, "I need more
+ * time" (`extend`: extensions left, or what the last try said). The alert region is on the page
+ * from the hold's start, so its warning is announced when the words come.
+ */
 export function HoldForm(p: {
   queue: string;
   returnPath: string;
@@ -137,9 +144,24 @@ export function HoldForm(p: {
   left: number;
   enterButton: RefObject<HTMLButtonElement | null>;
   onSubmit: (e: Event) => void;
+  extend?: { left: number; said: string; onExtend: () => void };
 }) {
+  const warn = p.extend !== undefined && p.left > 0 && p.left <= HOLD_WARN_MS;
   return (
     <>
+      {p.extend && (
+        <p class="hold-warning" role="alert">
+          {warn ? (p.extend.left > 0 ? RESUME_WORDS.holdWarning : RESUME_WORDS.noMoreTime) : ""}
+          {p.extend.said && ` ${p.extend.said}`}
+        </p>
+      )}
+      {warn && p.extend!.left > 0 && (
+        <p>
+          <button type="button" class="button secondary" onClick={p.extend!.onExtend}>
+            {RESUME_WORDS.moreTime}
+          </button>
+        </p>
+      )}
       <form
         method="post"
         action={`${p.base ?? ""}/wait/enter`}

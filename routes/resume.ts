@@ -1,7 +1,9 @@
 /**
- * Moving a place to another device (`POST /resume/code`, `POST /resume`) and the e-mail at the
- * turn (`POST /turn-email`, `DELETE /turn-email`). The domain is in lib/resume/ and lib/notify/;
- * here the bodies are validated and the visitor cookies written by the one HTTP layer.
+ * A place nobody loses: moving it to another device (`POST /resume/code`, `POST /resume`), the
+ * e-mail at the turn (`POST /turn-email`, `DELETE /turn-email`) and more time for a click-to-enter
+ * hold (`POST /enter/extend`). The domain is in lib/resume/, lib/notify/ and
+ * lib/queue/hold_extend.ts; here the bodies are validated and the cookies written by the one HTTP
+ * layer.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -11,7 +13,7 @@ import { isSecureRequest } from "../http/cookies.ts";
 import { validationHook } from "../http/validation.ts";
 import { makeCode, redeemCode } from "../lib/resume/resume.ts";
 import { subscribe, unsubscribe } from "../lib/notify/subscribe.ts";
-import { errors, jsonBody, jsonOk, QueueName, VisitorView } from "./schemas.ts";
+import { errors, jsonBody, jsonOk, QueueName, VisitorBody, VisitorView } from "./schemas.ts";
 
 const ResumeBody = z.object({
   queue: QueueName,
@@ -107,6 +109,29 @@ const unmailRoute = createRoute({
   },
 });
 
+const extendRoute = createRoute({
+  method: "post",
+  path: "/enter/extend",
+  summary: "I need more time: extend a click-to-enter hold by its length",
+  description: "At most 10 times per hold (WCAG 2.2.1); one write. The answer is the admitted " +
+    "view with the later `enterBy` and `holdExtensionsLeft`.",
+  request: { body: jsonBody(VisitorBody) },
+  responses: {
+    200: jsonOk(
+      VisitorView.extend({ holdExtensionsLeft: z.number().int() }),
+      "extended: the new `enterBy`",
+    ),
+    400: errors[400],
+    401: errors[401],
+    404: errors[404],
+    409: {
+      description: "still waiting (`not_admitted`), no click-to-enter, entered already or no " +
+        "extension left (`conflict`), or the place moved to another device (`place_moved`)",
+      content: errors[409].content,
+    },
+  },
+});
+
 /** The public address of the service as the visitor reached it (PUBLIC_URL wins), with BASE_PATH. */
 export function siteOf(c: Context, s: Services): string {
   let origin: string;
@@ -147,6 +172,12 @@ export function resumeRoutes(s: Services) {
     const { queue } = c.req.valid("json");
     await unsubscribe(s, queue, await ticketOf(c, s.signer, queue));
     return c.json({ queue, email: "deleted" as const }, 200);
+  });
+
+  app.openapi(extendRoute, async (c) => {
+    const { queue, visitorId } = c.req.valid("json");
+    const ticket = await ticketOf(c, s.signer, queue);
+    return c.json(await s.engine.extendHold(queue, ticket, visitorId), 200);
   });
 
   return app;

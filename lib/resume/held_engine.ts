@@ -10,6 +10,7 @@ import type { JoinGuardPass, JoinOutcome } from "../queue/join.ts";
 import type { Outcome } from "../queue/visitor.ts";
 import { readTicketUnverified, type TicketClaims } from "../tokens.ts";
 import { checkHolder } from "./holder.ts";
+import { extendHold } from "../queue/hold_extend.ts";
 
 /** `Engine` whose visitor calls refuse a browser its place was moved from (409 `place_moved`). */
 export class HeldEngine extends Engine {
@@ -44,6 +45,12 @@ export class HeldEngine extends Engine {
   override async enter(q: string, ticket: TicketClaims | null, visitorId: string) {
     await this.#check(q, ticket);
     return await this.#keep(ticket, await super.enter(q, ticket, visitorId));
+  }
+
+  /** "I need more time": extends a click-to-enter hold (see hold_extend.ts). */
+  async extendHold(q: string, ticket: TicketClaims | null, visitorId: string) {
+    await this.#check(q, ticket);
+    return await extendHold({ kv: this.ctx.kv, engine: this }, q, ticket, visitorId);
   }
 
   override async leave(q: string, ticket: TicketClaims | null, visitorId: string) {

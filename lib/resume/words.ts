@@ -4,7 +4,7 @@
  * catalogue at once. English only; nothing else in lib/resume/ or lib/notify/ shows a visitor text.
  */
 
-/** The wait page's "continue on another device" panel and the e-mail offer. */
+/** The wait page's "continue on another device" panel, the e-mail offer, the hold's extension. */
 export const RESUME_WORDS = {
   offer: "Continue on another device",
   offerHint: "Open this waiting room on your phone or another computer and keep your place.",
@@ -33,6 +33,10 @@ export const RESUME_WORDS = {
   mailBad: "That does not look like an e-mail address.",
   mailError: "The address could not be saved just now. Try again in a moment.",
   mailCancel: "Don't e-mail me",
+  holdWarning: "Your held place ends soon. Need more time? Press \"I need more time\".",
+  moreTime: "I need more time",
+  moreTimeAdded: "More time added.",
+  noMoreTime: "No more time can be added.",
 } as const;
 
 /** The e-mail sent at the visitor's turn (or when it is near the front). */
