@@ -19,7 +19,9 @@ function send(url: string, method: string, body: unknown): Promise<Response | nu
 }
 
 /** "Continue on another device": shows a fresh code, its link and its QR code. */
-export function MoveOffer(p: { queue: string; base: string; onMoved: () => void }) {
+export function MoveOffer(
+  p: { queue: string; base: string; qrSrc?: string; onMoved: () => void },
+) {
   const [got, setGot] = useState<{ code: string; link: string } | null>(null);
   const [error, setError] = useState("");
   const [copied, setCopied] = useState(false);
@@ -59,7 +61,7 @@ export function MoveOffer(p: { queue: string; base: string; onMoved: () => void 
           <p class="code" data-code={got.code}>
             <strong>{got.code}</strong>
           </p>
-          <QrCode text={got.link} label={W.qrLabel} />
+          <QrCode text={got.link} label={W.qrLabel} src={p.qrSrc} />
           <p>
             {W.linkLabel}: <a href={got.link} class="move-link">{got.link}</a>{" "}
             <button type="button" onClick={copy}>{copied ? W.copied : W.copyLink}</button>

@@ -42,6 +42,8 @@ export interface WaitRoomProps {
   base?: string;
   /** The operator set up e-mail: the page offers "e-mail me when it's my turn". */
   mail?: boolean;
+  /** The built QR code drawer (`qr.js`), loaded when a code for another device is shown. */
+  qrSrc?: string;
 }
 
 /** The live part of /wait: follows the server's timeslots and moves on at admission. */
@@ -206,6 +208,7 @@ export function WaitRoom(p: WaitRoomProps) {
         <MoveOffer
           queue={p.queue}
           base={p.base ?? ""}
+          qrSrc={p.qrSrc}
           onMoved={() => setLocal("moved")}
         />
       )}

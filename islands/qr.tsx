@@ -1,28 +1,38 @@
+/// <reference lib="dom" />
 /**
- * A QR code drawn by the page itself (uqr, bundled into the page script; no image service): one
- * SVG path of the dark modules, with the quiet zone the standard asks for.
+ * A QR code drawn by the page itself (no image service): the encoder is a separate bundle
+ * (client/qr.ts, built as `qr.js`) loaded when the first code is shown, and the island draws its
+ * SVG path with the quiet zone the standard asks for. Without the bundle nothing is drawn (the
+ * code and link remain).
  */
-import { encode } from "uqr";
+import { useEffect, useState } from "preact/hooks";
 
-/** An SVG QR code of `text`, `label` for screen readers. */
-export function QrCode(p: { text: string; label: string }) {
-  const { data, size } = encode(p.text, { ecc: "M", border: 4 });
-  let d = "";
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) if (data[y][x]) d += `M${x} ${y}h1v1h-1z`;
-  }
+type Modules = { size: number; d: string };
+
+/** An SVG QR code of `text`, `label` for screen readers; `src`: the built `qr.js`. */
+export function QrCode(p: { text: string; label: string; src?: string }) {
+  const [qr, setQr] = useState<Modules | null>(null);
+  useEffect(() => {
+    if (!p.src) return;
+    let live = true;
+    import(p.src).then((m: { qrModules: (t: string) => Modules }) => {
+      if (live) setQr(m.qrModules(p.text));
+    }).catch(() => {});
+    return () => void (live = false);
+  }, [p.text, p.src]);
+  if (!qr) return null;
   return (
     <svg
       class="qr"
       role="img"
       aria-label={p.label}
-      viewBox={`0 0 ${size} ${size}`}
+      viewBox={`0 0 ${qr.size} ${qr.size}`}
       width="200"
       height="200"
       shape-rendering="crispEdges"
     >
-      <rect width={size} height={size} fill="#fff" />
-      <path d={d} fill="#000" />
+      <rect width={qr.size} height={qr.size} fill="#fff" />
+      <path d={qr.d} fill="#000" />
     </svg>
   );
 }

@@ -116,6 +116,7 @@ function waitingPage(
     title: b.title,
     base,
     mail: s.mail.enabled,
+    qrSrc: a["qr.js"],
   };
   const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
     ? {

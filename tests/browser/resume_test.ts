@@ -19,7 +19,8 @@ async function showCode(page: Page): Promise<{ code: string; link: string }> {
   await page.getByRole("button", { name: W.showCode }).click();
   const code = await page.locator("[data-code]").getAttribute("data-code", { timeout: 10_000 });
   const link = await page.locator("a.move-link").getAttribute("href");
-  assert(await page.locator("svg.qr path").count() === 1, "the page draws the QR code");
+  // The page draws the QR code itself, with the drawer it loads when a code is shown.
+  await page.locator("svg.qr path").waitFor({ timeout: 10_000 });
   return { code: code!, link: link! };
 }
 
