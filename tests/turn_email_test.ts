@@ -170,3 +170,22 @@ Deno.test("an SMTP server that does not answer is counted, never slows joins, ne
     await accepting;
   }
 });
+
+Deno.test("the Prometheus exposition counts turn e-mails by outcome", async () => {
+  const t = await mailingApp(freePort());
+  try {
+    await t.kv.atomic().sum(keys.mailCount(Q, "sent"), 3n).sum(keys.mailCount(Q, "failed"), 1n)
+      .commit();
+    const res = await t.app.request("/metrics?format=prometheus", {
+      headers: { authorization: `Bearer ${t.config.TOKEN_SECRET}` },
+    });
+    const text = await res.text();
+    assert(
+      text.includes('tollgate_queue_turn_emails_total{queue="default",outcome="sent"} 3'),
+      text,
+    );
+    assert(text.includes('tollgate_queue_turn_emails_total{queue="default",outcome="failed"} 1'));
+  } finally {
+    t.close();
+  }
+});

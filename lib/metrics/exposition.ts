@@ -4,6 +4,7 @@
  */
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
 import { VERSION } from "../version.ts";
+import { mailCounts } from "../notify/mail_job.ts";
 import { instanceMetrics } from "./instance.ts";
 import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
 
@@ -44,6 +45,8 @@ interface QueueSeries {
   m: QueueMetrics;
   tickLag: number;
   age: number;
+  /** Turn e-mails taken for sending and failed (lib/notify/mail_job.ts). */
+  mail: { sent: number; failed: number };
 }
 
 async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
@@ -55,6 +58,7 @@ async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
     m,
     tickLag: Math.max(0, now / 1000 - v.counts.tickAt),
     age: Math.max(0, (now - v.loadedAt) / 1000),
+    mail: await mailCounts(engine.ctx.kv, q),
   };
 }
 
@@ -139,6 +143,14 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "tollgate_queue_abandoned_total",
     "Waiting visitors dropped for missing their check-ins.",
     all.map((s) => [{ queue: s.m.queue }, s.m.abandoned]),
+  );
+  w.counter(
+    "tollgate_queue_turn_emails_total",
+    "Turn e-mails by outcome: sent (taken for sending) and failed (delivered = sent - failed).",
+    all.flatMap((s): [Labels, number][] => [
+      [{ queue: s.m.queue, outcome: "sent" }, s.mail.sent],
+      [{ queue: s.m.queue, outcome: "failed" }, s.mail.failed],
+    ]),
   );
 }
 
