@@ -189,3 +189,60 @@ Deno.test("the Prometheus exposition counts turn e-mails by outcome", async () =
     t.close();
   }
 });
+
+Deno.test({
+  name: "a pre-queue participant's request follows its drawn place, and lottery turns are found",
+  ignore,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
+    try {
+      await t.engine.setPaused(Q, false);
+      const opensAt = t.clock.now() + 60_000;
+      await t.engine.setOpensAt(Q, opensAt);
+      await t.engine.setPrequeue(Q, 30);
+      const a = new Client(t.app);
+      assertEquals((await a.join()).json.drawPending, true);
+      assertEquals((await a.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status, 200);
+      const pre = [];
+      for await (const e of t.kv.list({ prefix: keys.mailSubPrePrefix(Q) })) pre.push(e);
+      assertEquals(pre.length, 1, "kept apart until the draw");
+      while (t.clock.now() < opensAt - 15_000) {
+        const nca = (a.ticketClaims as unknown as { nca: number }).nca;
+        t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
+        await a.status();
+      }
+      t.clock.advance(opensAt + 1000 - t.clock.now());
+      await t.engine.tick(Q);
+      await t.engine.drawIfDue(Q);
+      t.engine.ctx.invalidate(Q);
+      await t.services.mail.job();
+      assertEquals((await storedRequests(t.kv)).length + smtp.mails.length, 1, "placed");
+      for await (const _ of t.kv.list({ prefix: keys.mailSubPrePrefix(Q) })) {
+        throw new Error("the pre-queue request should have moved to its drawn place");
+      }
+      t.clock.advance(1000);
+      await t.engine.tick(Q);
+      t.engine.ctx.invalidate(Q);
+      await t.services.mail.job();
+      assertEquals((await smtp.waitFor(1)).length, 1, "sent at its turn after the draw");
+
+      // Lottery: no line order; requests are checked every fifth second.
+      await t.engine.setMode(Q, "lottery");
+      await t.engine.setPaused(Q, true);
+      const b = new Client(t.app);
+      await b.join();
+      await b.req("POST", "/turn-email", { queue: Q, email: "bob@example.test" });
+      await t.engine.setPaused(Q, false);
+      await t.engine.admit(Q, 1);
+      t.engine.ctx.invalidate(Q);
+      t.clock.advance(5000 - (t.clock.now() % 5000));
+      await t.services.mail.job();
+      const mails = await smtp.waitFor(2);
+      assertEquals(mails[1]?.headers["to"], "bob@example.test");
+    } finally {
+      t.close();
+      await smtp.stop();
+    }
+  },
+});
