@@ -45,7 +45,9 @@ Deno.test("a hold extends by its length, at most ten times, and the slot stays u
       end + 30_000,
       9,
     ]);
-    for (let i = 0; i < 9; i++) assertEquals((await a.req("POST", "/enter/extend", body)).status, 200);
+    for (let i = 0; i < 9; i++) {
+      assertEquals((await a.req("POST", "/enter/extend", body)).status, 200);
+    }
     const over = await a.req("POST", "/enter/extend", body);
     assertEquals([over.status, over.json.error.code], [409, "conflict"]);
     // Past the old end the tick frees nothing: the slot is held until the new one.

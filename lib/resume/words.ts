@@ -33,7 +33,7 @@ export const RESUME_WORDS = {
   mailBad: "That does not look like an e-mail address.",
   mailError: "The address could not be saved just now. Try again in a moment.",
   mailCancel: "Don't e-mail me",
-  holdWarning: "Your held place ends soon. Need more time? Press \"I need more time\".",
+  holdWarning: 'Your held place ends soon. Need more time? Press "I need more time".',
   moreTime: "I need more time",
   moreTimeAdded: "More time added.",
   noMoreTime: "No more time can be added.",
