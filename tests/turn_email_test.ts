@@ -171,7 +171,7 @@ Deno.test("an SMTP server that does not answer is counted, never slows joins, ne
   }
 });
 
-Deno.test("the Prometheus exposition counts turn e-mails by outcome", async () => {
+Deno.test("the Prometheus exposition counts turn e-mails sent and failed", async () => {
   const t = await mailingApp(freePort());
   try {
     await t.kv.atomic().sum(keys.mailCount(Q, "sent"), 3n).sum(keys.mailCount(Q, "failed"), 1n)
@@ -181,10 +181,10 @@ Deno.test("the Prometheus exposition counts turn e-mails by outcome", async () =
     });
     const text = await res.text();
     assert(
-      text.includes('tollgate_queue_turn_emails_total{queue="default",outcome="sent"} 3'),
+      text.includes('tollgate_queue_turn_emails_total{queue="default",event="sent"} 3'),
       text,
     );
-    assert(text.includes('tollgate_queue_turn_emails_total{queue="default",outcome="failed"} 1'));
+    assert(text.includes('tollgate_queue_turn_emails_total{queue="default",event="failed"} 1'));
   } finally {
     t.close();
   }

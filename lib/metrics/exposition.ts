@@ -146,10 +146,10 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
   );
   w.counter(
     "tollgate_queue_turn_emails_total",
-    "Turn e-mails by outcome: sent (taken for sending) and failed (delivered = sent - failed).",
+    "Turn e-mails by event: sent (taken for sending) and failed (delivered = sent - failed).",
     all.flatMap((s): [Labels, number][] => [
-      [{ queue: s.m.queue, outcome: "sent" }, s.mail.sent],
-      [{ queue: s.m.queue, outcome: "failed" }, s.mail.failed],
+      [{ queue: s.m.queue, event: "sent" }, s.mail.sent],
+      [{ queue: s.m.queue, event: "failed" }, s.mail.failed],
     ]),
   );
 }
