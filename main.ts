@@ -88,7 +88,8 @@ async function main() {
   // Stopped by a signal, the process exits at once as before, but through `Deno.exit`: unload
   // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
-  cronTick = tickAll;
+  // The net also sends turn e-mails an idle isolate (Deno Deploy) would otherwise keep waiting.
+  cronTick = () => tickAll().finally(() => services.mail.job());
   Deno.serve({
     port: config.PORT,
     onListen: ({ hostname, port }) =>

@@ -6,7 +6,7 @@
 import { keys } from "../lib/store/keys.ts";
 import { mailCounts } from "../lib/notify/mail_job.ts";
 import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
-import { freePort } from "../testing/procs.ts";
+import { freePort, startServers, stopServers } from "../testing/procs.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
 
@@ -242,6 +242,46 @@ Deno.test({
       assertEquals(mails[1]?.headers["to"], "bob@example.test");
     } finally {
       t.close();
+      await smtp.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "main.ts runs the mail job beside the tick: a real server process sends the e-mail",
+  ignore,
+  sanitizeResources: false,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const secret = "main-test-secret-main-test-secret-0123456789";
+    const [server] = await startServers(1, {
+      DENO_KV_PATH: ":memory:",
+      TOKEN_SECRET: secret,
+      SMTP_HOST: "127.0.0.1",
+      SMTP_PORT: String(smtp.port),
+      SMTP_TLS: "none",
+      SMTP_FROM: "Tollgate <queue@example.test>",
+    });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const op = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+      const call = (path: string, body: unknown, headers: Record<string, string>) =>
+        fetch(base + path, { method: "POST", headers, body: JSON.stringify(body) });
+      await (await call("/pause", { queue: Q, paused: true }, op)).body?.cancel();
+      const joined = await call("/join", { queue: Q }, { "content-type": "application/json" });
+      await joined.body?.cancel();
+      const cookie = joined.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const saved = await call("/turn-email", { queue: Q, email: ADDRESS }, {
+        "content-type": "application/json",
+        cookie,
+      });
+      assertEquals(saved.status, 200, await saved.text());
+      await (await call("/pause", { queue: Q, paused: false }, op)).body?.cancel();
+      await (await call("/admit", { queue: Q, count: 1 }, op)).body?.cancel();
+      const [mail] = await smtp.waitFor(1, 20_000);
+      assertEquals(mail?.headers["to"], ADDRESS);
+    } finally {
+      await stopServers([server]);
       await smtp.stop();
     }
   },
