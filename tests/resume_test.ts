@@ -260,3 +260,35 @@ Deno.test("a browser that joined before typing a code gives up the place it had"
     t.close();
   }
 });
+
+Deno.test("a code is one commit, a move is one commit, and a plain check-in writes no more", async () => {
+  const t = await pausedApp();
+  try {
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join();
+    let commits = 0;
+    const atomic = t.kv.atomic.bind(t.kv);
+    t.kv.atomic = () => {
+      const op = atomic();
+      const commit = op.commit.bind(op);
+      op.commit = () => (commits++, commit());
+      return op;
+    };
+    const counted = async (f: () => Promise<unknown>) => {
+      commits = 0;
+      await f();
+      return commits;
+    };
+    due(t, a);
+    const plain = await counted(() => a.status());
+    const code = (await a.req("POST", "/resume/code", { queue: Q })).json.code;
+    assertEquals(await counted(() => b.req("POST", "/resume", { queue: Q, code })), 1, "move");
+    t.clock.advance(3000);
+    assertEquals(await counted(() => b.req("POST", "/resume/code", { queue: Q })), 1, "code");
+    due(t, b);
+    assertEquals(await counted(() => b.status()), plain, "the new holder's check-in");
+    t.kv.atomic = atomic;
+  } finally {
+    t.close();
+  }
+});
