@@ -20,7 +20,6 @@ export function ResumeForm(p: { queue: string; code?: string; base?: string; but
           autocapitalize="characters"
           spellcheck={false}
           maxLength={16}
-          pattern="[2-9A-HJ-NP-Za-hj-np-z\\s\\-]{8,16}"
         />
       </label>
       <button type="submit" class="button">{p.button ?? W.takePlace}</button>
