@@ -29,7 +29,7 @@ import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 import { resumeRoutes } from "./routes/resume.ts";
-import { smtpMailer } from "./lib/notify/mailer.ts";
+import { MailService } from "./lib/notify/service.ts";
 import { mailJob } from "./lib/notify/mail_job.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
@@ -104,7 +104,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
-    mail: { enabled: false, job: () => Promise.resolve() },
+    mail: new MailService(deps),
+    mailJob: () => Promise.resolve(),
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
     guards: createJoinGuards(
       { ...deps, fetch: (i, init) => services.fetch(i, init) },
@@ -114,8 +115,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
   };
 
   services.isAdminSession = sessionChecker(services);
-  const mailer = smtpMailer(deps.config);
-  services.mail = { enabled: mailer !== null, job: mailJob({ ...deps, engine, mailer }) };
+  await services.mail.refresh();
+  services.mailJob = mailJob({ ...deps, engine, mail: services.mail });
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;

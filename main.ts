@@ -83,13 +83,13 @@ async function main() {
   setInterval(() => {
     void tickAll().catch(() => {});
     // The e-mail a visitor asked for at its turn, sent off every request (lib/notify/mail_job.ts).
-    void services.mail.job();
+    void services.mailJob();
   }, 1000);
   // Stopped by a signal, the process exits at once as before, but through `Deno.exit`: unload
   // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
   // The net also sends turn e-mails an idle isolate (Deno Deploy) would otherwise keep waiting.
-  cronTick = () => tickAll().finally(() => services.mail.job());
+  cronTick = () => tickAll().finally(() => services.mailJob());
   Deno.serve({
     port: config.PORT,
     onListen: ({ hostname, port }) =>

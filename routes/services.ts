@@ -4,6 +4,7 @@ import type { Access } from "../lib/access/mod.ts";
 import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
 import type { HeldEngine } from "../lib/resume/held_engine.ts";
+import type { MailService } from "../lib/notify/service.ts";
 import type { AppDeps, ChallengeGate, EventSink } from "../lib/services.ts";
 import type { Signer } from "../lib/tokens.ts";
 import type { Webhooks } from "../lib/webhooks.ts";
@@ -27,10 +28,8 @@ export interface Services extends AppDeps {
   origin: OriginSettings;
   /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
   guards: JoinGuards;
-  /** The e-mail at a visitor's turn (lib/notify/): offered when an SMTP server is configured. */
-  mail: {
-    enabled: boolean;
-    /** The per-second mail job; main.ts calls it beside the admission tick. */
-    job: () => Promise<void>;
-  };
+  /** The e-mail at a visitor's turn (lib/notify/): offered when an SMTP server is set. */
+  mail: MailService;
+  /** The per-second mail job (lib/notify/mail_job.ts); main.ts calls it beside the admission tick. */
+  mailJob: () => Promise<void>;
 }

@@ -50,20 +50,20 @@ Deno.test({
       assertEquals(stored.length, 1);
       assert(!JSON.stringify(stored[0].value).includes("ann@"), "the address is stored sealed");
 
-      await t.services.mail.job();
+      await t.services.mailJob();
       assertEquals(smtp.mails.length, 0, "not its turn yet");
 
       await t.engine.setPaused(Q, false);
       assertEquals(await t.engine.admit(Q, 1), 1);
       t.engine.ctx.invalidate(Q);
-      await t.services.mail.job();
+      await t.services.mailJob();
       const [mail] = await smtp.waitFor(1);
       assertEquals(mail.headers["to"], ADDRESS);
       assert(/It's your turn/.test(mail.headers["subject"]), mail.headers["subject"]);
       const link = /https?:\/\/\S+resume=([2-9A-Z]{8})/.exec(mail.text);
       assert(link, mail.text);
       assertEquals(await storedRequests(t.kv), [], "the address is deleted once sent");
-      await t.services.mail.job();
+      await t.services.mailJob();
       assertEquals(smtp.mails.length, 1, "sent once");
       assertEquals(await mailCounts(t.kv, Q), { sent: 1, failed: 0 });
 
@@ -93,13 +93,13 @@ Deno.test({
         (await third.req("POST", "/turn-email", { queue: Q, email: ADDRESS })).status,
         200,
       );
-      await t.services.mail.job();
+      await t.services.mailJob();
       assertEquals(smtp.mails.length, 0, "third in line: not yet");
       await first.req("POST", "/leave", { queue: Q, visitorId: first.visitorId });
       t.engine.ctx.invalidate(Q);
       await t.engine.tick(Q);
       t.engine.ctx.invalidate(Q);
-      await t.services.mail.job();
+      await t.services.mailJob();
       const [mail] = await smtp.waitFor(1);
       assert(/Almost your turn/.test(mail.headers["subject"]), mail.headers["subject"]);
     } finally {
@@ -150,7 +150,7 @@ Deno.test("an SMTP server that does not answer is counted, never slows joins, ne
     await t.engine.setPaused(Q, false);
     await t.engine.admit(Q, 1);
     t.engine.ctx.invalidate(Q);
-    const job = t.services.mail.job();
+    const job = t.services.mailJob();
     while (conns.length === 0) await new Promise((r) => setTimeout(r, 20));
     const started = performance.now();
     for (let i = 0; i < 20; i++) assertEquals((await new Client(t.app).join()).status, 202);
@@ -216,7 +216,7 @@ Deno.test({
       await t.engine.tick(Q);
       await t.engine.drawIfDue(Q);
       t.engine.ctx.invalidate(Q);
-      await t.services.mail.job();
+      await t.services.mailJob();
       assertEquals((await storedRequests(t.kv)).length + smtp.mails.length, 1, "placed");
       for await (const _ of t.kv.list({ prefix: keys.mailSubPrePrefix(Q) })) {
         throw new Error("the pre-queue request should have moved to its drawn place");
@@ -224,7 +224,7 @@ Deno.test({
       t.clock.advance(1000);
       await t.engine.tick(Q);
       t.engine.ctx.invalidate(Q);
-      await t.services.mail.job();
+      await t.services.mailJob();
       assertEquals((await smtp.waitFor(1)).length, 1, "sent at its turn after the draw");
 
       // Lottery: no line order; requests are checked every fifth second.
@@ -237,7 +237,7 @@ Deno.test({
       await t.engine.admit(Q, 1);
       t.engine.ctx.invalidate(Q);
       t.clock.advance(5000 - (t.clock.now() % 5000));
-      await t.services.mail.job();
+      await t.services.mailJob();
       const mails = await smtp.waitFor(2);
       assertEquals(mails[1]?.headers["to"], "bob@example.test");
     } finally {

@@ -21,7 +21,7 @@ import { readHolder } from "../resume/holder.ts";
 import { addMailCode } from "../resume/resume.ts";
 import { showResumeCode } from "../resume/code.ts";
 import { turnMail } from "../resume/words.ts";
-import type { Mailer } from "./mailer.ts";
+import type { MailService } from "./service.ts";
 import { ADDRESS_PURPOSE, dropSub, MAIL_SUB_TTL_MS, type MailSub, moveSub } from "./subscribe.ts";
 
 /** What the job needs from the service. */
@@ -29,9 +29,10 @@ export interface MailJobDeps {
   kv: Deno.Kv;
   clock: Clock;
   random: Random;
-  config: Pick<Config, "TOKEN_SECRET" | "MAIL_AT_POSITION">;
+  config: Pick<Config, "TOKEN_SECRET">;
   engine: Engine;
-  mailer: Mailer | null;
+  /** The settings in force and their mailer. */
+  mail: MailService;
 }
 
 /** Requests looked at per queue and pass (the rest wait for the next second). */
@@ -45,8 +46,7 @@ const MAX_FAILURES = 3;
 export function mailJob(d: MailJobDeps): () => Promise<void> {
   let running: Promise<void> | null = null;
   return () => {
-    if (!d.mailer) return Promise.resolve();
-    running ??= mailPass(d)
+    running ??= d.mail.refresh().then(() => d.mail.mailer ? mailPass(d) : undefined)
       .catch((e) => log("warn", "mail job failed", { error: String(e) }))
       .finally(() => (running = null));
     return running;
@@ -67,7 +67,7 @@ export async function mailPass(d: MailJobDeps): Promise<void> {
 
 /** True when a waiter at `seq` is near enough the front for the operator's e-mail. */
 function nearFront(d: MailJobDeps, v: QueueView, seq: number): boolean {
-  const n = d.config.MAIL_AT_POSITION;
+  const n = d.mail.atPosition;
   return n > 0 && v.settings.mode === "queue" && d.engine.ctx.position(v, seq) <= n;
 }
 
@@ -123,13 +123,15 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
   const code = addMailCode(d, op, q, rec!, holder.value?.gen ?? 0);
   op.sum(keys.mailCount(q, "sent"), 1n);
   if (!(await op.commit()).ok) return; // another instance took it, or it changed: next pass
-  const near = rec!.state === "waiting" ? d.config.MAIL_AT_POSITION : 0;
+  const near = rec!.state === "waiting" ? d.mail.atPosition : 0;
   try {
     const to = await unseal(d.config.TOKEN_SECRET, sub.sealed, ADDRESS_PURPOSE);
     if (to === null) throw new Error("the stored address cannot be read (TOKEN_SECRET rotated?)");
     const title = (await d.engine.ctx.branding(q)).title;
     const link = `${sub.site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
-    await d.mailer!.send({ to, ...turnMail({ title, link, code: showResumeCode(code), near }) });
+    const mailer = d.mail.mailer;
+    if (!mailer) throw new Error("e-mail was turned off meanwhile");
+    await mailer.send({ to, ...turnMail({ title, link, code: showResumeCode(code), near }) });
   } catch (err) {
     // Counted, never logged with the address; tried again unless it failed too often.
     log("warn", "turn e-mail failed", { queue: q, error: String(err) });

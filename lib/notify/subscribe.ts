@@ -43,8 +43,8 @@ export interface SubscribeDeps {
   clock: Clock;
   config: Pick<Config, "TOKEN_SECRET">;
   engine: Engine;
-  /** Whether e-mail is set up (an SMTP server and a sender). */
-  mail: { enabled: boolean };
+  /** Whether e-mail is set up (an SMTP server and a sender), read at most once a second. */
+  mail: { readonly enabled: boolean; refresh(): Promise<void> };
 }
 
 /** The key of a request by its index entry. */
@@ -60,6 +60,7 @@ export async function subscribe(
   address: string,
   site: string,
 ): Promise<void> {
+  await d.mail.refresh();
   if (!d.mail.enabled) {
     throw new NotFoundError("not_found", "this waiting room sends no e-mail (no SMTP server set)");
   }

@@ -162,6 +162,8 @@ export const keys = {
   mailSubPrePrefix: (q: string) => ["mailSubPre", q] as const,
   /** Which e-mail request visitor `id` has (its `mailSub` key's seq), so it is replaced, not doubled. */
   mailSubOf: (q: string, id: string) => ["mailSubOf", q, id] as const,
+  /** SMTP settings of the turn e-mail saved in the admin app (password sealed); env otherwise. */
+  mailSettings: () => ["settings", "mail"] as const,
   /** E-mails sent and failed per queue (KV `sum`). */
   mailCount: (q: string, outcome: "sent" | "failed") => ["stats", "mail", q, outcome] as const,
 };

@@ -179,6 +179,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
     }
     const out = await joinFromPage(c, s, assets, n, r);
+    await s.mail.refresh(); // whether the page offers the turn e-mail (read once a second)
     if (out instanceof Response) return out;
     answerVisitor(c, s, r.queue, out);
     const branding = await s.engine.ctx.branding(r.queue);

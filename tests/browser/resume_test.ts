@@ -38,7 +38,7 @@ Deno.test({
       SMTP_FROM: "Tollgate <queue@example.test>",
     }));
     // The per-second mail job, wired as main.ts wires it.
-    const timer = setInterval(() => void srv.services.mail.job(), 1000);
+    const timer = setInterval(() => void srv.services.mailJob(), 1000);
     const engine = srv.services.engine;
     await engine.setRate("default", 0.01);
     await engine.join("default", null); // takes the instant slot: browsers below wait
