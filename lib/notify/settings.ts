@@ -127,8 +127,9 @@ export async function saveMailSettings(
   const old = await loadMailSettings(kv);
   const { password, ...rest } = input;
   const record: MailSettings = { ...rest };
-  if (password) record.sealedPassword = await seal(env.TOKEN_SECRET, password, SMTP_PASSWORD_PURPOSE);
-  else if (password === undefined && old?.sealedPassword) {
+  if (password) {
+    record.sealedPassword = await seal(env.TOKEN_SECRET, password, SMTP_PASSWORD_PURPOSE);
+  } else if (password === undefined && old?.sealedPassword) {
     record.sealedPassword = old.sealedPassword;
   }
   await kv.set(keys.mailSettings(), record);
