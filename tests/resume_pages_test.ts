@@ -55,3 +55,33 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
     t.close();
   }
 });
+
+Deno.test("another site's form cannot move a place into this browser", async () => {
+  const t = await makeApp();
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), victim = new Client(t.app);
+    await a.join();
+    await victim.join();
+    const own = victim.cookies.get("tg_ticket");
+    const code = (await a.req("POST", "/resume/code", { queue: Q })).json.code as string;
+    const res = await victim.req(
+      "POST",
+      "/wait/resume",
+      new URLSearchParams({ queue: Q, code }).toString(),
+      { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+    );
+    assertEquals(res.status, 403);
+    assertEquals(victim.cookies.get("tg_ticket"), own, "its own ticket is kept");
+    // From our own page it works.
+    const ok = await victim.req(
+      "POST",
+      "/wait/resume",
+      new URLSearchParams({ queue: Q, code }).toString(),
+      { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost" },
+    );
+    assertEquals(ok.status, 303);
+  } finally {
+    t.close();
+  }
+});

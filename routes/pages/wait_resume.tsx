@@ -19,6 +19,7 @@ import { redeemCode } from "../../lib/resume/resume.ts";
 import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import { QueueName } from "../schemas.ts";
+import { expectedOrigin } from "../admin/session.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 
@@ -59,6 +60,12 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
   const app = new Hono();
   const base = s.config.BASE_PATH ?? "";
   app.post("/wait/resume", async (c) => {
+    // A form on another site must not swap this browser's ticket for someone else's place (the
+    // visitor's own place would be lost to it): a browser's Origin must be ours.
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origin !== expectedOrigin(s, c)) {
+      return c.text("Forbidden: this form must be sent from the waiting room's own page", 403);
+    }
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
