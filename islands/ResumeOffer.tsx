@@ -5,7 +5,7 @@
  * ask) and, when the operator set up e-mail, "e-mail me when it's my turn". Visitor words come
  * from lib/resume/words.ts.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { RESUME_WORDS as W } from "../lib/resume/words.ts";
 import { QrCode } from "./qr.tsx";
 
@@ -34,6 +34,19 @@ export function MoveOffer(
     if (code === "place_moved") return p.onMoved();
     setError(res?.status === 429 ? W.tooMany : W.badCode);
   }
+
+  // While a code is shown, learn at once when it was used (one read every 3 s, no write).
+  useEffect(() => {
+    if (!got) return;
+    const id = setInterval(async () => {
+      const res = await fetch(`${p.base}/resume/held?queue=${encodeURIComponent(p.queue)}`)
+        .catch(() => null);
+      if (res?.status !== 409) return void res?.body?.cancel();
+      const code = await res.json().then((b) => b?.error?.code).catch(() => "");
+      if (code === "place_moved") p.onMoved();
+    }, 3000);
+    return () => clearInterval(id);
+  }, [got]);
 
   async function copy() {
     if (!got) return;

@@ -12,6 +12,8 @@ import { answerVisitor, clientIpOf, ticketOf } from "../http/hono.ts";
 import { isSecureRequest } from "../http/cookies.ts";
 import { validationHook } from "../http/validation.ts";
 import { makeCode, redeemCode } from "../lib/resume/resume.ts";
+import { checkHolder } from "../lib/resume/holder.ts";
+import { checkTicket } from "../lib/queue/visitor.ts";
 import { subscribe, unsubscribe } from "../lib/notify/subscribe.ts";
 import { errors, jsonBody, jsonOk, QueueName, VisitorBody, VisitorView } from "./schemas.ts";
 
@@ -109,6 +111,24 @@ const unmailRoute = createRoute({
   },
 });
 
+const heldRoute = createRoute({
+  method: "get",
+  path: "/resume/held",
+  summary: "Whether this browser still holds its place (one read, no write)",
+  description: "For a page that shows a code: it learns at once that the code was used, " +
+    "without waiting for its next due check-in.",
+  request: { query: z.object({ queue: QueueName }) },
+  responses: {
+    200: jsonOk(z.object({ queue: z.string(), held: z.literal(true) }), "still held here"),
+    400: errors[400],
+    401: errors[401],
+    409: {
+      description: "the place was moved to another device (`place_moved`)",
+      content: errors[409].content,
+    },
+  },
+});
+
 const extendRoute = createRoute({
   method: "post",
   path: "/enter/extend",
@@ -172,6 +192,13 @@ export function resumeRoutes(s: Services) {
     const { queue } = c.req.valid("json");
     await unsubscribe(s, queue, await ticketOf(c, s.signer, queue));
     return c.json({ queue, email: "deleted" as const }, 200);
+  });
+
+  app.openapi(heldRoute, async (c) => {
+    const { queue } = c.req.valid("query");
+    const t = checkTicket(queue, await ticketOf(c, s.signer, queue));
+    await checkHolder(s.kv, queue, t);
+    return c.json({ queue, held: true as const }, 200);
   });
 
   app.openapi(extendRoute, async (c) => {

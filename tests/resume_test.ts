@@ -50,8 +50,12 @@ Deno.test("a code moves the place; the old browser is told at its next due check
     assertEquals([moved.json.visitorId, moved.json.position], [joined.json.visitorId, 2]);
     assertEquals((b.ticketClaims as unknown as { hg: number }).hg, 1);
 
-    // Not due: A is answered from memory as before; due: told its place moved.
+    // Not due: A is answered from memory as before; due: told its place moved. A page that
+    // shows a code asks /resume/held (one read) and learns it at once.
     assertEquals((await a.status()).status, 200);
+    const held = await a.req("GET", `/resume/held?queue=${Q}`);
+    assertEquals([held.status, held.json.error.code], [409, "place_moved"]);
+    assertEquals((await b.req("GET", `/resume/held?queue=${Q}`)).json, { queue: Q, held: true });
     due(t, a);
     const told = await a.status();
     assertEquals([told.status, told.json.error.code], [409, "place_moved"]);

@@ -80,6 +80,9 @@ Deno.test({
         await first.locator("input[type=email]").fill("ann@example.test");
         await first.getByRole("button", { name: W.mailSave }).click();
         await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
+        // The visitor walks away, counting on the e-mail (an open page would enter at once).
+        await first.context().close();
+        await second.context().close();
         const res = await fetch(`${srv.base}/admit`, {
           method: "POST",
           headers: {
