@@ -33,13 +33,19 @@ export class HeldEngine extends Engine {
       const mem = this.statusNow(q, ticket, visitorId);
       if (mem) return mem;
     }
-    await this.#check(q, ticket);
-    return await this.#keep(ticket, await super.status(q, ticket, visitorId));
+    // The holder read runs beside the engine's own reads (a due check-in costs no extra round
+    // trip): a moved-away browser's check-in may renew the place or draw it in, which helps the
+    // holder, but its answer (and any access token in it) is thrown away.
+    const [, out] = await Promise.all([this.#check(q, ticket), super.status(q, ticket, visitorId)]);
+    return await this.#keep(ticket, out);
   }
 
   override async heartbeat(q: string, ticket: TicketClaims | null, visitorId: string) {
-    await this.#check(q, ticket);
-    return await this.#keep(ticket, await super.heartbeat(q, ticket, visitorId));
+    const [, out] = await Promise.all([
+      this.#check(q, ticket),
+      super.heartbeat(q, ticket, visitorId),
+    ]);
+    return await this.#keep(ticket, out);
   }
 
   override async enter(q: string, ticket: TicketClaims | null, visitorId: string) {
