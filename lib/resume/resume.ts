@@ -94,7 +94,8 @@ export async function makeCode(
     const code = newResumeCode(d.random);
     const hash = resumeCodeHash(d.config.TOKEN_SECRET, code);
     const gen = holder.value?.gen ?? 0;
-    const op = d.kv.atomic().check(holder)
+    // A new code never takes over a live one (2^40 codes: a clash is a retry, not a theft).
+    const op = d.kv.atomic().check(holder, { key: keys.resumeCode(hash), versionstamp: null })
       .set(keys.resumeHolder(q, t.sub), { gen, codeHash: hash, codeAt: now } satisfies Holder, {
         expireIn: HOLDER_TTL_MS,
       })
@@ -120,8 +121,10 @@ export function addMailCode(
   gen: number,
 ): string {
   const code = newResumeCode(d.random);
-  op.set(
-    keys.resumeCode(resumeCodeHash(d.config.TOKEN_SECRET, code)),
+  const key = keys.resumeCode(resumeCodeHash(d.config.TOKEN_SECRET, code));
+  // Never over a live code: a clash fails the commit, and the job tries again next second.
+  op.check({ key, versionstamp: null }).set(
+    key,
     { queue: q, id: v.id, joinedAt: v.joinedAt, gen } satisfies ResumeCodeRecord,
     { expireIn: HOLDER_TTL_MS },
   );
