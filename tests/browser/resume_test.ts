@@ -26,14 +26,14 @@ async function showCode(page: Page): Promise<{ code: string; link: string }> {
 
 Deno.test({
   name: "a place moves between browsers by link, by code and by the turn e-mail",
-  ignore: !(await haveAiosmtpd()),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
-    const smtp = await startSmtpServer();
+    // Without python3-aiosmtpd only the e-mail step is skipped (and says so).
+    const smtp = await haveAiosmtpd() ? await startSmtpServer() : null;
     const srv = await serveApp(testConfig({
       SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: smtp.port,
+      SMTP_PORT: smtp?.port ?? 25,
       SMTP_TLS: "none",
       SMTP_FROM: "Tollgate <queue@example.test>",
     }));
@@ -74,42 +74,46 @@ Deno.test({
         await second.getByText(W.moved).waitFor({ timeout: TOLD_MS });
       });
 
-      await t.step("the turn e-mail arrives and its link resumes in a fresh context", async () => {
-        await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
-        await first.getByText(W.mailOffer).click();
-        await first.locator("input[type=email]").fill("ann@example.test");
-        await first.getByRole("button", { name: W.mailSave }).click();
-        await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
-        // The visitor walks away, counting on the e-mail (an open page would enter at once).
-        await first.context().close();
-        await second.context().close();
-        const res = await fetch(`${srv.base}/admit`, {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${srv.services.config.TOKEN_SECRET}`,
-            "content-type": "application/json",
-          },
-          body: JSON.stringify({ queue: "default", count: 1 }),
-        });
-        assertEquals((await res.json()).admitted, 1);
-        const [mail] = await smtp.waitFor(1, 20_000);
-        assert(mail, "the e-mail arrived");
-        assertEquals(mail.headers["to"], "ann@example.test");
-        const link = /https?:\/\/\S+resume=[2-9A-Z]{8}/.exec(mail.text)?.[0];
-        assert(link, mail.text);
-        const phone = await (await b.newContext()).newPage();
-        await phone.goto(link);
-        await phone.getByRole("button", { name: W.takePlace }).click();
-        // Admitted: the page sends it on to the destination with its access token.
-        await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
-        const cookies = await phone.context().cookies();
-        assert(cookies.some((c) => c.name === "tg_access"), "the phone holds the access token");
+      await t.step({
+        name: "the turn e-mail arrives and its link resumes in a fresh context",
+        ignore: smtp === null,
+        fn: async () => {
+          await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+          await first.getByText(W.mailOffer).click();
+          await first.locator("input[type=email]").fill("ann@example.test");
+          await first.getByRole("button", { name: W.mailSave }).click();
+          await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
+          // The visitor walks away, counting on the e-mail (an open page would enter at once).
+          await first.context().close();
+          await second.context().close();
+          const res = await fetch(`${srv.base}/admit`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${srv.services.config.TOKEN_SECRET}`,
+              "content-type": "application/json",
+            },
+            body: JSON.stringify({ queue: "default", count: 1 }),
+          });
+          assertEquals((await res.json()).admitted, 1);
+          const [mail] = await smtp!.waitFor(1, 20_000);
+          assert(mail, "the e-mail arrived");
+          assertEquals(mail.headers["to"], "ann@example.test");
+          const link = /https?:\/\/\S+resume=[2-9A-Z]{8}/.exec(mail.text)?.[0];
+          assert(link, mail.text);
+          const phone = await (await b.newContext()).newPage();
+          await phone.goto(link);
+          await phone.getByRole("button", { name: W.takePlace }).click();
+          // Admitted: the page sends it on to the destination with its access token.
+          await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
+          const cookies = await phone.context().cookies();
+          assert(cookies.some((c) => c.name === "tg_access"), "the phone holds the access token");
+        },
       });
     } finally {
       clearInterval(timer);
       await browser?.close();
       await srv.close();
-      await smtp.stop();
+      await smtp?.stop();
     }
   },
 });
