@@ -5,7 +5,7 @@ import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
 import { createJoinGuards } from "./lib/guard/mod.ts";
-import { Engine } from "./lib/queue/engine.ts";
+import { HeldEngine } from "./lib/resume/held_engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
 import { PathRuleSets } from "./lib/paths/store.ts";
@@ -35,6 +35,9 @@ import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 import { releaseRoutes } from "./routes/release.ts";
+import { resumeRoutes } from "./routes/resume.ts";
+import { MailService } from "./lib/notify/service.ts";
+import { mailJob } from "./lib/notify/mail_job.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
 
@@ -79,7 +82,8 @@ export async function createApp(deps: AppDeps) {
 async function createServices(deps: AppDeps): Promise<Services> {
   await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
-  const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
+  // The engine behind the holder check of places moved to another device (lib/resume/).
+  const engine = new HeldEngine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
   // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
@@ -109,6 +113,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
+    mail: new MailService(deps),
+    mailJob: () => Promise.resolve(),
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
     guards: createJoinGuards(
       { ...deps, fetch: (i, init) => services.fetch(i, init) },
@@ -134,6 +140,8 @@ async function createServices(deps: AppDeps): Promise<Services> {
   services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
   // The line as this instance last read it (at most a second old; the join path reads it first).
   services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
+  await services.mail.refresh();
+  services.mailJob = mailJob({ ...deps, engine, mail: services.mail });
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;
@@ -176,6 +184,7 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   );
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
+  app.route("/", resumeRoutes(services));
   app.route("/", forwardAuthRoutes(services));
   app.route("/", releaseRoutes(services));
   app.route("/", operatorRoutes(services));

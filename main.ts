@@ -81,11 +81,16 @@ async function main() {
   const tickAll = () =>
     services.engine.queueNames().then((qs) => qs.forEach((q) => services.engine.maybeTick(q)));
   // Per-second admission in long-lived processes; requests also tick, and cron is the net.
-  setInterval(() => void tickAll().catch(() => {}), 1000);
+  setInterval(() => {
+    void tickAll().catch(() => {});
+    // The e-mail a visitor asked for at its turn, sent off every request (lib/notify/mail_job.ts).
+    void services.mailJob();
+  }, 1000);
   // Stopped by a signal, the process exits at once as before, but through `Deno.exit`: unload
   // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
-  cronTick = tickAll;
+  // The net also sends turn e-mails an idle isolate (Deno Deploy) would otherwise keep waiting.
+  cronTick = () => tickAll().finally(() => services.mailJob());
   // Connections bounded (cap under the descriptor limit, header and idle timeouts), and accept
   // kept going when descriptors run out: a flood of idle connections must not end the process.
   const fds = descriptorLimit();

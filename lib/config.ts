@@ -123,6 +123,21 @@ const EnvSchema = z.object({
   TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
     .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
     .optional(),
+  /**
+   * SMTP server of the e-mail a visitor may ask for at its turn (lib/notify/); unset: the wait
+   * page does not offer it. See docs/privacy.md.
+   */
+  SMTP_HOST: z.string().regex(/^[A-Za-z0-9.:\[\]-]+$/, "must be a host name or address").optional(),
+  SMTP_PORT: positiveInt(1, 65535).default(587),
+  /** `starttls` (upgrade required), `tls` (TLS from the start, port 465) or `none` (plain). */
+  SMTP_TLS: z.enum(["starttls", "tls", "none"]).default("starttls"),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** The sender, e.g. `Waiting room <queue@example.com>`; without it no e-mail is offered. */
+  SMTP_FROM: z.string().regex(/^[^\r\n]+@[^\r\n]+$/, "must be an address (with an optional name)")
+    .optional(),
+  /** Send the e-mail at this place in line (e.g. 10); 0 sends it at admission. */
+  MAIL_AT_POSITION: positiveInt(0, 1_000_000).default(0),
 });
 
 /** Every configuration variable the service reads. */
@@ -158,7 +173,7 @@ export function parseEnv(
 }
 
 /** Variables whose values never appear in an error message. */
-const SECRET_KEYS = new Set(["TOKEN_SECRET", "ENQUEUE_SECRET", "METRICS_TOKEN"]);
+const SECRET_KEYS = new Set(["TOKEN_SECRET", "ENQUEUE_SECRET", "METRICS_TOKEN", "SMTP_PASSWORD"]);
 
 /** Builds a full config for tests: defaults, a fixed secret, and any overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {

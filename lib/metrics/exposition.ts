@@ -6,6 +6,7 @@ import type { Engine, QueueMetrics } from "../queue/engine.ts";
 import type { SessionMetrics } from "../session/stats.ts";
 import { VERSION } from "../version.ts";
 import type { RoomMetrics } from "../room/metrics.ts";
+import { mailCounts } from "../notify/mail_job.ts";
 import { instanceMetrics } from "./instance.ts";
 import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
 
@@ -48,6 +49,8 @@ interface QueueSeries {
   sessions?: SessionMetrics;
   tickLag: number;
   age: number;
+  /** Turn e-mails taken for sending and failed (lib/notify/mail_job.ts). */
+  mail: { sent: number; failed: number };
 }
 
 async function queueSeries(
@@ -64,6 +67,7 @@ async function queueSeries(
     sessions: sm,
     tickLag: Math.max(0, now / 1000 - v.counts.tickAt),
     age: Math.max(0, (now - v.loadedAt) / 1000),
+    mail: await mailCounts(engine.ctx.kv, q),
   };
 }
 
@@ -158,6 +162,14 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "tollgate_queue_returned_total",
     "Silent waiting visitors that came back within their grace and kept their place.",
     all.map((s) => [{ queue: s.m.queue }, s.m.returned]),
+  );
+  w.counter(
+    "tollgate_queue_turn_emails_total",
+    "Turn e-mails by event: sent (taken for sending) and failed (delivered = sent - failed).",
+    all.flatMap((s): [Labels, number][] => [
+      [{ queue: s.m.queue, event: "sent" }, s.mail.sent],
+      [{ queue: s.m.queue, event: "failed" }, s.mail.failed],
+    ]),
   );
   writeSessions(w, all.filter((s) => s.sessions));
 }

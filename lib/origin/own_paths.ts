@@ -34,6 +34,9 @@ export const OWN_PATH_SEGMENTS = [
   "draw",
   // The built page assets (routes/pages/assets.ts serves `/static/*`).
   "static",
+  // Moving a place to another device, and the e-mail at the turn (routes/resume.ts).
+  "resume",
+  "turn-email",
 ] as const;
 
 const OWN_PATH = new RegExp(

@@ -179,4 +179,22 @@ export const keys = {
   priorityCodePrefix: (q: string) => ["priorityCode", q] as const,
   /** A priority code's id, naming the hash its record is stored under (list and revoke by id). */
   priorityCodeId: (q: string, id: string) => ["priorityCodeId", q, id] as const,
+
+  // --- Moving a place to another device, and the e-mail at the turn (lib/resume/, lib/notify/) ---
+  /** Which browser holds visitor `id`'s place: its holder generation (absent: the first browser). */
+  resumeHolder: (q: string, id: string) => ["resumeHolder", q, id] as const,
+  /** A resume code by its HMAC (the code itself is never stored). */
+  resumeCode: (hash: string) => ["resumeCode", hash] as const,
+  /** A visitor's request for an e-mail at its turn, in arrival order (the job walks it). */
+  mailSub: (q: string, seq: number, id: string) => ["mailSub", q, seq, id] as const,
+  mailSubPrefix: (q: string) => ["mailSub", q] as const,
+  /** A pre-queue participant's e-mail request, until the opening draw gives it a place. */
+  mailSubPre: (q: string, id: string) => ["mailSubPre", q, id] as const,
+  mailSubPrePrefix: (q: string) => ["mailSubPre", q] as const,
+  /** Which e-mail request visitor `id` has (its `mailSub` key's seq), so it is replaced, not doubled. */
+  mailSubOf: (q: string, id: string) => ["mailSubOf", q, id] as const,
+  /** SMTP settings of the turn e-mail saved in the admin app (password sealed); env otherwise. */
+  mailSettings: () => ["settings", "mail"] as const,
+  /** E-mails sent and failed per queue (KV `sum`). */
+  mailCount: (q: string, outcome: "sent" | "failed") => ["stats", "mail", q, outcome] as const,
 };

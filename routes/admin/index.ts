@@ -7,6 +7,7 @@ import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { guardRoutes } from "./guards.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { mailRoutes } from "./mail.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { returnGraceRoutes } from "./return_grace.ts";
 import { originRoutes } from "./origin.ts";
@@ -77,6 +78,7 @@ export function adminRoutes(s: Services) {
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));
   app.route("/", integrationRoutes(s));
+  app.route("/", mailRoutes(s));
   app.route("/", edgeRoutes(s));
   app.route("/", accessRoutes(s));
   app.route("/", originRoutes(s));

@@ -81,7 +81,7 @@ const resetRoute = createRoute({
   method: "post",
   path: "/api/admin/reset",
   summary:
-    "Factory reset (Bearer TOKEN_SECRET only): clears admins, edge, challenge, origin, webhooks",
+    "Factory reset (Bearer TOKEN_SECRET only): clears admins, edge, challenge, origin, webhooks, mail",
   security: [{ operatorBearer: [] }],
   responses: {
     200: jsonOk(z.object({ reset: z.literal(true), cleared: z.array(z.string()) }), "done"),
