@@ -5,12 +5,17 @@ import { createAccess } from "./lib/access/mod.ts";
 import { createChallengeGate } from "./lib/challenge/gate.ts";
 import { errorBody } from "./lib/errors.ts";
 import { createJoinGuards } from "./lib/guard/mod.ts";
-import { Engine } from "./lib/queue/engine.ts";
+import { HeldEngine } from "./lib/resume/held_engine.ts";
 import { MAX_BODY_BYTES } from "./lib/names.ts";
 import { OriginSettings } from "./lib/origin/settings.ts";
+import { PathRuleSets } from "./lib/paths/store.ts";
+import { safetyNetSampler } from "./lib/room/sample.ts";
+import { RoomSwitches } from "./lib/room/switches.ts";
+import { StoreFailure } from "./lib/store/failure.ts";
 import { migrate } from "./lib/store/migrate.ts";
 import { live073 } from "./lib/store/migrate_073.ts";
 import { createWebhooks } from "./lib/webhooks.ts";
+import { SessionKeeper } from "./lib/session/keeper.ts";
 import { Signer } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { adminRoutes } from "./routes/admin/index.ts";
@@ -26,9 +31,14 @@ import { pageRoutes } from "./routes/pages.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { SECURITY_HEADERS } from "./http/response.ts";
 import { errorResponse } from "./http/response.ts";
+import { frontPage, wantsPage } from "./routes/pages/front.tsx";
 import { validationHook } from "./http/validation.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
+import { releaseRoutes } from "./routes/release.ts";
+import { resumeRoutes } from "./routes/resume.ts";
+import { MailService } from "./lib/notify/service.ts";
+import { mailJob } from "./lib/notify/mail_job.ts";
 
 export type { AppDeps, ChallengeGate, EventSink, Services };
 
@@ -81,13 +91,16 @@ async function createServices(deps: AppDeps): Promise<Services> {
   }
   await migrate(deps.kv, undefined, deps.clock.now());
   const signer = new Signer(deps.config.TOKEN_SECRET);
-  const engine = new Engine({ ...deps, signer }, deps.autoTick ?? true);
+  // The engine behind the holder check of places moved to another device (lib/resume/).
+  const engine = new HeldEngine({ ...deps, signer }, deps.autoTick ?? true);
   await engine.ensureQueues(deps.config.QUEUES);
   // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
   // The depth event is checked after each tick this instance ran, off the visitor's path.
   engine.onTicked = (q, waiting) => {
     void webhooks.checkDepth(q, waiting).catch(() => {});
+    // The Safety Net looks at its figures once a second (a no-op unless the queue is on auto).
+    void services.rooms.maybeStep(q);
     // The origin health probe rides on the per-second tick; a KV claim picks one instance.
     void access.health.maybeProbe().catch(() => {});
   };
@@ -109,15 +122,37 @@ async function createServices(deps: AppDeps): Promise<Services> {
     isAdminSession: () => Promise.resolve(false),
     challenge: createChallengeGate({ ...deps, fetch: (i, init) => services.fetch(i, init) }),
     access,
+    mail: new MailService(deps),
+    mailJob: () => Promise.resolve(),
     origin: new OriginSettings(deps.kv, deps.clock, deps.config.ORIGIN_URL),
     guards: createJoinGuards(
       { ...deps, fetch: (i, init) => services.fetch(i, init) },
       engine,
       access.hits,
     ),
+    sessions: new SessionKeeper({
+      kv: deps.kv,
+      now: () => deps.clock.now(),
+      signer,
+      ttlSeconds: deps.config.ACCESS_TOKEN_TTL_SECONDS,
+      engine,
+    }),
+    rooms: new RoomSwitches(deps.kv, deps.clock),
+    paths: new PathRuleSets(deps.kv, deps.clock),
+    storeFailure: new StoreFailure(deps.kv, deps.clock, {
+      policy: deps.config.STORE_FAILURE,
+      maxOpenMs: deps.config.STORE_FAILURE_OPEN_SECONDS * 1000,
+    }),
   };
 
   services.isAdminSession = sessionChecker(services);
+  services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+  // The line as this instance last read it (at most a second old; the join path reads it first).
+  services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
+  // `queue_all`: everyone waits, even with capacity free (the join asks before going in at once).
+  engine.ctx.queueAll = async (q) => (await services.rooms.effectiveMode(q)) === "queue_all";
+  await services.mail.refresh();
+  services.mailJob = mailJob({ ...deps, engine, mail: services.mail });
   engine.guardCounts = (q) => services.guards.stats.lastHour(q);
 
   return services;
@@ -127,8 +162,12 @@ async function createServices(deps: AppDeps): Promise<Services> {
 function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   app.onError(onError);
+  // A browser asking for a page that is not here (`/` with no site behind, a `?return=` path)
+  // gets the front page; API clients get the envelope.
   app.notFound((c) =>
-    c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
+    wantsPage(c)
+      ? frontPage(c, services)
+      : c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404)
   );
   const adminCspValue = adminCsp(services.config.TURNSTILE_SCRIPT_URL);
   // First: proxied traffic gets neither our headers nor the body limit (app.request() path).
@@ -156,7 +195,9 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
   );
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
+  app.route("/", resumeRoutes(services));
   app.route("/", forwardAuthRoutes(services));
+  app.route("/", releaseRoutes(services));
   app.route("/", operatorRoutes(services));
   app.route("/", adminRoutes(services));
   app.route("/", pageRoutes(services));
@@ -171,6 +212,11 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
     type: "apiKey",
     in: "cookie",
     name: "tg_admin",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "accessToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "a visitor's access token",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "operatorHeader", {
     type: "apiKey",

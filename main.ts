@@ -6,6 +6,7 @@ import { log } from "./lib/log.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { openStore } from "./lib/store/commit.ts";
+import { connectionLimit, descriptorLimit, serveBounded } from "./lib/http/serve.ts";
 
 /** True on Deno Deploy, where KV is managed and the file system is read-only. */
 function onDeploy(): boolean {
@@ -80,19 +81,39 @@ async function main() {
   const tickAll = () =>
     services.engine.queueNames().then((qs) => qs.forEach((q) => services.engine.maybeTick(q)));
   // Per-second admission in long-lived processes; requests also tick, and cron is the net.
-  setInterval(() => void tickAll().catch(() => {}), 1000);
+  setInterval(() => {
+    void tickAll().catch(() => {});
+    // The e-mail a visitor asked for at its turn, sent off every request (lib/notify/mail_job.ts).
+    void services.mailJob();
+  }, 1000);
   // Stopped by a signal, the process exits at once as before, but through `Deno.exit`: unload
   // handlers run and a `--cpu-prof` profile is written (bench/RESULTS.md's profiles use it).
   for (const sig of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(sig, () => Deno.exit(0));
-  cronTick = tickAll;
-  Deno.serve({
+  // The net also sends turn e-mails an idle isolate (Deno Deploy) would otherwise keep waiting.
+  cronTick = () => tickAll().finally(() => services.mailJob());
+  // Connections bounded (cap under the descriptor limit, header and idle timeouts), and accept
+  // kept going when descriptors run out: a flood of idle connections must not end the process.
+  const fds = descriptorLimit();
+  const maxConnections = connectionLimit(config.MAX_CONNECTIONS, fds);
+  serveBounded({
     port: config.PORT,
+    maxConnections,
+    serveAddress: Deno.env.get("DENO_SERVE_ADDRESS"),
+    platformServes: onDeploy(),
+    headerTimeoutMs: config.HEADER_TIMEOUT_MS,
+    idleTimeoutMs: config.IDLE_TIMEOUT_MS,
     onListen: ({ hostname, port }) =>
       log("info", "tollgate listening", {
         version: VERSION,
         url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`,
         kv: path,
         queues: config.QUEUES,
+        maxConnections,
+        descriptorLimit: fds,
+        // Said at start: an operator reading the log of an outage must know which policy ran.
+        storeFailure: config.STORE_FAILURE === "open"
+          ? `open (at most ${config.STORE_FAILURE_OPEN_SECONDS} s)`
+          : "closed",
         // A simulated clock says so, with what a load driver needs to follow it.
         ...(clock === systemClock ? {} : {
           clockSpeed: config.TOLLGATE_CLOCK_SPEED,

@@ -23,6 +23,7 @@ import {
 } from "./scenarios/markdown.ts";
 import { type MixedOptions, mixedTraffic } from "./scenarios/mixed.ts";
 import { notesOf } from "./scenarios/notes.ts";
+import { sessionChecks, sessionScenario, type SessionsOptions } from "./scenarios/sessions.ts";
 import type { TallySummary } from "./scenarios/tally.ts";
 
 /** Everything a run can be told. */
@@ -33,6 +34,7 @@ export interface LoadArgs {
   line: LineOptions;
   mixed: MixedOptions;
   attack: AttackRunOptions;
+  sessions: SessionsOptions;
   /** Where the section goes; null: nowhere. */
   results: string | null;
   strict: boolean;
@@ -40,7 +42,7 @@ export interface LoadArgs {
 }
 
 const USAGE =
-  `deno task load [--scenario flash|line|mixed|attack|all, or a list: flash,line] [--quick] [options]
+  `deno task load [--scenario flash|line|mixed|attack|sessions|all, or a list: flash,line] [--quick] [options]
   --quick                tiny sizes (a smoke run of a few seconds each; writes no results)
   --joins N              flash: joins (100000)
   --flash-rate N         flash: ADMIT_PER_SECOND, the drain rate (500)
@@ -55,7 +57,12 @@ const USAGE =
   --join-rate N          mixed: joins per second (50)
   --attack-visitors N    attack: ordinary visitors from their own addresses (1000)
   --attack-seconds N     attack: seconds they join over, one address attacking (60)
+  --flood-rate N         attack: ordinary joins a second beside the refusal flood (200; --quick: 100)
+  --flood-seconds N      attack: seconds of each refusal-flood phase, without and with (10; --quick: 3)
+  --flood-instances N    attack: servers of the refusal flood, over one KV file (2)
   --nat-clock-speed N    attack: TOLLGATE_CLOCK_SPEED of the one-address NAT run (5; --quick: 10, 40 joins over 1 minute)
+  --session-visitors N   sessions: visitors arriving over 10 minutes (3000)
+  --session-clock-speed N  sessions: TOLLGATE_CLOCK_SPEED of its servers (20)
   --results PATH         where to write the section (bench/RESULTS.md; --quick: none)
   --no-results           write nothing
   --strict               exit 1 when a target is missed
@@ -97,7 +104,9 @@ export function parseArgs(argv: string[]): LoadArgs {
   const picked = which === "all" ? [...SCENARIOS] : which.split(",");
   for (const p of picked) {
     if (!(SCENARIOS as readonly string[]).includes(p)) {
-      throw new Error(`invalid --scenario ${which}: flash, line, mixed, attack (or a list) or all`);
+      throw new Error(
+        `invalid --scenario ${which}: flash, line, mixed, attack, sessions (or a list) or all`,
+      );
     }
   }
   const results = flags.has("--no-results") ? null : flags.get("--results") ??
@@ -151,6 +160,23 @@ export function parseArgs(argv: string[]): LoadArgs {
         ? { visitors: 40, minutes: 1, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) }
         : { visitors: 200, minutes: 5, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) },
       writes: { visitors: quick ? 50 : 1000, attackJoinsEach: 2, heartbeatsEach: 3 },
+      flood: {
+        instances: num("--flood-instances", 2, 2),
+        seconds: num("--flood-seconds", 10, 3),
+        joinRate: num("--flood-rate", 200, 100),
+        floodConnections: 4,
+      },
+    },
+    sessions: {
+      visitors: num("--session-visitors", 3000, 150),
+      capacity: quick ? 10 : 200,
+      arrivalSeconds: 600,
+      hourSeconds: quick ? 1200 : 3600,
+      clockSpeed: num("--session-clock-speed", 20, 40, 1),
+      idleSeconds: 120,
+      activeEverySec: 30,
+      releaseShare: 0.25,
+      seed: 33,
     },
     results,
     strict: flags.has("--strict"),
@@ -185,6 +211,10 @@ async function runOne(name: Scenario, a: LoadArgs, dir: string): Promise<Outcome
       checks: lineChecks(r),
       tallies: [["GET /status (following timeslots)", r.statuses]],
     };
+  }
+  if (name === "sessions") {
+    const r = await sessionScenario(e, a.sessions);
+    return { name, report: r, checks: sessionChecks(r), tallies: [] };
   }
   if (name === "attack") {
     const r = await attackScenario(e, a.attack);

@@ -10,8 +10,11 @@
  */
 import type { VisitorView } from "../lib/queue/types.ts";
 
-/** Why the loop cannot show a place: full room, no such queue, or no cookie kept. */
-export type Gone = "full" | "closed" | "cookies";
+/**
+ * Why the loop cannot show a place: full room, no such queue, no cookie kept, or the place was
+ * moved to another device (409 `place_moved`; the loop stops).
+ */
+export type Gone = "full" | "closed" | "cookies" | "moved";
 
 /** What the loop uses from the browser; tests pass a fake clock, timers and fetch. */
 export interface TimeslotDeps {
@@ -185,6 +188,10 @@ export function followTimeslots(o: TimeslotOptions): () => void {
         return retry(retryAfterMs(res, serverNow()));
       }
       if (res.status === 404) return o.onGone("closed");
+      if (res.status === 409 && await errorCode(res) === "place_moved") {
+        stop();
+        return o.onGone("moved");
+      }
       if (!res.ok) {
         await res.body?.cancel();
         return retry(res.status === 429 ? retryAfterMs(res, serverNow()) : null);

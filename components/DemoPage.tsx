@@ -14,7 +14,9 @@ export function DemoPage(p: { claims: AccessClaims; nowMs: number; base?: string
       <h1 id="tg-title">You're in: this page is protected</h1>
       <p class="message">
         This demo page let you through because your browser carries a valid access token. It was
-        checked by <code>requireAdmission()</code>, with no database lookup: the token is signed.
+        checked by{" "}
+        <code>requireAdmission()</code>, with no database lookup: the token is signed (a queue with
+        sliding sessions renews yours at most once a minute).
       </p>
       <h2>Verified claims</h2>
       <dl class="claims">

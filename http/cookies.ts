@@ -106,3 +106,17 @@ export function visitorCookies(
   }
   return out;
 }
+
+/** Adds the refreshed `tg_access` cookie of `verdict` to `headers`, when there is one. */
+export function refreshCookie(
+  headers: Headers,
+  req: Request,
+  verdict: { token?: string } | null,
+  ttlSeconds: number,
+): void {
+  if (!verdict?.token) return;
+  headers.append(
+    "Set-Cookie",
+    visitorCookie("tg_access", verdict.token, ttlSeconds, isSecureRequest(req)),
+  );
+}

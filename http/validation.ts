@@ -1,6 +1,7 @@
 /** Turns a failed zod validation into the 400 envelope with the failing fields (every route). */
 import type { Context } from "hono";
 import { errorBody } from "../lib/errors.ts";
+import type { FieldProblem, FieldRule } from "../lib/field_text.ts";
 
 /** Where the failing input was, in words ("json" was said of well-formed JSON too). */
 const WHERE: Record<string, string> = {
@@ -12,14 +13,44 @@ const WHERE: Record<string, string> = {
   form: "form",
 };
 
+const num = (v: unknown) => typeof v === "number" || typeof v === "bigint" ? Number(v) : undefined;
+
+/**
+ * The rule a zod issue broke, as plain data (`details.fields[].rule`): the admin app and `/cost`
+ * word each field and rule for people from it (lib/field_text.ts), never from zod's own text.
+ */
+// deno-lint-ignore no-explicit-any
+export function issueRule(i: any): FieldRule {
+  const rule: FieldRule = { code: String(i.code ?? "custom") };
+  if (typeof i.origin === "string") rule.origin = i.origin;
+  if (num(i.minimum) !== undefined) rule.minimum = num(i.minimum);
+  if (num(i.maximum) !== undefined) rule.maximum = num(i.maximum);
+  if (typeof i.inclusive === "boolean") rule.inclusive = i.inclusive;
+  if (typeof i.format === "string") rule.format = i.format;
+  if (typeof i.expected === "string") rule.expected = i.expected;
+  if (i.code === "invalid_type" && /received undefined$/.test(String(i.message))) {
+    rule.missing = true;
+  }
+  if (Array.isArray(i.values)) rule.values = i.values.map(String);
+  if (i.params && typeof i.params === "object") rule.params = i.params;
+  return rule;
+}
+
+/** The fields of a failed zod parse, each with its path, zod's message and the rule it broke. */
+// deno-lint-ignore no-explicit-any
+export function issueFields(issues: any[]): FieldProblem[] {
+  return issues.map((i) => ({
+    path: (i.path ?? []).join("."),
+    message: String(i.message),
+    rule: issueRule(i),
+  }));
+}
+
 /** The `defaultHook` of every OpenAPIHono app, and the status route's hand-run check. */
 // deno-lint-ignore no-explicit-any
 export function validationHook(result: any, c: Context): Response | void {
   if (result.success) return;
-  const fields = (result.error?.issues ?? []).map((i: { path: unknown[]; message: string }) => ({
-    path: i.path.join("."),
-    message: i.message,
-  }));
+  const fields = issueFields(result.error?.issues ?? []);
   const first = fields[0] ? `${fields[0].path || "body"}: ${fields[0].message}` : "invalid input";
   return c.json(
     errorBody("bad_request", `invalid ${WHERE[result.target] ?? "input"}: ${first}`, { fields }),

@@ -18,6 +18,10 @@ import {
   lotteryWaitRange,
   PREQUEUE_VISITOR_WORDS,
 } from "../lib/queue/wording.ts";
+import { ResumeForm } from "../components/ResumeForm.tsx";
+import { MailOffer, MoveOffer } from "./ResumeOffer.tsx";
+import { RESUME_WORDS } from "../lib/resume/words.ts";
+import { MAX_HOLD_EXTENSIONS } from "../lib/queue/types.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
@@ -36,6 +40,10 @@ export interface WaitRoomProps {
   title: string;
   /** Tollgate's path prefix (`BASE_PATH`), "" or absent without one. */
   base?: string;
+  /** The operator set up e-mail: the page offers "e-mail me when it's my turn". */
+  mail?: boolean;
+  /** The built QR code drawer (`qr.js`), loaded when a code for another device is shown. */
+  qrSrc?: string;
 }
 
 /** The live part of /wait: follows the server's timeslots and moves on at admission. */
@@ -48,6 +56,8 @@ export function WaitRoom(p: WaitRoomProps) {
   // so the visitor can find its place in the published draw.
   const [arrival, setArrival] = useState(p.view.arrivalNumber ?? null);
   const [canNotify, setCanNotify] = useState<CanNotify>("no");
+  /** Hold extensions left (the server's word once one was asked for) and what the last said. */
+  const [extensions, setExtensions] = useState({ left: MAX_HOLD_EXTENSIONS, said: "" });
   const enterButton = useRef<HTMLButtonElement>(null);
   /** What the live region says when a hold starts (fixed, so it is announced once). */
   const holdSaid = useRef<string | null>(null);
@@ -98,6 +108,22 @@ export function WaitRoom(p: WaitRoomProps) {
     (e.target as HTMLFormElement).submit();
   }
 
+  /** "I need more time": the hold ends later (the server counts the extensions). */
+  async function extend() {
+    const res = await fetch(`${p.base ?? ""}/enter/extend`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ queue: p.queue, visitorId: view.visitorId }),
+    }).catch(() => null);
+    if (res?.ok) {
+      const got = await res.json();
+      setView({ ...view, enterBy: got.enterBy });
+      setNow(Date.now() + offset.current);
+      return setExtensions({ left: got.holdExtensionsLeft, said: RESUME_WORDS.moreTimeAdded });
+    }
+    if (res?.status === 409) setExtensions({ left: 0, said: "" });
+  }
+
   async function askNotify() {
     const got = await Notification.requestPermission();
     // Refused: say so (the button must not just vanish); dismissed: it can be asked again.
@@ -140,6 +166,7 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={again}>Join the line again</a>
         </p>
       )}
+      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} />}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
@@ -147,7 +174,15 @@ export function WaitRoom(p: WaitRoomProps) {
           </a>
         </p>
       )}
-      {holding && <HoldForm {...p} left={left} enterButton={enterButton} onSubmit={enter} />}
+      {holding && (
+        <HoldForm
+          {...p}
+          left={left}
+          enterButton={enterButton}
+          onSubmit={enter}
+          extend={{ left: extensions.left, said: extensions.said, onExtend: extend }}
+        />
+      )}
       {admitted && !holding && (
         <p>
           <a class="button" href={p.destination} target={top}>Continue</a>
@@ -162,12 +197,26 @@ export function WaitRoom(p: WaitRoomProps) {
       {waiting && !pending && arrival !== null && (
         <p class="hint">
           Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
-          <a href={`${p.base ?? ""}/draw/verify?queue=${encodeURIComponent(p.queue)}`} target={top}>
+          <a
+            href={`${p.base ?? ""}/draw/verify?queue=${
+              encodeURIComponent(p.queue)
+            }&arrival=${arrival}`}
+            target={top}
+          >
             Check the opening draw
           </a>
         </p>
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} />}
+      {waiting && p.mail && <MailOffer queue={p.queue} base={p.base ?? ""} />}
+      {(waiting || holding) && (
+        <MoveOffer
+          queue={p.queue}
+          base={p.base ?? ""}
+          qrSrc={p.qrSrc}
+          onMoved={() => setLocal("moved")}
+        />
+      )}
     </div>
   );
 }
@@ -189,7 +238,11 @@ function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null;
         <p class="hint commitment">
           The draw's secret was fixed before anyone joined; its fingerprint is{" "}
           <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
-          <a href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}`}>
+          <a
+            href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}${
+              p.arrival !== null ? `&arrival=${p.arrival}` : ""
+            }`}
+          >
             How to check the draw
           </a>
         </p>
@@ -223,11 +276,13 @@ function Waiting(
           </p>
         )}
         <progress aria-label="Waiting for the draw" />
-        <p class="eta">
-          At the current pace, half of those waiting now get in within{" "}
-          <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
-          <strong>{waitWords(range.most)}</strong>.
-        </p>
+        {view.estimatedWaitSeconds !== undefined && (
+          <p class="eta">
+            At the current pace, half of those waiting now get in within{" "}
+            <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
+            <strong>{waitWords(range.most)}</strong>.
+          </p>
+        )}
       </>
     );
   }
@@ -238,9 +293,11 @@ function Waiting(
       <progress max={100} value={share} aria-label="Progress through the line">
         {share}%
       </progress>
-      <p class="eta">
-        Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
-      </p>
+      {view.estimatedWaitSeconds !== undefined && (
+        <p class="eta">
+          Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+        </p>
+      )}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { useEffect } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
 import { countdown } from "../client/format.ts";
 import { type Gone, notifyTurn } from "../client/timeslots.ts";
+import { RESUME_WORDS } from "../lib/resume/words.ts";
 
 /** Local outcomes the server view does not carry. */
 export type Local = "expired" | Gone | null;
@@ -19,6 +20,7 @@ const LOCAL_WORDS: Record<Exclude<Local, null>, string> = {
   closed: "This waiting room is not available.",
   cookies: "This page cannot keep your place here, because the browser does not keep the " +
     "waiting room's cookie in this frame. Open the waiting room in its own window to wait.",
+  moved: RESUME_WORDS.moved,
 };
 
 /** Sends the browser on: the whole window when embedded (a link remains if that is refused). */
@@ -126,7 +128,14 @@ export function liveWords(w: {
     } in line. This page checks for you and moves on by itself.`;
 }
 
-/** The hold: the enter form (posts without JS too) and the countdown. */
+/** A hold warns this long before it ends (WCAG 2.2.1 asks for at least 20 s). */
+export const HOLD_WARN_MS = 30_000;
+
+/**
+ * The hold: the enter form (posts without JS too), the countdown and, near the end, "I need more
+ * time" (`extend`: extensions left, or what the last try said). The alert region is on the page
+ * from the hold's start, so its warning is announced when the words come.
+ */
 export function HoldForm(p: {
   queue: string;
   returnPath: string;
@@ -135,9 +144,24 @@ export function HoldForm(p: {
   left: number;
   enterButton: RefObject<HTMLButtonElement | null>;
   onSubmit: (e: Event) => void;
+  extend?: { left: number; said: string; onExtend: () => void };
 }) {
+  const warn = p.extend !== undefined && p.left > 0 && p.left <= HOLD_WARN_MS;
   return (
     <>
+      {p.extend && (
+        <p class="hold-warning" role="alert">
+          {warn ? (p.extend.left > 0 ? RESUME_WORDS.holdWarning : RESUME_WORDS.noMoreTime) : ""}
+          {p.extend.said && ` ${p.extend.said}`}
+        </p>
+      )}
+      {warn && p.extend!.left > 0 && (
+        <p>
+          <button type="button" class="button secondary" onClick={p.extend!.onExtend}>
+            {RESUME_WORDS.moreTime}
+          </button>
+        </p>
+      )}
       <form
         method="post"
         action={`${p.base ?? ""}/wait/enter`}

@@ -8,7 +8,7 @@
  * entries a client wrote on the left cannot move it. The same rule decides whether the country
  * header and `X-Forwarded-Proto` are believed.
  */
-import { IpAllowlist, parseClientIp, parseRange } from "./access/ip.ts";
+import { IpAllowlist, ipText, parseForwardedIp, parseRange } from "./access/ip.ts";
 import type { Config } from "./config.ts";
 import { log } from "./log.ts";
 
@@ -42,10 +42,20 @@ export function trustedProxiesProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * An address in one spelling (`::ffff:1.2.3.4`, `1.2.3.4:5678` and ` 1.2.3.4 ` are all
+ * `1.2.3.4`), so one client is one client whatever its proxy wrote; null when `raw` names none.
+ */
+export function canonicalIp(raw: string): string | null {
+  const a = parseForwardedIp(raw);
+  return a ? ipText(a) : null;
+}
+
 /** The socket address of a request's connection info ("unknown" without one). */
 export function peerAddress(info: Deno.ServeHandlerInfo | undefined | null): string {
   const addr = info?.remoteAddr as Deno.NetAddr | undefined;
-  return addr?.hostname ?? "unknown";
+  if (!addr?.hostname) return "unknown";
+  return canonicalIp(addr.hostname) ?? addr.hostname;
 }
 
 /** True when the peer's forwarded headers are to be believed under the trusted-proxy rule. */
@@ -58,7 +68,8 @@ let warnedForwardedFor = false;
 
 /**
  * The visitor's IP: from `CLIENT_IP_HEADER` when configured and the peer is trusted, else the
- * socket address. `X-Forwarded-For` is never trusted implicitly: a request that carries it while
+ * socket address. The header's entry is parsed as an address and comes back in one spelling; an
+ * entry that is no address (`unknown`, junk) is the peer's own, never a new client. `X-Forwarded-For` is never trusted implicitly: a request that carries it while
  * `CLIENT_IP_HEADER` is unset is logged once as a warning (every client behind that proxy would
  * share the proxy's address).
  */
@@ -85,8 +96,10 @@ export function clientIp(
   const entries = raw.split(",").map((e) => e.trim()).filter(Boolean);
   // Right to left: the entries our own proxies appended are skipped; the first other is the client.
   for (let i = entries.length - 1; i >= 0; i--) {
-    if (trusted !== null && i > 0 && trusted.matches(entries[i])) continue;
-    return entries[i];
+    const ip = canonicalIp(entries[i]);
+    if (ip === null) return peer;
+    if (trusted !== null && i > 0 && trusted.matches(ip)) continue;
+    return ip;
   }
   return trusted === null ? "unknown" : peer;
 }
@@ -106,8 +119,8 @@ export function trustedHeader(
  * subscriber's whole prefix), so a client cannot take a new key per address it owns.
  */
 export function clientKey(ip: string): string {
-  const a = parseClientIp(ip);
-  if (!a) return ip.slice(0, 64);
-  if (a.v === 4) return ip.trim();
+  const a = parseForwardedIp(ip);
+  if (!a) return ip.trim().slice(0, 64);
+  if (a.v === 4) return ipText(a);
   return "v6:" + (a.n >> 64n).toString(16);
 }

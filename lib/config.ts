@@ -70,6 +70,12 @@ const EnvSchema = z.object({
   ),
   /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
   BODY_TIMEOUT_MS: positiveInt(100, 120_000).default(5_000),
+  /** Most open client connections (never above 3/4 of the descriptor limit; lib/http/serve.ts). */
+  MAX_CONNECTIONS: positiveInt(16, 1_000_000).default(20_000),
+  /** How long a new connection may take to send a complete request head (then closed). */
+  HEADER_TIMEOUT_MS: positiveInt(100, 300_000).default(10_000),
+  /** How long a keep-alive connection may sit idle after a response (then closed). */
+  IDLE_TIMEOUT_MS: positiveInt(100, 3_600_000).default(75_000),
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */
@@ -102,6 +108,14 @@ const EnvSchema = z.object({
     v === "1" || v === "true"
   ),
   /**
+   * While the store cannot be reached: `closed` (the waiting room answers 503, as always) or
+   * `open` (the origin proxy and `/verify` let visitors without a token through, counted and
+   * logged, for at most `STORE_FAILURE_OPEN_SECONDS`). See docs/deploy.md.
+   */
+  STORE_FAILURE: z.enum(["closed", "open"]).default("closed"),
+  /** How long `STORE_FAILURE=open` may let visitors through, from the moment the store went down. */
+  STORE_FAILURE_OPEN_SECONDS: positiveInt(10, 86_400).default(300),
+  /**
    * Load testing only: the server's clock runs this many times as fast (0.1 to 1000), so a long
    * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
    * run fast).
@@ -109,6 +123,21 @@ const EnvSchema = z.object({
   TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
     .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
     .optional(),
+  /**
+   * SMTP server of the e-mail a visitor may ask for at its turn (lib/notify/); unset: the wait
+   * page does not offer it. See docs/privacy.md.
+   */
+  SMTP_HOST: z.string().regex(/^[A-Za-z0-9.:\[\]-]+$/, "must be a host name or address").optional(),
+  SMTP_PORT: positiveInt(1, 65535).default(587),
+  /** `starttls` (upgrade required), `tls` (TLS from the start, port 465) or `none` (plain). */
+  SMTP_TLS: z.enum(["starttls", "tls", "none"]).default("starttls"),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** The sender, e.g. `Waiting room <queue@example.com>`; without it no e-mail is offered. */
+  SMTP_FROM: z.string().regex(/^[^\r\n]+@[^\r\n]+$/, "must be an address (with an optional name)")
+    .optional(),
+  /** Send the e-mail at this place in line (e.g. 10); 0 sends it at admission. */
+  MAIL_AT_POSITION: positiveInt(0, 1_000_000).default(0),
 });
 
 /** Every configuration variable the service reads. */
@@ -144,7 +173,7 @@ export function parseEnv(
 }
 
 /** Variables whose values never appear in an error message. */
-const SECRET_KEYS = new Set(["TOKEN_SECRET", "ENQUEUE_SECRET", "METRICS_TOKEN"]);
+const SECRET_KEYS = new Set(["TOKEN_SECRET", "ENQUEUE_SECRET", "METRICS_TOKEN", "SMTP_PASSWORD"]);
 
 /** Builds a full config for tests: defaults, a fixed secret, and any overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {

@@ -87,8 +87,10 @@ export function costInputs(q: Partial<CostInputs>): CostInputs {
  * Rules that span fields (each input alone is already in bounds); empty when all hold. Checked
  * only once the fields they read are numbers: a field that failed to parse has its own message.
  */
-export function inputProblems(q: Partial<CostInputs>): { field: string; message: string }[] {
-  const out: { field: string; message: string }[] = [];
+export function inputProblems(
+  q: Partial<CostInputs>,
+): { field: string; message: string; params: Record<string, number> }[] {
+  const out: { field: string; message: string; params: Record<string, number> }[] = [];
   const p = q.pollIntervalSeconds;
   const visitors = q.visitors ?? COST_DEFAULTS.visitors;
   if (typeof p !== "number" || typeof visitors !== "number") return out;
@@ -96,6 +98,7 @@ export function inputProblems(q: Partial<CostInputs>): { field: string; message:
     out.push({
       field: "pollIntervalSeconds",
       message: `a fixed poll interval is at most ${FIXED_MAX_POLL_SECONDS} s, got ${p}`,
+      params: { maxSeconds: FIXED_MAX_POLL_SECONDS },
     });
   }
   if ((q.pollingMode ?? "adaptive") === "adaptive") {
@@ -105,6 +108,7 @@ export function inputProblems(q: Partial<CostInputs>): { field: string; message:
         field: "pollIntervalSeconds",
         message: `adaptive timeslots never check in more often than max(5, ceil(visitors / 750)) ` +
           `= ${min} s for ${visitors} visitors (the 750/s budget), got ${p}`,
+        params: { minSeconds: min },
       });
     }
   }

@@ -29,6 +29,11 @@ export interface TicketClaims {
   seq: number;
   /** Unix ms of the visitor's next check-in (`nca` on the wire). */
   nextCheckAt: number;
+  /**
+   * Holder generation (`hg` on the wire, absent for 0): which browser holds the place after it
+   * was moved to another device with a resume code (see lib/resume/holder.ts).
+   */
+  hg?: number;
 }
 
 /**
@@ -38,7 +43,15 @@ export interface TicketClaims {
 export function readTicketUnverified(ticket: string): TicketClaims {
   const body = ticket.split(".")[0].replace(/-/g, "+").replace(/_/g, "/");
   const p = JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
-  return { sub: p.sub, queue: p.queue, iat: p.iat, seq: p.seq, nextCheckAt: p.nca };
+  const out: TicketClaims = {
+    sub: p.sub,
+    queue: p.queue,
+    iat: p.iat,
+    seq: p.seq,
+    nextCheckAt: p.nca,
+  };
+  if (Number.isInteger(p.hg) && p.hg > 0) out.hg = p.hg;
+  return out;
 }
 
 /** Encodes bytes (the first `len` of them) as base64url without padding. */
@@ -211,8 +224,10 @@ export class Signer {
 
   /** Issues a `tg_ticket`. */
   signTicket(claims: TicketClaims): Promise<string> {
-    const { sub, queue, iat, seq, nextCheckAt } = claims;
-    return this.sign({ sub, queue, iat, seq, nca: nextCheckAt });
+    const { sub, queue, iat, seq, nextCheckAt, hg } = claims;
+    // The usual ticket (never moved) keeps its exact old shape.
+    if (!hg) return this.sign({ sub, queue, iat, seq, nca: nextCheckAt });
+    return this.sign({ sub, queue, iat, seq, nca: nextCheckAt, hg });
   }
 
   /** The claims of a ticket already verified (shared: read only), without an await. */
@@ -233,11 +248,20 @@ export class Signer {
   async #verifyTicket(token: string): Promise<TicketClaims | null> {
     const p = await this.open(token);
     if (!p) return null;
-    const { sub, queue, iat, seq, nca } = p;
+    const { sub, queue, iat, seq, nca, hg } = p;
     if (
       typeof sub !== "string" || typeof queue !== "string" || !Number.isInteger(iat) ||
-      !Number.isInteger(seq) || !Number.isInteger(nca) || "exp" in p
+      !Number.isInteger(seq) || !Number.isInteger(nca) || "exp" in p ||
+      (hg !== undefined && !(Number.isInteger(hg) && (hg as number) > 0))
     ) return null;
-    return { sub, queue, iat: iat as number, seq: seq as number, nextCheckAt: nca as number };
+    const out: TicketClaims = {
+      sub,
+      queue,
+      iat: iat as number,
+      seq: seq as number,
+      nextCheckAt: nca as number,
+    };
+    if (hg !== undefined) out.hg = hg as number;
+    return out;
   }
 }

@@ -15,7 +15,7 @@ import {
 import { COST_CSS, CostPage } from "./cost_page.tsx";
 import { htmlPage } from "./pages/html.tsx";
 import { errors, jsonOk } from "./schemas.ts";
-import { validationHook } from "../http/validation.ts";
+import { issueFields, validationHook } from "../http/validation.ts";
 
 /** A whole number in a query string: digits only (no signs, exponents, spaces), within bounds. */
 function whole(name: keyof typeof COST_LIMITS, description: string, example: string) {
@@ -63,7 +63,7 @@ const CostQuery = z.object({
 }).superRefine((q, ctx) => {
   // zod runs this even when a field failed: inputProblems skips fields that are not numbers.
   for (const p of inputProblems(q as Partial<CostInputs>)) {
-    ctx.addIssue({ code: "custom", path: [p.field], message: p.message });
+    ctx.addIssue({ code: "custom", path: [p.field], message: p.message, params: p.params });
   }
 });
 
@@ -190,10 +190,7 @@ export function costRoutes(_s: Services) {
       adaptivePoll: defaultPollIntervalSeconds("adaptive", inputs.visitors),
     };
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => ({
-        path: i.path.join("."),
-        message: i.message,
-      }));
+      const problems = issueFields(parsed.error.issues);
       return htmlPage(c, CostPage({ raw, defaults, problems }), 400, { inlineStyle: COST_CSS });
     }
     const page = CostPage({ raw, defaults, estimate: estimateCost(inputs) });

@@ -1,5 +1,6 @@
 /** The `/cost` page: the calculator form, adaptive vs fixed side by side, an SVG chart. */
 import { type CostEstimate, type ModeEstimate, POLLING_MODES } from "../lib/cost.ts";
+import { fieldLabel, type FieldProblem, fieldProblems } from "../lib/field_text.ts";
 import { CostChart, num, usd } from "./cost_chart.tsx";
 
 /** What the page shows: an estimate, or the problems with the query (then a 400). */
@@ -9,8 +10,11 @@ export interface CostPageProps {
   /** The defaults for the placeholders. */
   defaults: { visitors: number; averageWaitSeconds: number; adaptivePoll: number };
   estimate?: CostEstimate;
-  problems?: { path: string; message: string }[];
+  problems?: FieldProblem[];
 }
+
+/** Each problem once, worded for people (lib/field_text.ts), by the field it concerns. */
+type Worded = Map<string, string>;
 
 /** The page's stylesheet: a constant (no user data), inlined and allowed by its hash in the CSP. */
 export const COST_CSS = `
@@ -29,6 +33,7 @@ border-radius:.35rem;background:var(--bg);color:var(--fg)}
 button{background:var(--adaptive);color:#fff;border:0;font-weight:600;align-self:end}
 .hint{font-weight:400;color:var(--muted);font-size:.8rem}
 .error{border:2px solid var(--fixed);padding:.75rem 1rem;border-radius:.5rem;margin:1rem 0}
+.field-error{font-weight:600;color:var(--fixed);font-size:.85rem}.error a{color:inherit}
 .scroll{overflow-x:auto;background:linear-gradient(to left,var(--bg) 30%,transparent) right/40px
 100% no-repeat local,radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.3),transparent)
 right/14px 100% no-repeat scroll}
@@ -47,11 +52,14 @@ td:not(:first-child){white-space:nowrap}
 
 type FieldProps = { name: string; label: string; placeholder: string; hint: string };
 
-function Field(p: FieldProps & { raw: Record<string, string>; bad: Set<string> }) {
+function Field(p: FieldProps & { raw: Record<string, string>; bad: Worded }) {
+  const err = p.bad.get(p.name);
   return (
     <label>
       {p.label}
       <input
+        id={`cost-${p.name}`}
+        aria-describedby={err ? `cost-${p.name}-err` : undefined}
         name={p.name}
         type="number"
         inputMode="numeric"
@@ -59,8 +67,9 @@ function Field(p: FieldProps & { raw: Record<string, string>; bad: Set<string> }
         step="1"
         value={p.raw[p.name] ?? ""}
         placeholder={p.placeholder}
-        aria-invalid={p.bad.has(p.name) ? "true" : undefined}
+        aria-invalid={err ? "true" : undefined}
       />
+      {err && <span class="field-error" id={`cost-${p.name}-err`}>{err}</span>}
       <span class="hint">{p.hint}</span>
     </label>
   );
@@ -68,7 +77,10 @@ function Field(p: FieldProps & { raw: Record<string, string>; bad: Set<string> }
 
 function CostForm(p: Pick<CostPageProps, "raw" | "defaults" | "problems">) {
   const mode = p.raw.pollingMode === "fixed" ? "fixed" : "adaptive";
-  const bad = new Set((p.problems ?? []).map((x) => x.path));
+  const bad: Worded = new Map();
+  for (const x of fieldProblems(p.problems ?? [])) {
+    bad.set(x.path, bad.has(x.path) ? `${bad.get(x.path)} ${x.text}` : x.text);
+  }
   const d = p.defaults;
   const fields: FieldProps[] = [
     {
@@ -102,9 +114,14 @@ function CostForm(p: Pick<CostPageProps, "raw" | "defaults" | "problems">) {
       {fields.slice(0, 2).map((f) => <Field key={f.name} {...f} raw={p.raw} bad={bad} />)}
       <label>
         Polling mode
-        <select name="pollingMode" aria-invalid={bad.has("pollingMode") ? "true" : undefined}>
+        <select
+          id="cost-pollingMode"
+          name="pollingMode"
+          aria-invalid={bad.has("pollingMode") ? "true" : undefined}
+        >
           {POLLING_MODES.map((m) => <option key={m} value={m} selected={m === mode}>{m}</option>)}
         </select>
+        {bad.has("pollingMode") && <span class="field-error">{bad.get("pollingMode")}</span>}
         <span class="hint">adaptive timeslots (default) or fixed polling</span>
       </label>
       {fields.slice(2).map((f) => <Field key={f.name} {...f} raw={p.raw} bad={bad} />)}
@@ -244,10 +261,12 @@ export function CostPage(p: CostPageProps) {
           </p>
           {p.problems && (
             <div class="error" role="alert">
-              <strong>These inputs cannot be estimated:</strong>
+              <strong>These inputs cannot be estimated; fix them below:</strong>
               <ul>
-                {p.problems.map((x, i) => (
-                  <li key={i}>{x.path ? `${x.path}: ` : ""}{x.message}</li>
+                {[...new Set(fieldProblems(p.problems).map((x) => x.path))].map((path) => (
+                  <li key={path}>
+                    <a href={`#cost-${path}`}>{fieldLabel(path)}</a>
+                  </li>
                 ))}
               </ul>
             </div>

@@ -15,6 +15,22 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
     const queue = asked && QUEUE_NAME_RE.test(asked)
       ? asked
       : (await s.engine.defaultQueue()) ?? "default";
+    // The visitor's arrival number, carried by the waiting page's link: their place is shown
+    // as soon as the draw checks out.
+    const arrivalQuery = c.req.query("arrival") ?? "";
+    const arrival = /^[0-9]{1,12}$/.test(arrivalQuery) ? arrivalQuery : "";
+    if (!await s.engine.ctx.readSettings(queue)) {
+      return htmlPage(
+        c,
+        <Document title="Not found" base={s.config.BASE_PATH ?? ""} styleHref={a["style.css"]}>
+          <section class="card">
+            <h1>Not found</h1>
+            <p>There is no waiting room here, so there is no draw to check.</p>
+          </section>
+        </Document>,
+        404,
+      );
+    }
     return htmlPage(
       c,
       <Document
@@ -39,15 +55,25 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
           </p>
           <details>
             <summary>Or paste a record you saved</summary>
-            <textarea id="tg-verify-text" rows={6} aria-label="Draw record (JSON)"></textarea>
+            <textarea
+              id="tg-verify-text"
+              class="text-input"
+              rows={6}
+              aria-label="Draw record (JSON)"
+            />
             <button type="button" class="button secondary" id="tg-verify-paste">
               Check this record
             </button>
           </details>
           <p id="tg-verify-arrival-row" hidden>
-            <label>
-              Your arrival number <input id="tg-verify-arrival" inputMode="numeric" size={8} />
-            </label>
+            <label for="tg-verify-arrival">Your arrival number</label>{" "}
+            <input
+              id="tg-verify-arrival"
+              class="text-input"
+              inputMode="numeric"
+              size={8}
+              value={arrival}
+            />
           </p>
           <div role="status" aria-live="polite" id="tg-verify-out">
             <noscript>This check runs in the browser: it needs JavaScript.</noscript>

@@ -27,7 +27,8 @@ const check = (
   path: string,
   summary: string,
   denied: Record<number, unknown>,
-  admitted = "admitted; `X-Tollgate-Visitor` and `X-Tollgate-Queue` name the visitor",
+  admitted = "admitted; `X-Tollgate-Visitor` and `X-Tollgate-Queue` name the visitor (without " +
+    "a visitor, `X-Tollgate-Pass` says why it passes: bypass, passthrough, store_unreachable)",
 ) =>
   createRoute({
     method: "get",
@@ -41,7 +42,9 @@ const verifyRoute = check(
   "/verify",
   "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
   { 401: errors[401] },
-  "a valid access token is present (header, cookie, or query unless VERIFY_TOKEN_IN_QUERY=0)",
+  "a valid access token is present (header, cookie, or query unless VERIFY_TOKEN_IN_QUERY=0), " +
+    "or the path rules, the room switch or STORE_FAILURE=open let the request pass " +
+    "(`X-Tollgate-Pass` says why: bypass, passthrough, store_unreachable)",
 );
 
 const authRequestRoute = check(
@@ -55,6 +58,11 @@ const forwardAuthRoute = check(
   {
     302: { description: "not admitted (GET/HEAD): to `/wait?return=<original URI>`" },
     401: errors[401],
+    503: {
+      description: "the room is closed (`room_closed`, with `Retry-After`), for a request " +
+        "other than GET and HEAD",
+      content: errors[503].content,
+    },
   },
 );
 
@@ -62,14 +70,24 @@ const forwardAuthRoute = check(
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const { answer } = proxyChecks(s);
-  app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue));
+  app.openapi(
+    verifyRoute,
+    (c) => answer("verify", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
+  );
   app.openapi(
     authRequestRoute,
-    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
   );
   app.openapi(
     forwardAuthRoute,
-    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue, infoOf(c.env)),
   );
   return app;
+}
+
+/** The connection info Hono carries as `c.env` (absent under `app.request()`). */
+function infoOf(env: unknown): Deno.ServeHandlerInfo | undefined {
+  return env && typeof env === "object" && "remoteAddr" in env
+    ? env as Deno.ServeHandlerInfo
+    : undefined;
 }

@@ -3,7 +3,10 @@ import type { MiddlewareHandler } from "hono";
 import type { Services } from "./services.ts";
 import { UnauthorizedError } from "../lib/errors.ts";
 import { buildExposition, negotiateFormat } from "../lib/metrics/exposition.ts";
+import type { QueueMetrics } from "../lib/queue/engine.ts";
+import { roomMetricsOf } from "../lib/room/metrics.ts";
 import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
+import { sessionMetrics, withSessionMetrics } from "../lib/session/stats.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
@@ -154,13 +157,27 @@ export function operatorRoutes(s: Services) {
   app.openapi(metricsRoute, async (c) => {
     const { queue, format } = c.req.valid("query");
     const fmt = negotiateFormat(format, c.req.header("accept"));
+    const room = roomMetricsOf(
+      s.rooms,
+      s.kv,
+      () => s.clock.now(),
+      s.config.ACCESS_TOKEN_TTL_SECONDS,
+    );
     if (fmt !== "json") {
-      const text = await buildExposition(s.engine, fmt, queue);
+      const text = await buildExposition(s.engine, fmt, queue, {
+        room,
+        storeDown: () => s.storeFailure.downSince !== null,
+        sessions: (q) => sessionMetrics(s.kv, q),
+      });
       return c.text(text, 200, { "Content-Type": CONTENT_TYPES[fmt], Vary: "Accept" });
     }
     c.header("Vary", "Accept");
-    if (queue) return c.json(await s.engine.metrics(queue), 200);
-    return c.json({ queues: await s.engine.allMetrics() }, 200);
+    const withRoom = async (m: QueueMetrics) => ({
+      ...(await withSessionMetrics(s.kv, m)),
+      room: await room(m.queue),
+    });
+    if (queue) return c.json(await withRoom(await s.engine.metrics(queue)), 200);
+    return c.json({ queues: await Promise.all((await s.engine.allMetrics()).map(withRoom)) }, 200);
   });
   return app;
 }

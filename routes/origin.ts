@@ -16,9 +16,11 @@ import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
+import { afterOrigin } from "./session_answer.ts";
+import { trafficPolicy } from "./traffic_policy.ts";
+import { closedAnswer, passthroughCookie, withCookie } from "./origin_room.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
-/** Answers a request for the origin, or null when it is ours (own path, or proxy off). */
 /**
  * The origin gate: the origin's answer (or the waiting room's redirect) for a request that is not
  * Tollgate's, null for one of Tollgate's own (or with the proxy off). `theirs` marks a request the
@@ -48,6 +50,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     timeoutMs: opts.timeoutMs ?? ORIGIN_TIMEOUT_MS,
     trustForwarded: Boolean(s.config.CLIENT_IP_HEADER),
   };
+  const policy = trafficPolicy(s);
   let lastLog = 0;
   const down = (req: Request, reason: string, detail: string) => {
     const now = s.clock.now();
@@ -66,7 +69,12 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     if (!theirs && isOwnPath(q < 0 ? full : full.slice(0, q))) return null;
     let eff: EffectiveOrigin;
     try {
-      eff = s.origin.fresh() ?? await s.origin.effective();
+      eff = s.origin.fresh() ?? await (s.config.STORE_FAILURE === "open"
+        // A store that hangs must not hang the proxy: the origin last known stands.
+        ? s.storeFailure.bounded(s.origin.effective()).catch((e) =>
+          s.origin.lastKnown() ?? Promise.reject(e)
+        )
+        : s.origin.effective());
     } catch (e) {
       // A plain path of ours under BASE_PATH: Tollgate answers it, as with the proxy off.
       if (theirs) return null;
@@ -83,15 +91,36 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // Checked before the token: the pass that comes back to us carries none (we strip it).
     if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
-    // An allowlisted address is admitted at once and takes no slot, so it needs no
-    // token here either: no detour through the waiting room.
-    if (!vr.claims && !(await allowlisted(s, req, info))) {
-      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
+    // The session check after the signature's: ended sessions are refused, sliding ones renewed.
+    const verdict = vr.claims ? await s.sessions.check(vr.claims) : null;
+    const own = verdict?.ok ? vr.claims : null;
+    const qi = vr.pathAndQuery.indexOf("?");
+    const decision = await policy({
+      path: qi < 0 ? vr.pathAndQuery : vr.pathAndQuery.slice(0, qi),
+      query: qi < 0 ? "" : vr.pathAndQuery.slice(qi + 1),
+      ip: requesterOf(req.headers, info, s.config).ip,
+      claims: async (queue) =>
+        queue === undefined
+          ? own
+          : (await readVisitorRequest(s.signer, req, s.clock.now(), queue)).claims,
+      // An allowlisted address is admitted at once and takes no slot, so it needs no
+      // token here either: no detour through the waiting room.
+      allowlisted: () => allowlisted(s, req, info),
+      where: "proxy",
+    });
+    let admit: string | null = null;
+    if (decision.kind === "closed") return closedAnswer(req, decision, vr.pathAndQuery, s);
+    if (decision.kind === "wait") {
+      const queue = decision.named ? decision.queue : undefined;
+      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
     }
+    if (decision.kind === "passthrough") admit = await passthroughCookie(s, req, decision.queue);
     try {
       // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
       const trustForwarded = options.trustForwarded && peerTrusted(peerAddress(info), s.config);
-      return await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      const res = await forward(req, vr, base, peerOf(info), { ...options, trustForwarded });
+      const out = await afterOrigin(s.sessions, req, own, verdict, res);
+      return admit ? withCookie(out, admit) : out;
     } catch (e) {
       if (e instanceof OriginUnavailable) return down(req, e.reason, e.message);
       return down(req, "unreachable", String(e));
@@ -147,9 +176,13 @@ export function wasGated(req: Request): boolean {
   return (req as Request & { [GATED]?: true })[GATED] === true;
 }
 
-/** Where an unadmitted visitor goes: the waiting room (under `base`), back here once admitted. */
-export function waitUrlFor(pathAndQuery: string, base = ""): string {
-  return `${base}/wait?return=${encodeURIComponent(pathAndQuery)}`;
+/**
+ * Where an unadmitted visitor goes: the waiting room (under `base`; of `queue` when given), back
+ * here once admitted.
+ */
+export function waitUrlFor(pathAndQuery: string, base = "", queue?: string): string {
+  const named = queue ? `queue=${encodeURIComponent(queue)}&` : "";
+  return `${base}/wait?${named}return=${encodeURIComponent(pathAndQuery)}`;
 }
 
 /**
@@ -157,8 +190,8 @@ export function waitUrlFor(pathAndQuery: string, base = ""): string {
  * room's URL, as an auth proxy answers API calls: a redirect would turn a POST into a GET that
  * `fetch()` follows silently, handing the page's HTML to a script as the answer.
  */
-function notAdmitted(req: Request, pathAndQuery: string, base = ""): Response {
-  const wait = waitUrlFor(pathAndQuery, base);
+function notAdmitted(req: Request, pathAndQuery: string, base = "", queue?: string): Response {
+  const wait = waitUrlFor(pathAndQuery, base, queue);
   if (req.method === "GET" || req.method === "HEAD") {
     const res = new Response(null, { status: 302 });
     const h = res.headers;

@@ -20,14 +20,26 @@ import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { plainPathsOurs, waitUrlFor } from "./origin.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
+import { refreshCookie } from "./session_answer.ts";
+import type { SessionVerdict } from "../lib/session/keeper.ts";
+import { requesterOf } from "../lib/access/join.ts";
+import { instanceMetrics } from "../lib/metrics/instance.ts";
+import { trafficPolicy } from "./traffic_policy.ts";
+import { closedJson } from "./origin_room.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
 export type CheckKind = "verify" | "auth-request" | "forward-auth";
 
-/** The original request's URI as the proxy describes it: its path and query without our token. */
+/**
+ * The original request's URI as the proxy describes it: its path and query without our token.
+ * Plain `/verify` reads whichever of the two headers a proxy sent (for the path rules).
+ */
 function originalUri(req: Request, kind: CheckKind): { path: string; token: string | null } {
-  const raw = req.headers.get(kind === "auth-request" ? "x-original-uri" : "x-forwarded-uri") ??
-    "/";
+  const h = req.headers;
+  const raw =
+    (kind === "verify"
+      ? h.get("x-original-uri") ?? h.get("x-forwarded-uri")
+      : h.get(kind === "auth-request" ? "x-original-uri" : "x-forwarded-uri")) ?? "/";
   const q = raw.indexOf("?");
   if (q < 0) return { path: raw, token: null };
   // Our token in the original query must not be echoed back into the return path.
@@ -72,6 +84,7 @@ function bare(status: number): Response {
 export function proxyChecks(s: Services) {
   const base = s.config.BASE_PATH ?? "";
   const read = { queryToken: s.config.VERIFY_TOKEN_IN_QUERY };
+  const policy = trafficPolicy(s);
 
   /** 401 naming the waiting room, worded like the origin proxy's and the nginx example's. */
   const denied = (wait: string) => {
@@ -85,25 +98,70 @@ export function proxyChecks(s: Services) {
     return res;
   };
 
-  /** The answer to one check of `kind`, with `queue` from its query (already validated). */
-  const answer = async (kind: CheckKind, req: Request, queue: string | undefined) => {
+  /**
+   * The answer to one check of `kind`, with `queue` from its query (already validated) and the
+   * connection `info` (the client address of address rules, under the trusted-proxy rule).
+   */
+  const answer = async (
+    kind: CheckKind,
+    req: Request,
+    queue: string | undefined,
+    info?: Deno.ServeHandlerInfo,
+  ) => {
     const now = s.clock.now();
-    const orig = kind === "verify" ? null : originalUri(req, kind);
-    const claims = (await readVisitorRequest(s.signer, req, now, queue, read)).claims ??
-      (orig?.token && read.queryToken
-        ? await s.signer.verifyAccessToken(orig.token, now, queue)
-        : null);
-    if (claims) {
+    const orig = originalUri(req, kind);
+    // The session check after the signature's: ended sessions are refused, sliding ones renewed.
+    let verdict: SessionVerdict | null = null;
+    const claims = async (q: string | undefined) => {
+      const signed = (await readVisitorRequest(s.signer, req, now, q, read)).claims ??
+        (kind !== "verify" && orig.token && read.queryToken
+          ? await s.signer.verifyAccessToken(orig.token, now, q)
+          : null);
+      if (!signed) return null;
+      verdict = await s.sessions.check(signed);
+      return verdict.ok ? signed : null;
+    };
+    const qi = orig.path.indexOf("?");
+    const d = await policy({
+      path: qi < 0 ? orig.path : orig.path.slice(0, qi),
+      query: qi < 0 ? "" : orig.path.slice(qi + 1),
+      ip: requesterOf(req.headers, info, s.config).ip,
+      claims,
+      queue,
+      where: "verify",
+    });
+    if (d.kind === "pass" || d.kind === "passthrough") {
       // The answer every admitted request costs: only what a proxy reads (no page headers on a
       // bodiless answer no browser sees), and never cached unless the operator says so.
       const res = new Response(null, { status: 204 });
       res.headers.set("Cache-Control", "no-store");
-      res.headers.set("X-Tollgate-Visitor", claims.sub);
-      res.headers.set("X-Tollgate-Queue", claims.queue);
+      if (d.kind === "pass" && d.claims) {
+        res.headers.set("X-Tollgate-Visitor", d.claims.sub);
+        res.headers.set("X-Tollgate-Queue", d.claims.queue);
+        // A re-issued token: the proxy passes this cookie on to the visitor (docs/forward-auth.md).
+        refreshCookie(res.headers, req, verdict, s.config.ACCESS_TOKEN_TTL_SECONDS);
+      } else {
+        // No visitor to name: why it passes (bypass, allowlist, store_unreachable, passthrough).
+        // The visitor and queue headers are sent empty, not left out: a site may read them as
+        // proof of an admission, and Caddy 2.6's `copy_headers` hands the site its placeholder
+        // text (`{http.reverse_proxy.header.X-Tollgate-Visitor}`) for a header the check omits.
+        if (d.kind === "passthrough") instanceMetrics.roomAdmissions.inc([d.queue, "passthrough"]);
+        res.headers.set("X-Tollgate-Pass", d.kind === "pass" ? d.why : "passthrough");
+        res.headers.set("X-Tollgate-Visitor", "");
+        res.headers.set("X-Tollgate-Queue", "");
+      }
       return res;
     }
-    if (!orig) return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);
-    const wait = waitFor(orig.path, base, queue);
+    if (kind === "verify") {
+      return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);
+    }
+    const wait = waitFor(orig.path, base, d.kind === "closed" || d.named ? d.queue : queue);
+    if (d.kind === "closed" && kind === "forward-auth") {
+      // Caddy and Traefik hand this answer to the visitor: a page to the closed room's notice,
+      // 503 with Retry-After to an API client.
+      const method = (req.headers.get("x-forwarded-method") ?? "GET").toUpperCase();
+      if (method !== "GET" && method !== "HEAD") return closedJson(d.queue, d.room, wait);
+    }
     if (kind === "auth-request") {
       // nginx turns the 401 into the visitor's answer (a 302 to this Location for GET and HEAD).
       const res = denied(wait);
@@ -130,12 +188,12 @@ const CHECK_URL = /^https?:\/\/[^/]+(\/[^?]*)?\/verify(\/auth-request|\/forward-
  */
 export function proxyCheckAnswerer(
   s: Services,
-): ((req: Request) => Promise<Response> | null) | null {
+): ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> | null) | null {
   if (s.config.LOG_REQUESTS) return null;
   const { answer } = proxyChecks(s);
   const base = s.config.BASE_PATH ?? "";
   const plainOurs = plainPathsOurs(s);
-  return (req) => {
+  return (req, info) => {
     // Most requests are not checks: a substring test turns them away before the expression.
     if (req.method !== "GET" || !req.url.includes("/verify")) return null;
     const m = CHECK_URL.exec(req.url);
@@ -146,7 +204,7 @@ export function proxyCheckAnswerer(
     if (queue === false) return null; // Hono answers with the 400 envelope
     const kind = m[2] ? m[2].slice(1) as CheckKind : "verify";
     const id = assignRequestId(req);
-    return answer(kind, req, queue).then((res) => {
+    return answer(kind, req, queue, info).then((res) => {
       res.headers.set("X-Request-Id", id);
       return res;
     });
@@ -160,7 +218,7 @@ export function withProxyChecks<I>(
 ): (req: Request, info?: I) => Response | Promise<Response> {
   const check = proxyCheckAnswerer(s);
   if (!check) return inner;
-  return (req, info) => check(req) ?? inner(req, info);
+  return (req, info) => check(req, info as Deno.ServeHandlerInfo | undefined) ?? inner(req, info);
 }
 
 /** `?queue=` of a check's query: undefined when absent, false when Hono must answer. */

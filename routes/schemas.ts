@@ -221,6 +221,29 @@ export const Metrics = z.object({
     drawnAt: z.number().int().nullable(),
     published: z.boolean().openapi({ description: "the draw record is public at GET /draw" }),
   }).openapi("PrequeueMetrics"),
+  sessions: z.object({
+    sessionMode: z.enum(["fixed", "sliding"]),
+    sessionsRenewed: z.number().int().openapi({ description: "sliding sessions renewed (writes)" }),
+    sessionsReleased: z.number().int().openapi({ description: "sessions the site ended" }),
+    sessionsEndedIdle: z.number().int().openapi({ description: "sliding sessions ended idle" }),
+    sessionsEndedCap: z.number().int().openapi({ description: "ended at sessionMaxSeconds" }),
+    sessionsExpired: z.number().int().openapi({
+      description: "sessions that ran to their token's expiry (fixed mode's end)",
+    }),
+    averageSessionSeconds: z.number().openapi({
+      description: "mean length, admission to end, of the sessions counted above",
+    }),
+  }).openapi("SessionMetrics"),
+  room: z.object({
+    mode: z.enum(["normal", "queue_all", "passthrough", "reject", "auto"]),
+    effectiveMode: z.enum(["normal", "queue_all", "passthrough", "reject"]),
+    safetyNetQueueing: z.boolean().nullable(),
+    passthroughSlots: z.number().int().openapi({
+      description: "slots held by visitors a passthrough room let in (until their tokens expire)",
+    }),
+  }).optional().openapi({
+    description: "the room switch (GET /metrics only; see PUT /api/admin/room)",
+  }),
 }).openapi("QueueMetrics");
 
 const err = (description: string) => ({

@@ -26,7 +26,8 @@ const joinRoute = createRoute({
   responses: {
     200: jsonOk(
       VisitorView,
-      "admitted at once (an allowlisted IP always is, taking no slot); sets tg_access and tg_ticket",
+      "admitted at once (an allowlisted IP always is, taking no slot; so is everyone while the " +
+        "room is in passthrough, counted); sets tg_access and tg_ticket",
     ),
     202: jsonOk(VisitorView, "waiting; sets tg_ticket"),
     400: errors[400],
@@ -43,8 +44,10 @@ const joinRoute = createRoute({
     },
     404: errors[404],
     503: {
-      description: "waiting-row cap reached (`queue_full`), or the queue needs enqueue tokens " +
-        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`)",
+      description: "waiting-row cap reached (`queue_full`), the queue needs enqueue tokens " +
+        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`), or the operator " +
+        "closed the room (`room_closed`, with `Retry-After`; `details.message` is the " +
+        "operator's text)",
       content: errors[503].content,
     },
   },

@@ -14,6 +14,8 @@ const ENTRIES: Record<string, string> = {
   "verify_draw.js": "client/verify_draw.ts",
   // The proof-of-work solver of /wait's check, run in a Web Worker.
   "pow_worker.js": "client/pow_worker.ts",
+  // The QR code drawer of /wait's "continue on another device", loaded when a code is shown.
+  "qr.js": "client/qr.ts",
 };
 /** Files copied as they are (with a hashed name); a list is concatenated in its order. */
 const COPIES: Record<string, string | (() => Promise<string[]>)> = {

@@ -32,11 +32,21 @@ export interface Server {
   done: Promise<void>;
 }
 
-/** Spawns one server process on a free port. */
-export function spawnServer(env: Record<string, string>): Server {
+/**
+ * Spawns one server process on a free port; with `fdLimit`, under that file-descriptor limit
+ * (`ulimit -n` in a shell that then becomes the server); `flags` go to `deno run`.
+ */
+export function spawnServer(
+  env: Record<string, string>,
+  opts: { fdLimit?: number; flags?: string[] } = {},
+): Server {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", MAIN],
+  const run = ["run", "-A", ...(opts.flags ?? []), MAIN];
+  const [cmd, args] = opts.fdLimit === undefined
+    ? [Deno.execPath(), run]
+    : ["sh", ["-c", `ulimit -n ${opts.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...run]];
+  const child = new Deno.Command(cmd, {
+    args,
     cwd: ROOT,
     env: { ...env, PORT: String(port), TOLLGATE_ENV: "test" },
     stdin: "null",

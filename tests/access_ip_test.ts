@@ -1,5 +1,12 @@
 import { parseCountries, visitorCountry } from "../lib/access/countries.ts";
-import { parseAllowlist, parseClientIp, parseIPv4, parseIPv6 } from "../lib/access/ip.ts";
+import {
+  ipText,
+  parseAllowlist,
+  parseClientIp,
+  parseForwardedIp,
+  parseIPv4,
+  parseIPv6,
+} from "../lib/access/ip.ts";
 import { listLines } from "../lib/access/lines.ts";
 import { assert, assertEquals } from "./assert.ts";
 
@@ -132,5 +139,21 @@ Deno.test("countries: ISO codes any case, unknown markers refused, header normal
   assertEquals(visitorCountry(" de "), "DE");
   for (const unknown of [null, undefined, "", "XX", "xx", "T1", "DEU"]) {
     assertEquals(visitorCountry(unknown), null, String(unknown));
+  }
+});
+
+Deno.test("forwarded entries: ports and brackets come off, one spelling comes back", () => {
+  for (
+    const [raw, want] of [
+      ["2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"],
+      ["[::]:80", "::"],
+      ["1:0:2:0:3:0:4:0", "1:0:2:0:3:0:4:0"],
+      ["fe80::1%eth0", "fe80::1"],
+      [" 10.0.0.1:65535 ", "10.0.0.1"],
+      ["[::ffff:10.0.0.1]", "10.0.0.1"],
+    ]
+  ) assertEquals(ipText(parseForwardedIp(raw)!), want, raw);
+  for (const junk of ["10.0.0.1:65536", "10.0.0.1:", "[10.0.0.1]x", "::1:80:", "a.b.c.d", ""]) {
+    assertEquals(parseForwardedIp(junk), null, junk);
   }
 });

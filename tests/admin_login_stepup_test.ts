@@ -97,3 +97,26 @@ Deno.test("login: with no challenge set up, a stepped-up account asks the real g
   assertEquals((await login(TEST_PASSWORD)).status, 200);
   t.close();
 });
+
+Deno.test("login: the app's retry with the check solved is not another failure of the address", async () => {
+  const t = await makeApp();
+  await adminClient(t);
+  stepUpGate(t);
+  const c = new AdminClient(t.app);
+  const login = (challengeResponse?: string) =>
+    c.req("POST", "/api/admin/login", {
+      username: "admin",
+      password: "wrong password!",
+      challengeResponse,
+    });
+  // Five failures step the account up; each later try is a refusal for want of the check, then
+  // the app's retry with it solved: one try as the operator sees it, counted once.
+  for (let i = 0; i < 5; i++) assertEquals((await login()).status, 401);
+  for (let i = 5; i < 20; i++) {
+    assertEquals((await login()).json.error.details.challenge, "required", `try ${i + 1}`);
+    assertEquals((await login(SOLVED)).status, 401, `try ${i + 1} with the check`);
+  }
+  const over = await login();
+  assertEquals(over.status, 429, "the 21st try meets the address limit of 20");
+  t.close();
+});

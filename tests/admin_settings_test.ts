@@ -51,6 +51,8 @@ Deno.test("admin settings: bad values are refused with the field named and chang
     ["POST", "/api/admin/mode", { mode: "random" }, "mode"],
     ["PUT", "/api/admin/schedule", { opensAt: "tomorrow" }, "opensAt"],
     ["PUT", "/api/admin/schedule", {}, "opensAt"],
+    // A past opening time would read as upcoming: refused (null opens now).
+    ["PUT", "/api/admin/schedule", { opensAt: 1_000 }, "opensAt"],
     ["POST", "/api/admin/pause", { paused: "yes" }, "paused"],
     ["PUT", "/api/admin/rate", { admitPerSecond: 0 }, "admitPerSecond"],
     ["PUT", "/api/admin/rate", { admitPerSecond: 1e9 }, "admitPerSecond"],

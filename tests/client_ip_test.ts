@@ -2,6 +2,7 @@ import { clientIp, clientKey, peerTrusted } from "../lib/client_ip.ts";
 import { requesterOf } from "../lib/access/join.ts";
 import { parseEnv } from "../lib/config.ts";
 import { assertEquals, assertThrows } from "./assert.ts";
+import { LOOPBACK_INFO, makeApp } from "./helpers.ts";
 
 const socket = (hostname: string) =>
   ({ remoteAddr: { transport: "tcp", hostname, port: 5000 } }) as unknown as Deno.ServeHandlerInfo;
@@ -78,4 +79,78 @@ Deno.test("client keys: IPv4 as is, IPv6 by its /64", () => {
   assertEquals(clientKey("203.0.113.7"), "203.0.113.7");
   assertEquals(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:2:ffff::9"));
   assertEquals(clientKey("2001:db8:1:2::1") === clientKey("2001:db8:1:3::1"), false);
+});
+
+Deno.test("client IP: the header's entry is parsed; one address in any spelling, junk is the peer's own", () => {
+  const cfg = { CLIENT_IP_HEADER: "x-forwarded-for", TRUSTED_PROXIES: "127.0.0.1" };
+  const proxy = socket("127.0.0.1");
+  for (
+    const raw of [
+      "203.0.113.7",
+      "::ffff:203.0.113.7",
+      "::FFFF:cb00:7107",
+      "203.0.113.7:5555",
+      "[::ffff:203.0.113.7]:80",
+      " 203.0.113.7  ",
+      "6.6.6.6, 203.0.113.7:1",
+    ]
+  ) {
+    const ip = ipOf(cfg, { "x-forwarded-for": raw }, proxy);
+    assertEquals(ip, "203.0.113.7", raw);
+    assertEquals(clientKey(ip), "203.0.113.7", raw);
+  }
+  assertEquals(ipOf(cfg, { "x-forwarded-for": "[2001:DB8::1]:443" }, proxy), "2001:db8::1");
+  for (const junk of ["unknown", "nonsense", "203.0.113.7x", "1.2.3.4:99999", "_hidden", "::g"]) {
+    assertEquals(ipOf(cfg, { "x-forwarded-for": junk }, proxy), "127.0.0.1", junk);
+  }
+  // Without trusted proxies the peer is the proxy in front: junk shares its key, not one of its own.
+  const edge = socket("198.51.100.1");
+  assertEquals(
+    ipOf({ CLIENT_IP_HEADER: "cf-connecting-ip" }, { "cf-connecting-ip": "x1" }, edge),
+    "198.51.100.1",
+  );
+  // A dual-stack socket's mapped address is the IPv4 client.
+  assertEquals(ipOf({}, {}, socket("::ffff:192.0.2.3")), "192.0.2.3");
+  assertEquals(clientKey(" ::ffff:192.0.2.3 "), "192.0.2.3");
+});
+
+Deno.test("per-client limit: spellings of one address take one allowance", async () => {
+  const t = await makeApp({
+    CLIENT_IP_HEADER: "x-forwarded-for",
+    TRUSTED_PROXIES: "127.0.0.1",
+    JOINS_PER_CLIENT_PER_MINUTE: 3,
+  });
+  try {
+    await t.engine.setPaused("default", true);
+    const spellings = [
+      "203.0.113.7",
+      "::ffff:203.0.113.7",
+      "203.0.113.7:1000",
+      "203.0.113.7:1001",
+      "[::ffff:203.0.113.7]:2",
+      "203.0.113.7 ",
+      "unknown",
+      "not-an-ip",
+      "junk 1",
+      "junk 2",
+      "junk 3",
+    ];
+    const statuses: number[] = [];
+    for (const xff of spellings) {
+      const r = await t.fetch(
+        new Request("http://localhost/join", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": xff },
+          body: JSON.stringify({ queue: "default" }),
+        }),
+        LOOPBACK_INFO,
+      );
+      await r.body?.cancel();
+      statuses.push(r.status);
+    }
+    // Three for the address, three for the proxy's own key (the junk), the rest refused.
+    assertEquals(statuses, [202, 202, 202, 429, 429, 429, 202, 202, 202, 429, 429]);
+  } finally {
+    t.close();
+  }
 });

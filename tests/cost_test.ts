@@ -258,7 +258,8 @@ Deno.test("/cost page: bad input is a 400 page with the message, nothing unescap
   const r = await get("/cost?visitors=0");
   assertEquals(r.status, 400);
   assert(r.text.includes('role="alert"'));
-  assert(r.text.includes("visitors: visitors must be at least 1"));
+  assert(r.text.includes("At least 1 visitors."), "worded for people (lib/field_text.ts)");
+  assert(r.text.includes('href="#cost-visitors"'), "the summary links to the field");
   assert(!r.text.includes("<svg"), "no chart without an estimate");
   assert(r.text.includes('name="visitors"'), "the form stays, to fix the input");
 
@@ -267,5 +268,6 @@ Deno.test("/cost page: bad input is a 400 page with the message, nothing unescap
   assertEquals(x.status, 400);
   assert(!x.text.includes("<script"), "user input is escaped");
   assert(x.text.includes("&lt;script>") || x.text.includes("&lt;script&gt;"));
-  assert(x.text.includes("visitors must be a whole number"));
+  assert(x.text.includes("Enter a whole number (digits only)."));
+  assert(!x.text.includes("visitors must"), "no field key in the words");
 });

@@ -118,6 +118,19 @@ Deno.test("the KV file sits in the directory the unit may write and the image ke
   assertEquals(volume, imageKv.slice(0, imageKv.lastIndexOf("/")), "the VOLUME holds the KV file");
 });
 
+Deno.test("the unit and the image raise the descriptor limit (one descriptor per connection)", async () => {
+  const unit = unitEntries(await read("deploy/tollgate.service"));
+  const limit = Number(unit.find(([k]) => k === "LimitNOFILE")?.[1]);
+  assert(limit >= 65536, `LimitNOFILE=${limit}`);
+  const containerfile = await read("deploy/Containerfile");
+  const entry = containerfile.match(/^ENTRYPOINT (\[.*\])$/m);
+  assert(entry, "the Containerfile has an exec-form ENTRYPOINT");
+  const args: string[] = JSON.parse(entry[1]);
+  assertEquals(args.slice(0, 2), ["/tini", "--"], "the official image's init stays first");
+  assert(args.some((a) => a.includes('ulimit -n "$(ulimit -Hn)"')), "soft limit raised to hard");
+  assert(args.some((a) => a.includes('exec docker-entrypoint.sh "$@"')), "then the image's entry");
+});
+
 Deno.test("the env example documents every config variable, nothing else, and no secret", async () => {
   const keys = await configKeys();
   const settings = await exampleSettings();

@@ -28,6 +28,11 @@ const HOLD_S = 15;
 /** a waiter that misses its slot by more than two periods plus 30 s is dropped. */
 const PERIOD_MS = 5_000; // lines stay far below 3750 waiters, so the period is the 5 s minimum
 const GRACE_MS = 2 * PERIOD_MS + 30_000;
+/**
+ * The queue's `returnGraceSeconds` in the runs (the shortest): past its deadline a silent waiter
+ * keeps its place this long, passed over by admissions, then is dropped (issue 32).
+ */
+const RETURN_GRACE_MS = 30_000;
 
 type MState = "waiting" | "admitted" | "entered" | "gone";
 
@@ -275,10 +280,14 @@ class ModelRun {
     assertEquals(body.admissionMode, this.mode, "admissionMode");
     assertEquals(body.nextCheckAt, v.nca, `nextCheckAt of ${v.id}`);
     assertEquals(body.nextPollAfterMs, Math.max(0, v.nca - this.now), "nextPollAfterMs");
-    assert(
-      typeof body.estimatedWaitSeconds === "number" && body.estimatedWaitSeconds >= 0,
-      "estimatedWaitSeconds",
-    );
+    // A paused line promises no wait; a moving one always says one.
+    if (this.paused) assertEquals(body.estimatedWaitSeconds, undefined, "no estimate while paused");
+    else {
+      assert(
+        typeof body.estimatedWaitSeconds === "number" && body.estimatedWaitSeconds >= 0,
+        "estimatedWaitSeconds",
+      );
+    }
     const line = this.waiting().length;
     if (this.mode === "queue") {
       const position = this.expectedPosition(v);
@@ -589,10 +598,11 @@ class ModelRun {
       const rec = after.visitors.get(v.id);
       if (v.state === "waiting") {
         const lapsed = v.deadline < now;
-        const overdue = fx.tickRan === true && lapsed;
+        const droppable = v.deadline + RETURN_GRACE_MS < now;
+        const overdue = fx.tickRan === true && droppable;
         if (!rec) {
           assert(
-            lapsed && mayAdmit,
+            droppable && mayAdmit,
             `waiting ${v.id} vanished (deadline ${v.deadline - now} ms from now)`,
           );
           v.state = "gone";
@@ -604,8 +614,8 @@ class ModelRun {
           assert(mayAdmit, `${v.id} became ${rec.state} outside a tick or force-admit`);
           assert(
             !lapsed,
-            `${v.id} missed its deadline by ${now - v.deadline} ms, so it must be dropped, ` +
-              `but it was admitted`,
+            `${v.id} missed its deadline by ${now - v.deadline} ms, so it is silent and passed ` +
+              `over, but it was admitted`,
           );
           assertEquals(rec.state, "admitted", "tick and force-admit admit into a held slot");
           assert(
@@ -695,7 +705,9 @@ class ModelRun {
 
     // FIFO: in queue mode nobody is admitted while an earlier arrival still waits.
     if (this.mode === "queue" && admittedNow.length > 0) {
-      const minWaiting = Math.min(...this.waiting().map((w) => w.seq));
+      // Silent waiters (past their deadline, in their grace) are passed over, keeping their place.
+      const live = this.waiting().filter((w) => w.deadline >= this.now);
+      const minWaiting = Math.min(...live.map((w) => w.seq));
       for (const v of admittedNow) {
         assert(v.seq < minWaiting, `FIFO: seq ${v.seq} admitted while seq ${minWaiting} waits`);
       }
@@ -706,8 +718,10 @@ class ModelRun {
       const slots = this.capacity - (occBefore - expired);
       const line = before.counts.waiting - dropped;
       assert(hidden.length <= Math.max(0, Math.min(slots, line)), "tick admits within slots");
+      // Silent waiters are passed over: the tick must admit only where someone can learn of it.
+      const live = this.waiting().filter((w) => w.deadline >= now).length + hidden.length;
       if (
-        this.isOpen() && slots > 0 && line > 0 && dropped + expired < 40 &&
+        this.isOpen() && slots > 0 && line > 0 && live > 0 && dropped + expired < 40 &&
         this.budgetSurelyAvailable()
       ) {
         assert(
@@ -867,6 +881,7 @@ async function runModel(cfg: RunConfig) {
     },
     { seed: cfg.seed },
   );
+  await t.engine.updateSettings(Q, (s) => void (s.returnGraceSeconds = RETURN_GRACE_MS / 1000));
   try {
     const stats = await new ModelRun(cfg, t).run();
     // A walk that never admits, drops or expires anything would prove little.
@@ -968,8 +983,10 @@ Deno.test("model replay: a waiter past its deadline is dropped, not admitted, by
   try {
     await t.engine.setPaused(Q, true);
     const a = new Client(t.app), b = new Client(t.app);
+    await t.engine.updateSettings(Q, (s) => void (s.returnGraceSeconds = 30));
     assertEquals((await a.join(Q)).status, 202);
-    t.clock.advance(50_000); // A never checks in: more than two periods plus 30 s late
+    // A never checks in: more than two periods plus 30 s late, and past its 30 s grace.
+    t.clock.advance(90_000);
     assertEquals((await b.join(Q)).status, 202);
     await t.engine.setPaused(Q, false);
     t.clock.advance(1000);
@@ -1034,7 +1051,12 @@ Deno.test("model replay: force-admit reaches live waiters behind a lapsed, unswe
     assertEquals(res.json, { queue: Q, admitted: 1 }, "the one live waiter is admitted");
     const s = await snapshot(t.kv, Q);
     assertEquals(s.visitors.get(b.visitorId)?.state, "admitted", "B holds the slot");
-    assertEquals(s.visitors.has(a.visitorId), false, "the lapsed waiter is dropped");
+    // Silent within its grace (issue 32): passed over, its place kept.
+    assertEquals(
+      s.visitors.get(a.visitorId)?.state,
+      "waiting",
+      "the silent waiter keeps its place",
+    );
     checkStore(s);
   } finally {
     t.close();

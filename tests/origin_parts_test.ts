@@ -38,11 +38,10 @@ Deno.test("own paths: each listed path and everything below it; look-alikes are 
     "/administrator",
     "/openapi.jsonx",
     "/shop/wait",
-    "/Wait",
     "/static-files/x",
   ];
   for (const p of theirs) assertEquals(isOwnPath(p), false, p);
-  assertEquals(OWN_PATH_SEGMENTS.length, 19);
+  assertEquals(OWN_PATH_SEGMENTS.length, 20);
 });
 
 Deno.test("pathOf and splitQuery keep the path and every other parameter byte for byte", () => {

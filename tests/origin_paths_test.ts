@@ -34,6 +34,28 @@ Deno.test("normalizePath: unreserved escapes decoded, repeated slashes and dot s
   for (const p of ["/waiting-list", "/x/../shop", "/%73hop"]) assert(!isOwnPath(p), p);
 });
 
+Deno.test("isOwnPath: case, escapes decoded until stable, ;parameters and trailing dots are ours", () => {
+  for (
+    const p of [
+      "/API/admin/state",
+      "/Wait",
+      "/%2561pi/admin/state",
+      "/%252561pi/admin/state",
+      "/%2541PI%252Fadmin",
+      "/api;jsessionid=1/admin/state",
+      "/api./admin",
+      "/api%20/admin",
+      "/METRICS",
+    ]
+  ) assert(isOwnPath(p), p);
+  // Still changing after several rounds of decoding: ambiguous, so ours (never the origin's).
+  assert(isOwnPath("/%2525252525252573hop"), "ambiguous");
+  for (const p of ["/Shop", "/%2573hop", "/waiting-list", "/apis;x", "/Administrator"]) {
+    assert(!isOwnPath(p), p);
+  }
+  assertEquals(routingPath("/%2541PI;x=1/admin."), "/api/admin");
+});
+
 Deno.test("proxy: another spelling of our own paths never reaches the origin; the origin gets the normalised path", async () => {
   const origin = startOrigin();
   const { srv, token, stop } = await proxiedApp(origin);
@@ -50,6 +72,9 @@ Deno.test("proxy: another spelling of our own paths never reaches the origin; th
       "//api/admin/bootstrap",
       "/./metrics",
       "/%41PI/../admin",
+      "/API/admin/state",
+      "/%2561pi/admin/state",
+      "/Admin",
     ]
   ) {
     const r = await send(p);
@@ -67,5 +92,24 @@ Deno.test("proxy: X-Real-IP from a direct client is replaced by the socket addre
   const { srv, auth, stop } = await proxiedApp(origin);
   const r = await fetch(`${srv.url}/f`, { headers: { ...auth, "x-real-ip": "6.6.6.6" } });
   assertEquals((await r.json()).headers["x-real-ip"], "127.0.0.1");
+  await stop();
+});
+
+Deno.test("proxy: a client's X-Tollgate-* headers never reach the origin; the proxy's own name the visitor", async () => {
+  const origin = startOrigin();
+  const { srv, auth, stop } = await proxiedApp(origin);
+  const r = await fetch(`${srv.url}/f`, {
+    headers: {
+      ...auth,
+      "x-tollgate-queue": "vip",
+      "x-tollgate-visitor": "forged-visitor",
+      "X-Tollgate-Admin": "yes",
+      "connection": "x-tollgate-queue",
+    },
+  });
+  const seen = (await r.json()).headers;
+  assertEquals(seen["x-tollgate-queue"], "default");
+  assertEquals(seen["x-tollgate-visitor"], "visitor-0001");
+  assertEquals(seen["x-tollgate-admin"], undefined);
   await stop();
 });

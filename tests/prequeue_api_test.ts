@@ -100,6 +100,15 @@ Deno.test("the draw record is public only when published; /metrics shows the pre
   const page = await anyone.req("GET", `/draw/verify?queue=${Q}`);
   assertEquals(page.status, 200);
   assert(page.text.includes("Check an opening draw"));
+  // An unknown queue has no draw to check: a 404 page, not a check that fails later.
+  const none = await anyone.req("GET", "/draw/verify?queue=nope");
+  assertEquals(none.status, 404);
+  assert(none.text.includes("no waiting room here"), none.text);
+  // The arrival number of the waiting page's link fills the field (digits only).
+  const mine = await anyone.req("GET", `/draw/verify?queue=${Q}&arrival=17`);
+  assert(mine.text.includes('value="17"'), "arrival prefilled");
+  const odd = await anyone.req("GET", `/draw/verify?queue=${Q}&arrival=%22x`);
+  assert(!odd.text.includes('value="&quot;x"'), "only digits are carried");
   t.close();
 });
 

@@ -1,29 +1,23 @@
 /**
- * A rollout: a previous release and this code serve side by side on ONE store, as old and new
- * revisions do while Deno Deploy (or a one-by-one restart) moves traffic over. Each starts and
- * migrates the store (no migration since 0.6.0, so neither rewrites what the other reads), joins
- * go to both, each waiter checks in (and so enters) through the other, both tick. Afterwards the
- * counters equal a recount, nobody was admitted twice, and the answers of this code were exact.
- * Run against 0.6.0 and 0.7.1, whose enters write the counts where this code's write a sum beside
- * them (lib/queue/enters.ts), and against 0.7.2, the release before this code, which hands joins
- * over only where its commits take 40 ms or more (this code wherever another instance is about).
+ * A rollout from release 0.7.3 (the release before this code) on ONE store: 0.7.3 numbered the
+ * line in its join commits (with join turns, hand-overs and chunks of joins), this code numbers it
+ * in its tick, so the rollout stops every 0.7.3 instance, then starts this code, which migrates
+ * the store (its chunks expanded, its hand-over records deleted). Every waiter keeps its place and
+ * its ticket; counts equal a recount. A store a 0.7.3 instance is still joining visitors on is
+ * refused at start, with a message that says so.
  *
- * The previous releases are taken from this repository's history (`git archive`), so the test
- * needs the git history of the checkout.
+ * Release 0.7.3 is taken from this repository's history (`git archive`), so the test needs the git
+ * history of the checkout.
  */
 import { diagnose } from "../lib/queue/doctor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { SCHEMA_VERSION } from "../lib/store/migrate.ts";
-import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
+import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { claimsOf, freePort, sleep } from "./server_procs.ts";
 
-/** Previous releases (their last commits): 0.7.2 is the one before this code. */
-const PREVIOUS = [
-  { release: "0.6.0", commit: "6080276" },
-  { release: "0.7.1", commit: "339268f" },
-  { release: "0.7.2", commit: "322b18e" },
-];
+/** Release 0.7.3's last commit. */
+const PREVIOUS = { release: "0.7.3", commit: "b78fe1d" };
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "rollout-test-secret-0123456789abcdefghij";
 
@@ -54,9 +48,8 @@ interface Proc {
   child: Deno.ChildProcess;
 }
 
-async function serve(dir: string, kvPath: string): Promise<Proc> {
-  const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
+function spawn(dir: string, kvPath: string, port: number) {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: dir,
     env: {
@@ -71,8 +64,14 @@ async function serve(dir: string, kvPath: string): Promise<Proc> {
     },
     stdin: "null",
     stdout: "null",
-    stderr: "null",
+    stderr: "piped",
   }).spawn();
+}
+
+async function serve(dir: string, kvPath: string): Promise<Proc> {
+  const port = freePort();
+  const child = spawn(dir, kvPath, port);
+  child.stderr.cancel().catch(() => {});
   for (let i = 0; i < 300; i++) {
     try {
       const r = await fetch(`http://127.0.0.1:${port}/health`);
@@ -101,105 +100,100 @@ async function call(p: Proc, method: string, path: string, ticket?: string, body
   };
 }
 
-for (const { release, commit } of PREVIOUS) {
-  Deno.test({
-    ignore: !inHistory(commit),
-    name: `rollout: release ${release} and this code serve one store side by side`,
-    sanitizeResources: false,
-    sanitizeOps: false,
-    fn: () => rollout(commit),
-  });
-}
-
-async function rollout(commit: string): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
-  const old = `${dir}/previous`;
-  await Deno.mkdir(old);
-  await unpack(commit, old);
-  const kvPath = `${dir}/shared.kv`;
-  const procs: Proc[] = [];
-  const exact: { seq: number; position: number }[] = [];
-  try {
-    // The old revision is serving when the new one starts (and migrates), as in a rollout.
-    procs.push(await serve(old, kvPath));
-    procs.push(await serve(ROOT, kvPath));
-    const [prev, next] = procs;
-    const waiting: { ticket: string; by: Proc }[] = [];
-    const joins = Array.from({ length: 120 }, (_, i) => i);
-    for (let i = 0; i < joins.length; i += 20) {
-      await Promise.all(
-        joins.slice(i, i + 20).map(async (n) => {
-          const by = n % 2 ? next : prev;
-          const j = await call(by, "POST", "/join", undefined, { queue: "default" });
-          assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
-          if (j.status === 202) {
-            waiting.push({ ticket: j.ticket!, by });
-            if (by === next) {
-              exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
-            }
-          }
-        }),
-      );
-    }
-    // A crowd at once through this code: more joins than one commit's mutations allow, while
-    // the previous release writes the counts too (this code writes no chunks meanwhile).
-    const crowd = await Promise.all(
-      Array.from(
-        { length: 600 },
-        () => call(next, "POST", "/join", undefined, { queue: "default" }),
-      ),
-    );
-    for (const j of crowd) {
-      assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
-      if (j.status === 202) {
-        exact.push({ seq: claimsOf(j.ticket!).seq as number, position: j.json.position });
+Deno.test({
+  ignore: !inHistory(PREVIOUS.commit),
+  name:
+    `rollout: release ${PREVIOUS.release} stopped, then this code on its store: every place kept`,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
+    const old = `${dir}/previous`;
+    await Deno.mkdir(old);
+    await unpack(PREVIOUS.commit, old);
+    const kvPath = `${dir}/shared.kv`;
+    const waiting: { ticket: string; seq: number }[] = [];
+    const prev = await serve(old, kvPath);
+    try {
+      // Joins and a crowd (more than one commit's mutations: 0.7.3 writes chunks of joins).
+      for (let i = 0; i < 6; i++) {
+        await Promise.all(Array.from({ length: 20 }, () => joinOn(prev, waiting)));
       }
+      await Promise.all(Array.from({ length: 600 }, () => joinOn(prev, waiting)));
+    } finally {
+      prev.child.kill("SIGTERM");
+      await prev.child.status;
     }
-    // Every waiter checks in through the other revision for a few seconds; both tick.
-    const until = Date.now() + 4000;
-    let admittedSeen = 0;
-    while (Date.now() < until) {
-      for (const w of waiting) {
-        const other = w.by === next ? prev : next;
-        const s = await call(other, "GET", "/status?queue=default", w.ticket);
+    // The turn 0.7.3 held lapses (a stopped instance's turn is not live after 10 s).
+    await sleep(11_000);
+    const next = await serve(ROOT, kvPath);
+    try {
+      for (const w of waiting.filter((_, i) => i % 37 === 0)) {
+        const s = await call(next, "GET", "/status?queue=default", w.ticket);
         assertEquals(s.status, 200, JSON.stringify(s.json));
-        w.ticket = s.ticket!;
-        if (s.json.status === "admitted") admittedSeen++;
+        if (s.json.status === "waiting") assert(s.json.position <= w.seq, JSON.stringify(s.json));
       }
-      await sleep(500);
+      const j = await call(next, "POST", "/join", undefined, { queue: "default" });
+      assertEquals(j.status, 202, "a new join waits behind the migrated line");
+    } finally {
+      next.child.kill("SIGTERM");
+      await next.child.status;
     }
-    assert(admittedSeen > 0, "admissions ran while both revisions served");
-  } finally {
-    for (const p of procs) {
-      p.child.kill("SIGTERM");
-      await p.child.status;
+    const kv = await Deno.openKv(kvPath);
+    try {
+      assertEquals((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
+      for await (const e of kv.list({ prefix: keys.joinLogPrefix("default") }, { limit: 1 })) {
+        throw new Error(`a 0.7.3 chunk left: ${JSON.stringify(e.key)}`);
+      }
+      const d = await diagnose(kv, "default");
+      assert(d.healthy, `counters equal a recount: ${JSON.stringify(d)}`);
+      const c = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts("default"))).value);
+      assert(c.nextSeq - 1 >= 720, `every 0.7.3 join kept its number: ${c.nextSeq}`);
+      assert(c.holding + c.entered <= 30, "capacity held");
+    } finally {
+      kv.close();
+      await Deno.remove(dir, { recursive: true });
     }
-  }
-  const kv = await Deno.openKv(kvPath);
-  try {
-    assertEquals((await kv.get(keys.schemaVersion())).value, SCHEMA_VERSION);
-    const d = await diagnose(kv, "default");
-    assert(d.healthy, `counters equal a recount: ${JSON.stringify(d)}`);
-    const c = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts("default"))).value);
-    let slots = 0;
-    for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix("default") })) {
-      if (e.value.state !== "waiting") slots++;
+  },
+});
+
+Deno.test({
+  ignore: !inHistory(PREVIOUS.commit),
+  name: `rollout: this code refuses to start beside a live ${PREVIOUS.release} instance`,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
+    const old = `${dir}/previous`;
+    await Deno.mkdir(old);
+    await unpack(PREVIOUS.commit, old);
+    const kvPath = `${dir}/shared.kv`;
+    const prev = await serve(old, kvPath);
+    try {
+      // A crowd: 0.7.3 keeps the join turn while it has joins, so its turn is live.
+      const waiting: { ticket: string; seq: number }[] = [];
+      await Promise.all(Array.from({ length: 300 }, () => joinOn(prev, waiting)));
+      const child = spawn(ROOT, kvPath, freePort());
+      const [status, err] = await Promise.all([
+        child.status,
+        new Response(child.stderr).text(),
+      ]);
+      assert(!status.success, "this code did not start");
+      assert(err.includes("0.7.3 instance"), err.slice(-500));
+      const kv = await Deno.openKv(kvPath);
+      assertEquals((await kv.get(keys.schemaVersion())).value, 2, "the store untouched");
+      kv.close();
+    } finally {
+      prev.child.kill("SIGTERM");
+      await prev.child.status;
+      await Deno.remove(dir, { recursive: true });
     }
-    assertEquals(c.admitted, slots, "every admission holds one slot: nobody admitted twice");
-    assert(c.holding + c.entered <= 30, "capacity held");
-    assertEquals(c.nextSeq - 1, 720, "one arrival number per join");
-    // Enters not taken in yet: never taken in twice (the sum would wrap past 2^63).
-    const pending = (await kv.get<Deno.KvU64>(keys.entersPending("default"))).value?.value ?? 0n;
-    assert(pending < 1000n, `pending enters ${pending}`);
-    // This code's join answers were exact whoever else wrote (see multiprocess_positions_test).
-    let prefix = 0;
-    for (const a of exact.sort((x, y) => x.seq - y.seq)) {
-      const before = a.seq - a.position;
-      assert(before >= prefix && before <= c.admitted, `seq ${a.seq}: position ${a.position}`);
-      prefix = before;
-    }
-  } finally {
-    kv.close();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  },
+});
+
+/** One join through `p`; a waiter's ticket and arrival number go into `waiting`. */
+async function joinOn(p: Proc, waiting: { ticket: string; seq: number }[]): Promise<void> {
+  const j = await call(p, "POST", "/join", undefined, { queue: "default" });
+  assert(j.status === 200 || j.status === 202, `join -> ${j.status}`);
+  if (j.status === 202) waiting.push({ ticket: j.ticket!, seq: claimsOf(j.ticket!).seq as number });
 }

@@ -263,3 +263,15 @@ Deno.test("a hidden tab whose timer was late checks in as soon as it is shown", 
   await settle();
   assertEquals(world.calls.length, 1, "not again before the next slot");
 });
+
+Deno.test("a place moved to another device: said once, no join, no timer", async () => {
+  world = new World();
+  world.start(waiting(1000));
+  world.answers = [err(409, "place_moved")];
+  await world.advance(1000 + SLACK_MS);
+  assertEquals(world.gone, ["moved"]);
+  assertEquals(world.calls.map((c) => c.method), ["GET"], "no join takes a new place");
+  assertEquals(world.timers.length, 0);
+  await world.advance(60_000);
+  assertEquals(world.calls.length, 1);
+});

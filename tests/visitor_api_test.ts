@@ -29,6 +29,9 @@ const WAITING_QUEUE = [
   "visitorId",
 ];
 const WAITING_LOTTERY = WAITING_QUEUE.filter((k) => k !== "position");
+/** A paused line promises no wait (it moves at no pace): the same keys, less the estimate. */
+const PAUSED_QUEUE = WAITING_QUEUE.filter((k) => k !== "estimatedWaitSeconds");
+const PAUSED_LOTTERY = WAITING_LOTTERY.filter((k) => k !== "estimatedWaitSeconds");
 const ENTERED = ["accessToken", "entered", "queue", "status", "visitorId"];
 
 function noHidden(json: unknown, where = "response"): void {
@@ -208,7 +211,7 @@ for (
     const c = new Client(t.app);
     const r = visible(await c.join(Q, "visitor-closed"));
     assertEquals(r.status, 202);
-    assertKeys(r.json, WAITING_QUEUE);
+    assertKeys(r.json, name === "before opensAt" ? WAITING_QUEUE : PAUSED_QUEUE);
     assertEquals(r.json.position, 1);
     assertEquals(c.cookies.has("tg_access"), false);
     visible(await c.status());
@@ -560,7 +563,7 @@ Deno.test("queue mode fields: position without depth fields unless showWaitingCo
   const [, b] = await waiters(t, ["fields-0001", "fields-0002", "fields-0003"], false);
   const plain = visible(await b.status());
   assertEquals(plain.status, 200);
-  assertKeys(plain.json, WAITING_QUEUE);
+  assertKeys(plain.json, PAUSED_QUEUE);
   assertEquals([plain.json.status, plain.json.admissionMode, plain.json.position], [
     "waiting",
     "queue",
@@ -569,7 +572,7 @@ Deno.test("queue mode fields: position without depth fields unless showWaitingCo
   assertEquals([plain.json.queue, plain.json.visitorId], [Q, "fields-0002"]);
   await t.setBranding({ showWaitingCount: true });
   const depth = visible(await b.status());
-  assertKeys(depth.json, [...WAITING_QUEUE, "ahead", "behind", "waiting"]);
+  assertKeys(depth.json, [...PAUSED_QUEUE, "ahead", "behind", "waiting"]);
   assertEquals([depth.json.position, depth.json.ahead, depth.json.behind, depth.json.waiting], [
     2,
     1,
@@ -577,9 +580,9 @@ Deno.test("queue mode fields: position without depth fields unless showWaitingCo
     3,
   ]);
   const hb = visible(await post(b, "/heartbeat", { queue: Q, visitorId: "fields-0002" }));
-  assertKeys(hb.json, [...WAITING_QUEUE, "ahead", "behind", "waiting"], "heartbeat keys");
+  assertKeys(hb.json, [...PAUSED_QUEUE, "ahead", "behind", "waiting"], "heartbeat keys");
   const j = visible(await new Client(t.app).join(Q, "fields-0004"));
-  assertKeys(j.json, [...WAITING_QUEUE, "ahead", "behind", "waiting"], "join keys");
+  assertKeys(j.json, [...PAUSED_QUEUE, "ahead", "behind", "waiting"], "join keys");
   assertEquals([j.json.position, j.json.ahead, j.json.behind, j.json.waiting], [4, 3, 0, 4]);
   t.close();
 });
@@ -588,18 +591,18 @@ Deno.test("lottery mode fields: no position; lotteryOdds and waiting only with s
   const t = await makeApp({ ADMISSION_MODE: "lottery" });
   const [a] = await waiters(t, ["lotto-00001", "lotto-00002", "lotto-00003"], false);
   const plain = visible(await a.status());
-  assertKeys(plain.json, WAITING_LOTTERY);
+  assertKeys(plain.json, PAUSED_LOTTERY);
   assertEquals(plain.json.admissionMode, "lottery");
   await t.setBranding({ showWaitingCount: true });
   const depth = visible(await a.status());
-  assertKeys(depth.json, [...WAITING_LOTTERY, "lotteryOdds", "waiting"]);
+  assertKeys(depth.json, [...PAUSED_LOTTERY, "lotteryOdds", "waiting"]);
   assertEquals(depth.json.waiting, 3);
   assert(
     depth.json.lotteryOdds > 0 && depth.json.lotteryOdds <= 1,
     `odds ${depth.json.lotteryOdds}`,
   );
   const j = visible(await new Client(t.app).join(Q, "lotto-00004"));
-  assertKeys(j.json, [...WAITING_LOTTERY, "lotteryOdds", "waiting"], "join keys");
+  assertKeys(j.json, [...PAUSED_LOTTERY, "lotteryOdds", "waiting"], "join keys");
   t.close();
 });
 

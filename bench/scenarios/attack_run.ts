@@ -1,28 +1,36 @@
 /**
  * The `attack` scenario of `deno task load`: one fixed address attacking a line of ordinary
- * visitors (bench/scenarios/attack.ts), many people behind one address (nat.ts), and the KV
- * commits per ordinary visitor under attack (attack_writes.ts); their targets and notes.
+ * visitors (bench/scenarios/attack.ts), many people behind one address (nat.ts), the KV
+ * commits per ordinary visitor under attack (attack_writes.ts), and a flood of refused joins
+ * beside ordinary ones (refusal_flood.ts); their targets and notes.
  */
-import { type AttackOptions, type AttackReport, oneAddressAttack } from "./attack.ts";
+import { ATTACKER_IP, type AttackOptions, type AttackReport, oneAddressAttack } from "./attack.ts";
 import { countWrites, type WritesOptions, type WritesReport } from "./attack_writes.ts";
 import { type Check, f0 } from "./checks.ts";
 import { behindOneAddress, type NatOptions, type NatReport } from "./nat.ts";
 import { POW_SECTION } from "./pow_report.ts";
+import {
+  refusalFlood,
+  type RefusalFloodOptions,
+  type RefusalFloodReport,
+} from "./refusal_flood.ts";
 import type { TallySummary } from "./tally.ts";
 import type { ScenarioEnv } from "./target.ts";
 
-/** Sizes of the three parts. */
+/** Sizes of the four parts. */
 export interface AttackRunOptions {
   oneAddress: AttackOptions;
   nat: NatOptions;
   writes: WritesOptions;
+  flood: RefusalFloodOptions;
 }
 
-/** What the three parts measured. */
+/** What the four parts measured. */
 export interface AttackRunReport {
   oneAddress: AttackReport;
   nat: NatReport;
   writes: WritesReport;
+  flood: RefusalFloodReport;
   /** The new-address attacker's peak share as bench/pow_attack.ts last recorded it (not re-run). */
   newAddress: { measured: string; pass: boolean } | null;
 }
@@ -50,7 +58,7 @@ export function newAddressResult(results: string): AttackRunReport["newAddress"]
   };
 }
 
-/** Runs the three parts, one after the other (each on its own store). */
+/** Runs the four parts, one after the other (each on its own store). */
 export async function attackScenario(
   e: ScenarioEnv,
   o: AttackRunOptions,
@@ -59,10 +67,11 @@ export async function attackScenario(
   const nat = await behindOneAddress(e, o.nat);
   e.log(`  counting KV commits per visitor (in-process, ${o.writes.visitors} visitors) ...`);
   const writes = await countWrites(o.writes);
+  const flood = await refusalFlood(e, o.flood);
   const results = await Deno.readTextFile(new URL("../RESULTS.md", import.meta.url)).catch(() =>
     ""
   );
-  return { oneAddress, nat, writes, newAddress: newAddressResult(results) };
+  return { oneAddress, nat, writes, flood, newAddress: newAddressResult(results) };
 }
 
 const pct = (a: number, b: number) => `${(100 * a / Math.max(1, b)).toFixed(1)}%`;
@@ -124,6 +133,7 @@ export function attackChecks(r: AttackRunReport): Check[] {
       pass: w.completed === w.options.visitors && w.max === 3 && w.mean === 3 &&
         w.heartbeatsAnswered === w.heartbeatsSent,
     },
+    ...floodChecks(r.flood),
     {
       name: "a new address per join, proof of work automatic: the attacker's share at the peak",
       measured: r.newAddress?.measured ?? "not run yet: deno run -A bench/pow_attack.ts",
@@ -148,6 +158,36 @@ export function attackChecks(r: AttackRunReport): Check[] {
   ];
 }
 
+const rates = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(", ");
+
+/** The refusal flood's targets: statistics cost no commit per refusal; joins keep their rate. */
+function floodChecks(f: RefusalFloodReport): Check[] {
+  const worst = Math.max(...f.flood.statCommitsPerSec);
+  const ratio = f.flood.placedPerSec / Math.max(1e-9, f.without.placedPerSec);
+  return [
+    {
+      name: "refusal flood from one address: KV commits of refusal statistics per instance",
+      measured:
+        `${rates(f.flood.statCommitsPerSec)} a second (${
+          f0(f.flood.refused / f.options.seconds)
+        } refusals a second; all commits per instance ${rates(f.flood.commitsPerSec)}, ` +
+        `without the flood ${rates(f.without.commitsPerSec)})`,
+      target: "<= 2 a second per instance",
+      pass: f.flood.refused > 0 && worst <= 2,
+    },
+    {
+      name: "refusal flood from one address: ordinary joins placed beside it",
+      measured: `${f.flood.placedPerSec.toFixed(0)}/s (p99 ${
+        f.flood.joins.p99Ms.toFixed(0)
+      } ms) against ${f.without.placedPerSec.toFixed(0)}/s (p99 ${
+        f.without.joins.p99Ms.toFixed(0)
+      } ms) without: ${ratio.toFixed(2)}x`,
+      target: ">= 0.9x of the rate without the flood, same run",
+      pass: ratio >= 0.9,
+    },
+  ];
+}
+
 /** The request tables of the attack scenario. */
 export function attackTallies(r: AttackRunReport): [string, TallySummary][] {
   return [
@@ -156,12 +196,14 @@ export function attackTallies(r: AttackRunReport): [string, TallySummary][] {
     ["one address: attacker's POST /heartbeat", r.oneAddress.heartbeats],
     ["one address: GET /status (following timeslots)", r.oneAddress.statuses],
     ["behind one address: POST /join", r.nat.joins],
+    ["refusal flood: ordinary POST /join without the flood", r.flood.without.joins],
+    ["refusal flood: ordinary POST /join beside it", r.flood.flood.joins],
   ];
 }
 
 /** How the attack scenario measured what it shows. */
 export function attackNotes(r: AttackRunReport): string[] {
-  const a = r.oneAddress.options, n = r.nat.options, w = r.writes;
+  const a = r.oneAddress.options, n = r.nat.options, w = r.writes, f = r.flood.options;
   return [
     `Server: MAX_WAITING_VISITORS=${f0(a.maxWaiting)}, JOINS_PER_CLIENT_PER_MINUTE=60 (the ` +
     `default), CLIENT_IP_HEADER=x-forwarded-for with TRUSTED_PROXIES=127.0.0.1, so the driver ` +
@@ -194,5 +236,12 @@ export function attackNotes(r: AttackRunReport): string[] {
     `${w.renewalsMean.toFixed(2)} per visitor); the queue resumed, ticks admitted everyone and ` +
     `each visitor's status entered it. ${f0(w.sharedJoinCommits)} commits during the joins ` +
     `wrote no visitor key (counter and statistics sums).`,
+    `Refusal flood: ${f.instances} servers over one KV file behind the driver (the same proxy ` +
+    `settings). Ordinary joins from their own addresses at ${f.joinRate} a second over all ` +
+    `instances, ${f.seconds} s alone, then ${f.seconds} s while ${ATTACKER_IP} sent joins as ` +
+    `fast as answered on ${f.floodConnections} connections per instance (past its allowance ` +
+    `every one is refused 429). Commits per instance from its \`/metrics\` before and after ` +
+    `each phase (\`tollgate_kv_commit_duration_seconds_count\`; refusal statistics are ` +
+    `\`op="hit_count"\`).`,
   ];
 }

@@ -63,6 +63,9 @@ function dechunk(b: Uint8Array, start: number, len: number): { body: string; end
   }
 }
 
+/** The server closed the connection before any byte of an answer. */
+class ClosedIdle extends Error {}
+
 /** One keep-alive connection; reconnects after a failure. */
 class Connection {
   #conn: Deno.TcpConn | null = null;
@@ -71,9 +74,27 @@ class Connection {
   constructor(private hostname: string, private port: number) {}
 
   async exchange(req: Uint8Array): Promise<{ status: number; body: string; ticket?: string }> {
+    const reused = this.#conn !== null;
+    try {
+      return await this.#exchangeOnce(req);
+    } catch (e) {
+      // A kept-alive connection the server closed while it sat idle (its idle timeout) ends
+      // before any byte of an answer: the request was never served, so it is sent again once on
+      // a new connection, as browsers do.
+      if (!reused || !(e instanceof ClosedIdle)) throw e;
+      this.close();
+      return await this.#exchangeOnce(req);
+    }
+  }
+
+  async #exchangeOnce(req: Uint8Array): Promise<{ status: number; body: string; ticket?: string }> {
     this.#conn ??= await Deno.connect({ hostname: this.hostname, port: this.port });
     const conn = this.#conn;
-    for (let w = 0; w < req.length;) w += await conn.write(req.subarray(w));
+    try {
+      for (let w = 0; w < req.length;) w += await conn.write(req.subarray(w));
+    } catch (e) {
+      throw new ClosedIdle(String(e));
+    }
     let len = 0, scanned = 0, end = -1;
     for (;;) {
       if (len === this.#buf.length) {
@@ -81,7 +102,14 @@ class Connection {
         bigger.set(this.#buf);
         this.#buf = bigger;
       }
-      const got = await conn.read(this.#buf.subarray(len));
+      let got: number | null;
+      try {
+        got = await conn.read(this.#buf.subarray(len));
+      } catch (e) {
+        if (len === 0) throw new ClosedIdle(String(e));
+        throw e;
+      }
+      if (got === null && len === 0) throw new ClosedIdle("connection closed by the server");
       if (got === null) throw new Error("connection closed by the server");
       len += got;
       if (end < 0) {

@@ -18,7 +18,7 @@ export interface RunInfo {
 }
 
 /** The scenarios, in the order of the section. */
-export const SCENARIOS = ["flash", "line", "mixed", "attack"] as const;
+export const SCENARIOS = ["flash", "line", "mixed", "attack", "sessions"] as const;
 /** One scenario's name. */
 export type Scenario = typeof SCENARIOS[number];
 
@@ -27,6 +27,7 @@ const TITLES: Record<Scenario, string> = {
   line: "A line of waiting visitors following their timeslots",
   mixed: "Mixed traffic",
   attack: "Attacks: one address at full speed, many people behind one address",
+  sessions: "Sessions: fixed against sliding and released by the site, capacity 200",
 };
 
 const HEADING = "## Load scenarios";

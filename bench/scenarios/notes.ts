@@ -1,4 +1,5 @@
 /** How each scenario measured what it shows: the notes under its block in RESULTS.md. */
+import type { SessionsReport } from "./sessions.ts";
 import { attackNotes, type AttackRunReport } from "./attack_run.ts";
 import { f0 } from "./checks.ts";
 import type { FlashReport } from "./flash.ts";
@@ -80,5 +81,22 @@ export function notesOf(name: Scenario, report: unknown): string[] {
   if (name === "flash") return flashNotes(report as FlashReport);
   if (name === "line") return lineNotes(report as LineReport);
   if (name === "attack") return attackNotes(report as AttackRunReport);
+  if (name === "sessions") return sessionNotes(report as SessionsReport);
   return mixedNotes(report as MixedReport);
+}
+
+function sessionNotes(r: SessionsReport): string[] {
+  const o = r.options;
+  return [
+    `${o.visitors} visitors arriving evenly over ${o.arrivalSeconds} server s, measured over ` +
+    `${o.hourSeconds} server s at TOLLGATE_CLOCK_SPEED=${o.clockSpeed}; capacity ${o.capacity}, ` +
+    "10 admissions a second, tokens of 900 s. Session lengths log-normal (median 180 s, 10% " +
+    `over 900 s, seed ${o.seed}); a request (\`/verify\`) every ${o.activeEverySec} s while ` +
+    `active; ${Math.round(o.releaseShare * 100)}% released by \`POST /release\` at the end ` +
+    `(in the release runs); sliding idle time ${o.idleSeconds} s.`,
+    ...r.runs.map((x) =>
+      `${x.name}: ${x.admitted} admitted, ${x.requests} requests (${x.errors} failed), ` +
+      `${x.cutOff} refused while active (in fixed mode every session longer than 900 s is)`
+    ),
+  ];
 }

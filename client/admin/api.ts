@@ -5,11 +5,10 @@
  * rides along by itself; the browser adds the Origin header that admin writes require.
  */
 
-/** One failing field of a 400 `bad_request` (from the zod validation hook). */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+import { type FieldProblem, fieldProblems } from "../../lib/field_text.ts";
+
+/** One failing field of a 400 `bad_request` (from the zod validation hook or the domain). */
+export type FieldError = FieldProblem;
 
 /** An answer outside 2xx, as the server explained it. */
 export class ApiError extends Error {
@@ -27,22 +26,23 @@ export class ApiError extends Error {
     return Array.isArray(f) ? f as FieldError[] : [];
   }
   /**
-   * One human message: for a validation error, each failing field once, named in words
-   * ("Password must be at least 12 characters."); otherwise the server's message.
+   * One human message: for a validation error, each failing field once, named and worded by
+   * lib/field_text.ts ("Admit per second: At least 0.1 a second."); otherwise the server's message.
    */
   get text(): string {
     const f = this.fields;
+    const wait = Number(this.details.retryAfterSeconds);
+    if (this.code === "rate_limited" && wait > 0) return `Too many attempts. ${waitText(wait)}`;
     if (!f.length) return this.message;
-    return [...new Set(f.map(fieldText))].join(" ");
+    return fieldProblems(f).map((x) => `${x.label}: ${x.text}`).join(" ");
   }
 }
 
-/** "admitHoldSeconds" + "must be ..." -> "Admit hold seconds must be ...". */
-function fieldText(f: FieldError): string {
-  const name = f.path.split(".").pop()!.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-  const msg = f.message.replace(/[.\s]+$/, "");
-  const out = name ? `${name} ${msg}` : msg;
-  return out.charAt(0).toUpperCase() + out.slice(1) + ".";
+/** "Try again in 12 minutes." (seconds only under a minute). */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return `Try again in ${Math.ceil(seconds)} seconds.`;
+  const m = Math.ceil(seconds / 60);
+  return `Try again in ${m} ${m === 1 ? "minute" : "minutes"}.`;
 }
 
 /**

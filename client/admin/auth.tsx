@@ -108,6 +108,7 @@ export function Login(p: ScreenProps) {
         <UsernameInput value={username} onValue={setUsername} />
         <Input
           label="Password"
+          name="password"
           type="password"
           autocomplete="current-password"
           required
@@ -155,10 +156,12 @@ export function Recover(p: ScreenProps) {
         buttons={<a href={`${basePath()}/admin`}>Back to sign-in</a>}
       >
         <UsernameInput value={username} onValue={setUsername} />
-        <Field label="Recovery phrase" hint="12 words, separated by spaces">
-          {(id) => (
+        <Field label="Recovery phrase" name="recoveryPhrase" hint="12 words, separated by spaces">
+          {(id, errId) => (
             <textarea
               id={id}
+              aria-invalid={errId ? true : undefined}
+              aria-describedby={errId}
               required
               rows={3}
               autocomplete="off"
@@ -170,6 +173,7 @@ export function Recover(p: ScreenProps) {
         </Field>
         <Input
           label="New password"
+          name="newPassword"
           hint="At least 12 characters"
           type="password"
           autocomplete="new-password"

@@ -32,8 +32,10 @@ const fromHash = () => {
 
 export function ControlRoom({ boot }: ScreenProps) {
   const [tab, setTab] = useState(fromHash);
-  const [queues, setQueues] = useState<string[]>([]);
-  const [queue, setQueue] = useState(() => localStorage.getItem("tg-admin-queue") ?? "");
+  const [queues, setQueues] = useState<string[] | null>(null);
+  // The queue picked last time, used only once the list confirms it still exists (a deleted
+  // queue's tabs would poll its figures and traffic into 404s).
+  const [queue, setQueue] = useState("");
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   useEffect(() => {
     const onHash = () => setTab(fromHash());
@@ -42,7 +44,16 @@ export function ControlRoom({ boot }: ScreenProps) {
       api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
         const names = r.queues.map((q) => q.queue);
         setQueues(names);
-        setQueue((q) => names.includes(q) ? q : names.includes("default") ? "default" : names[0]);
+        setQueue((q) => {
+          const want = q || localStorage.getItem("tg-admin-queue") || "";
+          const pick = names.includes(want)
+            ? want
+            : names.includes("default")
+            ? "default"
+            : names[0] ?? "";
+          if (pick !== want) localStorage.removeItem("tg-admin-queue");
+          return pick;
+        });
       }).catch(() => {});
     loadQueues();
     // Queues created or deleted in the Live tab's queues card.
@@ -80,7 +91,7 @@ export function ControlRoom({ boot }: ScreenProps) {
             localStorage.setItem("tg-admin-queue", q);
           }}
         >
-          {queues.map((q) => <option key={q} value={q}>{q}</option>)}
+          {(queues ?? []).map((q) => <option key={q} value={q}>{q}</option>)}
         </select>
       </div>
       <nav role="tablist" aria-label="Control room" class="tabs" onKeyDown={onKey}>

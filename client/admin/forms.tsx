@@ -9,7 +9,16 @@ import type { ComponentChildren, InputHTMLAttributes } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, messageOf } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
-import { confirmAction, CopyButton, Field, Status, useAction, useId } from "./ui.tsx";
+import {
+  confirmAction,
+  CopyButton,
+  Field,
+  formErrors,
+  FormErrorsProvider,
+  Status,
+  useAction,
+  useId,
+} from "./ui.tsx";
 
 /** What `useAction()` gives a form. */
 export type Action = ReturnType<typeof useAction>;
@@ -38,16 +47,20 @@ interface InputAttrs {
 export function Input(
   p:
     & { label: string; hint?: string; value: string; onValue: (v: string) => void }
-    & { describe?: boolean }
+    & { describe?: boolean; name?: string }
     & InputAttrs,
 ) {
-  const { label, hint, value, onValue, describe, ...attrs } = p;
+  const { label, hint, value, onValue, describe, name, ...attrs } = p;
   return (
-    <Field label={label} hint={hint}>
-      {(id) => (
+    <Field label={label} hint={hint} name={name}>
+      {(id, errId) => (
         <input
           id={id}
-          aria-describedby={describe ? `${id}-hint` : undefined}
+          aria-invalid={errId ? true : undefined}
+          aria-describedby={[errId, describe && hint ? `${id}-hint` : ""].filter(Boolean).join(
+            " ",
+          ) ||
+            undefined}
           {...attrs as InputHTMLAttributes<HTMLInputElement>}
           value={value}
           onInput={(e) => onValue(e.currentTarget.value)}
@@ -138,25 +151,29 @@ export function ActionForm(
     children?: ComponentChildren;
   },
 ) {
+  // Fields register the errors they show while rendering, before the status below reads them.
+  const errs = formErrors(p.act.status);
   return (
-    <form
-      class={p.class}
-      noValidate={p.noValidate}
-      onSubmit={(e) => {
-        e.preventDefault();
-        p.onSubmit();
-      }}
-    >
-      <fieldset class="bare" disabled={p.loading} aria-busy={p.loading || undefined}>
-        {p.children}
-      </fieldset>
-      <div class="actions">
-        <button type="submit" disabled={p.act.busy || p.disabled || p.loading}>{p.submit}</button>
-        {p.buttons}
-      </div>
-      <Status s={p.act.status} />
-      {p.after}
-    </form>
+    <FormErrorsProvider value={errs}>
+      <form
+        class={p.class}
+        noValidate={p.noValidate}
+        onSubmit={(e) => {
+          e.preventDefault();
+          p.onSubmit();
+        }}
+      >
+        <fieldset class="bare" disabled={p.loading} aria-busy={p.loading || undefined}>
+          {p.children}
+        </fieldset>
+        <div class="actions">
+          <button type="submit" disabled={p.act.busy || p.disabled || p.loading}>{p.submit}</button>
+          {p.buttons}
+        </div>
+        <Status s={p.act.status} />
+        {p.after}
+      </form>
+    </FormErrorsProvider>
   );
 }
 
@@ -276,7 +293,16 @@ export function TosBox(
 
 /** The username of a sign-in, recovery or new account. */
 export function UsernameInput(p: { value: string; onValue: (v: string) => void; hint?: string }) {
-  return <Input label="Username" autocomplete="username" required maxLength={64} {...p} />;
+  return (
+    <Input
+      label="Username"
+      name="username"
+      autocomplete="username"
+      required
+      maxLength={64}
+      {...p}
+    />
+  );
 }
 
 /** The username and password of a new account (claim, invite). */
@@ -292,6 +318,7 @@ export function NewAccountFields(
     <>
       <Input
         label="Username"
+        name="username"
         autocomplete="username"
         required
         // The browser checks what it can before anything is sent (the server checks again).
@@ -303,6 +330,7 @@ export function NewAccountFields(
       />
       <Input
         label="Password"
+        name="password"
         hint="At least 12 characters"
         type="password"
         autocomplete="new-password"

@@ -4,10 +4,11 @@
  * (a polite live region, so screen readers hear it), one confirmation dialog for destructive
  * actions, and a copy button.
  */
-import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
-import { signal } from "@preact/signals";
-import { messageOf } from "./api.ts";
+import { type ComponentChildren, createContext } from "preact";
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { type Signal, signal } from "@preact/signals";
+import { ApiError, type FieldError, messageOf } from "./api.ts";
+import { fieldProblems } from "../../lib/field_text.ts";
 
 /** How often tabs that show the service's state refresh it while the page is visible. */
 export const POLL_MS = 5_000;
@@ -47,8 +48,73 @@ export function useFollowing<T extends string>(
   ];
 }
 
-/** The outcome of the last action of a form: shown by `<Status>`. */
-export type StatusValue = { kind: "ok" | "error" | "busy"; text: string } | null;
+/**
+ * The outcome of the last action of a form: shown by `<Status>`. A refused form's `fields` are
+ * shown by the fields they concern (`<Field name>`), the status only links to them.
+ */
+export type StatusValue =
+  | { kind: "ok" | "error" | "busy"; text: string; fields?: FieldError[] }
+  | null;
+
+/** The status of a thrown error: its message, and the failing fields of a validation error. */
+export function errorStatus(e: unknown): StatusValue {
+  const fields = e instanceof ApiError ? e.fields : [];
+  return { kind: "error", text: messageOf(e), fields: fields.length ? fields : undefined };
+}
+
+/**
+ * What the form around a field knows of its errors: the failing fields of its last answer, and
+ * where each field that showed its own error is (`placed`: path -> input id), so the form's
+ * summary links to those and words only the others.
+ */
+interface FormErrors {
+  fields: FieldError[];
+  placed: Map<string, { id: string; label: string }>;
+  /**
+   * Bumped when a field has shown its error: a field that re-renders for the context alone does
+   * so after the status did, which then renders again to link it instead of repeating it.
+   */
+  version: Signal<number>;
+}
+const FormErrorsContext = createContext<FormErrors | null>(null);
+
+/** Provides a form's errors to its `<Field name>`s (ActionForm does this). */
+export const FormErrorsProvider = FormErrorsContext.Provider;
+
+/** A fresh error registry for one render of a form. */
+export function formErrors(s: StatusValue): FormErrors {
+  return {
+    fields: s?.kind === "error" ? s.fields ?? [] : [],
+    placed: new Map(),
+    version: signal(0),
+  };
+}
+
+/** Whether a failing field's path belongs to the field named `name` ("domains.0" to "domains"). */
+const pathOf = (path: string, name: string) => path === name || path.startsWith(`${name}.`);
+
+/**
+ * The sentence of the failing field `name` in the enclosing form (undefined when it is fine),
+ * recorded as shown there. `id` is its input's id, for the summary's link.
+ */
+export function useFieldError(
+  name: string | undefined,
+  id: string,
+  label: string,
+): string | undefined {
+  const ctx = useContext(FormErrorsContext);
+  const mine = ctx && name ? ctx.fields.filter((f) => pathOf(f.path, name)) : [];
+  let added = false;
+  for (const f of mine) {
+    if (ctx!.placed.get(f.path)?.id !== id) added = true;
+    ctx!.placed.set(f.path, { id, label });
+  }
+  useLayoutEffect(() => {
+    if (added) ctx!.version.value++;
+  });
+  if (!mine.length) return undefined;
+  return fieldProblems(mine).map((x) => x.text).join(" ");
+}
 
 /**
  * One form's action state: `run(fn, okText)` marks it busy, runs `fn`, then shows `okText` (or
@@ -64,15 +130,46 @@ export function useAction() {
       setStatus({ kind: "ok", text: typeof out === "string" ? out : okText });
       return out;
     } catch (e) {
-      setStatus({ kind: "error", text: messageOf(e) });
+      setStatus(errorStatus(e));
       return undefined;
     }
   }
   return { status, busy, run, setStatus };
 }
 
-/** The status line of a form (always in the DOM, so the live region is announced). */
+/**
+ * The status line of a form (always in the DOM, so the live region is announced). For refused
+ * fields it is the form's summary: a link to each field that shows its own error, and the words
+ * of the others (each error is said once).
+ */
 export function Status({ s, id }: { s: StatusValue; id?: string }) {
+  const ctx = useContext(FormErrorsContext);
+  // Read to render again once the fields have placed their errors (see FormErrors.version).
+  void ctx?.version.value;
+  const fields = s?.kind === "error" ? s.fields : undefined;
+  let body: ComponentChildren = s?.text ?? "";
+  if (fields?.length) {
+    const problems = fieldProblems(fields);
+    const placed = problems.filter((x) => ctx?.placed.has(x.path));
+    const links = [...new Map(placed.map((x) => [ctx!.placed.get(x.path)!.id, x])).entries()];
+    const rest = problems.filter((x) => !ctx?.placed.has(x.path));
+    body = (
+      <>
+        {links.length > 0 && (
+          <span class="summary">
+            {links.length === 1 ? "Check this field: " : "Check these fields: "}
+            {links.map(([target, x], i) => (
+              <span key={target}>
+                {i > 0 && ", "}
+                <a href={`#${target}`}>{ctx!.placed.get(x.path)!.label}</a>
+              </span>
+            ))}.
+          </span>
+        )}
+        {rest.map((x) => <span key={x.path + x.text}>{` ${x.label}: ${x.text}`}</span>)}
+      </>
+    );
+  }
   return (
     <p
       id={id}
@@ -80,7 +177,7 @@ export function Status({ s, id }: { s: StatusValue; id?: string }) {
       role={s?.kind === "error" ? "alert" : "status"}
       aria-live={s?.kind === "error" ? "assertive" : "polite"}
     >
-      {s?.text ?? ""}
+      {body}
     </p>
   );
 }
@@ -92,15 +189,25 @@ export function useId(prefix = "f"): string {
   return (ref.current ??= `${prefix}-${++nextId}`);
 }
 
-/** A labelled field: `children` receives the input id (put it on the control). */
+/**
+ * A labelled field: `children` receives the input id and, when the form's last answer refused
+ * the API field `name`, the error's id (for aria-describedby); the error shows under the input.
+ */
 export function Field(
-  p: { label: string; hint?: string; children: (id: string) => ComponentChildren },
+  p: {
+    label: string;
+    hint?: string;
+    name?: string;
+    children: (id: string, errId?: string) => ComponentChildren;
+  },
 ) {
   const id = useId();
+  const err = useFieldError(p.name, id, p.label);
   return (
-    <div class="field">
+    <div class={err ? "field invalid" : "field"}>
       <label for={id}>{p.label}</label>
-      {p.children(id)}
+      {p.children(id, err ? `${id}-err` : undefined)}
+      {err && <small id={`${id}-err`} class="field-error">{err}</small>}
       {p.hint && <small id={`${id}-hint`}>{p.hint}</small>}
     </div>
   );

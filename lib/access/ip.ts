@@ -83,6 +83,47 @@ export function parseClientIp(raw: string): IpAddress | null {
   return m === null ? { v: 6, n: v6 } : { v: 4, n: m };
 }
 
+/**
+ * The address a forwarded header's entry or a socket names, tolerating what proxies write
+ * beside it: surrounding white space, a port (`1.2.3.4:5678`, `[2001:db8::1]:5678`), brackets,
+ * a zone; mapped IPv6 comes back as IPv4. Null for anything else (`unknown`, `_hidden`, junk).
+ *
+ * @example
+ * ipText(parseForwardedIp(" [::ffff:1.2.3.4]:80 ")!); // "1.2.3.4"
+ */
+export function parseForwardedIp(raw: string): IpAddress | null {
+  const s = raw.trim();
+  const port = /^(\[[^\]]*\]|[0-9.]+):(\d{1,5})$/.exec(s);
+  if (port && Number(port[2]) > 65535) return null;
+  const host = port ? port[1] : s;
+  // A port is taken off only where it cannot be part of the address: after `]` or dotted IPv4.
+  if (port && !host.startsWith("[")) {
+    const n = parseIPv4(host);
+    return n === null ? null : { v: 4, n };
+  }
+  return parseClientIp(host);
+}
+
+/** One spelling of an address: dotted IPv4, or IPv6 as eight lower-case hex groups compressed. */
+export function ipText(a: IpAddress): string {
+  if (a.v === 4) return [24, 16, 8, 0].map((b) => (a.n >>> b) & 255).join(".");
+  const groups = Array.from(
+    { length: 8 },
+    (_, i) => Number((a.n >> BigInt(112 - 16 * i)) & 0xffffn),
+  );
+  // The longest run of two or more zero groups becomes `::` (RFC 5952).
+  let best = -1, bestLen = 1;
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j > i ? j : i + 1;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (best < 0) return hex.join(":");
+  return `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLen).join(":")}`;
+}
+
 interface V4Range {
   net: number;
   mask: number;

@@ -20,6 +20,10 @@ import type { ClientJoinLimiter } from "./client_limit.ts";
 import { countRefusal } from "./refusals.ts";
 import { ChallengeFailedError } from "../challenge/errors.ts";
 import type { JoinGuardSettings } from "../guard/settings.ts";
+import { log } from "../log.ts";
+import { RoomClosedError } from "../room/closed.ts";
+import { countPassthrough } from "../room/passthrough.ts";
+import type { RoomSwitches } from "../room/switches.ts";
 
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
 export interface Requester {
@@ -58,6 +62,9 @@ export interface AccessJoinDeps {
   config: Config;
   access: { rules: RulesCache; hits: HitCounter; clientLimit: ClientJoinLimiter };
   guards: Pick<JoinGuards, "check" | "stats">;
+  /** Room switches: a closed room refuses, a passthrough room admits at once (lib/room/). */
+  rooms: Pick<RoomSwitches, "current" | "maybeStep">;
+  kv: Deno.Kv;
 }
 
 /** What a join may carry for its queue's guards (fields of the join body; `/wait`'s link). */
@@ -116,10 +123,24 @@ async function joinUnderRules(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
+  await s.engine.settings(q); // 404 unknown_queue before the room switch and any challenge
+  // The room switch (the allowlist above wins: an operator's own addresses pass a closed room).
+  void s.rooms.maybeStep(q);
+  const room = await s.rooms.current(q);
+  if (room.effective === "reject") {
+    throw new RoomClosedError(q, room.record.closedMessage, room.record.retryAfterSeconds);
+  }
+  if (room.effective === "passthrough") {
+    const out = await bypassJoin(s, q, ticket, visitorId);
+    // Counted for the metrics and the slots it holds; an admission is not refused for its count.
+    await countPassthrough(s.kv, q, s.clock.now()).catch((e) =>
+      log("warn", "passthrough not counted", { queue: q, error: String(e) })
+    );
+    return out;
+  }
   // The join guards first (a refused check must not use up the client's allowance), then the
   // per-client limit; resuming with a valid ticket for this queue needs neither.
   const resuming = ticket !== null && ticket.queue === q;
-  await s.engine.settings(q); // 404 unknown_queue before any challenge
   // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
   // addresses inside its own network.
   const client = clientKey(who.ip);
@@ -166,7 +187,8 @@ async function takeNewPlace(
 }
 
 /**
- * An allowlisted join: a signed access token and a ticket, and nothing else. No visitor record
+ * An allowlisted join (and a passthrough one, which its caller counts): a signed access token
+ * and a ticket, and nothing else. No visitor record
  * is written, so no place, slot, counter or rate budget is used, and pause, opening time, health
  * pause and the waiting-row cap do not apply. The ticket carries arrival number 0 (real arrivals
  * start at 1), so status and heartbeat answer 404 `not_in_queue` (a client then joins again and

@@ -1,7 +1,7 @@
 /**
  * Refused joins by cause, per queue and minute, for the operator's last-hour view and `/metrics`.
- * Counted through a `HitCounter` (summed in memory, group-committed), so a flood of refusals is a
- * handful of writes, never one per refused request.
+ * Counted through a `HitCounter` (summed in memory, written at most once a second), so a flood of
+ * refusals is one write a second per instance, never one per refused request.
  */
 import { keys } from "../store/keys.ts";
 import type { HitCounter } from "./hits.ts";

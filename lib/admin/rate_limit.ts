@@ -23,6 +23,13 @@ export const RATE_LIMITS = {
   recover: { max: 5, windowMs: 60 * 60_000 },
   /** Per IP. */
   invite: { max: 5, windowMs: 60 * 60_000 },
+  /** Wrong resume codes per address (IPv6 by /64); see lib/resume/resume.ts. */
+  resumeIp: { max: 10, windowMs: 10 * 60_000 },
+  /**
+   * Wrong resume codes per queue from all addresses: a botnet's guesses are bounded too (at 2^40
+   * codes, 120 a minute hit one of 10,000 live codes about once in 20 months).
+   */
+  resumeQueue: { max: 120, windowMs: 60_000 },
 } as const;
 
 /** A rate-limited call. */

@@ -2,12 +2,14 @@
  * Enqueue tokens: the operator's own site vouches for a person before they join, and names them
  * by a key (an account id, an order number, a hashed e-mail). The format is the access token's:
  * `base64url(JSON payload) + "." + base64url(HMAC-SHA256(ENQUEUE_SECRET, base64url payload))`,
- * with exactly the claims `queue`, `key` and `exp` (unix seconds). A key holds at most one place
+ * with exactly the claims `queue`, `key` and `exp` (unix seconds), and optionally `lane` (a lane
+ * token: the priority lane the site puts the person in). A key holds at most one place
  * or admission per queue; joining again with it resumes that place, from any browser.
  */
 import { AppError } from "../errors.ts";
 import { HmacSha256, sha256 } from "../hmac.ts";
 import { b64url, fromB64url, timingSafeEqual } from "../tokens.ts";
+import { LANE_NAME_RE } from "../priority/lanes.ts";
 
 /** The claims of an enqueue token. */
 export interface EnqueueClaims {
@@ -15,6 +17,11 @@ export interface EnqueueClaims {
   /** The person, as the operator's site names them (1 to 256 characters). */
   key: string;
   exp: number;
+  /**
+   * A priority lane the site puts the person in (a lane token: the same format with a `lane`
+   * claim; lib/priority/lanes.ts). Optional: a token without it is a plain enqueue token.
+   */
+  lane?: string;
 }
 
 /** Why an enqueue token was refused (`error.details.reason` of `enqueue_token_invalid`). */
@@ -83,11 +90,13 @@ export class EnqueueTokens {
     } catch {
       throw malformed();
     }
-    const { queue: q, key, exp } = p ?? {};
+    const { queue: q, key, exp, lane } = p ?? {};
+    const claims = typeof p === "object" && p !== null ? Object.keys(p).length : 0;
     if (
-      typeof p !== "object" || Array.isArray(p) || Object.keys(p).length !== 3 ||
+      typeof p !== "object" || Array.isArray(p) || claims !== (lane === undefined ? 3 : 4) ||
       typeof q !== "string" || typeof key !== "string" || key.length < 1 || key.length > 256 ||
-      !Number.isInteger(exp)
+      !Number.isInteger(exp) ||
+      (lane !== undefined && (typeof lane !== "string" || !LANE_NAME_RE.test(lane)))
     ) throw malformed();
     if ((exp as number) * 1000 <= nowMs) {
       throw new EnqueueTokenInvalidError("expired", "enqueueToken has expired");
@@ -98,7 +107,9 @@ export class EnqueueTokens {
         `enqueueToken is for queue "${q}", not "${queue}"`,
       );
     }
-    return { queue: q, key, exp: exp as number };
+    const out: EnqueueClaims = { queue: q, key, exp: exp as number };
+    if (lane !== undefined) out.lane = lane as string;
+    return out;
   }
 }
 

@@ -2,7 +2,7 @@
  * The operator's counts of refused and challenged joins over the last hour, per queue: joins
  * refused by the per-client limit, challenges issued, solved and failed, enqueue tokens refused.
  * They share the refusal counters of the join path (lib/access/refusals.ts: summed in memory,
- * group-committed per minute), under causes of their own.
+ * written at most once a second, bucketed per minute), under causes of their own.
  */
 import type { HitCounter } from "../access/hits.ts";
 import { countRefusal, refusalsLastHour } from "../access/refusals.ts";

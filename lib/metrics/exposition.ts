@@ -3,7 +3,10 @@
  * instance's cached view has it, under a second old) and this instance's own counters.
  */
 import type { Engine, QueueMetrics } from "../queue/engine.ts";
+import type { SessionMetrics } from "../session/stats.ts";
 import { VERSION } from "../version.ts";
+import type { RoomMetrics } from "../room/metrics.ts";
+import { mailCounts } from "../notify/mail_job.ts";
 import { instanceMetrics } from "./instance.ts";
 import { ExpositionWriter, type Labels, type TextFormat } from "./registry.ts";
 
@@ -42,19 +45,29 @@ export function negotiateFormat(
 /** One queue's gauges and counters (all but the instance's own). */
 interface QueueSeries {
   m: QueueMetrics;
+  /** The session figures (lib/session/stats.ts), when the caller reads them. */
+  sessions?: SessionMetrics;
   tickLag: number;
   age: number;
+  /** Turn e-mails taken for sending and failed (lib/notify/mail_job.ts). */
+  mail: { sent: number; failed: number };
 }
 
-async function queueSeries(engine: Engine, q: string): Promise<QueueSeries> {
-  const m = await engine.metrics(q);
+async function queueSeries(
+  engine: Engine,
+  q: string,
+  sessions?: (q: string) => Promise<SessionMetrics>,
+): Promise<QueueSeries> {
+  const [m, sm] = await Promise.all([engine.metrics(q), sessions?.(q)]);
   // The view `metrics` just used (cached): its age is how old these values are.
   const v = await engine.ctx.view(q);
   const now = engine.ctx.now();
   return {
     m,
+    sessions: sm,
     tickLag: Math.max(0, now / 1000 - v.counts.tickAt),
     age: Math.max(0, (now - v.loadedAt) / 1000),
+    mail: await mailCounts(engine.ctx.kv, q),
   };
 }
 
@@ -150,6 +163,49 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "Silent waiting visitors that came back within their grace and kept their place.",
     all.map((s) => [{ queue: s.m.queue }, s.m.returned]),
   );
+  w.counter(
+    "tollgate_queue_turn_emails_total",
+    "Turn e-mails by event: sent (taken for sending) and failed (delivered = sent - failed).",
+    all.flatMap((s): [Labels, number][] => [
+      [{ queue: s.m.queue, event: "sent" }, s.mail.sent],
+      [{ queue: s.m.queue, event: "failed" }, s.mail.failed],
+    ]),
+  );
+  writeSessions(w, all.filter((s) => s.sessions));
+}
+
+/** Writes the session families of the queues whose figures were read. */
+function writeSessions(w: ExpositionWriter, all: QueueSeries[]): void {
+  w.counter(
+    "tollgate_queue_sessions_renewed_total",
+    "Sliding sessions renewed (one store write each, at most one per visitor per interval).",
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.sessionsRenewed]),
+  );
+  w.counter(
+    "tollgate_queue_sessions_ended_total",
+    "Sessions ended, by how: released by the site, idle, at the hard cap, at the token's expiry.",
+    all.flatMap((s) => {
+      const m = s.sessions!, q = s.m.queue;
+      return [
+        [{ queue: q, reason: "released" }, m.sessionsReleased],
+        [{ queue: q, reason: "idle" }, m.sessionsEndedIdle],
+        [{ queue: q, reason: "cap" }, m.sessionsEndedCap],
+        [{ queue: q, reason: "expired" }, m.sessionsExpired],
+      ] as [Labels, number][];
+    }),
+  );
+  w.gauge(
+    "tollgate_queue_average_session_seconds",
+    "Mean length (admission to end) of the sessions ended so far.",
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.averageSessionSeconds]),
+  );
+  w.stateGauge(
+    "tollgate_queue_session_mode",
+    "1 for the queue's session mode (fixed or sliding), 0 for the other.",
+    "mode",
+    ["fixed", "sliding"],
+    all.map((s) => [{ queue: s.m.queue }, s.sessions!.sessionMode]),
+  );
 }
 
 /** Writes this instance's own families; refusals only for the queues listed. */
@@ -164,6 +220,20 @@ function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
   w.counterOf(m.commitFailures);
   w.histogramOf(m.tickSeconds);
   w.counterOf(m.ticks);
+  w.counterOf(m.connectionsClosed);
+  w.counterOf(m.acceptErrors);
+  w.gauge("tollgate_http_connections_open", "Connections open on this instance.", [[
+    {},
+    m.connections.open,
+  ]]);
+  w.gauge(
+    "tollgate_http_connections_limit",
+    "This instance's connection cap (0: served without one).",
+    [[{}, m.connections.limit]],
+  );
+  w.counterOf(m.roomAdmissions, (l) => listed.has(l.queue));
+  w.counterOf(m.storeFailOpen);
+  w.counterOf(m.storeFailClosed);
   w.counter(
     "tollgate_metrics_series_dropped_total",
     "Observations dropped because a metric family was full (bounded label sets).",
@@ -179,10 +249,12 @@ export async function buildExposition(
   engine: Engine,
   format: TextFormat,
   only?: string,
+  extra: ExpositionExtras = {},
 ): Promise<string> {
   const names = only ? [only] : await engine.queueNames();
   const listed = names.slice(0, MAX_EXPOSED_QUEUES);
-  const all = await Promise.all(listed.map((q) => queueSeries(engine, q)));
+  const all = await Promise.all(listed.map((q) => queueSeries(engine, q, extra.sessions)));
+  const rooms = extra.room ? await Promise.all(listed.map((q) => extra.room!(q))) : null;
   const w = new ExpositionWriter(format);
   w.gauge("tollgate_build_info", "Always 1; the version label names the running release.", [[
     { version: VERSION },
@@ -210,6 +282,41 @@ export async function buildExposition(
     );
   }
   writeQueues(w, all);
+  if (rooms) writeRooms(w, listed, rooms);
+  if (extra.storeDown) {
+    w.gauge(
+      "tollgate_store_unreachable",
+      "1 while this instance finds the store unreachable (see STORE_FAILURE), else 0.",
+      [[{}, extra.storeDown() ? 1 : 0]],
+    );
+  }
   writeInstance(w, new Set(listed));
   return w.text();
+}
+
+/** What the exposition shows beside the engine's figures (the route wires them in). */
+export interface ExpositionExtras {
+  /** A queue's session figures (lib/session). */
+  sessions?: (q: string) => Promise<SessionMetrics>;
+  /** A queue's room switch. */
+  room?: (q: string) => Promise<RoomMetrics>;
+  /** Whether this instance finds the store unreachable now. */
+  storeDown?: () => boolean;
+}
+
+/** The room switch of each listed queue. */
+function writeRooms(w: ExpositionWriter, listed: string[], rooms: RoomMetrics[]): void {
+  w.stateGauge(
+    "tollgate_room_mode",
+    "1 for what visitors of the queue meet now (normal, queue_all, passthrough, reject; auto " +
+      "shows as passthrough or normal), 0 for the others.",
+    "mode",
+    ["normal", "queue_all", "passthrough", "reject"],
+    listed.map((q, i) => [{ queue: q }, rooms[i].effectiveMode]),
+  );
+  w.gauge(
+    "tollgate_room_passthrough_slots",
+    "Slots held by visitors a passthrough room let in, until their tokens expire.",
+    listed.map((q, i) => [{ queue: q }, rooms[i].passthroughSlots]),
+  );
 }

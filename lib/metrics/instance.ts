@@ -73,10 +73,43 @@ export class InstanceMetrics {
     [],
     LATENCY_BOUNDS,
   );
+  readonly connectionsClosed = new Counter(
+    "tollgate_http_connections_closed_total",
+    "Connections this instance closed itself, by reason: cap (shed for a new one at the " +
+      "connection cap), refused (at the cap with every connection busy), descriptors (shed when " +
+      "accept ran out of file descriptors), header_timeout, idle_timeout.",
+    ["reason"],
+  );
+  readonly acceptErrors = new Counter(
+    "tollgate_http_accept_errors_total",
+    "Failed accepts of new connections, by reason (descriptors: too many open files).",
+    ["reason"],
+  );
+  /** Open connections and the cap (gauges; 0 where the runtime serves without bounds). */
+  readonly connections = { open: 0, limit: 0 };
   readonly ticks = new Counter(
     "tollgate_ticks_total",
     "Admission ticks this instance started, by result (ran, or skipped: another ran that second).",
     ["result"],
+  );
+
+  readonly roomAdmissions = new Counter(
+    "tollgate_room_admissions_total",
+    "Visitors this instance let in or turned away by a room switch, by queue and effective mode " +
+      "(passthrough: admitted without waiting; reject: shown the closed page).",
+    ["queue", "mode"],
+  );
+  readonly storeFailOpen = new Counter(
+    "tollgate_store_fail_open_total",
+    "Requests let through without an access token while the store could not be reached " +
+      "(STORE_FAILURE=open), by path (proxy, verify).",
+    ["path"],
+  );
+  readonly storeFailClosed = new Counter(
+    "tollgate_store_fail_closed_total",
+    "Requests refused with 503 because the store could not be reached (STORE_FAILURE=closed, or " +
+      "open past its bound), by path (proxy, verify).",
+    ["path"],
   );
 
   /** Series dropped because a family was full (should stay 0). */
@@ -91,6 +124,11 @@ export class InstanceMetrics {
       this.commitFailures,
       this.tickSeconds,
       this.ticks,
+      this.connectionsClosed,
+      this.acceptErrors,
+      this.roomAdmissions,
+      this.storeFailOpen,
+      this.storeFailClosed,
     ].reduce((n, f) => n + f.series.dropped, 0);
   }
 }

@@ -2,6 +2,9 @@
  * Forwarding one request to the origin as a reverse proxy does: bodies stream both ways (never
  * buffered), method, path, query and status pass unchanged, hop-by-hop headers stop here,
  * `X-Forwarded-*`, `Forwarded` and `Via` are added, and redirects are returned, not followed.
+ * Every header Tollgate sets itself is dropped from what the client sent before ours are added:
+ * the origin may trust `X-Tollgate-Visitor` and `X-Tollgate-Queue` (the admitted visitor, as the
+ * proxy checks name it) because no client can send them through.
  */
 import type { VisitorRequest } from "./request.ts";
 
@@ -37,6 +40,9 @@ const REBUILT = new Set([
   "forwarded",
   "via",
 ]);
+
+/** Tollgate's own header names (`X-Tollgate-Visitor`, `X-Tollgate-Queue`, any to come). */
+const OWN_HEADER = /^x-tollgate-/;
 
 const VIA_LOOP = new RegExp(`(^|[\\s,])${VIA_NAME}(\\s|,|$)`, "i");
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -101,8 +107,12 @@ export function upstreamHeaders(
   const named = connectionNamed(inH);
   const out: [string, string][] = [];
   for (const [k, v] of inH) {
-    if (REBUILT.has(k) || skipped(k, named)) continue;
+    if (REBUILT.has(k) || OWN_HEADER.test(k) || skipped(k, named)) continue;
     out.push([k, v]);
+  }
+  // The admitted visitor, as `/verify` names it to a proxy (none for an allowlisted address).
+  if (vr.claims) {
+    out.push(["x-tollgate-visitor", vr.claims.sub], ["x-tollgate-queue", vr.claims.queue]);
   }
   if (vr.cookie) out.push(["cookie", vr.cookie]);
   const auth = inH.get("authorization");

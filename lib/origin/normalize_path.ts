@@ -32,11 +32,36 @@ export function normalizePath(path: string): string {
   return `/${out.join("/")}`;
 }
 
+/** Most rounds of decoding a path may need before it stops changing (past it: ambiguous). */
+const MAX_DECODE_ROUNDS = 4;
+
 /**
- * The normalised path as an origin that also decodes `%2F` and `%5C` and reads `\` as `/` would
- * route it: used only to decide whether a path is ours, never forwarded.
+ * The path as the most lenient origin would route it, used only to decide whether a path is
+ * ours, never forwarded: every escape decoded until the text stops changing (`%2561` is `a` to
+ * an origin that decodes twice), `\` and `%2F`/`%5C` read as `/`, `;parameters` and trailing
+ * dots and spaces dropped from each segment (servlet containers and Windows do), dot segments
+ * removed and ASCII letters lower-cased (a case-insensitive router). Null when the path still
+ * changes after a few rounds of decoding: ambiguous, so the caller treats it as ours.
+ *
+ * @example
+ * routingPath("/%2541PI;x=1/admin."); // "/api/admin"
  */
-export function routingPath(path: string): string {
-  const p = normalizePath(path);
-  return /%2F|%5C|\\/i.test(p) ? normalizePath(p.replace(/%2F|%5C|\\/gi, "/")) : p;
+export function routingPath(path: string): string | null {
+  let p = path;
+  for (let round = 0;; round++) {
+    const next = p.replace(
+      /%([0-9A-Fa-f]{2})/g,
+      (_, h: string) => String.fromCharCode(parseInt(h, 16)),
+    )
+      .replace(/\\/g, "/");
+    if (next === p) break;
+    if (round >= MAX_DECODE_ROUNDS) return null;
+    p = next;
+  }
+  const segments = p.split("/").map((seg) => {
+    const param = seg.indexOf(";");
+    const bare = param < 0 ? seg : seg.slice(0, param);
+    return bare === "." || bare === ".." ? bare : bare.replace(/[. ]+$/, "");
+  });
+  return normalizePath(segments.join("/")).replace(/[A-Z]+/g, (c) => c.toLowerCase());
 }

@@ -17,6 +17,8 @@ export const OWN_PATH_SEGMENTS = [
   "heartbeat",
   "enter",
   "verify",
+  // The site ends a visitor's session (lib/session/release.ts).
+  "release",
   "wait",
   "demo",
   "cost",
@@ -32,21 +34,30 @@ export const OWN_PATH_SEGMENTS = [
   "draw",
   // The built page assets (routes/pages/assets.ts serves `/static/*`).
   "static",
+  // Moving a place to another device, and the e-mail at the turn (routes/resume.ts).
+  "resume",
+  "turn-email",
 ] as const;
 
 const OWN_PATH = new RegExp(
   `^/(?:${OWN_PATH_SEGMENTS.map((s) => s.replace(/\./g, "\\.")).join("|")})(?:/|$)`,
+  "i",
 );
 
 /**
  * True when `pathname` (the URL path, without the query) belongs to Tollgate, in any spelling
- * an origin might route the same way (escaped letters, dot segments, repeated slashes).
+ * an origin might route the same way (escaped or double-escaped letters, another letter case,
+ * dot segments, repeated slashes, `;parameters`); a spelling still changing after several
+ * rounds of decoding is ambiguous and counted as ours (Tollgate answers it, never the origin).
  *
  * @example
  * isOwnPath("/wait"); // true
  * isOwnPath("/api/admin/origin"); // true
+ * isOwnPath("/%2541PI/admin/state"); // true: an origin that decodes twice routes it to /api
  * isOwnPath("/waiting-list"); // false: the origin's
  */
 export function isOwnPath(pathname: string): boolean {
-  return OWN_PATH.test(pathname) || OWN_PATH.test(routingPath(pathname));
+  if (OWN_PATH.test(pathname)) return true;
+  const routed = routingPath(pathname);
+  return routed === null || OWN_PATH.test(routed);
 }

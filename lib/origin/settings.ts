@@ -120,6 +120,11 @@ export class OriginSettings {
     return this.#cached && this.clock.now() - this.#at < ORIGIN_CACHE_MS ? this.#cached : null;
   }
 
+  /** The last origin known however old (what an unreachable store leaves us), or null. */
+  lastKnown(): EffectiveOrigin | null {
+    return this.#cached;
+  }
+
   /** The origin in effect: from the cache, or one KV read shared by concurrent callers. */
   effective(): Promise<EffectiveOrigin> {
     const hit = this.fresh();

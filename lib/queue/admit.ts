@@ -5,6 +5,7 @@ import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } 
 import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
+import { noteSessionEnd } from "../session/stats.ts";
 import {
   AHEAD,
   type Read,
@@ -106,11 +107,14 @@ async function admitInto(
   known?: Promise<Read[]>,
   passed = new Set<string>(),
   settings?: QueueSettings,
+  limit = Infinity,
+  admitted = new Set<string>(),
 ): Promise<number> {
   const now = ctx.now();
   const branding = await ctx.branding(q);
   let n = 0;
   for (const e of await readKnown(ctx, q, ids.filter((id) => !handled.has(id)), known)) {
+    if (n >= limit) break;
     // Not placed by its draw yet (admissions wait for the draw; kept for safety).
     if (e.value.state !== "waiting" || e.unplaced) continue;
     if (e.value.deadline < now) {
@@ -130,7 +134,9 @@ async function admitInto(
     let hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
     if (!branding.clickToEnter) hold = Math.max(hold, e.value.deadline);
     admitWaiting(op, q, e.value, counts, now, hold);
-    if (!fromHead) logGone(op, q, e.value, now);
+    admitted.add(e.value.id);
+    // Not from the head when a silent waiter ahead of it keeps its place: logged for positions.
+    if (!fromHead || passed.size > 0) logGone(op, q, e.value, now);
     n++;
   }
   countTraffic(op, q, now, "out", n);
@@ -173,6 +179,8 @@ async function expireInto(
     } else {
       if ((v.until ?? 0) > now) continue;
       releaseSlot(op, q, v, counts);
+      // A sliding session's end by idleness or its cap is counted as such (lib/session).
+      noteSessionEnd(op, q, v);
     }
     op.check(e);
     handled.add(v.id);
@@ -227,14 +235,18 @@ export async function tickRound(
     const ahead = await reads.line;
     // Silent waiters met on the way are passed over: the next choice goes past them (a few
     // times at most: each is a read of the line).
+    // The ones admitted are in this round's op, not yet out of the line: the next choice skips
+    // them. Each choice takes a few more than needed, so a few silent ones cost no extra read.
+    const admitted = new Set<string>();
     for (let i = 0, before = -1; i < 4 && n < want && passed.size !== before; i++) {
       before = passed.size;
-      const skip = new Set([...handled, ...passed]);
+      const skip = new Set([...handled, ...passed, ...admitted]);
+      const extra = passed.size > 0 || i > 0 ? 40 : 0;
       const chosen = await chooseWaiters(
         ctx,
         q,
         settings,
-        want - n,
+        want - n + extra,
         counts,
         skip,
         ahead,
@@ -250,6 +262,8 @@ export async function tickRound(
         reads.head,
         passed,
         settings,
+        want - n,
+        admitted,
       );
     }
     counts.tokens -= n;

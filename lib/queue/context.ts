@@ -95,6 +95,11 @@ export class QueueContext {
   readonly signer: Signer;
   /** Check-in occupancy per second (the 750/s budget). */
   readonly checkins: CheckinLedger;
+  /**
+   * Whether a queue's room holds everyone in line now (the `queue_all` switch, lib/room/): then
+   * no join goes in at once. Wired by app.ts; absent, never.
+   */
+  queueAll?: (q: string) => Promise<boolean>;
   /** This instance's id in arrival keys and tick claims (random, per process). */
   readonly instance: string;
   #arrivals = 0;

@@ -192,7 +192,7 @@ async function place(
   // other instances' joins over it.
   const max = v.settings.maxWaitingVisitors;
   if ((ctx.freshView(q) ?? v).counts.waiting >= max) throw new QueueFullError(q, max);
-  if (mayGoInAtOnce(ctx, v, now)) {
+  if (mayGoInAtOnce(ctx, v, now) && !(await ctx.queueAll?.(q))) {
     const admitted = await admitAtOnce(ctx, q, id, supplied, records);
     if (admitted) return admitted;
   }

@@ -113,12 +113,16 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
       keys.drawListPrefix(q),
       keys.drawPlacesPrefix(q),
       keys.drawPlacedPrefix(q),
+      // Its sessions' marks and counters: a queue made again under this name starts afresh.
+      keys.sessionMarkPrefix(q),
+      keys.sessionStatPrefix(q),
     ]
   ) await deleteListed(kv, { prefix });
   await kv.atomic().delete(keys.counts(q)).delete(keys.queueBranding(q))
     .delete(keys.depthArmed(q)).delete(keys.draw(q)).delete(keys.drawSeed(q))
     .delete(keys.drawGuard(q)).delete(keys.drawPublished(q)).delete(keys.joinGuards(q))
     .delete(keys.tickClaim(q)).delete(keys.entersPending(q)).delete(keys.arrivalsPending(q))
+    .delete(keys.sessionSettings(q))
     .commit();
   const t = await kv.get<QueueTombstone>(keys.queueTombstone(q));
   if (t.value?.cleaning) {

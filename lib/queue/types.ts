@@ -78,6 +78,8 @@ export interface Visitor {
   enteredAt?: number;
   /** When the slot is freed (admitted: hold end; entered: token expiry). */
   until?: number;
+  /** Click-to-enter: how often the visitor extended its hold (see lib/queue/hold_extend.ts). */
+  holdExtensions?: number;
   /** Pre-queue participant: its arrival number, kept when `seq` became its drawn place. */
   arrival?: number;
   /**
@@ -91,6 +93,10 @@ export interface Visitor {
    * takes its place at its next write.
    */
   round?: number;
+  /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
+  seenAt?: number;
+  /** Sliding session with a hard cap: when it ends whatever the visitor does. */
+  capAt?: number;
 }
 
 /** Service-wide branding (one record). */
@@ -117,6 +123,9 @@ export const DEFAULT_BRANDING: Branding = {
   admitHoldSeconds: 60,
   redirectUrl: "",
 };
+
+/** How often one click-to-enter hold may be extended ("I need more time"; hold_extend.ts). */
+export const MAX_HOLD_EXTENSIONS = 10;
 
 export const EMPTY_COUNTS: Counts = {
   nextSeq: 1,

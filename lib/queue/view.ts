@@ -60,9 +60,11 @@ export function waitingView(
     if (branding.showWaitingCount) out.waiting = waiting;
     return out;
   }
+  // A paused line moves at no pace: no estimate (the pause itself stays unsaid to visitors).
+  const moving = !s.paused && !s.healthPaused;
   if (s.mode === "queue") {
     const position = Math.min(ctx.position(v, seq), waiting);
-    out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, rate);
+    if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, rate);
     out.position = position;
     if (branding.showWaitingCount) {
       out.ahead = position - 1;
@@ -70,7 +72,7 @@ export function waitingView(
       out.waiting = waiting;
     }
   } else {
-    out.estimatedWaitSeconds = estimateWaitSeconds(now, null, waiting, rate);
+    if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, waiting, rate);
     if (branding.showWaitingCount) {
       out.waiting = waiting;
       out.lotteryOdds = Math.round(lotteryOdds(ctx, v) * 1e4) / 1e4;

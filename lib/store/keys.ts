@@ -159,4 +159,51 @@ export const keys = {
   updatesCache: () => ["cache", "updates"] as const,
   /** Waiters that checked in again within their grace after going silent (KV `sum`). */
   returned: (q: string) => ["returned", q] as const,
+  /** Per-queue visitor session settings: fixed or sliding, idle time, hard cap (lib/session). */
+  sessionSettings: (q: string) => ["settings", "sessions", q] as const,
+  /** A sliding session seen by a renewal: its newest token's `iat` (kept until that token's exp). */
+  sessionMark: (q: string, sub: string) => ["sessionMark", q, sub] as const,
+  sessionMarkPrefix: (q: string) => ["sessionMark", q] as const,
+  /** A session the site ended (release), by when: every instance lists these once a second. */
+  sessionEnded: (atMs: number, q: string, sub: string) => ["sessionEnded", atMs, q, sub] as const,
+  sessionEndedPrefix: () => ["sessionEnded"] as const,
+  /** Session counters of a queue (renewed, released, idle, cap, lengths), written with `sum`. */
+  sessionStat: (q: string, name: string) => ["sessionStats", q, name] as const,
+  sessionStatPrefix: (q: string) => ["sessionStats", q] as const,
+
+  // --- Traffic policy (issue 35; see lib/room/ and lib/paths/) ---
+  /** A queue's room switch: normal, queue_all, passthrough, reject or auto, and their settings. */
+  roomSwitch: (q: string) => ["settings", "roomSwitch", q] as const,
+  /** The automatic switch's (Safety Net's) state, shared by every instance. */
+  roomAuto: (q: string) => ["roomAuto", q] as const,
+  /** Passthrough admissions per queue and 15 s bucket (KV `sum`): the slots they hold. */
+  roomPassed: (q: string, bucket: number) => ["roomPassed", q, bucket] as const,
+  roomPassedPrefix: (q: string) => ["roomPassed", q] as const,
+  /** A queue's ordered path rules (bypass, queue, route to another queue). */
+  pathRules: (q: string) => ["settings", "pathRules", q] as const,
+  /** A queue's priority lanes (names, shares, strict priority). */
+  priorityLanes: (q: string) => ["settings", "priorityLanes", q] as const,
+  /** A priority code's record, by the keyed hash of the code (the code itself is never stored). */
+  priorityCode: (q: string, hash: string) => ["priorityCode", q, hash] as const,
+  priorityCodePrefix: (q: string) => ["priorityCode", q] as const,
+  /** A priority code's id, naming the hash its record is stored under (list and revoke by id). */
+  priorityCodeId: (q: string, id: string) => ["priorityCodeId", q, id] as const,
+
+  // --- Moving a place to another device, and the e-mail at the turn (lib/resume/, lib/notify/) ---
+  /** Which browser holds visitor `id`'s place: its holder generation (absent: the first browser). */
+  resumeHolder: (q: string, id: string) => ["resumeHolder", q, id] as const,
+  /** A resume code by its HMAC (the code itself is never stored). */
+  resumeCode: (hash: string) => ["resumeCode", hash] as const,
+  /** A visitor's request for an e-mail at its turn, in arrival order (the job walks it). */
+  mailSub: (q: string, seq: number, id: string) => ["mailSub", q, seq, id] as const,
+  mailSubPrefix: (q: string) => ["mailSub", q] as const,
+  /** A pre-queue participant's e-mail request, until the opening draw gives it a place. */
+  mailSubPre: (q: string, id: string) => ["mailSubPre", q, id] as const,
+  mailSubPrePrefix: (q: string) => ["mailSubPre", q] as const,
+  /** Which e-mail request visitor `id` has (its `mailSub` key's seq), so it is replaced, not doubled. */
+  mailSubOf: (q: string, id: string) => ["mailSubOf", q, id] as const,
+  /** SMTP settings of the turn e-mail saved in the admin app (password sealed); env otherwise. */
+  mailSettings: () => ["settings", "mail"] as const,
+  /** E-mails sent and failed per queue (KV `sum`). */
+  mailCount: (q: string, outcome: "sent" | "failed") => ["stats", "mail", q, outcome] as const,
 };

@@ -213,7 +213,14 @@ async function guardLogin(
   // would let anyone lock the admin out, and new addresses per try would walk past it.
   const failures = await attemptsOf(s.kv, s.clock, "loginAccount", account);
   const stepUp = failures >= RATE_LIMITS.loginAccount.max;
-  await requireChallenge(s, challengeResponse, ip, { stepUp });
+  try {
+    await requireChallenge(s, challengeResponse, ip, { stepUp });
+  } catch (e) {
+    // Asked for a check it did not bring: no password was tried, and the app retries at once
+    // with the check solved. Counting this one too spent the address's budget twice per try.
+    if (stepUp && !challengeResponse?.trim()) await refundRateLimit(s.kv, s.clock, "loginIp", addr);
+    throw e;
+  }
 }
 
 /** Checks the password; a wrong one counts against the account (whose limit steps up). */

@@ -153,6 +153,8 @@ export function queueRoutes(s: Services) {
     const { name } = c.req.valid("param");
     const force = c.req.valid("query").force === "1";
     const out = await s.engine.deleteQueue(name, force);
+    // Its room switch and path rules go with it (a queue made again under the name starts plain).
+    await s.rooms.forget(name);
     await audit(s, c, "queue.delete", { queue: name, force, removedWaiting: out.removedWaiting });
     return c.json({ ...out, inConfig: s.config.QUEUES.includes(name) }, 200);
   });

@@ -94,7 +94,7 @@ const modeRoute = write(
 const scheduleRoute = write(
   "put",
   "/api/admin/schedule",
-  "Set the opening time (unix ms UTC) or null for open now",
+  "Set the opening time (unix ms UTC, in the future: a past one is a 400) or null for open now",
   z.object({
     queue: OptQueue,
     opensAt: z.number().int().min(0).max(8_640_000_000_000_000).nullable(),
@@ -200,6 +200,12 @@ export function settingsRoutes(s: Services) {
   });
   app.openapi(scheduleRoute, (c) => {
     const { queue, opensAt } = c.req.valid("json");
+    // A time already past would read as upcoming and open nothing: "open now" is null.
+    if (opensAt !== null && opensAt <= s.clock.now()) {
+      throw new BadRequestError("opensAt: must be in the future (null opens the queue now)", {
+        fields: [{ path: "opensAt", message: "must be in the future", rule: { code: "custom" } }],
+      });
+    }
     return change(c, queue, "queue.schedule", { opensAt }, (q) => s.engine.setOpensAt(q, opensAt));
   });
   app.openapi(pauseRoute, (c) => {

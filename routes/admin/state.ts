@@ -1,3 +1,4 @@
+import { withSessionMetrics } from "../../lib/session/stats.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { resetService } from "../../lib/admin/reset.ts";
@@ -80,7 +81,7 @@ const resetRoute = createRoute({
   method: "post",
   path: "/api/admin/reset",
   summary:
-    "Factory reset (Bearer TOKEN_SECRET only): clears admins, edge, challenge, origin, webhooks",
+    "Factory reset (Bearer TOKEN_SECRET only): clears admins, edge, challenge, origin, webhooks, mail",
   security: [{ operatorBearer: [] }],
   responses: {
     200: jsonOk(z.object({ reset: z.literal(true), cleared: z.array(z.string()) }), "done"),
@@ -104,7 +105,7 @@ export function stateRoutes(s: Services) {
     const now = s.clock.now();
     const [branding, queues, users, invites, webhooks, challenge] = await Promise.all([
       readBranding(s.kv),
-      s.engine.allMetrics(),
+      s.engine.allMetrics().then((all) => Promise.all(all.map((m) => withSessionMetrics(s.kv, m)))),
       listUsers(s.kv),
       listInvites(s.kv, now),
       readWebhookSettings(s.kv, s.config.TOKEN_SECRET),
@@ -123,7 +124,7 @@ export function stateRoutes(s: Services) {
   app.openapi(metricsRoute, async (c) => {
     const now = s.clock.now();
     const [queues, access] = await Promise.all([
-      s.engine.allMetrics(),
+      s.engine.allMetrics().then((all) => Promise.all(all.map((m) => withSessionMetrics(s.kv, m)))),
       accessMetrics(s.kv, s.access, now),
     ]);
     return c.json({ at: now, queues, ...access }, 200);

@@ -17,6 +17,7 @@ export function demoRoutes(s: Services, assets: () => Promise<Assets>) {
     requireAdmission({
       secret: s.signer,
       now: () => s.clock.now(),
+      sessions: s.sessions,
       redirectTo: `${base}/wait?return=${base}/demo`,
     }),
     async (c) => {

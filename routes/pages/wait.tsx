@@ -26,6 +26,7 @@ import { CHECK_CODES, checkPage } from "./wait_check.tsx";
 import { type Notices, refusalPage, waitNotices } from "./wait_notice.tsx";
 import { previewPage } from "./wait_preview.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
+import { resumePage, resumePageRoutes } from "./wait_resume.tsx";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
@@ -80,6 +81,10 @@ async function joinFromPage(
     if (e instanceof AppError && CHECK_CODES.has(e.code)) {
       return checkPage(c, s, await assets(), r.queue, e.details, r.enqueueToken, r.embed);
     }
+    // This browser's place was moved to another device: a code from there takes it back.
+    if (e instanceof AppError && e.code === "place_moved") {
+      return resumePage(c, s, await assets(), r.queue, "moved");
+    }
     return withUnconfirmedTicket(await refusalPage(c, n, e), e, c.req.raw);
   }
 }
@@ -111,6 +116,8 @@ function waitingPage(
     embed,
     title: b.title,
     base,
+    mail: s.mail.enabled,
+    qrSrc: a["qr.js"],
   };
   const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
     ? {
@@ -167,7 +174,13 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
       return previewPage(c, s, assets, notice, r.queue, r.embed);
     }
+    // A resume link (code, QR code, turn e-mail): asks before moving, never joins (wait_resume.tsx).
+    const resume = c.req.query("resume");
+    if (resume !== undefined) {
+      return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
+    }
     const out = await joinFromPage(c, s, assets, n, r);
+    await s.mail.refresh(); // whether the page offers the turn e-mail (read once a second)
     if (out instanceof Response) return out;
     answerVisitor(c, s, r.queue, out);
     const branding = await s.engine.ctx.branding(r.queue);
@@ -177,6 +190,8 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (accessToken && !r.embed) return c.redirect(destination, 303);
     return waitingPage(c, s, await assets(), r, view, branding, destination);
   });
+
+  app.route("/", resumePageRoutes(s, assets));
 
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));

@@ -7,8 +7,11 @@ import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
-import { AppError, RateLimitedError } from "../../lib/errors.ts";
+import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts";
+import { safeReturnPath } from "../../lib/destination.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { QUEUE_NAME_RE } from "../../lib/names.ts";
+import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
@@ -40,8 +43,12 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
 
   const notice: NoticeFn = async (c, status, heading, text, retrySeconds, showMessage = false) => {
     const a = await assets();
-    // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
+    // The queue's own look ("Room full", "Not open yet" keep it); the page that says the store
+    // is down must not need the store: default branding then.
+    const q = c.req.query("queue") ?? "";
+    const b = pageBranding(
+      await s.engine.ctx.branding(QUEUE_NAME_RE.test(q) ? q : "").catch(() => DEFAULT_BRANDING),
+    );
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
@@ -69,7 +76,18 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     );
   };
 
-  const failure = (c: Context, e: unknown) => {
+  const failure = async (c: Context, e: unknown) => {
+    // STORE_FAILURE=open: a visitor the proxy sent here just before the store went down goes
+    // back to the page it asked for, which the proxy now lets through (for the open bound).
+    const back = safeReturnPath(c.req.query("return"));
+    if (
+      back && s.storeFailure.policy === "open" &&
+      (!(e instanceof AppError) || e instanceof StoreBusyError) &&
+      await s.storeFailure.verdict("wait") === "open"
+    ) {
+      c.header("Cache-Control", "no-store");
+      return c.redirect(back, 303);
+    }
     if (e instanceof AppError && e.status < 500 && e.status !== 429) {
       const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
       return notice(c, e.status, heading, e.message);
@@ -129,6 +147,11 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
       `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
       wait,
     );
+  }
+  if (e instanceof RoomClosedError) {
+    // The operator's own text on the room's branding; the page checks again by itself.
+    const text = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
+    return notice(c, 503, "Closed right now", text, e.retryAfterSeconds);
   }
   if (e instanceof AppError && e.code === "queue_full") {
     return notice(

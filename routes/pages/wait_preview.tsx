@@ -55,7 +55,9 @@ export async function previewPage(
     title: b.title,
     base,
   };
-  const css = themeCss(b);
+  // Embedded pages are see-through (the host page shows behind them); the preview shows the
+  // background colour the page itself shows.
+  const css = themeCss(b) + "body.embed{background:var(--tg-bg)}";
   return htmlPage(
     c,
     <Document

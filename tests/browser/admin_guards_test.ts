@@ -28,7 +28,7 @@ Deno.test({
         has: page.getByRole("heading", { name: "Bot check on join", exact: true }),
       });
       await card.getByRole("radio", { name: "Always" }).check();
-      const size = card.getByLabel("Puzzle size (expected tries per visitor)");
+      const size = card.getByLabel("Puzzle size (tries a visitor needs on average)");
       await size.fill("20000");
       await card.getByRole("button", { name: "Save bot check" }).click();
       await card.locator("p.status").filter({ hasText: "the check is on now" }).waitFor();

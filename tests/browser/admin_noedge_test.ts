@@ -77,6 +77,17 @@ Deno.test({
         assertEquals((await s.kv.get(keys.edge())).value, null);
       });
 
+      await t.step(
+        "Access: the country block names the proxy's header, not Cloudflare",
+        async () => {
+          await page.goto(`${s.base}/admin#access`);
+          const source = page.getByTestId("geo-source");
+          await source.filter({ hasText: "GEO_COUNTRY_HEADER" }).waitFor(T);
+          const text = (await source.textContent())!;
+          assert(!text.includes("Cloudflare adds"), text);
+        },
+      );
+
       await t.step("sign-in runs the built-in check", async () => {
         const fresh = await browser!.newContext();
         const p2 = await fresh.newPage();

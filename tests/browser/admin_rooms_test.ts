@@ -53,7 +53,8 @@ Deno.test({
         // The browser checks the name first: nothing is sent for a bad one.
         await c.getByLabel("Name").fill("Bad Name");
         await c.getByRole("button", { name: "Create queue" }).click();
-        await c.locator(".status.error").filter({ hasText: "lower-case letters" }).waitFor(T);
+        await c.locator(".field-error").filter({ hasText: "Use lowercase letters" }).waitFor(T);
+        await c.locator(".status.error").getByRole("link", { name: "Name" }).waitFor(T);
         assertEquals((await queues()).length, 1);
 
         await c.getByLabel("Name").fill("presale");
@@ -80,16 +81,22 @@ Deno.test({
         await page.screenshot({ path: screenshotPath("admin-queues.png"), fullPage: true });
       });
 
-      await t.step("delete asks, then asks again with the count, then removes it", async () => {
+      await t.step("delete asks once, saying who waits, then removes it", async () => {
+        // Picked in the header first: after the delete, no load may still ask for its figures.
+        await page.locator("#queue-pick").selectOption("presale");
         const c = card(page, "Queues");
         await c.getByRole("button", { name: "Delete presale" }).click();
-        await answer(page, "Delete the queue presale?", "Cancel");
+        await answer(page, "Delete the queue presale? 2 visitors wait in it", "Cancel");
         await page.getByRole("dialog").waitFor({ state: "hidden", ...T });
         assert((await queues()).some((x) => x.queue === "presale"), "cancel keeps it");
         await c.getByRole("button", { name: "Delete presale" }).click();
-        await answer(page, "Delete the queue presale?", "Delete queue");
-        await answer(page, "2 visitor(s) wait in presale", "Delete with its visitors");
+        await answer(
+          page,
+          "Delete the queue presale? 2 visitors wait in it",
+          "Delete with its visitors",
+        );
         await c.getByText("Queue presale deleted with 2 waiting visitor(s)").waitFor(T);
+        assert(!await page.getByRole("dialog").isVisible(), "one dialog, not two");
         await c.getByText("Its name can be used again from").waitFor(T);
         assertEquals((await queues()).map((x) => x.queue), ["default"]);
         await page.locator("#queue-pick option", { hasText: "presale" }).waitFor({
@@ -97,6 +104,19 @@ Deno.test({
           ...T,
         });
         assert(await c.getByRole("button", { name: "Delete default" }).isDisabled(), "last one");
+        const missing: string[] = [];
+        const on404 = (r: { status(): number; url(): string }) => {
+          if (r.status() === 404) missing.push(r.url());
+        };
+        page.on("response", on404);
+        await page.reload();
+        await page.locator("#queue-pick option", { hasText: "default" }).waitFor({
+          state: "attached",
+          ...T,
+        });
+        await page.waitForTimeout(1500);
+        page.off("response", on404);
+        assertEquals(missing, [], "a deleted queue is no longer asked for");
       });
 
       await t.step(
@@ -111,7 +131,8 @@ Deno.test({
             ...T,
           });
           await page.locator("#queue-pick").selectOption({ label: "vip" });
-          await page.getByLabel(/^Only queue vip/).check();
+          // The queue picked at the top is the one edited, unless "All queues" is chosen.
+          assert(await page.getByLabel(/^Queue vip only/).isChecked(), "scope: the picked queue");
           const title = page.getByLabel("Title", { exact: true });
           assert(await title.isDisabled(), "an inherited field follows all queues");
           await page.getByLabel("Title: inherit from all queues").uncheck();
@@ -139,6 +160,39 @@ Deno.test({
           assert(vip.includes("VIP presale"), "vip's page");
           const def = await (await fetch(`${s.base}/wait?queue=default`)).text();
           assert(!def.includes("VIP presale"), "default's page");
+        },
+      );
+
+      await t.step(
+        "the preview shows the background; 'Room full' keeps the queue's look",
+        async () => {
+          const colour = page.getByLabel("Background colour", { exact: true });
+          await page.getByLabel("Background colour: inherit from all queues").uncheck();
+          await colour.fill("#fde68a");
+          const frame = page.frameLocator('iframe[title="Waiting page preview"]');
+          // The frame reloads a moment after each edit: read its background until it shows.
+          let bg = "";
+          for (let i = 0; i < 100 && bg !== "rgb(253, 230, 138)"; i++) {
+            await page.waitForTimeout(100);
+            bg = await frame.locator("body").evaluate((b) => getComputedStyle(b).backgroundColor)
+              .catch(() => "");
+          }
+          assertEquals(bg, "rgb(253, 230, 138)", "the preview shows the background colour");
+          await page.getByRole("button", { name: "Save branding" }).click();
+          await page.getByText("Branding of queue vip saved.").waitFor(T);
+          // vip is full: one waiting (the page load above joined) at a cap of one.
+          const lim = await s.call("GET", "/api/admin/queue-limits?queue=vip", undefined, session);
+          const put = await s.call("PUT", "/api/admin/queue-limits", {
+            queue: "vip",
+            maxWaitingVisitors: 1,
+            previousMaxWaitingVisitors: lim.json.maxWaitingVisitors,
+            confirmChanges: true,
+          }, session);
+          assertEquals(put.status, 200, JSON.stringify(put.json));
+          const full = await fetch(`${s.base}/wait?queue=vip`);
+          const html = await full.text();
+          assert(html.includes("The waiting room is full"), html.slice(0, 300));
+          assert(html.includes("#fde68a"), "the full page keeps vip's background");
         },
       );
       assertEquals(errors, []);

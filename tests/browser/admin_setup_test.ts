@@ -209,6 +209,14 @@ Deno.test({
         const qs = (await s.call("GET", "/api/admin/queues", undefined, session)).json.queues;
         const q = qs.find((x: { queue: string }) => x.queue === "launch");
         assertEquals(q?.mode, "lottery");
+        // A new queue gets the suggested sliding sessions.
+        const sessions = await s.call(
+          "GET",
+          "/api/admin/sessions?queue=launch",
+          undefined,
+          session,
+        );
+        assertEquals(sessions.json.sessionMode, "sliding");
         assertEquals((await progress()).steps, {
           queue: true,
           branding: false,

@@ -158,7 +158,10 @@ Deno.test({
         await rate.fill("-1");
         await page.getByRole("button", { name: "Set rate" }).click();
         const st = cardStatus(page, "Admission rate");
-        await st.filter({ hasText: "Admit per second" }).waitFor(); // the field in words
+        // The summary links to the field, which says what is wrong in words, once.
+        await st.getByRole("link", { name: "Visitors admitted per second" }).waitFor();
+        await page.locator("section.card", { has: page.locator("#adm-rate-h") })
+          .locator(".field-error", { hasText: "At least 0.1 a second." }).waitFor();
         assertEquals(await st.getAttribute("role"), "alert");
         assertEquals((await settings()).admitPerSecond, null);
 
@@ -325,11 +328,16 @@ Deno.test({
         async () => {
           const waitingBefore = await waitingOf();
           await page.goto(`${s.base}/admin#branding`);
+          // Every queue at once is an explicit choice (the picked queue is the default scope).
+          await page.getByLabel(/^All queues/).check();
           const colour = page.getByLabel("Main colour", { exact: true });
           await colour.fill("#12");
           await page.getByRole("button", { name: "Save branding" }).click();
           const st = cardStatus(page, "Waiting page look");
-          await st.filter({ hasText: "Primary color" }).waitFor(); // the field in words
+          // The summary links to the field; the field says what is wrong, once.
+          await st.getByRole("link", { name: "Main colour" }).waitFor();
+          await page.locator(".field-error", { hasText: "Use a colour like #2563eb or #fff." })
+            .waitFor();
           assertEquals(await colour.getAttribute("aria-invalid"), "true");
           const before = await s.call("GET", "/api/admin/state", undefined, session);
           assert(before.json.branding.primaryColor !== "#12");
@@ -357,12 +365,13 @@ Deno.test({
 
       await t.step("admission: visit the site as an admitted visitor", async () => {
         await page.goto(`${s.base}/admin#admission`);
-        const [res] = await Promise.all([
-          page.waitForNavigation(),
+        const [site] = await Promise.all([
+          ctx.waitForEvent("page"),
           page.getByRole("button", { name: "Visit the site as an admitted visitor" }).click(),
         ]);
-        assert(!page.url().includes("/admin"), `left the admin app: ${page.url()}`);
-        assert(res !== null);
+        await site.waitForURL((u) => !u.pathname.includes("/admin") && u.href !== "about:blank");
+        assert(page.url().includes("/admin#admission"), `the control room stays: ${page.url()}`);
+        await page.getByText("The site opened in a new tab.").waitFor();
         const cookies = await ctx.cookies(s.base);
         assert(cookies.some((c) => c.name === "tg_access"), "the pass cookie is set");
       });

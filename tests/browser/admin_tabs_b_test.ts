@@ -98,7 +98,7 @@ Deno.test({
         const box = card(page, "IP allowlist");
         await box.getByLabel("Addresses and ranges").fill("203.0.113.7\nnot-an-ip\n10.0.0.0/8");
         await box.getByRole("button", { name: "Save allowlist" }).click();
-        await box.locator(".line-errors").getByText(/Line 2: not-an-ip/).waitFor(T);
+        await box.locator(".field-error").getByText(/Line 2: "not-an-ip"/).waitFor(T);
         await box.getByRole("alert").waitFor(T);
         let r = await s.call("GET", "/api/admin/bypass", undefined, session);
         assertEquals(r.json.entries, 0);
@@ -106,7 +106,7 @@ Deno.test({
         await box.getByLabel("Addresses and ranges").fill(good);
         await box.getByRole("button", { name: "Save allowlist" }).click();
         await box.getByText("Saved: 2 entries.").waitFor(T);
-        assertEquals(await box.locator(".line-errors").count(), 0);
+        assertEquals(await box.locator(".field-error").count(), 0);
         r = await s.call("GET", "/api/admin/bypass", undefined, session);
         assertEquals(r.json.allowlistText, good);
         assertEquals(r.json.entries, 2);
@@ -297,7 +297,8 @@ Deno.test({
         await wh.getByLabel(/^Health:/).uncheck();
         await wh.getByLabel(/^Depth:/).uncheck();
         await wh.getByRole("button", { name: "Save webhooks" }).click();
-        await wh.getByRole("alert").filter({ hasText: "https://" }).waitFor(T);
+        await wh.getByRole("alert").getByRole("link", { name: "Receiver URL" }).waitFor(T);
+        await wh.locator(".field-error").filter({ hasText: "https://" }).waitFor(T);
         let r = await s.call("GET", "/api/admin/webhooks", undefined, session);
         assertEquals(r.json.url, "");
 

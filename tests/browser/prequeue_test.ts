@@ -6,7 +6,7 @@
 import type { Browser } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";
 import { keys } from "../../lib/store/keys.ts";
-import { assert } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
 
 const Q = "pre";
@@ -41,13 +41,17 @@ Deno.test({
           ?.includes("#1"),
       );
 
+      // The page's link carries the arrival number: the place shows as soon as the draw checks.
+      const link = page.getByRole("link", { name: "Check the opening draw" });
+      const href = (await link.getAttribute("href"))!;
+      assert(href.includes(`queue=${Q}`) && href.includes("arrival=1"), href);
       const check = await ctx.newPage();
-      await check.goto(`${srv.base}/draw/verify?queue=${Q}`);
+      await check.goto(new URL(href, srv.base).href);
       await check.getByRole("button", { name: "Check the published draw" }).click();
       await check.locator("#tg-verify-out", { hasText: "The draw checks out" }).waitFor({
         timeout: 10_000,
       });
-      await check.getByLabel("Your arrival number").fill("1");
+      assertEquals(await check.getByLabel("Your arrival number").inputValue(), "1");
       await check.locator("#tg-verify-place", { hasText: "drawn to place 1 of 1" }).waitFor();
       await check.screenshot({ path: screenshotPath("draw-verify.png"), fullPage: true });
       // A tampered record pasted in fails.

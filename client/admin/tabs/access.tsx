@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The Access tab: the country block (with its TTL and when it ends), the IP allowlist (bad lines
- * named next to the text), the origin proxy override and the origin health throttle.
+ * named next to the text), the origin proxy override, the picked queue's path rules and the
+ * origin health throttle.
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -10,12 +11,11 @@ import { ActionForm, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
 import { Field, localTime, Section, useAction } from "../ui.tsx";
 import { HealthSection } from "./access_health.tsx";
 import { GeoBlockSection } from "./access_geo.tsx";
-import { type LineError, LineErrors, lineErrors } from "./access_lines.tsx";
+import { PathRulesSection } from "./access_paths.tsx";
 
 function AllowlistSection() {
   const [text, setText] = useState("");
   const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
-  const [lines, setLines] = useState<LineError[]>([]);
   const act = useAction();
   const { loaded } = useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
     "/api/admin/bypass",
@@ -24,19 +24,13 @@ function AllowlistSection() {
       setInfo(v);
     },
   );
-  const save = () => {
-    setLines([]);
-    return act.run(async () => {
-      try {
-        const v = await api("PUT", "/api/admin/bypass", { allowlistText: text });
-        setInfo(v);
-        return `Saved: ${v.entries} ${v.entries === 1 ? "entry" : "entries"}.`;
-      } catch (e) {
-        setLines(lineErrors(e));
-        throw e;
-      }
+  // A bad line is named under the text (the form's field error), once.
+  const save = () =>
+    act.run(async () => {
+      const v = await api("PUT", "/api/admin/bypass", { allowlistText: text });
+      setInfo(v);
+      return `Saved: ${v.entries} ${v.entries === 1 ? "entry" : "entries"}.`;
     });
-  };
   return (
     <Section title="IP allowlist" id="bypass">
       <p class="muted">
@@ -46,20 +40,20 @@ function AllowlistSection() {
       <ActionForm act={act} submit="Save allowlist" onSubmit={save} loading={!loaded}>
         <Field
           label="Addresses and ranges"
+          name="allowlistText"
           hint="IPv4 or IPv6 addresses and CIDR ranges, one per line; # starts a comment."
         >
-          {(id) => (
+          {(id, errId) => (
             <textarea
               id={id}
               rows={6}
               value={text}
-              aria-describedby={lines.length ? "bypass-lines" : undefined}
-              aria-invalid={lines.length > 0}
+              aria-describedby={errId}
+              aria-invalid={!!errId}
               onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
             />
           )}
         </Field>
-        <LineErrors id="bypass-lines" lines={lines} />
       </ActionForm>
     </Section>
   );
@@ -165,6 +159,7 @@ function OriginSection() {
         {mode === "url" && (
           <Input
             label="Origin URL"
+            name="url"
             hint="http:// or https://, e.g. https://shop.internal:8080"
             type="url"
             required
@@ -177,12 +172,13 @@ function OriginSection() {
   );
 }
 
-export function AccessTab(_: TabProps) {
+export function AccessTab({ queue }: TabProps) {
   return (
     <div class="tab-access">
       <GeoBlockSection />
       <AllowlistSection />
       <OriginSection />
+      <PathRulesSection queue={queue} />
       <HealthSection />
     </div>
   );

@@ -8,7 +8,6 @@ import type { GeoBlockView } from "../../../lib/access/mod.ts";
 import { api } from "../api.ts";
 import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
 import { confirmAction, Field, localTime, Section, useAction } from "../ui.tsx";
-import { type LineError, LineErrors, lineErrors } from "./access_lines.tsx";
 
 type GeoBlock = GeoBlockView;
 
@@ -62,7 +61,6 @@ export function GeoBlockSection() {
   const [on, setOn] = useState(false);
   const [text, setText] = useState("");
   const [ttl, setTtl] = useState("24");
-  const [lines, setLines] = useState<LineError[]>([]);
   const act = useAction();
   const show = (v: GeoBlock) => {
     setView(v);
@@ -71,48 +69,57 @@ export function GeoBlockSection() {
     if (v.ttlHours) setTtl(String(v.ttlHours));
   };
   const { loaded } = useLoad("/api/admin/geo-block", show, act);
+  // Where a visitor's country comes from: Cloudflare when the edge is linked, else a proxy.
+  const [cloudflare, setCloudflare] = useState<boolean | null>(null);
+  useLoad<{ linked: boolean }>("/api/admin/edge", (e) => setCloudflare(e.linked));
 
   const save = async () => {
     if (view && on !== view.enabled && !await confirmGeoSwitch(on, ttl)) return;
-    setLines([]);
     await act.run(async () => {
       const body: Record<string, unknown> = { enabled: on, countriesText: text };
       if (ttl.trim()) body.ttlHours = Number(ttl);
-      try {
-        show(await api<GeoBlock>("PUT", "/api/admin/geo-block", body));
-      } catch (e) {
-        setLines(lineErrors(e));
-        throw e;
-      }
+      show(await api<GeoBlock>("PUT", "/api/admin/geo-block", body));
     }, on ? "Saved: the country block is on." : "Saved: the country block is off.");
   };
 
   const hits = Object.entries(view?.hits ?? {}).sort((a, b) => b[1] - a[1]);
   return (
     <Section title="Country block" id="geo">
-      <p class="muted">
-        Refuses joins from the listed countries, using the visitor country Cloudflare adds (IP
-        geolocation must be on, see the Edge tab). The block ends by itself after its duration.
+      <p class="muted" data-testid="geo-source">
+        {cloudflare === null
+          ? ""
+          : cloudflare
+          ? "Refuses joins from the listed countries, using the visitor country Cloudflare adds " +
+            "(IP geolocation must be on, see the Edge tab)."
+          : "Refuses joins from the listed countries, using the visitor country your own proxy " +
+            "sends (the GEO_COUNTRY_HEADER header, cf-ipcountry unless set). Without a proxy " +
+            "that sends it, visitors have no country and none is refused."}{" "}
+        The block ends by itself after its duration.
       </p>
       <p data-testid="geo-state">
         {geoStateText(view)}
       </p>
       <ActionForm act={act} submit="Save country block" onSubmit={save} loading={!loaded}>
         <Check id="geo-on" label="Block these countries" checked={on} onChange={setOn} />
-        <Field label="Countries" hint="Two-letter codes (ISO 3166-1), one per line; # comments.">
-          {(id) => (
+        <Field
+          label="Countries"
+          name="countriesText"
+          hint="Two-letter codes (ISO 3166-1), one per line; # comments."
+        >
+          {(id, errId) => (
             <textarea
               id={id}
               rows={4}
               value={text}
-              aria-describedby={lines.length ? "geo-lines" : undefined}
+              aria-describedby={errId}
+              aria-invalid={!!errId}
               onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
             />
           )}
         </Field>
-        <LineErrors id="geo-lines" lines={lines} />
         <Input
           label="Duration in hours"
+          name="ttlHours"
           hint="Required when turning on: 1 to 720."
           type="number"
           min={1}

@@ -134,6 +134,7 @@ function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) 
       />
       <Input
         label="Health URL"
+        name="url"
         hint="http:// or https://; a 2xx answer counts as healthy."
         type="url"
         value={p.form.url}
@@ -144,6 +145,7 @@ function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) 
           <Input
             key={k}
             label={label}
+            name={k}
             type="number"
             min={1}
             inputMode="numeric"
@@ -203,7 +205,10 @@ export function HealthSection() {
 /** What admissions follow, in words that never claim a probe result no probe gave. */
 function followsText(s: HealthSnapshot): string {
   if (s.override) return s.state;
-  if (s.state === "unmonitored") return "not monitored (admissions run)";
-  if (!s.lastCheckedAt) return "not probed yet (admissions run until probes fail)";
+  // The health throttle never runs admissions, it only holds them: a paused queue stays paused.
+  if (s.state === "unmonitored") {
+    return "not monitored (the origin's health never holds admissions)";
+  }
+  if (!s.lastCheckedAt) return "not probed yet (admissions are held only once probes fail)";
   return s.state === "unhealthy" ? "unhealthy: admissions are paused" : "healthy";
 }

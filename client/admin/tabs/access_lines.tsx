@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-/** The bad lines of a list setting (countries, allowlist): read from a 400, shown by the field. */
+/** The bad lines of a list setting (the path rules): read from a 400, shown by the field. */
 import { ApiError } from "../api.ts";
 
 /** A bad line of a list setting, as a 400 names it. */

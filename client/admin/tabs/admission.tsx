@@ -29,7 +29,10 @@ import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { ReturnGraceCard } from "./admission_grace.tsx";
+import { SessionsCard } from "./admission_sessions.tsx";
+import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
+import { RoomCard } from "./admission_room.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -89,6 +92,7 @@ export function AdmissionTab({ queue }: TabProps) {
           Could not refresh these settings ({stale}); they may be out of date.
         </p>
       )}
+      <RoomCard queue={queue} />
       <ModeCard {...p} />
       <PauseCard {...p} />
       <RateCard {...p} />
@@ -96,6 +100,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <SessionsCard queue={queue} />
       <JoinLimitCard queue={queue} />
       <ReturnGraceCard queue={queue} />
       <GuardCards queue={queue} />
@@ -216,6 +221,7 @@ function RateCard({ s, set, queue }: CardProps) {
       <NumberForm
         act={a}
         label="Visitors admitted per second"
+        name="admitPerSecond"
         hint="0.1 to 100000"
         inputMode="decimal"
         min="0.1"
@@ -258,12 +264,14 @@ function ScheduleCard({ s, set, queue }: CardProps) {
   return (
     <Section title="Opening time" id="adm-schedule">
       <p>
-        {s.opensAt
+        {s.opensAt && s.opensAt > Date.now()
           ? (
             <>
               Opens <strong>{localTime(s.opensAt)}</strong>.
             </>
           )
+          : s.opensAt
+          ? `Opened ${localTime(s.opensAt)}: the queue admits now.`
           : "Open: no opening time set."}
       </p>
       <ActionForm
@@ -296,6 +304,7 @@ function ScheduleCard({ s, set, queue }: CardProps) {
       >
         <Input
           label={`Opens at (your time zone: ${zone})`}
+          name="opensAt"
           hint="Nobody is admitted before it."
           describe
           type="datetime-local"
@@ -315,6 +324,7 @@ function AdmitCard({ queue }: { queue: string }) {
       <NumberForm
         act={a}
         label="How many to admit"
+        name="count"
         hint="Fewer may be admitted when few are waiting."
         inputMode="numeric"
         min="1"
@@ -346,32 +356,6 @@ function AdmitCard({ queue }: { queue: string }) {
           });
         }}
       />
-    </Section>
-  );
-}
-
-function PassCard({ queue }: { queue: string }) {
-  const a = useAction();
-  return (
-    <Section title="See the site as a visitor" id="adm-pass">
-      <p class="muted">
-        Gives this browser an admission pass that takes no slot, then opens the site.
-      </p>
-      <div class="actions">
-        <button
-          type="button"
-          disabled={a.busy}
-          onClick={() =>
-            a.run(async () => {
-              const r = await api<{ redirectTo: string }>("POST", "/api/admin/pass", { queue });
-              location.assign(r.redirectTo);
-              return "Opening the site…";
-            })}
-        >
-          Visit the site as an admitted visitor
-        </button>
-      </div>
-      <Status s={a.status} />
     </Section>
   );
 }

@@ -38,6 +38,7 @@ export function JoinLimitCard({ queue }: { queue: string }) {
       <NumberForm
         act={a}
         label="New places one address may take per minute"
+        name="joinsPerClientPerMinute"
         hint={`An IPv4 address or an IPv6 /64; 0 turns the limit off. Returning visitors never count. Now ${lim.joinsPerClientPerMinute}${
           lim.default ? " (the default)" : ""
         }.`}

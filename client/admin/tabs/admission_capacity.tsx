@@ -14,6 +14,8 @@ export function NumberForm(
   p: {
     act: Action;
     label: string;
+    /** The API field it sets (its error shows by it). */
+    name: string;
     hint: string;
     value: string;
     onValue: (v: string) => void;
@@ -42,6 +44,7 @@ export function CapacityCard({ s, set, queue }: CardProps) {
       <NumberForm
         act={a}
         label="Visitors on the site at once"
+        name="capacity"
         hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
         inputMode="numeric"
         min="1"
@@ -125,6 +128,7 @@ export function LimitCard({ s, set, queue }: CardProps) {
       <NumberForm
         act={a}
         label="Most visitors waiting at once"
+        name="maxWaitingVisitors"
         hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
         inputMode="numeric"
         min="1"

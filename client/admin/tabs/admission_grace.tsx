@@ -35,6 +35,7 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
       <NumberForm
         act={a}
         label="Keep a quiet visitor's place for (seconds)"
+        name="returnGraceSeconds"
         hint="A phone locked in a pocket or a frozen tab stops checking in. Its place is kept this long after it was due (30 to 3,600 seconds); nobody is let in in its stead meanwhile, and it goes in at its next check-in if its turn came."
         inputMode="numeric"
         min="30"

@@ -158,7 +158,8 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
           </p>
         )}
         <Input
-          label="Puzzle size (expected tries per visitor)"
+          label="Puzzle size (tries a visitor needs on average)"
+          name="difficulty"
           hint="750000 takes 1 to 3 s on a phone. It grows for clients that join often and while the queue is flooded."
           describe
           type="number"
@@ -170,6 +171,7 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         />
         <Input
           label="Automatic: on above this many joins a minute"
+          name="autoJoinsPerMinute"
           type="number"
           min="1"
           step="1"
@@ -178,6 +180,7 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         />
         <Input
           label="Automatic: on above this many waiting"
+          name="autoWaiting"
           type="number"
           min="1"
           step="1"

@@ -194,6 +194,7 @@ export function OpeningCard({ s, set, queue }: CardProps) {
         {on === "on" && (
           <Input
             label="Window before the opening time (minutes)"
+            name="windowMinutes"
             hint="1 to 1440 (24 hours). Before it, joins are refused without saying when the room opens; your branding message may announce it."
             describe
             type="number"

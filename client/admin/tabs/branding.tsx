@@ -45,7 +45,8 @@ export function BrandingPreview(p: { queue: string; draft: Branding | null; clas
 }
 
 export function BrandingTab({ queue }: TabProps) {
-  const [scope, setScope] = useState<"all" | "queue">("all");
+  // The queue picked at the top is the one edited; every queue at once is an explicit choice.
+  const [scope, setScope] = useState<"all" | "queue">("queue");
   const [svc, setSvc] = useState<Branding | null>(null);
   const [qb, setQb] = useState<QueueBranding | null>(null);
   const [draft, setDraft] = useState<Branding | null>(null);
@@ -73,8 +74,8 @@ export function BrandingTab({ queue }: TabProps) {
           legend="Edit the branding of"
           name="brand-scope"
           options={[
-            ["all", "All queues"],
-            ["queue", `Only queue ${queue} (${own ? `${own} own field(s)` : "inherits all"})`],
+            ["queue", `Queue ${queue} only (${own ? `${own} own field(s)` : "inherits all"})`],
+            ["all", "All queues (each queue's own fields stay its own)"],
           ]}
           value={scope}
           onChange={(v) => {
@@ -93,8 +94,8 @@ export function BrandingTab({ queue }: TabProps) {
       <Section title="Preview" id="brand-preview">
         <p class="muted">
           The waiting page of queue {queue}{" "}
-          as visitors see it when embedded, with sample figures. It follows the form as you type;
-          nothing is saved until you press Save (the preview does not join the queue).
+          as visitors see it, background included, with sample figures. It follows the form as you
+          type; nothing is saved until you press Save (the preview does not join the queue).
         </p>
         <BrandingPreview
           class="branding-preview"

@@ -4,8 +4,7 @@
  * text beside a picker), and a queue's "inherit" box. The form itself is branding_form.tsx.
  */
 import type { ComponentChildren } from "preact";
-import type { FieldError } from "../api.ts";
-import { useId } from "../ui.tsx";
+import { useFieldError, useId } from "../ui.tsx";
 
 /** `#rgb` -> `#rrggbb` for the colour picker (which only takes the long form). */
 function longHex(c: string): string {
@@ -15,30 +14,35 @@ function longHex(c: string): string {
 }
 
 /** aria-describedby (hint, and error when the server refused the field) + aria-invalid. */
-export function invalid(id: string, err: FieldError | undefined) {
-  return err
-    ? { "aria-invalid": true as const, "aria-describedby": `${id}-hint ${id}-err` }
+export function invalid(id: string, errId: string | undefined) {
+  return errId
+    ? { "aria-invalid": true as const, "aria-describedby": `${errId} ${id}-hint` }
     : { "aria-describedby": `${id}-hint` };
 }
 
-/** A labelled field with its hint and, when the server refused it, its error. */
+/**
+ * A labelled field with its hint and, when the server refused the API field `name`, its error
+ * (worded once, by lib/field_text.ts; the form's status links here).
+ */
 export function BField(
   p: {
     label: string;
+    name: string;
     hint?: string;
-    err?: FieldError;
     extra?: ComponentChildren;
-    children: (id: string) => ComponentChildren;
+    children: (id: string, errId?: string) => ComponentChildren;
   },
 ) {
   const id = useId("brand");
+  const err = useFieldError(p.name, id, p.label);
+  const errId = err ? `${id}-err` : undefined;
   return (
-    <div class="field">
+    <div class={err ? "field invalid" : "field"}>
       <label for={id}>{p.label}</label>
       {p.extra}
-      {p.children(id)}
+      {p.children(id, errId)}
+      {err && <small id={errId} class="field-error">{err}</small>}
       {p.hint && <small id={`${id}-hint`}>{p.hint}</small>}
-      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
     </div>
   );
 }
@@ -47,16 +51,18 @@ export function BField(
 export function ColorField(
   p: {
     label: string;
+    name: string;
     value: string;
-    err?: FieldError;
     disabled?: boolean;
     extra?: ComponentChildren;
     onChange: (v: string) => void;
   },
 ) {
   const id = useId("brand");
+  const err = useFieldError(p.name, id, p.label);
+  const errId = err ? `${id}-err` : undefined;
   return (
-    <div class="field">
+    <div class={err ? "field invalid" : "field"}>
       <label for={id}>{p.label}</label>
       {p.extra}
       <div class="branding-color">
@@ -75,12 +81,12 @@ export function ColorField(
           spellcheck={false}
           autoComplete="off"
           value={p.value}
-          {...invalid(id, p.err)}
+          {...invalid(id, errId)}
           onInput={(e) => p.onChange((e.target as HTMLInputElement).value.trim())}
         />
       </div>
+      {err && <small id={errId} class="field-error">{err}</small>}
       <small id={`${id}-hint`}>Like #2563eb or #fff.</small>
-      {p.err && <small id={`${id}-err`} class="branding-err">{p.err.message}</small>}
     </div>
   );
 }

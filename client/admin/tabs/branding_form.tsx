@@ -9,7 +9,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/queue/types.ts";
-import { api, ApiError, type FieldError } from "../api.ts";
+import { api } from "../api.ts";
 import { BField, ColorField, InheritBox, invalid } from "./branding_fields.tsx";
 import { ActionForm, Check } from "../forms.tsx";
 import { useAction } from "../ui.tsx";
@@ -56,37 +56,38 @@ async function putBranding(
 interface Kit {
   b: Branding;
   put: <K extends Key>(k: K, v: Branding[K]) => void;
-  errOf: (k: Key) => FieldError | undefined;
   inh: (k: Key) => ComponentChildren;
   off: (k: Key) => boolean;
-  text: (k: "title" | "logoUrl" | "redirectUrl") => (id: string) => ComponentChildren;
+  text: (
+    k: "title" | "logoUrl" | "redirectUrl",
+  ) => (id: string, errId?: string) => ComponentChildren;
 }
 
 /** How the page looks: title, message, logo and colours. */
 function LookFields(k: Kit) {
   return (
     <>
-      <BField label="Title" err={k.errOf("title")} extra={k.inh("title")}>{k.text("title")}</BField>
+      <BField label="Title" name="title" extra={k.inh("title")}>{k.text("title")}</BField>
       <BField
         label="Message"
-        err={k.errOf("message")}
+        name="message"
         hint="Shown under the title."
         extra={k.inh("message")}
       >
-        {(id) => (
+        {(id, errId) => (
           <textarea
             id={id}
             disabled={k.off("message")}
             maxLength={2000}
             value={k.b.message}
-            {...invalid(id, k.errOf("message"))}
+            {...invalid(id, errId)}
             onInput={(e) => k.put("message", (e.target as HTMLTextAreaElement).value)}
           />
         )}
       </BField>
       <BField
         label="Logo URL"
-        err={k.errOf("logoUrl")}
+        name="logoUrl"
         hint="Empty, a path on this site (/logo.png) or an https:// URL."
         extra={k.inh("logoUrl")}
       >
@@ -97,7 +98,7 @@ function LookFields(k: Kit) {
         value={k.b.primaryColor}
         disabled={k.off("primaryColor")}
         extra={k.inh("primaryColor")}
-        err={k.errOf("primaryColor")}
+        name="primaryColor"
         onChange={(v) => k.put("primaryColor", v)}
       />
       <ColorField
@@ -105,7 +106,7 @@ function LookFields(k: Kit) {
         value={k.b.backgroundColor}
         disabled={k.off("backgroundColor")}
         extra={k.inh("backgroundColor")}
-        err={k.errOf("backgroundColor")}
+        name="backgroundColor"
         onChange={(v) => k.put("backgroundColor", v)}
       />
     </>
@@ -136,11 +137,11 @@ function AdmissionFields(k: Kit & { hold: string; setHold: (v: string) => void }
       </div>
       <BField
         label="Seconds an admitted visitor's place is held"
-        err={k.errOf("admitHoldSeconds")}
+        name="admitHoldSeconds"
         hint="10 to 3600. Unused places go to the next visitor."
         extra={k.inh("admitHoldSeconds")}
       >
-        {(id) => (
+        {(id, errId) => (
           <input
             id={id}
             disabled={k.off("admitHoldSeconds")}
@@ -150,14 +151,14 @@ function AdmissionFields(k: Kit & { hold: string; setHold: (v: string) => void }
             max="3600"
             step="1"
             value={k.hold}
-            {...invalid(id, k.errOf("admitHoldSeconds"))}
+            {...invalid(id, errId)}
             onInput={(e) => k.setHold((e.target as HTMLInputElement).value)}
           />
         )}
       </BField>
       <BField
         label="Where admitted visitors go"
-        err={k.errOf("redirectUrl")}
+        name="redirectUrl"
         hint="Used when the waiting link names no return page. Empty: the site root (the demo page until an origin is set), a path on this site or an https:// URL."
         extra={k.inh("redirectUrl")}
       >
@@ -190,7 +191,6 @@ export function BrandingForm(
         p.queue ? (Object.keys(start) as Key[]).filter((k) => !(k in p.queue!.overrides)) : [],
       ),
   );
-  const [fieldErrs, setFieldErrs] = useState<FieldError[]>([]);
   const a = useAction();
   useEffect(() => {
     const h = Number(hold);
@@ -198,7 +198,6 @@ export function BrandingForm(
   }, [b, hold]);
 
   const put = <K extends Key>(k: K, v: Branding[K]) => setB({ ...b, [k]: v });
-  const errOf = (k: Key) => fieldErrs.find((f) => f.path === k || f.path.startsWith(`${k}.`));
   /** The "inherit" box of a field (queue mode only): ticked, the service-wide value shows. */
   const inh = (k: Key) =>
     p.queue && (
@@ -220,38 +219,32 @@ export function BrandingForm(
 
   const save = () =>
     a.run(async () => {
-      setFieldErrs([]);
       const values: Branding = {
         ...b,
         admitHoldSeconds: hold.trim() === "" ? NaN : Number(hold),
       };
-      try {
-        const saved = await putBranding(p.queue, values, off);
-        setB(saved);
-        setHold(String(saved.admitHoldSeconds));
-        await p.onSaved?.(saved);
-        return p.queue
-          ? `Branding of queue ${p.queue.queue} saved.`
-          : "Branding saved for every queue (fields a queue overrides stay its own).";
-      } catch (e) {
-        if (e instanceof ApiError) setFieldErrs(e.fields);
-        throw e;
-      }
+      const saved = await putBranding(p.queue, values, off);
+      setB(saved);
+      setHold(String(saved.admitHoldSeconds));
+      await p.onSaved?.(saved);
+      return p.queue
+        ? `Branding of queue ${p.queue.queue} saved.`
+        : "Branding saved for every queue (fields a queue overrides stay its own).";
     });
 
-  const text = (k: "title" | "logoUrl" | "redirectUrl") => (id: string) => {
+  const text = (k: "title" | "logoUrl" | "redirectUrl") => (id: string, errId?: string) => {
     const common = {
       id,
       value: b[k],
       disabled: off(k),
       maxLength: k === "title" ? 120 : 2048,
-      ...invalid(id, errOf(k)),
+      ...invalid(id, errId),
       onInput: (e: Event) => put(k, (e.target as HTMLInputElement).value),
     };
     return k === "title" ? <input type="text" {...common} /> : <input type="url" {...common} />;
   };
 
-  const kit: Kit = { b, put, errOf, inh, off, text };
+  const kit: Kit = { b, put, inh, off, text };
   return (
     <ActionForm act={a} class="branding-form" noValidate submit="Save branding" onSubmit={save}>
       <LookFields {...kit} />

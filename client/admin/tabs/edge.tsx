@@ -90,6 +90,7 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
       <ActionForm act={act} submit="Save link" onSubmit={save}>
         <Input
           label="Zone"
+          name="zone"
           hint="The Cloudflare zone, e.g. example.com."
           autocomplete="off"
           value={zone}
@@ -97,6 +98,7 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
         />
         <Input
           label="Hostname"
+          name="hostname"
           hint="Where the waiting room runs, e.g. queue.example.com."
           autocomplete="off"
           value={host}
@@ -104,6 +106,7 @@ function LinkSection({ link, onSaved }: { link: EdgeLink; onSaved: () => void })
         />
         <Input
           label="New API token"
+          name="token"
           hint="Write-only: leave empty to keep the stored token. It is never shown back."
           type="password"
           autocomplete="off"
@@ -225,6 +228,7 @@ function ChecksSection() {
       <ActionForm act={fix} submit="Proxy DNS and turn on IP geolocation" onSubmit={fixProxy}>
         <Input
           label="Point a missing hostname record to (optional)"
+          name="target"
           hint="Only used when the hostname has no record yet: an IPv4/IPv6 address or a name."
           autocomplete="off"
           value={target}

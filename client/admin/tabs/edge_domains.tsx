@@ -99,6 +99,7 @@ export function DomainsSection() {
       <ActionForm act={attach} submit="Attach domain" onSubmit={add}>
         <Input
           label="Domain to attach"
+          name="domain"
           hint="A name in the zone, e.g. shop.example.com."
           required
           autocomplete="off"

@@ -8,6 +8,7 @@ import { useState } from "preact/hooks";
 import type { GeoBlockView } from "../../../lib/access/mod.ts";
 import type { HealthSnapshot } from "../../../lib/access/health_config.ts";
 import type { QueueMetrics } from "../../../lib/queue/engine.ts";
+import type { SessionMetrics } from "../../../lib/session/stats.ts";
 import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { localTime, POLL_MS, Section, usePolling } from "../ui.tsx";
@@ -17,7 +18,7 @@ import { QueuesCard } from "./queues.tsx";
 /** `GET /api/admin/metrics`. */
 interface MetricsAnswer {
   at: number;
-  queues: QueueMetrics[];
+  queues: (QueueMetrics & { sessions?: SessionMetrics })[];
   geoBlock?: GeoBlockView;
   health?: HealthSnapshot;
 }
@@ -73,7 +74,12 @@ function QueueNow({ q, at }: { q: QueueNowView; at: number }) {
       </p>
       <div class="grid live-stats" aria-label="Queue metrics" role="group">
         <Stat label="Waiting" value={num(q.waiting)} />
-        <Stat label="Estimated wait" value={duration(q.estimatedWaitSeconds)} />
+        <Stat
+          label="Estimated wait"
+          value={q.paused || q.healthPaused
+            ? "None while paused"
+            : duration(q.estimatedWaitSeconds)}
+        />
         <Stat label="Capacity" value={num(q.capacity)} note="entered + holding at once" />
         <Stat label="Entered" value={num(q.entered)} />
         <Stat label="Holding" value={num(q.holding)} note="admitted, not yet in" />
@@ -94,7 +100,26 @@ function QueueNow({ q, at }: { q: QueueNowView; at: number }) {
         <Stat label="Came back" value={num(q.returned)} />
         <Stat label="Abandoned" value={num(q.abandoned)} />
         <Stat label="Admitted in total" value={num(q.admittedTotal)} />
+        {q.sessions && <SessionStats s={q.sessions} />}
       </div>
+    </>
+  );
+}
+
+/** How the queue's sessions end: renewed, released by the site, idle, at the cap; their length. */
+function SessionStats({ s }: { s: SessionMetrics }) {
+  return (
+    <>
+      <Stat
+        label="Sessions"
+        value={s.sessionMode === "sliding" ? "Sliding" : "Fixed"}
+        note={s.sessionMode === "sliding" ? "freed when idle" : "held for the token's life"}
+      />
+      <Stat label="Average session" value={duration(s.averageSessionSeconds)} />
+      <Stat label="Sessions renewed" value={num(s.sessionsRenewed)} />
+      <Stat label="Released by the site" value={num(s.sessionsReleased)} />
+      <Stat label="Ended idle" value={num(s.sessionsEndedIdle)} />
+      <Stat label="Ended at the cap" value={num(s.sessionsEndedCap)} />
     </>
   );
 }

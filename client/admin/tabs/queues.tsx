@@ -4,7 +4,7 @@
  * (name, mode, rate, capacity), and a confirmed delete (asked again, with the count, when
  * visitors wait). The queue picker hears `tg-queues-changed` and re-reads the list.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, messageOf } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
 import {
@@ -13,6 +13,7 @@ import {
   POLL_MS,
   Section,
   Status,
+  type StatusValue,
   useAction,
   usePolling,
 } from "../ui.tsx";
@@ -60,10 +61,16 @@ async function deleteQueue(
   row: QueueRow,
   del: ReturnType<typeof useAction>,
 ): Promise<Deleted | undefined> {
+  // One dialog that says who waits (the list's count, refreshed every few seconds); only when
+  // people joined since it was read does the service's 409 ask again, with its own count.
+  const who = row.waiting > 0
+    ? ` ${row.waiting} ${row.waiting === 1 ? "visitor waits" : "visitors wait"} in it: ` +
+      `they are removed from the line.`
+    : " Nobody waits in it.";
   if (
     !await confirmAction(
-      `Delete the queue ${row.queue}? Its settings, branding overrides and statistics go.`,
-      "Delete queue",
+      `Delete the queue ${row.queue}?${who} Its settings, branding overrides and statistics go.`,
+      row.waiting > 0 ? "Delete with its visitors" : "Delete queue",
     )
   ) return;
   const call = (force: boolean) =>
@@ -73,7 +80,7 @@ async function deleteQueue(
     );
   try {
     del.setStatus({ kind: "busy", text: "Deleting…" });
-    return await call(false);
+    return await call(row.waiting > 0);
   } catch (e) {
     const waiting = e instanceof ApiError && e.details.reason === "visitors_waiting"
       ? Number(e.details.waiting)
@@ -81,7 +88,8 @@ async function deleteQueue(
     if (waiting === null) return void del.setStatus({ kind: "error", text: messageOf(e) });
     del.setStatus(null);
     const sure = await confirmAction(
-      `${waiting} visitor(s) wait in ${row.queue}. Deleting it removes them from the line.`,
+      `${waiting} ${waiting === 1 ? "visitor has" : "visitors have"} joined ${row.queue} since ` +
+        "the list was read. Deleting it removes them from the line.",
       "Delete with its visitors",
     );
     if (!sure) return;
@@ -139,6 +147,8 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
   const [mode, setMode] = useState<"queue" | "lottery">("queue");
   const [rate, setRate] = useState("");
   const [capacity, setCapacity] = useState("");
+  // Sliding sessions serve more visitors at the same capacity: suggested for every new queue.
+  const [sessions, setSessions] = useState<"fixed" | "sliding">("sliding");
   const create = useAction();
   return (
     <>
@@ -149,17 +159,28 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         onSubmit={async () => {
           const q = name.trim();
           if (!NAME_RE.test(q)) {
+            // Worded as the server's refusal would be, by the field.
             return create.setStatus({
               kind: "error",
-              text: "Queue name: lower-case letters, digits, '-' and '_', starting with a " +
-                "letter or digit (at most 64).",
+              text: "",
+              fields: [{
+                path: "name",
+                message: "",
+                rule: { code: q ? "invalid_format" : "too_small", origin: "string", minimum: 1 },
+              }],
             });
           }
           const body: Record<string, unknown> = { name: q, mode };
           if (rate.trim()) body.admitPerSecond = Number(rate);
           if (capacity.trim()) body.capacity = Number(capacity);
           const out = await create.run(
-            () => api("POST", "/api/admin/queues", body),
+            async () => {
+              const made = await api("POST", "/api/admin/queues", body);
+              if (sessions === "sliding") {
+                await api("PUT", "/api/admin/sessions", { queue: q, sessionMode: "sliding" });
+              }
+              return made;
+            },
             `Queue ${q} created. Pick it in the Queue menu above to manage it.`,
           );
           if (out) {
@@ -171,7 +192,8 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
       >
         <Input
           label="Name"
-          hint="e.g. presale: lower-case letters, digits, '-' and '_'"
+          name="name"
+          hint="e.g. presale: lowercase letters, digits, - and _, starting with a letter or digit, at most 64 characters"
           required
           maxLength={64}
           autocomplete="off"
@@ -185,8 +207,19 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
           value={mode}
           onChange={setMode}
         />
+        <Radios
+          legend="Visitor sessions"
+          name="new-queue-sessions"
+          options={[
+            ["sliding", "Sliding (suggested): a slot is freed once its visitor is idle"],
+            ["fixed", "Fixed: a slot is held for the access token's whole lifetime"],
+          ]}
+          value={sessions}
+          onChange={setSessions}
+        />
         <Input
           label="Admit per second (optional)"
+          name="admitPerSecond"
           type="number"
           min={0.1}
           max={100000}
@@ -197,6 +230,7 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
         />
         <Input
           label="Capacity (optional)"
+          name="capacity"
           type="number"
           min={1}
           max={10000000}
@@ -209,6 +243,9 @@ function CreateQueueForm(p: { onCreated: () => Promise<unknown> }) {
     </>
   );
 }
+
+/** The last delete's outcome, for a card the delete re-mounted (the picked queue went). */
+let lastDeleted: { status: StatusValue; at: number } | null = null;
 
 /** The Live tab's queues card: the list (polled), deleted names, and the create form. */
 export function QueuesCard() {
@@ -228,10 +265,18 @@ export function QueuesCard() {
     }).catch((e) => setErr(messageOf(e)));
   usePolling(load, POLL_MS, []);
 
+  useEffect(() => {
+    // The tab re-opened on another queue because the picked one was deleted: say it was.
+    if (lastDeleted && Date.now() - lastDeleted.at < 10_000) del.setStatus(lastDeleted.status);
+    lastDeleted = null;
+  }, []);
+
   const remove = async (row: QueueRow) => {
     const out = await deleteQueue(row, del);
     if (!out) return;
-    del.setStatus({ kind: "ok", text: deletedText(row, out) });
+    const status = { kind: "ok" as const, text: deletedText(row, out) };
+    lastDeleted = { status, at: Date.now() };
+    del.setStatus(status);
     queuesChanged();
     await load();
   };

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * The System tab: the running version and the update check, webhooks (with a test delivery and a
- * signing secret shown once), your own password and recovery phrase, and how to factory-reset
+ * signing secret shown once), the turn e-mail's SMTP server, your own password and recovery phrase, and how to factory-reset
  * (bearer-only: explained, never a button).
  */
 import { useEffect, useState } from "preact/hooks";
@@ -11,6 +11,7 @@ import type { TabProps } from "../boot.ts";
 import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
 import { localTime, OnceValue, Section, Status, useAction } from "../ui.tsx";
 import { PasswordSection, RecoverySection, ResetSection } from "./system_account.tsx";
+import { MailSection } from "./system_mail.tsx";
 
 function UpdatesSection({ version }: { version: string }) {
   const [info, setInfo] = useState<UpdateInfo | null>(null);
@@ -178,6 +179,7 @@ function SecretFields(p: {
       </p>
       <Input
         label="New signing secret"
+        name="secret"
         hint="Leave empty to keep the current one. Receivers check X-Service-Signature with it."
         autocomplete="off"
         spellcheck={false}
@@ -254,6 +256,7 @@ function WebhooksSection({ queue }: { queue: string }) {
         <Check id="wh-on" label="Send webhooks" checked={enabled} onChange={setEnabled} />
         <Input
           label="Receiver URL"
+          name="url"
           hint="https:// only, not this service itself."
           type="url"
           placeholder="https://hooks.example.net/tollgate"
@@ -263,6 +266,7 @@ function WebhooksSection({ queue }: { queue: string }) {
         <EventChecks events={events} setEvents={setEvents} />
         <Input
           label="Depth threshold"
+          name="depthThreshold"
           hint="Waiting visitors that fire the depth event."
           type="number"
           min={1}
@@ -288,6 +292,7 @@ export function SystemTab({ queue, boot }: TabProps) {
     <div class="tab-system">
       <UpdatesSection version={boot.version} />
       <WebhooksSection queue={queue} />
+      <MailSection />
       <PasswordSection />
       <RecoverySection />
       <ResetSection />

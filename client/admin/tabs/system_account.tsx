@@ -13,6 +13,7 @@ function CurrentPassword(p: { value: string; onValue: (v: string) => void }) {
   return (
     <Input
       label="Current password"
+      name="currentPassword"
       type="password"
       required
       autocomplete="current-password"
@@ -53,6 +54,7 @@ export function PasswordSection() {
         <CurrentPassword value={current} onValue={setCurrent} />
         <Input
           label="New password"
+          name="newPassword"
           hint="At least 12 characters; a few unrelated words work well."
           type="password"
           required
@@ -62,6 +64,7 @@ export function PasswordSection() {
         />
         <Input
           label="New password again"
+          name="confirmPassword"
           type="password"
           required
           autocomplete="new-password"

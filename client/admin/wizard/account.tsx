@@ -7,6 +7,7 @@
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { ActionForm, Input, NewAccountFields, PhraseOnce, TosBox } from "../forms.tsx";
+import { NewPhrase } from "./new_phrase.tsx";
 import { useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
@@ -51,6 +52,12 @@ export function AccountStep(p: StepProps) {
         <div class="actions">
           <button type="button" class="primary" onClick={p.next}>Continue</button>
         </div>
+        <NewPhrase
+          onPhrase={(v) => {
+            sessionStorage.setItem(PHRASE_KEY, v);
+            setPhrase(v);
+          }}
+        />
       </>
     );
   }
@@ -68,7 +75,12 @@ export function AccountStep(p: StepProps) {
               { authorization: `Bearer ${secret.trim()}` },
             );
           } catch (e) {
-            if (e instanceof ApiError && e.status === 401) throw new Error(WRONG_SECRET);
+            if (e instanceof ApiError && e.status === 401) {
+              // Said by the secret's field (and cleared as soon as it is edited).
+              throw new ApiError(401, "unauthorized", WRONG_SECRET, {
+                fields: [{ path: "setupSecret", message: WRONG_SECRET }],
+              });
+            }
             throw e;
           }
         }, "Account created.");
@@ -86,11 +98,16 @@ export function AccountStep(p: StepProps) {
       </p>
       <Input
         label="Setup secret (TOKEN_SECRET)"
+        name="setupSecret"
         type="password"
         autocomplete="off"
         required
         value={secret}
-        onValue={setSecret}
+        onValue={(v) => {
+          setSecret(v);
+          // A refusal of the secret no longer holds once it is changed.
+          if (a.status?.fields?.some((f) => f.path === "setupSecret")) a.setStatus(null);
+        }}
       />
       <NewAccountFields {...{ username, setUsername, password, setPassword }} />
       <TosBox boot={p.boot} checked={tos} onChange={setTos} />

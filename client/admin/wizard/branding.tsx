@@ -6,22 +6,37 @@
  */
 import type { Branding } from "../../../lib/queue/types.ts";
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, messageOf } from "../api.ts";
 import { BrandingForm, BrandingPreview, loadBranding } from "../tabs/branding.tsx";
 import { Status, useAction } from "../ui.tsx";
 import type { StepProps } from "./types.ts";
 
+/** A draft as the API takes it (an unreadable hold is sent as null and refused by name). */
+const brandingBody = (d: Branding) => ({
+  ...d,
+  admitHoldSeconds: Number.isFinite(d.admitHoldSeconds) ? d.admitHoldSeconds : null,
+});
+
+/** Whether the form holds edits not saved yet (`draft` as typed, `saved` as stored). */
+const unsaved = (draft: Branding | null, saved: Branding | null) =>
+  !!draft && !!saved &&
+  (Object.keys(saved) as (keyof Branding)[]).some((k) => !Object.is(draft[k], saved[k]));
+
 export function BrandingStep(p: StepProps) {
   const [form, setForm] = useState<Branding | null>(null);
+  const [saved, setSaved] = useState<Branding | null>(null);
   const [draft, setDraft] = useState<Branding | null>(null);
   const load = useAction(), finish = useAction();
   const queue = p.progress?.steps.queueName ?? localStorage.getItem("tg-admin-queue") ??
     "default";
-  const saved = !!p.progress?.steps.branding;
+  const stepDone = !!p.progress?.steps.branding;
+  const dirty = unsaved(draft, saved);
 
   useEffect(() => {
     load.run(async () => {
-      setForm(await loadBranding());
+      const b = await loadBranding();
+      setForm(b);
+      setSaved(b);
       return "";
     });
   }, []);
@@ -34,7 +49,8 @@ export function BrandingStep(p: StepProps) {
         <div class="wz-brand-grid">
           <BrandingForm
             initial={form}
-            onSaved={async () => {
+            onSaved={async (b) => {
+              setSaved(b);
               await api("POST", "/api/admin/setup/step", { step: "branding" });
               await p.reload();
             }}
@@ -59,8 +75,22 @@ export function BrandingStep(p: StepProps) {
             disabled={finish.busy}
             onClick={async () => {
               const out = await finish.run(async () => {
-                // Unsaved branding means the defaults (or what was saved before) are fine.
-                if (!saved) await api("POST", "/api/admin/setup/step", { step: "branding" });
+                // What was typed is kept: saved first (a refusal stops Finish and says why).
+                if (dirty && draft) {
+                  try {
+                    setSaved(
+                      await api<Branding>("PUT", "/api/admin/branding", brandingBody(draft)),
+                    );
+                  } catch (e) {
+                    throw new Error(
+                      `Your branding changes could not be saved, so setup did not finish: ` +
+                        `${messageOf(e)} Fix them above, or reload the page to drop them.`,
+                    );
+                  }
+                }
+                if (!stepDone || dirty) {
+                  await api("POST", "/api/admin/setup/step", { step: "branding" });
+                }
                 return await api("POST", "/api/admin/setup");
               }, "Setup complete.");
               if (out) p.done();
@@ -68,8 +98,10 @@ export function BrandingStep(p: StepProps) {
           >
             Finish setup
           </button>
-          {!saved && (
-            <span class="muted">Unsaved changes above are not kept; the saved branding is.</span>
+          {dirty && (
+            <span class="muted" data-testid="unsaved-branding">
+              Your unsaved branding changes are saved when you finish.
+            </span>
           )}
         </div>
         <Status s={finish.status} />

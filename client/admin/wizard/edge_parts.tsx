@@ -75,6 +75,7 @@ export function TokenPart(p: StepProps) {
       >
         <Input
           label="Cloudflare API token"
+          name="token"
           hint={e?.token
             ? "A verified token is kept (sealed). Paste one again to replace it."
             : undefined}
@@ -123,6 +124,7 @@ export function ZonePart(
       >
         <Input
           label="Zone (domain)"
+          name="zone"
           hint="e.g. example.com"
           required
           autocomplete="off"
@@ -131,6 +133,7 @@ export function ZonePart(
         />
         <Input
           label="Hostname of the waiting room"
+          name="hostname"
           hint="e.g. queue.example.com"
           required
           autocomplete="off"
@@ -178,6 +181,7 @@ export function FixPart(p: StepProps & { setRecords: SetRecords }) {
       >
         <Input
           label="Origin address (only if the hostname has no DNS record)"
+          name="target"
           hint="IP address or hostname of this service; leave empty to proxy existing records"
           autocomplete="off"
           value={target}
@@ -258,6 +262,7 @@ export function DomainPart(p: StepProps) {
         {!!e?.domains.length && <p>Attached: {e.domains.join(", ")}</p>}
         <Input
           label="Custom domain"
+          name="domain"
           hint="e.g. shop.example.com: points at the hostname"
           autocomplete="off"
           required

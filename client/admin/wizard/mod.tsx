@@ -106,7 +106,7 @@ export function Wizard(p: ScreenProps) {
           next={() => go(Math.min(step + 1, STEPS.length - 1))}
           done={p.done}
         />
-        {step > 1 && (
+        {step > 0 && (
           <div class="actions wz-back">
             <button type="button" onClick={() => go(step - 1)}>Back</button>
           </div>

@@ -16,12 +16,22 @@ interface QueueView {
 }
 
 /**
- * Sets an existing queue's mode or creates the new queue, records the step, and remembers the
- * queue as the control room's pick.
+ * Sets an existing queue's mode or creates the new queue (with its session mode), records the
+ * step, and remembers the queue as the control room's pick.
  */
-async function saveQueue(queue: string, mode: QueueView["mode"], existing: boolean) {
+async function saveQueue(
+  queue: string,
+  mode: QueueView["mode"],
+  existing: boolean,
+  sessions: "fixed" | "sliding",
+) {
   if (existing) await api("POST", "/api/admin/mode", { queue, mode });
-  else await api("POST", "/api/admin/queues", { name: queue, mode });
+  else {
+    await api("POST", "/api/admin/queues", { name: queue, mode });
+    if (sessions === "sliding") {
+      await api("PUT", "/api/admin/sessions", { queue, sessionMode: "sliding" });
+    }
+  }
   await api("POST", "/api/admin/setup/step", { step: "queue", queue });
   localStorage.setItem("tg-admin-queue", queue);
 }
@@ -31,6 +41,8 @@ export function QueueStep(p: StepProps) {
   const [queues, setQueues] = useState<QueueView[] | null>(null);
   const [name, setName] = useState(p.progress?.steps.queueName ?? "");
   const [mode, setMode] = useState<"queue" | "lottery">("queue");
+  // Sliding sessions serve more visitors at the same capacity: suggested for a new queue.
+  const [sessions, setSessions] = useState<"fixed" | "sliding">("sliding");
   const a = useAction();
   const edited = useRef(false);
   const listId = useId("queues");
@@ -57,7 +69,7 @@ export function QueueStep(p: StepProps) {
       onSubmit={async () => {
         const queue = name.trim();
         const out = await a.run(async () => {
-          await saveQueue(queue, mode, !!existing);
+          await saveQueue(queue, mode, !!existing, sessions);
           await p.reload();
           return `Queue ${queue} ${existing ? "saved" : "created"} (${mode}).`;
         });
@@ -65,17 +77,20 @@ export function QueueStep(p: StepProps) {
       }}
     >
       <p>
-        Visitors wait in a queue. Use an existing one or name a new one (lower-case letters, digits,
-        '-' and '_').
+        Visitors wait in a queue. Use an existing one or name a new one: lowercase letters, digits,
+        - and _, starting with a letter or digit, at most 64 characters.
       </p>
       <Field
         label="Queue name"
+        name="name"
         hint={queues?.length ? `Existing: ${queues.map((q) => q.queue).join(", ")}` : undefined}
       >
-        {(id) => (
+        {(id, errId) => (
           <>
             <input
               id={id}
+              aria-invalid={errId ? true : undefined}
+              aria-describedby={errId}
               list={listId}
               required
               autocomplete="off"
@@ -108,6 +123,19 @@ export function QueueStep(p: StepProps) {
           setMode(m);
         }}
       />
+      {!existing && (
+        <Radios
+          legend="Visitor sessions"
+          class="wz-mode"
+          name={`${modeName}-sessions`}
+          options={[
+            ["sliding", "Sliding (suggested): a slot is freed once its visitor is idle"],
+            ["fixed", "Fixed: a slot is held for the access token's whole lifetime"],
+          ]}
+          value={sessions}
+          onChange={setSessions}
+        />
+      )}
     </ActionForm>
   );
 }

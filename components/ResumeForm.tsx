@@ -1,0 +1,28 @@
+import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+
+/**
+ * The form that moves a place to this browser with a resume code: a plain POST to
+ * `/wait/resume`, so it works without JS (and a mail scanner that only fetches the e-mail's link
+ * moves nothing: the move needs this button). Shown on the confirm page of a resume link, on the
+ * "your place moved" page, and by the island when its place moved.
+ */
+export function ResumeForm(p: { queue: string; code?: string; base?: string; button?: string }) {
+  return (
+    <form class="resume-form" method="post" action={`${p.base ?? ""}/wait/resume`}>
+      <input type="hidden" name="queue" value={p.queue} />
+      <label>
+        {W.enterCode}
+        <input
+          name="code"
+          value={p.code ?? ""}
+          required
+          autocomplete="off"
+          autocapitalize="characters"
+          spellcheck={false}
+          maxLength={16}
+        />
+      </label>
+      <button type="submit" class="button">{p.button ?? W.takePlace}</button>
+    </form>
+  );
+}

@@ -1,0 +1,135 @@
+/// <reference lib="dom" />
+/**
+ * The waiting page's offers beside the place: "continue on another device" (a code, its link and
+ * a QR code, made on request: each code is one write, so none is made for visitors who never
+ * ask) and, when the operator set up e-mail, "e-mail me when it's my turn". Visitor words come
+ * from lib/resume/words.ts.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import { QrCode } from "./qr.tsx";
+
+/** POSTs (or DELETEs) JSON; the response, or null when the network failed. */
+function send(url: string, method: string, body: unknown): Promise<Response | null> {
+  return fetch(url, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).catch(() => null);
+}
+
+/** "Continue on another device": shows a fresh code, its link and its QR code. */
+export function MoveOffer(
+  p: { queue: string; base: string; qrSrc?: string; onMoved: () => void },
+) {
+  const [got, setGot] = useState<{ code: string; link: string } | null>(null);
+  const [error, setError] = useState("");
+  const [copied, setCopied] = useState(false);
+
+  async function show() {
+    setError("");
+    const res = await send(`${p.base}/resume/code`, "POST", { queue: p.queue });
+    if (res?.ok) return setGot(await res.json());
+    const code = await res?.json().then((b) => b?.error?.code).catch(() => "");
+    if (code === "place_moved") return p.onMoved();
+    setError(res?.status === 429 ? W.tooMany : W.badCode);
+  }
+
+  // While a code is shown, learn at once when it was used (one read every 3 s, no write).
+  useEffect(() => {
+    if (!got) return;
+    const id = setInterval(async () => {
+      const res = await fetch(`${p.base}/resume/held?queue=${encodeURIComponent(p.queue)}`)
+        .catch(() => null);
+      if (res?.status !== 409) return void res?.body?.cancel();
+      const code = await res.json().then((b) => b?.error?.code).catch(() => "");
+      if (code === "place_moved") p.onMoved();
+    }, 3000);
+    return () => clearInterval(id);
+  }, [got]);
+
+  async function copy() {
+    if (!got) return;
+    try {
+      await navigator.clipboard.writeText(got.link);
+      setCopied(true);
+    } catch { /* not allowed here: the link stays selectable */ }
+  }
+
+  return (
+    <details class="move">
+      <summary>{W.offer}</summary>
+      <p class="hint">{W.offerHint}</p>
+      {!got && <button type="button" class="button" onClick={show}>{W.showCode}</button>}
+      {!got && (
+        <p class="hint">
+          {W.haveCode}{" "}
+          <a href={`${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`}>{W.enterCode}</a>
+        </p>
+      )}
+      {error && <p class="error" role="alert">{error}</p>}
+      {got && (
+        <div class="move-code">
+          <p class="label">{W.codeLabel}</p>
+          <p class="code" data-code={got.code}>
+            <strong>{got.code}</strong>
+          </p>
+          <QrCode text={got.link} label={W.qrLabel} src={p.qrSrc} />
+          <p>
+            {W.linkLabel}: <a href={got.link} class="move-link">{got.link}</a>{" "}
+            <button type="button" onClick={copy}>{copied ? W.copied : W.copyLink}</button>
+          </p>
+          <p class="hint">{W.codeHint}</p>
+        </div>
+      )}
+    </details>
+  );
+}
+
+/** "E-mail me when it's my turn": keeps the address until the e-mail goes or the place ends. */
+export function MailOffer(p: { queue: string; base: string }) {
+  const [state, setState] = useState<"idle" | "saved" | "bad" | "error">("idle");
+  const [email, setEmail] = useState("");
+
+  async function save(e: Event) {
+    e.preventDefault();
+    const res = await send(`${p.base}/turn-email`, "POST", { queue: p.queue, email });
+    setState(res?.ok ? "saved" : res?.status === 400 ? "bad" : "error");
+  }
+
+  async function cancel() {
+    const res = await send(`${p.base}/turn-email`, "DELETE", { queue: p.queue });
+    if (res?.ok) setState("idle");
+  }
+
+  if (state === "saved") {
+    return (
+      <div class="mail">
+        <p role="status">{W.mailSaved}</p>
+        <button type="button" onClick={cancel}>{W.mailCancel}</button>
+      </div>
+    );
+  }
+  return (
+    <details class="mail">
+      <summary>{W.mailOffer}</summary>
+      <form onSubmit={save}>
+        <label>
+          {W.mailLabel}
+          <input
+            type="email"
+            name="email"
+            autocomplete="email"
+            required
+            maxLength={254}
+            value={email}
+            onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <button type="submit" class="button">{W.mailSave}</button>
+        {state === "bad" && <p class="error" role="alert">{W.mailBad}</p>}
+        {state === "error" && <p class="error" role="alert">{W.mailError}</p>}
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,156 @@
+/**
+ * The per-second mail job: sends the e-mail a visitor asked for when its turn comes. It walks
+ * each queue's requests in line order against the admission state the engine already keeps in
+ * memory (the head of the line and its gaps), so a second with nobody due costs one short list
+ * per queue and no write. A due request is taken in one commit that deletes it (and with it the
+ * address), counts the send and adds the resume code the e-mail carries; the address then lives
+ * only in this process until the send ends. Sending never blocks admission or joins: it runs
+ * here, off every request, one pass at a time, and a failed send is counted and tried again at
+ * most twice. Lottery queues have no line order: their requests are checked every fifth second.
+ */
+import type { Clock, Random } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { log } from "../log.ts";
+import type { Engine } from "../queue/engine.ts";
+import type { QueueView } from "../queue/context.ts";
+import { drawPending } from "../queue/prequeue_phase.ts";
+import type { Visitor } from "../queue/types.ts";
+import { unseal } from "../seal.ts";
+import { keys } from "../store/keys.ts";
+import { readHolder } from "../resume/holder.ts";
+import { addMailCode } from "../resume/resume.ts";
+import { showResumeCode } from "../resume/code.ts";
+import { turnMail } from "../resume/words.ts";
+import type { MailService } from "./service.ts";
+import { ADDRESS_PURPOSE, dropSub, MAIL_SUB_TTL_MS, type MailSub, moveSub } from "./subscribe.ts";
+
+/** What the job needs from the service. */
+export interface MailJobDeps {
+  kv: Deno.Kv;
+  clock: Clock;
+  random: Random;
+  config: Pick<Config, "TOKEN_SECRET">;
+  engine: Engine;
+  /** The settings in force and their mailer. */
+  mail: MailService;
+}
+
+/** Requests looked at per queue and pass (the rest wait for the next second). */
+const PER_PASS = 200;
+/** Sends at once. */
+const PARALLEL = 10;
+/** Failed sends of one request before it is given up (and its address deleted). */
+const MAX_FAILURES = 3;
+
+/** The job to call once a second; a pass still running makes the call a no-op. */
+export function mailJob(d: MailJobDeps): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  return () => {
+    running ??= d.mail.refresh().then(() => d.mail.mailer ? mailPass(d) : undefined)
+      .catch((e) => log("warn", "mail job failed", { error: String(e) }))
+      .finally(() => (running = null));
+    return running;
+  };
+}
+
+/** One pass over every queue. */
+export async function mailPass(d: MailJobDeps): Promise<void> {
+  for (const q of await d.engine.queueNames()) {
+    const v = await d.engine.ctx.view(q);
+    if (!drawPending(v.settings)) await placePrequeue(d, q);
+    const due = await dueRequests(d, q, v);
+    for (let i = 0; i < due.length; i += PARALLEL) {
+      await Promise.all(due.slice(i, i + PARALLEL).map((e) => handle(d, q, v, e)));
+    }
+  }
+}
+
+/** True when a waiter at `seq` is near enough the front for the operator's e-mail. */
+function nearFront(d: MailJobDeps, v: QueueView, seq: number): boolean {
+  const n = d.mail.atPosition;
+  return n > 0 && v.settings.mode === "queue" && d.engine.ctx.position(v, seq) <= n;
+}
+
+/** The requests whose turn may have come: a prefix of the line's order, or (lottery) all. */
+async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
+  const out: Deno.KvEntry<MailSub>[] = [];
+  const lottery = v.settings.mode === "lottery";
+  if (lottery && Math.floor(d.clock.now() / 1000) % 5 !== 0) return out;
+  const list = d.kv.list<MailSub>({ prefix: keys.mailSubPrefix(q) }, { limit: PER_PASS });
+  for await (const e of list) {
+    const seq = e.key[2] as number;
+    // In line order: once one is neither admitted (behind the head) nor near, none after is.
+    if (!lottery && v.head !== null && seq >= v.head && !nearFront(d, v, seq)) break;
+    out.push(e);
+  }
+  return out;
+}
+
+/** Pre-queue requests get their drawn place once the opening draw is done. */
+async function placePrequeue(d: MailJobDeps, q: string): Promise<void> {
+  const list = d.kv.list<MailSub>({ prefix: keys.mailSubPrePrefix(q) }, { limit: PER_PASS });
+  for await (const e of list) {
+    const rec = await d.engine.visitor(q, e.value.id);
+    const op = d.kv.atomic().check(e);
+    if (!rec) dropSub(op, q, e.value.id, "pre");
+    else if (rec.round === undefined) moveSub(op, q, e.value, "pre", rec.seq);
+    else continue;
+    await op.commit();
+  }
+}
+
+/** The place is over for good (or entered already): no e-mail can help any more. */
+function ended(rec: Visitor | null, now: number): boolean {
+  if (!rec || rec.state === "entered") return true;
+  return rec.state === "admitted" && (rec.until ?? Infinity) <= now;
+}
+
+/** Sends a due request's e-mail, drops one whose place ended, leaves one not due yet. */
+async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<MailSub>) {
+  const sub = e.value, at = e.key[2] as number, now = d.clock.now();
+  const rec = await d.engine.visitor(q, sub.id);
+  if (ended(rec, now)) {
+    const op = d.kv.atomic().check(e);
+    dropSub(op, q, sub.id, at);
+    await op.commit();
+    return;
+  }
+  if (rec!.state === "waiting" && !nearFront(d, v, rec!.seq)) return;
+  if ((sub.retryAt ?? 0) > now) return;
+  const holder = await readHolder(d.kv, q, sub.id);
+  const op = d.kv.atomic().check(e, holder);
+  dropSub(op, q, sub.id, at);
+  const code = addMailCode(d, op, q, rec!, holder.value?.gen ?? 0);
+  op.sum(keys.mailCount(q, "sent"), 1n);
+  if (!(await op.commit()).ok) return; // another instance took it, or it changed: next pass
+  const near = rec!.state === "waiting" ? d.mail.atPosition : 0;
+  try {
+    const to = await unseal(d.config.TOKEN_SECRET, sub.sealed, ADDRESS_PURPOSE);
+    if (to === null) throw new Error("the stored address cannot be read (TOKEN_SECRET rotated?)");
+    const title = (await d.engine.ctx.branding(q)).title;
+    const link = `${sub.site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
+    const mailer = d.mail.mailer;
+    if (!mailer) throw new Error("e-mail was turned off meanwhile");
+    await mailer.send({ to, ...turnMail({ title, link, code: showResumeCode(code), near }) });
+  } catch (err) {
+    // Counted, never logged with the address; tried again unless it failed too often.
+    log("warn", "turn e-mail failed", { queue: q, error: String(err) });
+    const again = d.kv.atomic().sum(keys.mailCount(q, "failed"), 1n);
+    if (sub.failures + 1 < MAX_FAILURES) {
+      const failures = sub.failures + 1;
+      const next: MailSub = { ...sub, failures, retryAt: d.clock.now() + 30_000 * failures };
+      again.set(keys.mailSub(q, at, sub.id), next, { expireIn: MAIL_SUB_TTL_MS })
+        .set(keys.mailSubOf(q, sub.id), { at }, { expireIn: MAIL_SUB_TTL_MS });
+    }
+    await again.commit();
+  }
+}
+
+/** E-mails taken for sending and failed, per queue (delivered = sent - failed). */
+export async function mailCounts(kv: Deno.Kv, q: string) {
+  const [sent, failed] = await kv.getMany<Deno.KvU64[]>([
+    keys.mailCount(q, "sent"),
+    keys.mailCount(q, "failed"),
+  ]);
+  return { sent: Number(sent.value?.value ?? 0n), failed: Number(failed.value?.value ?? 0n) };
+}

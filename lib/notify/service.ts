@@ -1,0 +1,49 @@
+/**
+ * The turn e-mail as a service: which SMTP settings are in force (admin app or environment,
+ * re-read at most once a second, so a save on any instance applies everywhere within a second)
+ * and one nodemailer transport per settings, made again only when they change.
+ */
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { type Mailer, smtpMailer } from "./mailer.ts";
+import { effectiveMail } from "./settings.ts";
+
+/** The turn e-mail's settings and mailer, as the page, the requests and the job see them. */
+export class MailService {
+  #mailer: Mailer | null = null;
+  #atPosition = 0;
+  #fingerprint = "";
+  #at = -Infinity;
+
+  constructor(
+    readonly deps: { kv: Deno.Kv; clock: Clock; config: Config },
+  ) {}
+
+  /** Whether the e-mail is offered (an SMTP server and a sender), as last read. */
+  get enabled(): boolean {
+    return this.#mailer !== null;
+  }
+
+  /** The mailer in force, as last read (null: no e-mail). */
+  get mailer(): Mailer | null {
+    return this.#mailer;
+  }
+
+  /** Send at this place in line (0: at admission), as last read. */
+  get atPosition(): number {
+    return this.#atPosition;
+  }
+
+  /** Reads the settings again when the last read is a second old (or `force`). */
+  async refresh(force = false): Promise<void> {
+    const now = this.deps.clock.now();
+    if (!force && now >= this.#at && now - this.#at < 1000) return;
+    this.#at = now;
+    const eff = await effectiveMail(this.deps.kv, this.deps.config);
+    this.#atPosition = eff.atPosition;
+    const fingerprint = JSON.stringify(eff.smtp);
+    if (fingerprint === this.#fingerprint) return;
+    this.#fingerprint = fingerprint;
+    this.#mailer = smtpMailer(eff.smtp);
+  }
+}

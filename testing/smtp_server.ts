@@ -1,0 +1,108 @@
+/**
+ * A real SMTP server for the turn e-mail tests: Debian's aiosmtpd (`python3-aiosmtpd`) on a free
+ * loopback port, its debugging handler printing every message it receives to stdout, which is
+ * read here message by message. Unprivileged, no files, stopped with the test.
+ */
+import { freePort, sleep } from "./procs.ts";
+
+/** One received message: its headers and its (quoted-printable decoded) text. */
+export interface ReceivedMail {
+  headers: Record<string, string>;
+  text: string;
+}
+
+/** The running server. */
+export interface SmtpServer {
+  port: number;
+  /** Messages received so far. */
+  mails: ReceivedMail[];
+  /** Waits until at least `n` messages arrived (real time, at most `timeoutMs`). */
+  waitFor(n: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  stop(): Promise<void>;
+}
+
+/** The Python that has Debian's packages (a pyenv one on PATH may not). */
+const PYTHON = "/usr/bin/python3";
+
+/** Soft line breaks and `=XX` escapes of quoted-printable, undone. */
+function decodeQp(s: string): string {
+  return s.replace(/=\r?\n/g, "").replace(
+    /=([0-9A-F]{2})/g,
+    (_, h) => String.fromCharCode(parseInt(h, 16)),
+  );
+}
+
+/** Splits the debugging handler's output into messages. */
+function parse(out: string): ReceivedMail[] {
+  const mails: ReceivedMail[] = [];
+  const re = /-{10} MESSAGE FOLLOWS -{10}\r?\n([\s\S]*?)\r?\n-{12} END MESSAGE -{12}/g;
+  for (const m of out.matchAll(re)) {
+    const raw = m[1].replace(/^b'|'$/gm, "");
+    const cut = raw.search(/\r?\n\r?\n/);
+    const head = cut < 0 ? raw : raw.slice(0, cut);
+    const headers: Record<string, string> = {};
+    for (const line of head.replace(/\r?\n[ \t]+/g, " ").split(/\r?\n/)) {
+      const i = line.indexOf(":");
+      if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+    }
+    const body = cut < 0 ? "" : raw.slice(cut).trim();
+    const qp = /quoted-printable/i.test(headers["content-transfer-encoding"] ?? "");
+    mails.push({ headers, text: qp ? decodeQp(body) : body });
+  }
+  return mails;
+}
+
+/** True when `python3-aiosmtpd` is installed (the tests say how to get it otherwise). */
+export async function haveAiosmtpd(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command(PYTHON, { args: ["-c", "import aiosmtpd"], stderr: "null" })
+      .output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts aiosmtpd on loopback and waits until it accepts connections. */
+export async function startSmtpServer(): Promise<SmtpServer> {
+  const port = freePort();
+  const child = new Deno.Command(PYTHON, {
+    args: ["-u", "-m", "aiosmtpd", "-n", "-l", `127.0.0.1:${port}`],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let out = "";
+  const server: SmtpServer = {
+    port,
+    mails: [],
+    async waitFor(n, timeoutMs = 15_000) {
+      const end = Date.now() + timeoutMs;
+      while (server.mails.length < n && Date.now() < end) await sleep(50);
+      return server.mails;
+    },
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone already */ }
+      await child.status;
+      await reading;
+    },
+  };
+  const reading = (async () => {
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      out += chunk;
+      server.mails = parse(out);
+    }
+  })().catch(() => {});
+  for (let i = 0; i < 100; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return server;
+    } catch {
+      await sleep(100);
+    }
+  }
+  await server.stop();
+  throw new Error(`aiosmtpd did not listen on 127.0.0.1:${port}`);
+}

@@ -1,0 +1,119 @@
+/**
+ * Moving a place in real Chromium against a real server: the code, link and QR code on the wait
+ * page; the link opened in a second browser context moves the place and the first is told; the
+ * place moved back by typing a code; the turn e-mail received by Debian's aiosmtpd and its link
+ * resuming (and entering) in a fresh context.
+ */
+import type { Browser, Page } from "playwright-core";
+import { testConfig } from "../../lib/config.ts";
+import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
+import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
+
+const TOLD_MS = 20_000;
+
+/** Opens "continue on another device" and returns the code and link the page shows. */
+async function showCode(page: Page): Promise<{ code: string; link: string }> {
+  await page.getByText(W.offer).click();
+  await page.getByRole("button", { name: W.showCode }).click();
+  const code = await page.locator("[data-code]").getAttribute("data-code", { timeout: 10_000 });
+  const link = await page.locator("a.move-link").getAttribute("href");
+  // The page draws the QR code itself, with the drawer it loads when a code is shown.
+  await page.locator("svg.qr path").waitFor({ timeout: 10_000 });
+  return { code: code!, link: link! };
+}
+
+Deno.test({
+  name: "a place moves between browsers by link, by code and by the turn e-mail",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    // Without python3-aiosmtpd only the e-mail step is skipped (and says so).
+    const smtp = await haveAiosmtpd() ? await startSmtpServer() : null;
+    const srv = await serveApp(testConfig({
+      SMTP_HOST: "127.0.0.1",
+      SMTP_PORT: smtp?.port ?? 25,
+      SMTP_TLS: "none",
+      SMTP_FROM: "Tollgate <queue@example.test>",
+    }));
+    // The per-second mail job, wired as main.ts wires it.
+    const timer = setInterval(() => void srv.services.mailJob(), 1000);
+    const engine = srv.services.engine;
+    await engine.setRate("default", 0.01);
+    await engine.join("default", null); // takes the instant slot: browsers below wait
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const b = browser;
+      const first = await (await b.newContext()).newPage();
+      const second = await (await b.newContext()).newPage();
+
+      await t.step("the link moves the place to a second browser; the first is told", async () => {
+        await first.goto(`${srv.base}/wait?return=/demo`);
+        await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+        const { code, link } = await showCode(first);
+        assert(/^[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/.test(code), code);
+        await first.screenshot({ path: screenshotPath("wait-move.png"), fullPage: true });
+        await second.goto(link);
+        // The link asks first: nothing moved until the button is pressed.
+        assertEquals(await second.locator("input[name=code]").inputValue(), code.replace("-", ""));
+        await second.getByRole("button", { name: W.takePlace }).click();
+        await second.locator(".place").waitFor({ timeout: 10_000 });
+        assertEquals(await second.locator(".place").textContent(), "#1");
+        await first.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+        assertEquals(await first.locator(".place").count(), 0);
+      });
+
+      await t.step("a code typed in the first browser takes the place back", async () => {
+        await second.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+        const { code } = await showCode(second);
+        await first.locator("input[name=code]").fill(code.toLowerCase());
+        await first.getByRole("button", { name: W.takePlace }).click();
+        await first.locator(".place").waitFor({ timeout: 10_000 });
+        await second.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+      });
+
+      await t.step({
+        name: "the turn e-mail arrives and its link resumes in a fresh context",
+        ignore: smtp === null,
+        fn: async () => {
+          await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+          await first.getByText(W.mailOffer).click();
+          await first.locator("input[type=email]").fill("ann@example.test");
+          await first.getByRole("button", { name: W.mailSave }).click();
+          await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
+          // The visitor walks away, counting on the e-mail (an open page would enter at once).
+          await first.context().close();
+          await second.context().close();
+          const res = await fetch(`${srv.base}/admit`, {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${srv.services.config.TOKEN_SECRET}`,
+              "content-type": "application/json",
+            },
+            body: JSON.stringify({ queue: "default", count: 1 }),
+          });
+          assertEquals((await res.json()).admitted, 1);
+          const [mail] = await smtp!.waitFor(1, 20_000);
+          assert(mail, "the e-mail arrived");
+          assertEquals(mail.headers["to"], "ann@example.test");
+          const link = /https?:\/\/\S+resume=[2-9A-Z]{8}/.exec(mail.text)?.[0];
+          assert(link, mail.text);
+          const phone = await (await b.newContext()).newPage();
+          await phone.goto(link);
+          await phone.getByRole("button", { name: W.takePlace }).click();
+          // Admitted: the page sends it on to the destination with its access token.
+          await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
+          const cookies = await phone.context().cookies();
+          assert(cookies.some((c) => c.name === "tg_access"), "the phone holds the access token");
+        },
+      });
+    } finally {
+      clearInterval(timer);
+      await browser?.close();
+      await srv.close();
+      await smtp?.stop();
+    }
+  },
+});

@@ -1,0 +1,87 @@
+/**
+ * The no-JS pages of moving a place: a resume link asks before it moves anything and joins
+ * nobody; the form moves the place and goes on to /wait; a wrong code is said on the page; a
+ * browser whose place moved gets the form instead of a new place.
+ */
+import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { Client, makeApp } from "./helpers.ts";
+
+const Q = "default";
+
+/** A form post as a browser sends it. */
+function form(c: Client, code: string) {
+  return c.req("POST", "/wait/resume", new URLSearchParams({ queue: Q, code }).toString(), {
+    "content-type": "application/x-www-form-urlencoded",
+  });
+}
+
+Deno.test("resume link, form, wrong code and the moved page", async () => {
+  const t = await makeApp();
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join();
+    const made = await a.req("POST", "/resume/code", { queue: Q });
+    const code = made.json.code as string;
+
+    const link = await b.req(
+      "GET",
+      new URL(made.json.link).pathname + new URL(made.json.link).search,
+    );
+    assertEquals(link.status, 200);
+    assert(link.text.includes(W.confirmMove), "the link asks first");
+    assert(link.text.includes(`value="${code.replace("-", "")}"`), "with the code filled in");
+    assertEquals(b.cookies.has("tg_ticket"), false, "and joins nobody");
+
+    const wrong = await form(b, "2222-3333");
+    assertEquals(wrong.status, 404);
+    assert(wrong.text.includes("That code does not work"), "the page says the code is wrong");
+
+    const moved = await form(b, code);
+    assertEquals(moved.status, 303);
+    assertEquals(moved.headers.get("location"), `/wait?queue=${Q}`);
+    assertEquals(b.visitorId, a.visitorId);
+
+    // The old browser, once due, gets the form instead of a new place.
+    const nca = (a.ticketClaims as unknown as { nca: number }).nca;
+    t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
+    const page = await a.req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 409);
+    assert(page.text.includes(W.haveCode), page.text.slice(0, 300));
+    t.engine.ctx.invalidate(Q);
+    assertEquals((await t.engine.metrics(Q)).waiting, 1, "no new place was taken");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("another site's form cannot move a place into this browser", async () => {
+  const t = await makeApp();
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), victim = new Client(t.app);
+    await a.join();
+    await victim.join();
+    const own = victim.cookies.get("tg_ticket");
+    const code = (await a.req("POST", "/resume/code", { queue: Q })).json.code as string;
+    const res = await victim.req(
+      "POST",
+      "/wait/resume",
+      new URLSearchParams({ queue: Q, code }).toString(),
+      { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+    );
+    assertEquals(res.status, 403);
+    assertEquals(victim.cookies.get("tg_ticket"), own, "its own ticket is kept");
+    // From our own page it works.
+    const ok = await victim.req(
+      "POST",
+      "/wait/resume",
+      new URLSearchParams({ queue: Q, code }).toString(),
+      { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost" },
+    );
+    assertEquals(ok.status, 303);
+  } finally {
+    t.close();
+  }
+});
