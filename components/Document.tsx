@@ -1,4 +1,8 @@
 import type { ComponentChildren } from "preact";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
+import { dirOf, type Lang } from "../lib/i18n/langs.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
+import { LangMenu } from "./LangMenu.tsx";
 
 /** Props of the page shell. */
 export interface DocumentProps {
@@ -19,6 +23,11 @@ export interface DocumentProps {
   about?: boolean;
   /** Tollgate's path prefix (`BASE_PATH`) for the page's own links. */
   base?: string;
+  /** The page's language (English when absent) and its messages. */
+  lang?: Lang;
+  m?: Catalogue;
+  /** This page's path and query as the browser asked for it: the language menu links to it. */
+  url?: string;
   children: ComponentChildren;
 }
 
@@ -42,11 +51,13 @@ export function HeadBasics(p: { title: string; styleHref?: string }) {
 
 /** The HTML shell of every visitor page: head, theme, optional island, light/dark, phone-ready. */
 export function Document(p: DocumentProps) {
+  const lang = p.lang ?? "en";
+  const m = p.m ?? CATALOGUES[lang];
   const refresh = p.refresh && (
     <meta http-equiv="refresh" content={`${p.refresh.seconds}; url=${p.refresh.url}`} />
   );
   return (
-    <html lang="en">
+    <html lang={lang} dir={dirOf(lang)}>
       <head>
         <HeadBasics title={p.title} styleHref={p.styleHref} />
         {p.themeCss && <style dangerouslySetInnerHTML={{ __html: p.themeCss }} />}
@@ -57,13 +68,15 @@ export function Document(p: DocumentProps) {
         {p.scriptSrc && <script type="module" src={p.scriptSrc} />}
       </head>
       <body class={p.embed ? "embed" : undefined}>
+        {p.url && !p.embed && <LangMenu lang={lang} label={m["doc.language"]} url={p.url} />}
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>
-            Waiting room by Tollgate
+            {m["doc.footer"]}
             {!p.about && (
               <>
-                {" "}· <a href={`${p.base ?? ""}/wait/how-it-works`}>How it works</a>
+                {" · "}
+                <a href={`${p.base ?? ""}/wait/how-it-works`}>{m["doc.how"]}</a>
               </>
             )}
           </footer>

@@ -3,6 +3,8 @@ import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts"
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
 import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
+import { MESSAGE_KEYS } from "./i18n/catalogues.ts";
+import { LANGS } from "./i18n/langs.ts";
 
 /** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
 export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -12,6 +14,15 @@ const linkOrEmpty = (what: string) =>
     message: `${what} must be empty, a same-origin path (/...) or an https:// URL`,
   });
 const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
+
+/** The operator's wording: per language, per message key, a text ("" removes it). */
+const MessageOverridesInput = z.partialRecord(
+  z.enum(LANGS),
+  z.partialRecord(z.enum(MESSAGE_KEYS as [string, ...string[]]), z.string().trim().max(1000)),
+).openapi({
+  description: "visitor messages in the operator's words, e.g. " +
+    '{"de": {"page.title": "Sie sind dran"}}; keys as in GET /api/admin/messages',
+});
 
 /** A branding write: every field optional, left-out fields keep their stored value. */
 export const BrandingInput = z.object({
@@ -27,6 +38,7 @@ export const BrandingInput = z.object({
   redirectUrl: z.string().max(2048).refine((v) => v === "" || safeRedirectUrl(v) !== null, {
     message: "redirectUrl must be empty, a same-origin path (/..., not /wait) or an https:// URL",
   }),
+  messages: MessageOverridesInput,
 }).partial().strict();
 
 /**
@@ -43,6 +55,7 @@ export const BrandingOverrideInput = z.object({
   clickToEnter: BrandingInput.shape.clickToEnter.unwrap().nullable(),
   admitHoldSeconds: BrandingInput.shape.admitHoldSeconds.unwrap().nullable(),
   redirectUrl: BrandingInput.shape.redirectUrl.unwrap().nullable(),
+  messages: BrandingInput.shape.messages.unwrap().nullable(),
 }).partial().strict();
 
 /** The fields a queue may override (every branding field). */

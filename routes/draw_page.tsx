@@ -5,6 +5,9 @@ import { Document } from "../components/Document.tsx";
 import type { Assets } from "./pages/assets.ts";
 import { htmlPage, scriptJson } from "./pages/html.tsx";
 import { QUEUE_NAME_RE } from "../lib/names.ts";
+import { pageLang, selfUrl } from "./pages/lang.ts";
+import { rich } from "../islands/rich.tsx";
+import { SCRIPT_KEYS, scriptMessages } from "../lib/i18n/catalogues.ts";
 
 /** The check page: fetches `/draw?queue=Q` (or reads a pasted record) and recomputes it. */
 export function verifyPage(s: Services, assets: () => Promise<Assets>) {
@@ -15,42 +18,41 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
     const queue = asked && QUEUE_NAME_RE.test(asked)
       ? asked
       : (await s.engine.defaultQueue()) ?? "default";
+    const base = s.config.BASE_PATH ?? "";
+    const { lang, m } = pageLang(c, (await s.engine.ctx.branding(queue).catch(() => null))?.messages);
     return htmlPage(
       c,
       <Document
-        title="Check an opening draw"
-        base={s.config.BASE_PATH ?? ""}
+        title={m["draw.title"]}
+        base={base}
         styleHref={a["style.css"]}
         scriptSrc={a["verify_draw.js"]}
-        propsJson={scriptJson({ queue, base: s.config.BASE_PATH ?? "" })}
+        propsJson={scriptJson({ queue, base, lang, m: scriptMessages(m, SCRIPT_KEYS.draw) })}
+        lang={lang}
+        m={m}
+        url={selfUrl(c, base)}
       >
         <div class="panel" id="tg-verify">
-          <h1>Check an opening draw</h1>
+          <h1>{m["draw.title"]}</h1>
+          <p>{rich(m, "draw.intro", { queue: <code>{queue}</code> })}</p>
           <p>
-            This page recomputes the draw of queue <code>{queue}</code>{" "}
-            in your browser: the seed must hash to the commitment published when the pre-queue
-            opened, the list must hash to the published list hash, and the order must follow from
-            the seed and the list. Nothing here trusts the server's own answer.
-          </p>
-          <p>
-            <button type="button" class="button" id="tg-verify-fetch">
-              Check the published draw
-            </button>
+            <button type="button" class="button" id="tg-verify-fetch">{m["draw.fetch"]}</button>
           </p>
           <details>
-            <summary>Or paste a record you saved</summary>
-            <textarea id="tg-verify-text" rows={6} aria-label="Draw record (JSON)"></textarea>
+            <summary>{m["draw.paste"]}</summary>
+            <textarea id="tg-verify-text" rows={6} aria-label={m["draw.recordLabel"]}></textarea>
             <button type="button" class="button secondary" id="tg-verify-paste">
-              Check this record
+              {m["draw.checkRecord"]}
             </button>
           </details>
           <p id="tg-verify-arrival-row" hidden>
             <label>
-              Your arrival number <input id="tg-verify-arrival" inputMode="numeric" size={8} />
+              {m["draw.arrivalLabel"]}{" "}
+              <input id="tg-verify-arrival" inputMode="numeric" size={8} />
             </label>
           </p>
           <div role="status" aria-live="polite" id="tg-verify-out">
-            <noscript>This check runs in the browser: it needs JavaScript.</noscript>
+            <noscript>{m["draw.noscript"]}</noscript>
           </div>
         </div>
       </Document>,

@@ -56,3 +56,20 @@ export function messagesFor(lang: Lang, overrides?: MessageOverrides | null): Ca
   }
   return out;
 }
+
+/** The keys each page script reads (its props carry only these). */
+export const SCRIPT_KEYS = {
+  wait: ["page.", "live.", "wait.", "time.", "notify."],
+  check: ["check.", "time."],
+  draw: ["draw."],
+} as const;
+
+/**
+ * The part of `m` a page script needs (keys starting with one of `prefixes`), so the page does
+ * not carry the whole catalogue. Typed as the whole: the script reads only these keys.
+ */
+export function scriptMessages(m: Catalogue, prefixes: readonly string[]): Catalogue {
+  const out: Partial<Catalogue> = {};
+  for (const k of MESSAGE_KEYS) if (prefixes.some((p) => k.startsWith(p))) out[k] = m[k];
+  return out as Catalogue;
+}

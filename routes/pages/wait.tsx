@@ -25,6 +25,9 @@ import { CHECK_CODES, checkPage } from "./wait_check.tsx";
 import { type Notices, refusalPage, waitNotices } from "./wait_notice.tsx";
 import { previewPage } from "./wait_preview.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { SCRIPT_KEYS, scriptMessages } from "../../lib/i18n/catalogues.ts";
+import { t } from "../../lib/i18n/format.ts";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
@@ -96,7 +99,8 @@ function waitingPage(
   const base = s.config.BASE_PATH ?? "";
   const { queue, embed, returnPath } = r;
   const now = s.clock.now();
-  const b = pageBranding(branding);
+  const { lang, m } = pageLang(c, branding.messages);
+  const b = localTexts(pageBranding(branding), m);
   const startRaw = c.req.query("start");
   const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
   const start = view.position === undefined ? null : Math.max(seen, view.position);
@@ -110,6 +114,8 @@ function waitingPage(
     embed,
     title: b.title,
     base,
+    lang,
+    m: scriptMessages(m, SCRIPT_KEYS.wait),
   };
   const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
     ? {
@@ -123,7 +129,7 @@ function waitingPage(
   return htmlPage(
     c,
     <Document
-      title={view.status === "admitted" ? `✅ It's your turn — ${b.title}` : b.title}
+      title={view.status === "admitted" ? t(m, "page.turnTitle", { title: b.title }) : b.title}
       styleHref={a["style.css"]}
       themeCss={css}
       scriptSrc={a["wait.js"]}
@@ -131,6 +137,9 @@ function waitingPage(
       refresh={refresh}
       embed={embed}
       base={base}
+      lang={lang}
+      m={m}
+      url={selfUrl(c, base)}
     >
       <WaitPage branding={b} island={island} />
     </Document>,
@@ -152,7 +161,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   app.get("/wait", async (c) => {
     const q = c.req.query("queue");
     if (q !== undefined && !QueueName.safeParse(q).success) {
-      return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
+      return notice(c, 400, "notice.badRequest", "notice.badQueueLink");
     }
     if (c.req.method === "HEAD") return headAnswer(c);
     const r: WaitRequest = {
@@ -181,7 +190,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     if (!QueueName.safeParse(queue).success) {
-      return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
+      return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     const back = waitUrl(queue, returnPath, false, null, base);

@@ -13,16 +13,22 @@ import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 import { ENQUEUE_CODES, enqueueWords } from "./wait_check.tsx";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { t, unitOf } from "../../lib/i18n/format.ts";
+import type { MessageKey } from "../../lib/i18n/messages/en.ts";
 
 /** Seconds before a page that hit a server error tries again by itself. */
 const ERROR_RETRY = 10;
 
-/** A notice page: a heading and a line, optionally retrying by itself after `retrySeconds`. */
+/**
+ * A notice page: a heading and a line (message keys, in the visitor's language), optionally
+ * retrying by itself after `retrySeconds` (which the text may name as `{seconds}`).
+ */
 export type NoticeFn = (
   c: Context,
   status: number,
-  heading: string,
-  text: string,
+  heading: MessageKey,
+  text: MessageKey,
   retrySeconds?: number,
   showMessage?: boolean,
 ) => Promise<Response>;
@@ -38,10 +44,14 @@ export interface Notices {
 export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices {
   const base = s.config.BASE_PATH ?? "";
 
-  const notice: NoticeFn = async (c, status, heading, text, retrySeconds, showMessage = false) => {
+  const notice: NoticeFn = async (c, status, headingKey, textKey, retrySeconds, showMessage) => {
     const a = await assets();
     // The page that says the store is down must not need the store: default branding then.
-    const b = pageBranding(await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING));
+    const branding = await s.engine.ctx.branding("").catch(() => DEFAULT_BRANDING);
+    const { lang, m } = pageLang(c, branding.messages);
+    const b = localTexts(pageBranding(branding), m);
+    const heading = m[headingKey];
+    const text = t(m, textKey, { seconds: unitOf(lang, retrySeconds ?? 0, "second") });
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
     const retry = retrySeconds
@@ -58,6 +68,9 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
         refresh={retry}
         embed={c.req.query("embed") === "1"}
         base={base}
+        lang={lang}
+        m={m}
+        url={selfUrl(c, base)}
       >
         <Notice heading={heading}>
           <p>{text}</p>
@@ -71,8 +84,10 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
 
   const failure = (c: Context, e: unknown) => {
     if (e instanceof AppError && e.status < 500 && e.status !== 429) {
-      const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
-      return notice(c, e.status, heading, e.message);
+      // The error's own message is English for operators; the visitor gets its own words.
+      return e.status === 403
+        ? notice(c, e.status, "notice.denied", "notice.deniedText")
+        : notice(c, e.status, "notice.badLink", "notice.badLinkText");
     }
     if (!(e instanceof AppError)) {
       console.error(JSON.stringify({
@@ -86,9 +101,8 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     return notice(
       c,
       e instanceof AppError ? e.status : 503,
-      "Please wait a moment",
-      `The waiting room could not answer just now. This page tries again by itself in ${wait} ` +
-        `second${wait === 1 ? "" : "s"}.`,
+      "notice.moment",
+      "notice.momentText",
       wait,
     );
   };
@@ -104,40 +118,21 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
     return notice(c, e.status, heading, text);
   }
   if (e instanceof AppError && e.code === "geo_blocked") {
-    return notice(c, 403, "Not available in your country", e.message);
+    return notice(c, 403, "notice.geo", "notice.geoText");
   }
   if (e instanceof AppError && e.code === "unknown_queue") {
-    return notice(c, 404, "Not found", "There is no waiting room here.");
+    return notice(c, 404, "notice.notFound", "notice.notFoundText");
   }
   if (e instanceof AppError && e.code === "not_open") {
     // Never says when: a fixed retry, and only the operator's own message may announce it.
-    return notice(
-      c,
-      503,
-      "Not open yet",
-      "This waiting room is not open yet. This page checks again by itself every minute.",
-      60,
-      true,
-    );
+    return notice(c, 503, "notice.notOpen", "notice.notOpenText", 60, true);
   }
   if (e instanceof RateLimitedError) {
     const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));
-    return notice(
-      c,
-      429,
-      "Too many new places from your network",
-      `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
-      wait,
-    );
+    return notice(c, 429, "notice.rate", "notice.rateText", wait);
   }
   if (e instanceof AppError && e.code === "queue_full") {
-    return notice(
-      c,
-      503,
-      "The waiting room is full",
-      "Too many people are waiting right now. This page tries again by itself in 30 seconds.",
-      30,
-    );
+    return notice(c, 503, "notice.full", "notice.fullText", 30);
   }
   return n.failure(c, e);
 }
