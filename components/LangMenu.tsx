@@ -1,4 +1,4 @@
-import { LANG_NAMES, type Lang, LANGS } from "../lib/i18n/langs.ts";
+import { type Lang, LANG_NAMES, LANGS } from "../lib/i18n/langs.ts";
 
 /** `url` (a path with its query) with `?lang=` set to `lang`. */
 function withLang(url: string, lang: Lang): string {

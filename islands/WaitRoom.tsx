@@ -280,7 +280,10 @@ function Waiting(
       <p class="label">{m["wait.placeLabel"]}</p>
       <p class="place">
         {view.waiting !== undefined
-          ? t(m, "wait.placeOf", { position: num(lang, position), waiting: num(lang, view.waiting) })
+          ? t(m, "wait.placeOf", {
+            position: num(lang, position),
+            waiting: num(lang, view.waiting),
+          })
           : t(m, "wait.place", { position: num(lang, position) })}
       </p>
       <progress max={100} value={share} aria-label={m["wait.lineProgress"]}>

@@ -195,6 +195,8 @@ export function NotifyOffer(p: { canNotify: CanNotify; onAsk: () => void; m: Cat
     );
   }
   if (p.canNotify === "on") return <p class="hint">{p.m["wait.notifyOn"]}</p>;
-  if (p.canNotify === "refused") return <p class="hint" role="status">{p.m["wait.notifyBlocked"]}</p>;
+  if (p.canNotify === "refused") {
+    return <p class="hint" role="status">{p.m["wait.notifyBlocked"]}</p>;
+  }
   return null;
 }

@@ -19,7 +19,10 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
       ? asked
       : (await s.engine.defaultQueue()) ?? "default";
     const base = s.config.BASE_PATH ?? "";
-    const { lang, m } = pageLang(c, (await s.engine.ctx.branding(queue).catch(() => null))?.messages);
+    const { lang, m } = pageLang(
+      c,
+      (await s.engine.ctx.branding(queue).catch(() => null))?.messages,
+    );
     return htmlPage(
       c,
       <Document
@@ -47,8 +50,7 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
           </details>
           <p id="tg-verify-arrival-row" hidden>
             <label>
-              {m["draw.arrivalLabel"]}{" "}
-              <input id="tg-verify-arrival" inputMode="numeric" size={8} />
+              {m["draw.arrivalLabel"]} <input id="tg-verify-arrival" inputMode="numeric" size={8} />
             </label>
           </p>
           <div role="status" aria-live="polite" id="tg-verify-out">

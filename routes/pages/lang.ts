@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { cookieValue, isSecureRequest, visitorCookie } from "../../http/cookies.ts";
-import { messagesFor, type MessageOverrides } from "../../lib/i18n/catalogues.ts";
+import { type MessageOverrides, messagesFor } from "../../lib/i18n/catalogues.ts";
 import type { Lang } from "../../lib/i18n/langs.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { LANG_COOKIE, pickLang } from "../../lib/i18n/negotiate.ts";
@@ -28,12 +28,16 @@ export function pageLang(c: Context, overrides?: MessageOverrides | null): PageL
     acceptLanguage: c.req.header("accept-language"),
   });
   if (remember) {
-    c.header("Set-Cookie", visitorCookie(LANG_COOKIE, lang, LANG_MAX_AGE, isSecureRequest(c.req.raw)), {
-      append: true,
-    });
+    c.header(
+      "Set-Cookie",
+      visitorCookie(LANG_COOKIE, lang, LANG_MAX_AGE, isSecureRequest(c.req.raw)),
+      {
+        append: true,
+      },
+    );
   }
   // Caches between the visitor and us must not hand one language's page to another visitor.
-  c.header("Vary", "Accept-Language, Cookie", { append: true });
+  c.header("Vary", "Accept-Language, Cookie", { append: true }); // i18n-ok: header names
   return { lang, m: messagesFor(lang, overrides) };
 }
 

@@ -16,11 +16,13 @@ export const de: Catalogue = {
   "live.closed": "Dieser Warteraum ist nicht verfügbar.",
   "live.cookies":
     "Diese Seite kann Ihren Platz hier nicht halten, weil der Browser das Cookie des Warteraums in diesem Rahmen nicht speichert. Öffnen Sie den Warteraum in einem eigenen Fenster, um zu warten.",
-  "live.hold": "Sie sind dran! Ihr Platz ist noch {time} für Sie reserviert: Drücken Sie „Jetzt eintreten“.",
+  "live.hold":
+    "Sie sind dran! Ihr Platz ist noch {time} für Sie reserviert: Drücken Sie „Jetzt eintreten“.",
   "live.admitted": "Sie sind dran! Sie werden weitergeleitet …",
   "live.prequeue":
     "Sie sind in der Vorwarteschlange. Diese Seite prüft für Sie und geht von selbst weiter.",
-  "live.lottery": "Sie nehmen an der Verlosung teil. Diese Seite prüft für Sie und geht von selbst weiter.",
+  "live.lottery":
+    "Sie nehmen an der Verlosung teil. Diese Seite prüft für Sie und geht von selbst weiter.",
   "live.position":
     "Sie sind Nummer {position} in der Warteschlange. Diese Seite prüft für Sie und geht von selbst weiter.",
   "live.positionOf":
@@ -67,7 +69,8 @@ export const de: Catalogue = {
   "check.noscript":
     "Bevor Sie sich anstellen, prüft diese Seite, dass Sie ein Mensch und kein Skript sind. Die Prüfung braucht JavaScript: Bitte schalten Sie es ein und laden Sie die Seite neu.",
   "check.checking": "Wir prüfen, dass Sie ein Mensch und kein Skript sind …",
-  "check.progress": "Wir prüfen, dass Sie ein Mensch und kein Skript sind … etwa {percent} erledigt.",
+  "check.progress":
+    "Wir prüfen, dass Sie ein Mensch und kein Skript sind … etwa {percent} erledigt.",
   "check.done": "Prüfung abgeschlossen. Sie werden angestellt …",
   "check.again": "Noch eine Prüfung …",
   "check.failed":

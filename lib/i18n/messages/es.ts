@@ -65,7 +65,8 @@ export const es: Catalogue = {
   "check.noscript":
     "Antes de entrar en la fila, esta página comprueba que eres una persona y no un script. La comprobación necesita JavaScript: actívalo y vuelve a cargar esta página.",
   "check.checking": "Comprobando que eres una persona y no un script…",
-  "check.progress": "Comprobando que eres una persona y no un script… alrededor del {percent} hecho.",
+  "check.progress":
+    "Comprobando que eres una persona y no un script… alrededor del {percent} hecho.",
   "check.done": "Comprobación terminada. Entrando en la fila…",
   "check.again": "Una comprobación más…",
   "check.failed":

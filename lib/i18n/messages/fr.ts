@@ -6,7 +6,8 @@ export const fr: Catalogue = {
   "doc.how": "Comment ça marche",
   "doc.language": "Langue",
   "page.title": "Vous êtes dans la file",
-  "page.message": "Merci de votre patience. Nous vous laisserons entrer dès qu’il y aura de la place.",
+  "page.message":
+    "Merci de votre patience. Nous vous laisserons entrer dès qu’il y aura de la place.",
   "page.turnTitle": "✅ C’est votre tour — {title}",
   "page.previewTitle": "Aperçu — {title}",
   "live.expired":

@@ -9,8 +9,10 @@ export const it: Catalogue = {
   "page.message": "Grazie per la pazienza. Ti faremo entrare appena c’è posto.",
   "page.turnTitle": "✅ Tocca a te — {title}",
   "page.previewTitle": "Anteprima — {title}",
-  "live.expired": "Il tuo turno è passato: il posto ti è stato tenuto, ma non sei entrato in tempo.",
-  "live.full": "La sala d’attesa è piena in questo momento. Questa pagina riprova da sola tra poco.",
+  "live.expired":
+    "Il tuo turno è passato: il posto ti è stato tenuto, ma non sei entrato in tempo.",
+  "live.full":
+    "La sala d’attesa è piena in questo momento. Questa pagina riprova da sola tra poco.",
   "live.closed": "Questa sala d’attesa non è disponibile.",
   "live.cookies":
     "Questa pagina non può tenere il tuo posto qui, perché il browser non conserva il cookie della sala d’attesa in questo riquadro. Apri la sala d’attesa in una finestra a parte per aspettare.",

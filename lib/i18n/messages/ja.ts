@@ -38,8 +38,10 @@ export const ja: Catalogue = {
     "開始時に、事前受付の全員に列のランダムな順番が割り当てられ、後から来た人より前に並びます。事前受付に加わった時刻は関係ありません。",
   "wait.lotteryWords":
     "枠が空くたびに、その時点で待っている全員の中から抽選で入場者が選ばれます。列の順番はなく、早く来ても遅く来ても変わりません。",
-  "wait.arrivalNumber": "あなたの到着番号：{arrival}（公開される抽選結果で順番を確かめるために控えておいてください）",
-  "wait.commitment": "抽選の秘密値は誰かが参加する前に確定しています。そのフィンガープリントは {fingerprint} です。",
+  "wait.arrivalNumber":
+    "あなたの到着番号：{arrival}（公開される抽選結果で順番を確かめるために控えておいてください）",
+  "wait.commitment":
+    "抽選の秘密値は誰かが参加する前に確定しています。そのフィンガープリントは {fingerprint} です。",
   "wait.howToCheck": "抽選の確認方法",
   "wait.openingProgress": "開始時の抽選を待っています",
   "wait.prequeueEta": "開始後の予想待ち時間（ランダムな順番の場合）：{wait}",
@@ -65,7 +67,8 @@ export const ja: Catalogue = {
   "check.progress": "スクリプトではなく人であることを確認しています… 約 {percent} 完了。",
   "check.done": "確認が完了しました。列に並んでいます…",
   "check.again": "もう一度確認しています…",
-  "check.failed": "確認できませんでした（{reason}）。ページを再読み込みしてもう一度お試しください。",
+  "check.failed":
+    "確認できませんでした（{reason}）。ページを再読み込みしてもう一度お試しください。",
   "check.reload": "再読み込み",
   "check.progressLabel": "確認の進み具合",
   "check.errCookies":
@@ -81,18 +84,21 @@ export const ja: Catalogue = {
   "notice.badLinkText":
     "この待合室へのリンクは使用できません。サイトに戻り、もう一度リンクをたどってください。",
   "notice.moment": "少々お待ちください",
-  "notice.momentText": "待合室がただいま応答できませんでした。このページは {seconds}後に自動で再試行します。",
+  "notice.momentText":
+    "待合室がただいま応答できませんでした。このページは {seconds}後に自動で再試行します。",
   "notice.geo": "お住まいの国ではご利用いただけません",
   "notice.geoText": "この待合室はお住まいの国ではご利用いただけません。",
   "notice.notFound": "見つかりません",
   "notice.notFoundText": "ここに待合室はありません。",
   "notice.notOpen": "まだ開始していません",
-  "notice.notOpenText": "この待合室はまだ開始していません。このページは 1 分ごとに自動で確認します。",
+  "notice.notOpenText":
+    "この待合室はまだ開始していません。このページは 1 分ごとに自動で確認します。",
   "notice.rate": "お使いのネットワークからの新規参加が多すぎます",
   "notice.rateText":
     "直前の 1 分間に、お使いのネットワークから多くの人がこの待合室に参加しました。このページは {seconds}後に自動で再試行します。",
   "notice.full": "待合室は満員です",
-  "notice.fullText": "現在、待っている人が多すぎます。このページは {seconds}後に自動で再試行します。",
+  "notice.fullText":
+    "現在、待っている人が多すぎます。このページは {seconds}後に自動で再試行します。",
   "enqueue.unavailable": "現在ご利用いただけません",
   "enqueue.unavailableText": "この待合室は現在リンクを確認できません。",
   "enqueue.useLink": "サイトのリンクをご利用ください",

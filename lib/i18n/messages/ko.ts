@@ -16,8 +16,10 @@ export const ko: Catalogue = {
     "이 프레임에서는 브라우저가 대기실 쿠키를 저장하지 않아 이 페이지에서 순서를 유지할 수 없습니다. 대기실을 별도 창에서 열어 기다려 주세요.",
   "live.hold": "입장 차례입니다! 자리가 {time} 동안 유지됩니다. '지금 입장'을 누르세요.",
   "live.admitted": "입장 차례입니다! 입장 중입니다…",
-  "live.prequeue": "사전 대기열에 있습니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
-  "live.lottery": "추첨에 참여 중입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
+  "live.prequeue":
+    "사전 대기열에 있습니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
+  "live.lottery":
+    "추첨에 참여 중입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
   "live.position":
     "대기 순서는 {position}번입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
   "live.positionOf":
@@ -38,8 +40,10 @@ export const ko: Catalogue = {
     "오픈 시점에 사전 대기열의 모든 사람이 무작위 순서를 받으며, 나중에 온 사람보다 앞에 섭니다. 사전 대기열에 언제 들어왔는지는 상관없습니다.",
   "wait.lotteryWords":
     "자리가 날 때마다 그 순간 기다리는 모든 사람 중에서 무작위 추첨으로 입장할 사람을 정합니다. 대기 순서는 없으며, 일찍 오든 늦게 오든 차이가 없습니다.",
-  "wait.arrivalNumber": "도착 번호: {arrival} (공개된 추첨에서 내 순서를 찾을 수 있도록 보관해 두세요)",
-  "wait.commitment": "추첨의 비밀 값은 누군가 참여하기 전에 정해졌습니다. 지문은 {fingerprint}입니다.",
+  "wait.arrivalNumber":
+    "도착 번호: {arrival} (공개된 추첨에서 내 순서를 찾을 수 있도록 보관해 두세요)",
+  "wait.commitment":
+    "추첨의 비밀 값은 누군가 참여하기 전에 정해졌습니다. 지문은 {fingerprint}입니다.",
   "wait.howToCheck": "추첨 확인 방법",
   "wait.openingProgress": "오픈 추첨을 기다리는 중",
   "wait.prequeueEta": "오픈 후 무작위 순서의 예상 대기 시간: {wait}",
@@ -81,18 +85,21 @@ export const ko: Catalogue = {
   "notice.badLinkText":
     "이 대기실 링크는 사용할 수 없습니다. 사이트로 돌아가 링크를 다시 따라오세요.",
   "notice.moment": "잠시만 기다려 주세요",
-  "notice.momentText": "대기실이 지금 응답하지 못했습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
+  "notice.momentText":
+    "대기실이 지금 응답하지 못했습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
   "notice.geo": "이 국가에서는 이용할 수 없습니다",
   "notice.geoText": "이 대기실은 사용자의 국가에서 이용할 수 없습니다.",
   "notice.notFound": "찾을 수 없음",
   "notice.notFoundText": "여기에는 대기실이 없습니다.",
   "notice.notOpen": "아직 열리지 않았습니다",
-  "notice.notOpenText": "이 대기실은 아직 열리지 않았습니다. 이 페이지는 1분마다 자동으로 다시 확인합니다.",
+  "notice.notOpenText":
+    "이 대기실은 아직 열리지 않았습니다. 이 페이지는 1분마다 자동으로 다시 확인합니다.",
   "notice.rate": "사용자 네트워크에서 새 자리가 너무 많습니다",
   "notice.rateText":
     "지난 1분 동안 사용자 네트워크에서 많은 사람이 이 대기실에 참여했습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
   "notice.full": "대기실이 가득 찼습니다",
-  "notice.fullText": "지금 기다리는 사람이 너무 많습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
+  "notice.fullText":
+    "지금 기다리는 사람이 너무 많습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
   "enqueue.unavailable": "지금은 이용할 수 없습니다",
   "enqueue.unavailableText": "이 대기실은 지금 링크를 확인할 수 없습니다.",
   "enqueue.useLink": "사이트의 링크를 이용해 주세요",
@@ -107,7 +114,8 @@ export const ko: Catalogue = {
     "대기 페이지를 열어 두세요. 자동으로 확인하고 차례가 되면 넘어갑니다. 오래 닫아 두면 순서를 잃습니다.",
   "how.reload":
     "새로 고침하거나 페이지를 다시 열어도 순서는 유지됩니다(쿠키가 기억합니다). 새로 줄을 서면 맨 뒤로 갈 뿐입니다.",
-  "how.random": "선착순 대신 무작위 추첨으로 입장시키는 판매도 있습니다. 어떤 방식인지는 페이지에 표시됩니다.",
+  "how.random":
+    "선착순 대신 무작위 추첨으로 입장시키는 판매도 있습니다. 어떤 방식인지는 페이지에 표시됩니다.",
   "how.turn":
     "차례가 되면 사이트로 이동합니다. 페이지에서 확인을 요청하면 표시된 시간 안에 확인하세요. 그렇지 않으면 다음 사람에게 자리가 넘어갑니다.",
   "how.privacy":

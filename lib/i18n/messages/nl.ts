@@ -17,8 +17,10 @@ export const nl: Catalogue = {
     "Deze pagina kan je plek hier niet bewaren, omdat de browser de cookie van de wachtruimte in dit kader niet bewaart. Open de wachtruimte in een eigen venster om te wachten.",
   "live.hold": "Je bent aan de beurt! Je plek wordt {time} vastgehouden: druk op ‘Nu naar binnen’.",
   "live.admitted": "Je bent aan de beurt! We brengen je naar binnen…",
-  "live.prequeue": "Je staat in de voorrij. Deze pagina controleert voor je en gaat vanzelf verder.",
-  "live.lottery": "Je doet mee aan de loting. Deze pagina controleert voor je en gaat vanzelf verder.",
+  "live.prequeue":
+    "Je staat in de voorrij. Deze pagina controleert voor je en gaat vanzelf verder.",
+  "live.lottery":
+    "Je doet mee aan de loting. Deze pagina controleert voor je en gaat vanzelf verder.",
   "live.position":
     "Je bent nummer {position} in de rij. Deze pagina controleert voor je en gaat vanzelf verder.",
   "live.positionOf":
@@ -68,7 +70,8 @@ export const nl: Catalogue = {
   "check.progress": "We controleren of je een mens bent en geen script… ongeveer {percent} klaar.",
   "check.done": "Controle klaar. Je wordt in de rij gezet…",
   "check.again": "Nog één controle…",
-  "check.failed": "De controle is niet gelukt ({reason}). Laad de pagina opnieuw om het nog eens te proberen.",
+  "check.failed":
+    "De controle is niet gelukt ({reason}). Laad de pagina opnieuw om het nog eens te proberen.",
   "check.reload": "Opnieuw laden",
   "check.progressLabel": "Voortgang van de controle",
   "check.errCookies":

@@ -9,15 +9,19 @@ export const pl: Catalogue = {
   "page.message": "Dziękujemy za cierpliwość. Wpuścimy Cię, gdy tylko zwolni się miejsce.",
   "page.turnTitle": "✅ Twoja kolej — {title}",
   "page.previewTitle": "Podgląd — {title}",
-  "live.expired": "Twoja kolej minęła: miejsce było dla Ciebie zarezerwowane, ale nie wszedłeś na czas.",
+  "live.expired":
+    "Twoja kolej minęła: miejsce było dla Ciebie zarezerwowane, ale nie wszedłeś na czas.",
   "live.full": "Poczekalnia jest teraz pełna. Ta strona za chwilę sama spróbuje ponownie.",
   "live.closed": "Ta poczekalnia jest niedostępna.",
   "live.cookies":
     "Ta strona nie może tu zachować Twojego miejsca, bo przeglądarka nie przechowuje ciasteczka poczekalni w tej ramce. Otwórz poczekalnię w osobnym oknie, aby czekać.",
-  "live.hold": "Twoja kolej! Twoje miejsce jest zarezerwowane jeszcze przez {time}: naciśnij „Wejdź teraz”.",
+  "live.hold":
+    "Twoja kolej! Twoje miejsce jest zarezerwowane jeszcze przez {time}: naciśnij „Wejdź teraz”.",
   "live.admitted": "Twoja kolej! Wpuszczamy Cię…",
-  "live.prequeue": "Jesteś w kolejce wstępnej. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
-  "live.lottery": "Bierzesz udział w losowaniu. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
+  "live.prequeue":
+    "Jesteś w kolejce wstępnej. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
+  "live.lottery":
+    "Bierzesz udział w losowaniu. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
   "live.position":
     "Jesteś numerem {position} w kolejce. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
   "live.positionOf":
@@ -64,10 +68,12 @@ export const pl: Catalogue = {
   "check.noscript":
     "Zanim staniesz w kolejce, ta strona sprawdza, czy jesteś człowiekiem, a nie skryptem. Sprawdzenie wymaga JavaScriptu: włącz go i odśwież tę stronę.",
   "check.checking": "Sprawdzamy, czy jesteś człowiekiem, a nie skryptem…",
-  "check.progress": "Sprawdzamy, czy jesteś człowiekiem, a nie skryptem… ukończono około {percent}.",
+  "check.progress":
+    "Sprawdzamy, czy jesteś człowiekiem, a nie skryptem… ukończono około {percent}.",
   "check.done": "Sprawdzanie zakończone. Dołączamy Cię do kolejki…",
   "check.again": "Jeszcze jedno sprawdzenie…",
-  "check.failed": "Sprawdzenie się nie powiodło ({reason}). Odśwież stronę, aby spróbować ponownie.",
+  "check.failed":
+    "Sprawdzenie się nie powiodło ({reason}). Odśwież stronę, aby spróbować ponownie.",
   "check.reload": "Odśwież",
   "check.progressLabel": "Postęp sprawdzania",
   "check.errCookies":

@@ -64,10 +64,12 @@ export const ptBR: Catalogue = {
   "check.noscript":
     "Antes de você entrar na fila, esta página verifica se você é uma pessoa e não um script. A verificação precisa de JavaScript: ative-o e recarregue esta página.",
   "check.checking": "Verificando se você é uma pessoa e não um script…",
-  "check.progress": "Verificando se você é uma pessoa e não um script… cerca de {percent} concluído.",
+  "check.progress":
+    "Verificando se você é uma pessoa e não um script… cerca de {percent} concluído.",
   "check.done": "Verificação concluída. Entrando na fila…",
   "check.again": "Mais uma verificação…",
-  "check.failed": "A verificação não funcionou ({reason}). Recarregue a página para tentar de novo.",
+  "check.failed":
+    "A verificação não funcionou ({reason}). Recarregue a página para tentar de novo.",
   "check.reload": "Recarregar",
   "check.progressLabel": "Progresso da verificação",
   "check.errCookies":

@@ -17,7 +17,8 @@ export const tr: Catalogue = {
   "live.hold": "Sıra sizde! Yeriniz {time} boyunca ayrıldı: “Şimdi gir” düğmesine basın.",
   "live.admitted": "Sıra sizde! İçeri alınıyorsunuz…",
   "live.prequeue": "Ön sıradasınız. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
-  "live.lottery": "Çekilişe katılıyorsunuz. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
+  "live.lottery":
+    "Çekilişe katılıyorsunuz. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
   "live.position":
     "Sırada {position}. sıradasınız. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
   "live.positionOf":
@@ -64,10 +65,12 @@ export const tr: Catalogue = {
   "check.noscript":
     "Sıraya girmeden önce bu sayfa bir betik değil, bir insan olduğunuzu kontrol eder. Kontrol için JavaScript gerekir: lütfen açın ve sayfayı yeniden yükleyin.",
   "check.checking": "Bir betik değil, bir insan olduğunuz kontrol ediliyor…",
-  "check.progress": "Bir betik değil, bir insan olduğunuz kontrol ediliyor… yaklaşık {percent} tamamlandı.",
+  "check.progress":
+    "Bir betik değil, bir insan olduğunuz kontrol ediliyor… yaklaşık {percent} tamamlandı.",
   "check.done": "Kontrol tamamlandı. Sıraya giriliyor…",
   "check.again": "Bir kontrol daha…",
-  "check.failed": "Kontrol başarısız oldu ({reason}). Yeniden denemek için sayfayı yeniden yükleyin.",
+  "check.failed":
+    "Kontrol başarısız oldu ({reason}). Yeniden denemek için sayfayı yeniden yükleyin.",
   "check.reload": "Yeniden yükle",
   "check.progressLabel": "Kontrol ilerlemesi",
   "check.errCookies":

@@ -27,7 +27,8 @@ export const zhCN: Catalogue = {
   "wait.heldFor": "您的名额还将保留 {countdown}。",
   "wait.notifyMe": "通知我",
   "wait.notifyOn": "轮到您时我们会通知您。",
-  "wait.notifyBlocked": "此网站的通知已被阻止，因此我们无法通知您。请保持本页面打开：它会自动继续。",
+  "wait.notifyBlocked":
+    "此网站的通知已被阻止，因此我们无法通知您。请保持本页面打开：它会自动继续。",
   "wait.arrivalWas": "您在预排队中的到达编号是 {arrival}。",
   "wait.checkDraw": "核对开场抽签",
   "wait.howYouGetIn": "如何进入",
@@ -42,7 +43,8 @@ export const zhCN: Catalogue = {
   "wait.prequeueEta": "开场后随机位置的预计等候时间：{wait}",
   "wait.odds": "{waiting} 人等候中 · 您在下次抽签中的机会：{chance}",
   "wait.drawProgress": "正在等待抽签",
-  "wait.lotteryEta": "按目前的速度，现在等候的人中一半会在 {half}内进入，十分之九会在 {most}内进入。",
+  "wait.lotteryEta":
+    "按目前的速度，现在等候的人中一半会在 {half}内进入，十分之九会在 {most}内进入。",
   "wait.placeLabel": "您的排队位置",
   "wait.place": "第 {position} 位",
   "wait.placeOf": "{waiting} 人中第 {position} 位",
@@ -83,22 +85,27 @@ export const zhCN: Catalogue = {
   "notice.notOpen": "尚未开放",
   "notice.notOpenText": "此候场室尚未开放。本页面每分钟会自动再次检查。",
   "notice.rate": "来自您网络的新排队过多",
-  "notice.rateText": "过去一分钟内，您所在网络中有很多人加入了此候场室。本页面将在 {seconds}后自动重试。",
+  "notice.rateText":
+    "过去一分钟内，您所在网络中有很多人加入了此候场室。本页面将在 {seconds}后自动重试。",
   "notice.full": "候场室已满",
   "notice.fullText": "目前等候的人太多。本页面将在 {seconds}后自动重试。",
   "enqueue.unavailable": "暂时不可用",
   "enqueue.unavailableText": "此候场室目前无法核验其链接。",
   "enqueue.useLink": "请使用网站提供的链接",
-  "enqueue.required": "此候场室需通过引导您来此的网站所提供的个人链接加入。请返回网站，点击其排队链接。",
+  "enqueue.required":
+    "此候场室需通过引导您来此的网站所提供的个人链接加入。请返回网站，点击其排队链接。",
   "enqueue.invalid": "带您来此的链接无效（可能已过期）。请返回网站，重新点击其排队链接。",
   "how.title": "此候场室如何运作",
   "how.intro":
     "当到访人数超过网站同时能服务的人数时，您会获得一个排队位置，而不是看到错误页面。网站会以稳定的速度让人们进入。",
   "how.keepOpen": "请保持等候页面打开：它会自动报到，轮到您时自动继续。长时间关闭会失去您的位置。",
-  "how.reload": "重新加载或再次打开页面都会保留您的位置（由 Cookie 记住）；重新排队只会让您排到最后。",
+  "how.reload":
+    "重新加载或再次打开页面都会保留您的位置（由 Cookie 记住）；重新排队只会让您排到最后。",
   "how.random": "有些销售会随机抽签，而不是先到先得；页面会说明采用哪种方式。",
-  "how.turn": "轮到您时，您会被带到网站。如果页面要求您确认，请在显示的时间内确认，否则名额将给下一位。",
-  "how.privacy": "只保存排队所需的信息：Cookie 中的随机 ID，以及用于公平分配名额、防止滥用的地址和国家。",
+  "how.turn":
+    "轮到您时，您会被带到网站。如果页面要求您确认，请在显示的时间内确认，否则名额将给下一位。",
+  "how.privacy":
+    "只保存排队所需的信息：Cookie 中的随机 ID，以及用于公平分配名额、防止滥用的地址和国家。",
   "how.back": "要回到队列，请使用浏览器的“后退”按钮。",
   "draw.title": "核对开场抽签",
   "draw.intro":

@@ -27,7 +27,8 @@ export const zhTW: Catalogue = {
   "wait.heldFor": "您的名額還會保留 {countdown}。",
   "wait.notifyMe": "通知我",
   "wait.notifyOn": "輪到您時我們會通知您。",
-  "wait.notifyBlocked": "此網站的通知已被封鎖，所以我們無法通知您。請讓此頁面保持開啟：它會自動繼續。",
+  "wait.notifyBlocked":
+    "此網站的通知已被封鎖，所以我們無法通知您。請讓此頁面保持開啟：它會自動繼續。",
   "wait.arrivalWas": "您在預先排隊中的抵達編號是 {arrival}。",
   "wait.checkDraw": "查核開場抽籤",
   "wait.howYouGetIn": "如何進入",
@@ -42,7 +43,8 @@ export const zhTW: Catalogue = {
   "wait.prequeueEta": "開場後隨機位置的預估等候時間：{wait}",
   "wait.odds": "{waiting} 人等候中 · 您在下次抽籤的機會：{chance}",
   "wait.drawProgress": "正在等候抽籤",
-  "wait.lotteryEta": "依目前的速度，現在等候的人有一半會在 {half}內進入，十分之九會在 {most}內進入。",
+  "wait.lotteryEta":
+    "依目前的速度，現在等候的人有一半會在 {half}內進入，十分之九會在 {most}內進入。",
   "wait.placeLabel": "您的排隊位置",
   "wait.place": "第 {position} 位",
   "wait.placeOf": "{waiting} 人中第 {position} 位",
@@ -83,22 +85,28 @@ export const zhTW: Catalogue = {
   "notice.notOpen": "尚未開放",
   "notice.notOpenText": "此候位室尚未開放。此頁面每分鐘會自動再次檢查。",
   "notice.rate": "來自您網路的新排隊過多",
-  "notice.rateText": "過去一分鐘內，您所在網路中有許多人加入了此候位室。此頁面將在 {seconds}後自動重試。",
+  "notice.rateText":
+    "過去一分鐘內，您所在網路中有許多人加入了此候位室。此頁面將在 {seconds}後自動重試。",
   "notice.full": "候位室已滿",
   "notice.fullText": "目前等候的人太多。此頁面將在 {seconds}後自動重試。",
   "enqueue.unavailable": "暫時無法使用",
   "enqueue.unavailableText": "此候位室目前無法查核其連結。",
   "enqueue.useLink": "請使用網站提供的連結",
-  "enqueue.required": "此候位室需透過引導您前來的網站所提供的個人連結加入。請回到網站，點選其排隊連結。",
+  "enqueue.required":
+    "此候位室需透過引導您前來的網站所提供的個人連結加入。請回到網站，點選其排隊連結。",
   "enqueue.invalid": "帶您前來的連結無效（可能已過期）。請回到網站，重新點選其排隊連結。",
   "how.title": "此候位室如何運作",
   "how.intro":
     "當到訪人數超過網站同時能服務的人數時，您會獲得一個排隊位置，而不是看到錯誤頁面。網站會以穩定的速度讓人們進入。",
-  "how.keepOpen": "請讓等候頁面保持開啟：它會自動報到，輪到您時自動繼續。長時間關閉會失去您的位置。",
-  "how.reload": "重新載入或再次開啟頁面都會保留您的位置（由 Cookie 記住）；重新排隊只會讓您排到最後。",
+  "how.keepOpen":
+    "請讓等候頁面保持開啟：它會自動報到，輪到您時自動繼續。長時間關閉會失去您的位置。",
+  "how.reload":
+    "重新載入或再次開啟頁面都會保留您的位置（由 Cookie 記住）；重新排隊只會讓您排到最後。",
   "how.random": "有些銷售會隨機抽籤，而不是先到先得；頁面會說明採用哪一種。",
-  "how.turn": "輪到您時，您會被帶到網站。如果頁面要求您確認，請在顯示的時間內確認，否則名額會給下一位。",
-  "how.privacy": "只保存排隊所需的資訊：Cookie 中的隨機 ID，以及用於公平分配名額、防止濫用的位址和國家。",
+  "how.turn":
+    "輪到您時，您會被帶到網站。如果頁面要求您確認，請在顯示的時間內確認，否則名額會給下一位。",
+  "how.privacy":
+    "只保存排隊所需的資訊：Cookie 中的隨機 ID，以及用於公平分配名額、防止濫用的位址和國家。",
   "how.back": "要回到佇列，請使用瀏覽器的「上一頁」按鈕。",
   "draw.title": "查核開場抽籤",
   "draw.intro":

@@ -1,0 +1,118 @@
+/**
+ * The visitor's language: every catalogue has exactly English's keys with the same `{values}`;
+ * `Accept-Language`, `?lang=` and the `tg_lang` cookie pick it; Arabic pages run right to left;
+ * an operator's wording per queue and language replaces the catalogue's on that page only.
+ */
+import { adminClient } from "./admin_helpers.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { Client } from "./helpers.ts";
+import { props, Q, waitingApp } from "./pages_helpers.ts";
+import { CATALOGUES, MESSAGE_KEYS, messagesFor } from "../lib/i18n/catalogues.ts";
+import { LANGS } from "../lib/i18n/langs.ts";
+import { fromAcceptLanguage, matchLang, pickLang } from "../lib/i18n/negotiate.ts";
+
+const names = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+Deno.test("every catalogue has each key English has, no other, none empty, the same {values}", () => {
+  assertEquals(LANGS.length >= 15, true);
+  for (const lang of LANGS) {
+    const c = CATALOGUES[lang] as Record<string, string>;
+    assertEquals(Object.keys(c).sort(), [...MESSAGE_KEYS].sort(), `${lang}: keys`);
+    for (const k of MESSAGE_KEYS) {
+      assert(typeof c[k] === "string" && c[k].trim() !== "", `${lang}: ${k} is empty`);
+      assertEquals(names(c[k]), names(CATALOGUES.en[k]), `${lang}: ${k} values`);
+    }
+  }
+});
+
+Deno.test("the catalogue check fails on a catalogue that lacks a key", () => {
+  const lacking = { ...CATALOGUES.de } as Record<string, string>;
+  delete lacking["wait.enterNow"];
+  const missing = MESSAGE_KEYS.filter((k) => !(k in lacking));
+  assertEquals(missing, ["wait.enterNow"]);
+});
+
+Deno.test("language negotiation: quality order, loose tags, ?lang= over cookie over header", () => {
+  assertEquals(fromAcceptLanguage("fr-CH, fr;q=0.9, en;q=0.8"), "fr");
+  assertEquals(fromAcceptLanguage("da, de;q=0.5, en;q=0.7"), "en", "quality, not order");
+  assertEquals(fromAcceptLanguage("zh-Hant-TW"), "zh-TW");
+  assertEquals(fromAcceptLanguage("zh-HK;q=1"), "zh-TW");
+  assertEquals(fromAcceptLanguage("zh"), "zh-CN");
+  assertEquals(fromAcceptLanguage("pt-PT"), "pt-BR");
+  assertEquals(fromAcceptLanguage("sv, *;q=0.1"), null);
+  assertEquals(fromAcceptLanguage("de;q=0"), null, "q=0 means not wanted");
+  assertEquals(matchLang("AR-eg"), "ar");
+  assertEquals(pickLang({ query: "ja", cookie: "de", acceptLanguage: "fr" }), {
+    lang: "ja",
+    remember: true,
+  });
+  assertEquals(pickLang({ query: "xx", cookie: "de", acceptLanguage: "fr" }).lang, "de");
+  assertEquals(pickLang({ cookie: "bogus", acceptLanguage: "ko-KR" }).lang, "ko");
+  assertEquals(pickLang({}).lang, "en");
+});
+
+Deno.test("/wait speaks the Accept-Language, ?lang= switches and sticks in tg_lang, ar is rtl", async () => {
+  const t = await waitingApp();
+  try {
+    const v = new Client(t.app);
+    const de = await v.req("GET", "/wait", undefined, { "accept-language": "de-DE,de;q=0.9" });
+    assert(de.text.includes(`<html lang="de" dir="ltr">`), de.text.slice(0, 200));
+    assert(de.text.includes("Ihr Platz in der Warteschlange"), "the German place label");
+    assert(de.text.includes("Sie sind in der Warteschlange"), "the default title in German");
+    assertEquals(props(de.text).lang, "de");
+    assertEquals(props(de.text).m["wait.enterNow"], "Jetzt eintreten", "the island's messages");
+    assertEquals(props(de.text).m["how.title"], undefined, "only the keys the script reads");
+    assert(de.text.includes(`href="/wait?lang=ar"`), "the language menu links each language");
+    assertEquals(v.cookies.get("tg_lang"), undefined, "a header is not a choice to keep");
+
+    const ar = await v.req("GET", "/wait?lang=ar", undefined, { "accept-language": "de" });
+    assert(ar.text.includes(`<html lang="ar" dir="rtl">`));
+    assert(ar.text.includes("مكانك في الطابور"));
+    assertEquals(v.cookies.get("tg_lang"), "ar", "the choice is kept");
+    const again = await v.req("GET", "/wait", undefined, { "accept-language": "de" });
+    assert(again.text.includes(`<html lang="ar" dir="rtl">`), "the cookie wins over the header");
+    assert(/Vary: [^\n]*Accept-Language/i.test(`Vary: ${again.headers.get("vary")}`));
+
+    const how = await v.req("GET", "/wait/how-it-works?lang=ja");
+    assert(how.text.includes("この待合室のしくみ"));
+    const bad = await v.req("GET", "/wait?queue=bad%20name&lang=fr");
+    assertEquals(bad.status, 400);
+    assert(bad.text.includes("Le nom de file dans ce lien n’est pas valide."), bad.text);
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("an operator's wording per queue and language replaces the catalogue's there only", async () => {
+  const t = await waitingApp({ QUEUES: ["default", "vip"] });
+  try {
+    const { client: admin } = await adminClient(t);
+    const r = await admin.req("PUT", "/api/admin/branding", {
+      queue: Q,
+      messages: { de: { "wait.placeLabel": "Ihre Nummer bei uns" } },
+    });
+    assertEquals(r.status, 200, JSON.stringify(r.json));
+    assertEquals(r.json.overrides.messages, { de: { "wait.placeLabel": "Ihre Nummer bei uns" } });
+    const v = new Client(t.app);
+    const de = await v.req("GET", "/wait?lang=de");
+    assert(de.text.includes("Ihre Nummer bei uns") && !de.text.includes("Ihr Platz in der"));
+    const en = await v.req("GET", "/wait?lang=en");
+    assert(en.text.includes("Your place in line"), "other languages keep the catalogue");
+    const bad = await admin.req("PUT", "/api/admin/branding", {
+      queue: Q,
+      messages: { de: { "no.such.key": "x" } },
+    });
+    assertEquals(bad.status, 400, "an unknown key is refused");
+    const badLang = await admin.req("PUT", "/api/admin/branding", {
+      queue: Q,
+      messages: { xx: { "wait.placeLabel": "x" } },
+    });
+    assertEquals(badLang.status, 400, "an unknown language is refused");
+    assertEquals(
+      messagesFor("de", { de: { "wait.eta": "  " } })["wait.eta"],
+      CATALOGUES.de["wait.eta"],
+    );
+  } finally {
+    t.close();
+  }
+});
