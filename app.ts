@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { createCrawlers } from "./lib/crawlers/mod.ts";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createAccess } from "./lib/access/mod.ts";
@@ -106,6 +107,7 @@ async function createServices(deps: AppDeps): Promise<Services> {
       engine,
       access.hits,
     ),
+    crawlers: createCrawlers(deps),
   };
 
   services.isAdminSession = sessionChecker(services);

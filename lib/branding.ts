@@ -15,14 +15,37 @@ const linkOrEmpty = (what: string) =>
   });
 const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
 
-/** The operator's wording: per language, per message key, a text ("" removes it). */
-const MessageOverridesInput = z.partialRecord(
-  z.enum(LANGS),
-  z.partialRecord(z.enum(MESSAGE_KEYS as [string, ...string[]]), z.string().trim().max(1000)),
-).openapi({
-  description: "visitor messages in the operator's words, e.g. " +
-    '{"de": {"page.title": "Sie sind dran"}}; keys as in GET /api/admin/messages',
-});
+/** The operator's wording: per language, per message key, a text (blank: the catalogue's). */
+const MessageOverridesInput = z.record(
+  z.string(),
+  z.record(z.string(), z.string().trim().max(1000)),
+)
+  .superRefine((v, ctx) => {
+    const known = new Set<string>(MESSAGE_KEYS);
+    for (const [lang, texts] of Object.entries(v)) {
+      if (!(LANGS as readonly string[]).includes(lang)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [lang],
+          message: `messages: unknown language "${lang}" (one of ${LANGS.join(", ")})`,
+        });
+      }
+      for (const key of Object.keys(texts)) {
+        if (!known.has(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [lang, key],
+            message: `messages: unknown message key "${key}"`,
+          });
+        }
+      }
+    }
+  })
+  .openapi({
+    description: "visitor messages in the operator's words, per language and message key, e.g. " +
+      '{"de": {"page.title": "Sie sind dran"}}; languages and keys as in lib/i18n (English\'s ' +
+      "catalogue lists every key); a blank text falls back to the catalogue",
+  });
 
 /** A branding write: every field optional, left-out fields keep their stored value. */
 export const BrandingInput = z.object({

@@ -105,5 +105,5 @@ export function servedFetch(
   // One function, not a wrapper per concern: the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,
   // then slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
   return (req, info) =>
-    check?.(req) ?? (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));
+    check?.(req, info) ?? (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));
 }

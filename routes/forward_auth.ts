@@ -16,6 +16,7 @@ import type { Services } from "./services.ts";
 import { proxyChecks } from "./proxy_check.ts";
 import { errors } from "./schemas.ts";
 import { validationHook } from "../http/validation.ts";
+import { infoOf } from "../http/hono.ts";
 
 const Query = z.object({
   queue: z.string().max(64).optional().openapi({
@@ -62,14 +63,17 @@ const forwardAuthRoute = check(
 export function forwardAuthRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
   const { answer } = proxyChecks(s);
-  app.openapi(verifyRoute, (c) => answer("verify", c.req.raw, c.req.valid("query").queue));
+  app.openapi(
+    verifyRoute,
+    (c) => answer("verify", c.req.raw, c.req.valid("query").queue, infoOf(c)),
+  );
   app.openapi(
     authRequestRoute,
-    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("auth-request", c.req.raw, c.req.valid("query").queue, infoOf(c)),
   );
   app.openapi(
     forwardAuthRoute,
-    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue),
+    (c) => answer("forward-auth", c.req.raw, c.req.valid("query").queue, infoOf(c)),
   );
   return app;
 }

@@ -12,6 +12,8 @@ import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/or
 import { requesterOf } from "../lib/access/join.ts";
 import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
+import { CRAWLER_RETRY_AFTER } from "../lib/crawlers/settings.ts";
+import { claimedCrawler } from "../lib/crawlers/known.ts";
 import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
@@ -86,7 +88,11 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     // An allowlisted address is admitted at once and takes no slot, so it needs no
     // token here either: no detour through the waiting room.
     if (!vr.claims && !(await allowlisted(s, req, info))) {
-      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
+      // Before the waiting room: a verified search engine crawler gets the default queue's
+      // rule for crawlers (the site without a place, or 503 with Retry-After).
+      const crawler = await crawlerRule(s, req, info);
+      if (crawler === "503") return crawlerBusy(req);
+      if (crawler !== "pass") return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH);
     }
     try {
       // Forwarded headers pass on only from a peer the trusted-proxy rule believes.
@@ -102,6 +108,28 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
 async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
   const rules = await s.access.rules.current();
   return rules.allow.matches(requesterOf(req.headers, info, s.config).ip);
+}
+
+/** What the default queue's crawler rule says for this request (`queue` for people). */
+async function crawlerRule(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
+  if (!claimedCrawler(req.headers.get("user-agent"))) return "queue";
+  const q = (await s.engine.defaultQueue()) ?? "default";
+  const ip = requesterOf(req.headers, info, s.config).ip;
+  return await s.crawlers.decide(q, ip, req.headers.get("user-agent"));
+}
+
+/** 503 with Retry-After for a verified crawler while the room is up (as search engines ask). */
+function crawlerBusy(req: Request): Response {
+  const res = new Response(req.method === "HEAD" ? null : "busy, please come back later\n", {
+    status: 503,
+  });
+  const h = res.headers;
+  for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+  h.set("Content-Type", "text/plain; charset=utf-8");
+  h.set("Retry-After", String(CRAWLER_RETRY_AFTER));
+  h.set("Cache-Control", "no-store");
+  h.set("X-Robots-Tag", "noindex");
+  return res;
 }
 
 /** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */
@@ -166,6 +194,8 @@ function notAdmitted(req: Request, pathAndQuery: string, base = ""): Response {
     for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
     // Never cached: once admitted, the same URL must reach the origin.
     h.set("Cache-Control", "no-store");
+    // A crawler that is queued must not index the detour as the page.
+    h.set("X-Robots-Tag", "noindex");
     return res;
   }
   const res = jsonResponse(

@@ -19,6 +19,8 @@ import { errorBody } from "../lib/errors.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { plainPathsOurs, waitUrlFor } from "./origin.ts";
+import { claimedCrawler } from "../lib/crawlers/known.ts";
+import { requesterOf } from "../lib/access/join.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
@@ -86,7 +88,12 @@ export function proxyChecks(s: Services) {
   };
 
   /** The answer to one check of `kind`, with `queue` from its query (already validated). */
-  const answer = async (kind: CheckKind, req: Request, queue: string | undefined) => {
+  const answer = async (
+    kind: CheckKind,
+    req: Request,
+    queue: string | undefined,
+    info?: Deno.ServeHandlerInfo,
+  ) => {
     const now = s.clock.now();
     const orig = kind === "verify" ? null : originalUri(req, kind);
     const claims = (await readVisitorRequest(s.signer, req, now, queue, read)).claims ??
@@ -103,6 +110,17 @@ export function proxyChecks(s: Services) {
       return res;
     }
     if (!orig) return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);
+    // A verified crawler under a `pass` rule reaches the site without a place (its `503` rule is
+    // answered by /wait, where the redirect below takes it: nginx turns a 503 here into a 500).
+    if (claimedCrawler(req.headers.get("user-agent"))) {
+      const q = queue ?? (await s.engine.defaultQueue()) ?? "default";
+      const ip = requesterOf(req.headers, info, s.config).ip;
+      if (await s.crawlers.decide(q, ip, req.headers.get("user-agent")) === "pass") {
+        const res = new Response(null, { status: 204 });
+        res.headers.set("Cache-Control", "no-store");
+        return res;
+      }
+    }
     const wait = waitFor(orig.path, base, queue);
     if (kind === "auth-request") {
       // nginx turns the 401 into the visitor's answer (a 302 to this Location for GET and HEAD).
@@ -130,12 +148,12 @@ const CHECK_URL = /^https?:\/\/[^/]+(\/[^?]*)?\/verify(\/auth-request|\/forward-
  */
 export function proxyCheckAnswerer(
   s: Services,
-): ((req: Request) => Promise<Response> | null) | null {
+): ((req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> | null) | null {
   if (s.config.LOG_REQUESTS) return null;
   const { answer } = proxyChecks(s);
   const base = s.config.BASE_PATH ?? "";
   const plainOurs = plainPathsOurs(s);
-  return (req) => {
+  return (req, info) => {
     // Most requests are not checks: a substring test turns them away before the expression.
     if (req.method !== "GET" || !req.url.includes("/verify")) return null;
     const m = CHECK_URL.exec(req.url);
@@ -146,7 +164,7 @@ export function proxyCheckAnswerer(
     if (queue === false) return null; // Hono answers with the 400 envelope
     const kind = m[2] ? m[2].slice(1) as CheckKind : "verify";
     const id = assignRequestId(req);
-    return answer(kind, req, queue).then((res) => {
+    return answer(kind, req, queue, info).then((res) => {
       res.headers.set("X-Request-Id", id);
       return res;
     });
@@ -160,7 +178,7 @@ export function withProxyChecks<I>(
 ): (req: Request, info?: I) => Response | Promise<Response> {
   const check = proxyCheckAnswerer(s);
   if (!check) return inner;
-  return (req, info) => check(req) ?? inner(req, info);
+  return (req, info) => check(req, info as Deno.ServeHandlerInfo | undefined) ?? inner(req, info);
 }
 
 /** `?queue=` of a check's query: undefined when absent, false when Hono must answer. */

@@ -1,6 +1,7 @@
 /** The services every route shares, as `createApp` wires them. */
 import type { Context } from "hono";
 import type { Access } from "../lib/access/mod.ts";
+import type { Crawlers } from "../lib/crawlers/mod.ts";
 import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
 import type { Engine } from "../lib/queue/engine.ts";
@@ -26,4 +27,6 @@ export interface Services extends AppDeps {
   origin: OriginSettings;
   /** Join guards: bot challenge (proof of work, Turnstile), enqueue tokens, their counts. */
   guards: JoinGuards;
+  /** Search engine crawlers: verification by DNS and each queue's rules for them. */
+  crawlers: Crawlers;
 }

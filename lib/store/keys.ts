@@ -148,4 +148,6 @@ export const keys = {
   enqueueKey: (q: string, keyHash: string) => ["enqueueKey", q, keyHash] as const,
   /** Cached answer of the release feed. */
   updatesCache: () => ["cache", "updates"] as const,
+  /** Per-queue search engine rules: what verified crawlers get, the waiting page's status. */
+  crawlerSettings: (q: string) => ["settings", "crawlers", q] as const,
 };

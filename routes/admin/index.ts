@@ -6,6 +6,7 @@ import { accountRoutes } from "./accounts.ts";
 import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { guardRoutes } from "./guards.ts";
+import { crawlerRoutes } from "./crawlers.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
 import { originRoutes } from "./origin.ts";
@@ -63,6 +64,7 @@ export function adminRoutes(s: Services) {
   app.route("/", queueRoutes(s));
   app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
+  app.route("/", crawlerRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", stateRoutes(s));
   app.route("/", brandingRoutes(s));

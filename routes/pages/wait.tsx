@@ -25,6 +25,7 @@ import { CHECK_CODES, checkPage } from "./wait_check.tsx";
 import { type Notices, refusalPage, waitNotices } from "./wait_notice.tsx";
 import { previewPage } from "./wait_preview.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
+import { CRAWLER_RETRY_AFTER } from "../../lib/crawlers/settings.ts";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
 import { SCRIPT_KEYS, scriptMessages } from "../../lib/i18n/catalogues.ts";
 import { t } from "../../lib/i18n/format.ts";
@@ -95,6 +96,7 @@ function waitingPage(
   view: WaitRoomProps["view"],
   branding: Branding,
   destination: string,
+  waitingStatus = 200,
 ): Response {
   const base = s.config.BASE_PATH ?? "";
   const { queue, embed, returnPath } = r;
@@ -126,6 +128,10 @@ function waitingPage(
     }
     : undefined;
   const css = themeCss(b);
+  // The queue may answer its waiting page with 429 or 503, so that no cache or search engine
+  // keeps it as the site's page; the retry comes at the next timeslot.
+  const status = view.status === "waiting" ? waitingStatus : 200;
+  if (status !== 200) c.header("Retry-After", String(refresh?.seconds ?? 5));
   return htmlPage(
     c,
     <Document
@@ -143,7 +149,7 @@ function waitingPage(
     >
       <WaitPage branding={b} island={island} />
     </Document>,
-    200,
+    status,
     { inlineStyle: css, embed, formOrigins: originOf(destination) },
   );
 }
@@ -175,6 +181,19 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {
       return previewPage(c, s, assets, notice, r.queue, r.embed);
     }
+    // Before queueing: a verified search engine crawler gets what the queue's rules say.
+    const crawler = await s.crawlers.decide(
+      r.queue,
+      requesterOfContext(c, s.config).ip,
+      c.req.header("user-agent") ?? null,
+    );
+    if (crawler === "503") {
+      return notice(c, 503, "notice.moment", "notice.momentText", CRAWLER_RETRY_AFTER);
+    }
+    if (crawler === "pass") {
+      const to = await destinationFor(s, await s.engine.ctx.branding(r.queue), r.returnPath);
+      return c.redirect(to, 302);
+    }
     const out = await joinFromPage(c, s, assets, n, r);
     if (out instanceof Response) return out;
     answerVisitor(c, s, r.queue, out);
@@ -183,7 +202,8 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
     if (accessToken && !r.embed) return c.redirect(destination, 303);
-    return waitingPage(c, s, await assets(), r, view, branding, destination);
+    const { queueStatusCode } = await s.crawlers.settings.get(r.queue);
+    return waitingPage(c, s, await assets(), r, view, branding, destination, queueStatusCode);
   });
 
   app.post("/wait/enter", async (c) => {
