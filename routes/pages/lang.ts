@@ -20,14 +20,21 @@ export interface PageLang {
   m: Catalogue;
 }
 
-/** The page's language (remembering a `?lang=` choice) and its messages with `overrides`. */
-export function pageLang(c: Context, overrides?: MessageOverrides | null): PageLang {
+/**
+ * The page's language (remembering a `?lang=` choice unless `keep: false`) and its messages with
+ * `overrides`.
+ */
+export function pageLang(
+  c: Context,
+  overrides?: MessageOverrides | null,
+  opts: { keep?: boolean } = {},
+): PageLang {
   const { lang, remember } = pickLang({
     query: c.req.query("lang"),
     cookie: cookieValue(c.req.header("cookie"), LANG_COOKIE),
     acceptLanguage: c.req.header("accept-language"),
   });
-  if (remember) {
+  if (remember && opts.keep !== false) {
     c.header(
       "Set-Cookie",
       visitorCookie(LANG_COOKIE, lang, LANG_MAX_AGE, isSecureRequest(c.req.raw)),

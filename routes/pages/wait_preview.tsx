@@ -33,8 +33,9 @@ export async function previewPage(
     ...await s.engine.ctx.branding(queue),
     ...parseBrandingDraft(c.req.query("draft")),
   };
-  // The preview speaks the language the admin picked (`?lang=`), with the draft's wording.
-  const { lang, m } = pageLang(c, branding.messages);
+  // The preview speaks the language the admin picked (`?lang=`, not kept as the admin's own
+  // visitor language), with the draft's wording.
+  const { lang, m } = pageLang(c, branding.messages, { keep: false });
   const b = localTexts(pageBranding(branding), m);
   const fifo = settings.mode === "queue";
   const view: WaitRoomProps["view"] = {

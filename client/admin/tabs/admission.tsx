@@ -29,6 +29,7 @@ import { OpeningCard } from "./admission_opening.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { GuardCards } from "./admission_guards.tsx";
+import { CrawlerCard } from "./admission_crawlers.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -97,6 +98,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <LimitCard {...p} />
       <JoinLimitCard queue={queue} />
       <GuardCards queue={queue} />
+      <CrawlerCard queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
     </div>
