@@ -15,8 +15,12 @@ export interface DocumentProps {
   scriptSrc?: string;
   /** Island props as JSON, already escaped for a <script> data block. */
   propsJson?: string;
-  /** No-JS refresh: seconds and URL; `always` also refreshes with JS on. */
-  refresh?: { seconds: number; url: string; always?: boolean };
+  /**
+   * No-JS refresh: seconds and URL; `always` also refreshes with JS on (no page script to do
+   * it); `byScript` has the page script reload instead when JS is on (a meta refresh is not
+   * allowed to surprise a screen reader user, WCAG 2.2.1 / 3.2.5).
+   */
+  refresh?: { seconds: number; url: string; always?: boolean; byScript?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;
   /** The explanation page itself: its footer does not link to it. */
@@ -67,7 +71,11 @@ export function Document(p: DocumentProps) {
         }
         {p.scriptSrc && <script type="module" src={p.scriptSrc} />}
       </head>
-      <body class={p.embed ? "embed" : undefined}>
+      <body
+        class={p.embed ? "embed" : undefined}
+        data-retry-in={p.refresh?.byScript ? String(p.refresh.seconds) : undefined}
+        data-retry-url={p.refresh?.byScript ? p.refresh.url : undefined}
+      >
         {p.url && !p.embed && <LangMenu lang={lang} label={m["doc.language"]} url={p.url} />}
         <main id="main">{p.children}</main>
         {!p.embed && (

@@ -54,8 +54,14 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     const text = t(m, textKey, { seconds: unitOf(lang, retrySeconds ?? 0, "second") });
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
+    // With the page script, it reloads (a meta refresh only for no-JS visitors).
     const retry = retrySeconds
-      ? { seconds: retrySeconds, url: base + url.pathname + url.search, always: true }
+      ? {
+        seconds: retrySeconds,
+        url: base + url.pathname + url.search,
+        always: !a["wait.js"],
+        byScript: Boolean(a["wait.js"]),
+      }
       : undefined;
     if (retrySeconds) c.header("Retry-After", String(retrySeconds));
     const css = themeCss(b);
@@ -66,6 +72,7 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
         styleHref={a["style.css"]}
         themeCss={css}
         refresh={retry}
+        scriptSrc={retry ? a["wait.js"] : undefined}
         embed={c.req.query("embed") === "1"}
         base={base}
         lang={lang}
