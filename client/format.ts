@@ -35,3 +35,15 @@ export function waitUrl(
   if (start !== null) q.set("start", String(start));
   return `${base}/wait?${q}`;
 }
+
+/** Least time between two announcements of a changed place in line (WCAG 2.2.2, 4.1.3). */
+export const ANNOUNCE_EVERY_MS = 30_000;
+
+/**
+ * How long the live region waits before saying news of `kind`, after it last spoke at `last.at`
+ * of `last.kind`: a new kind (the turn, a refusal) at once, more of the same (a changed place)
+ * not before 30 s have passed.
+ */
+export function announceDelay(last: { kind: string; at: number }, kind: string, now: number) {
+  return last.kind !== kind ? 0 : Math.max(0, last.at + ANNOUNCE_EVERY_MS - now);
+}

@@ -6,7 +6,7 @@
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
-import { countdown } from "../client/format.ts";
+import { announceDelay, countdown } from "../client/format.ts";
 import { type Gone, notifyTurn } from "../client/timeslots.ts";
 import { num, spokenLeft, t } from "../lib/i18n/format.ts";
 import type { Catalogue, MessageKey } from "../lib/i18n/messages/en.ts";
@@ -23,9 +23,6 @@ const LOCAL_WORDS: Record<Exclude<Local, null>, MessageKey> = {
   cookies: "live.cookies",
 };
 
-/** Least time between two announcements of a changed place in line (WCAG 2.2.2, 4.1.3). */
-export const ANNOUNCE_EVERY_MS = 30_000;
-
 /**
  * What the live region says now: a new kind of news (the turn, a refusal) at once; a changed
  * place in line at most once every 30 s, the latest one, so a moving line is not read out at
@@ -36,7 +33,7 @@ export function useAnnounced(said: string, kind: string): string {
   const last = useRef({ kind, at: Date.now() });
   useEffect(() => {
     if (said === shown) return;
-    const wait = last.current.kind !== kind ? 0 : last.current.at + ANNOUNCE_EVERY_MS - Date.now();
+    const wait = announceDelay(last.current, kind, Date.now());
     const show = () => {
       last.current = { kind, at: Date.now() };
       setShown(said);

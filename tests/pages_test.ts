@@ -1,6 +1,6 @@
 /** HTTP-level tests of /wait: joining, resuming, the place in line, branding, wording. */
 import { destinationFor, originProxyOn, safeReturnPath } from "../lib/destination.ts";
-import { countdown, progressShare } from "../client/format.ts";
+import { announceDelay, countdown, progressShare } from "../client/format.ts";
 import { percentOf, t as say, waitText } from "../lib/i18n/format.ts";
 import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { safeColour, safeLogoUrl, textOn } from "../lib/theme.ts";
@@ -229,6 +229,10 @@ Deno.test("words: wait estimate, odds, place, countdown, honest progress", () =>
   assertEquals(say(en, "wait.placeOf", { position: 3, waiting: 40 }), "#3 of 40");
   assertEquals(say(en, "wait.place", { position: 3 }), "#3");
   assertEquals(countdown(61_000), "1:01");
+  const spoke = { kind: "line", at: 1_000 };
+  assertEquals(announceDelay(spoke, "line", 11_000), 20_000, "a new place waits 30 s in all");
+  assertEquals(announceDelay(spoke, "line", 40_000), 0);
+  assertEquals(announceDelay(spoke, "turn", 2_000), 0, "the turn is said at once");
   assertEquals(countdown(-5), "0:00");
   assertEquals(progressShare(10, 10), 0, "nothing moved yet");
   assertEquals(progressShare(10, 5), 0.5);
