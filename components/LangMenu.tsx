@@ -15,9 +15,7 @@ export function LangMenu(p: { lang: Lang; label: string; url: string }) {
   return (
     <nav class="langs" aria-label={p.label}>
       <details>
-        <summary>
-          <span aria-hidden="true">🌐</span> {p.label}: {LANG_NAMES[p.lang]}
-        </summary>
+        <summary>{p.label}: {LANG_NAMES[p.lang]}</summary>
         <ul>
           {LANGS.map((l) => (
             <li key={l}>

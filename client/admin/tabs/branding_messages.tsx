@@ -53,7 +53,7 @@ export function MessageFields(
           </select>
         )}
       </BField>
-      <BField label="Message" hint={`English: ${en[key]}`}>
+      <BField label="Which message" hint={`English: ${en[key]}`}>
         {(id) => (
           <select
             id={id}

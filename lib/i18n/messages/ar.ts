@@ -53,7 +53,7 @@ export const ar: Catalogue = {
   "wait.eta": "الانتظار المقدّر: {wait}",
   "time.unknown": "غير معروف",
   "time.underMinute": "أقل من دقيقة",
-  "time.about": "نحو {duration}",
+  "time.about": "{duration} تقريبًا",
   "time.overDay": "أكثر من يوم",
   "time.under": "أقل من {value}",
   "notify.title": "حان دورك",
