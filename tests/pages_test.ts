@@ -325,7 +325,7 @@ Deno.test("pre-queue: /wait says not open yet before the window (never when), th
   assertEquals(r.status, 200);
   assert(r.text.includes("You are in the pre-queue."), r.text);
   assert(r.text.includes("gets a random place in line, ahead of everyone who arrives later"));
-  assert(r.text.includes("Your arrival number: <strong>1</strong>"), r.text);
+  assert(r.text.includes("Your arrival number: #<strong>1</strong>"), r.text);
   assert(r.text.includes("Expected wait after the opening, for a random place"));
   assert(!r.text.includes(`class="place"`), "no position before the draw");
   assert(r.text.includes("/draw/verify?queue=default"));

@@ -33,7 +33,7 @@ export const en = {
   "wait.notifyOn": "We'll notify you when it's your turn.",
   "wait.notifyBlocked":
     "Notifications are blocked for this site, so we can't notify you. Keep this page open: it moves on by itself.",
-  "wait.arrivalWas": "Your pre-queue arrival number was {arrival}.",
+  "wait.arrivalWas": "Your pre-queue arrival number was #{arrival}.",
   "wait.checkDraw": "Check the opening draw",
   "wait.howYouGetIn": "How you get in",
   "wait.prequeueWords":
@@ -41,7 +41,7 @@ export const en = {
   "wait.lotteryWords":
     "Each time a place opens, a random draw picks who goes in among everyone waiting at that moment. There is no place in line: arriving earlier or later makes no difference.",
   "wait.arrivalNumber":
-    "Your arrival number: {arrival} (keep it to find your place in the published draw)",
+    "Your arrival number: #{arrival} (keep it to find your place in the published draw)",
   "wait.commitment":
     "The draw's secret was fixed before anyone joined; its fingerprint is {fingerprint}.",
   "wait.howToCheck": "How to check the draw",
