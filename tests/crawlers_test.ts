@@ -178,6 +178,31 @@ Deno.test("origin proxy: a verified crawler reaches the site without a place und
   }
 });
 
+Deno.test("proxy checks: a verified crawler passes nginx's and Caddy's check under `pass`", async () => {
+  const dns = fakeDns(GOOGLE_LOOPBACK);
+  const t = await makeApp({}, { resolveDns: dns.resolver });
+  try {
+    const check = (path: string, ua: string) =>
+      t.app.request(path, {
+        headers: { "user-agent": ua, "x-original-uri": "/shop", "x-forwarded-uri": "/shop" },
+      });
+    let r = await check("/verify/auth-request", GOOGLEBOT);
+    assertEquals(r.status, 401, "the `queue` rule: to the waiting room like anyone");
+    await r.body?.cancel();
+    await writeCrawlerSettings(t.kv, "default", { crawlers: "pass" });
+    t.services.crawlers.settings.invalidate("default");
+    for (const path of ["/verify/auth-request", "/verify/forward-auth"]) {
+      r = await check(path, GOOGLEBOT);
+      assertEquals(r.status, 204, path);
+      r = await check(path, PERSON);
+      assertEquals(r.status === 401 || r.status === 302, true, `${path}: people still wait`);
+      await r.body?.cancel();
+    }
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("admin API: GET/PUT /api/admin/crawlers, bad values refused", async () => {
   const t = await makeApp();
   try {

@@ -67,45 +67,51 @@ Deno.test({
         await ctx.close();
       });
 
-      await t.step("?lang= and the language menu switch the page, and the choice sticks", async () => {
-        const ctx = await browser!.newContext({ locale: "de-DE" });
-        const page = await ctx.newPage();
-        await page.goto(`${s.base}/wait`);
-        await page.locator(".place").waitFor(T);
-        assertEquals(await page.evaluate(() => document.documentElement.lang), "de");
-        await page.goto(`${s.base}/wait?lang=ja`);
-        await page.goto(`${s.base}/wait`);
-        assertEquals(await page.evaluate(() => document.documentElement.lang), "ja", "kept");
-        await page.locator(".langs summary").click();
-        await page.getByRole("link", { name: LANG_NAMES.fr }).click();
-        await page.getByText(CATALOGUES.fr["wait.placeLabel"]).waitFor(T);
-        await page.goto(`${s.base}/wait/how-it-works`);
-        await page.getByRole("heading", { name: CATALOGUES.fr["how.title"] }).waitFor(T);
-        await ctx.close();
-      });
+      await t.step(
+        "?lang= and the language menu switch the page, and the choice sticks",
+        async () => {
+          const ctx = await browser!.newContext({ locale: "de-DE" });
+          const page = await ctx.newPage();
+          await page.goto(`${s.base}/wait`);
+          await page.locator(".place").waitFor(T);
+          assertEquals(await page.evaluate(() => document.documentElement.lang), "de");
+          await page.goto(`${s.base}/wait?lang=ja`);
+          await page.goto(`${s.base}/wait`);
+          assertEquals(await page.evaluate(() => document.documentElement.lang), "ja", "kept");
+          await page.locator(".langs summary").click();
+          await page.getByRole("link", { name: LANG_NAMES.fr }).click();
+          await page.getByText(CATALOGUES.fr["wait.placeLabel"]).waitFor(T);
+          await page.goto(`${s.base}/wait/how-it-works`);
+          await page.getByRole("heading", { name: CATALOGUES.fr["how.title"] }).waitFor(T);
+          await ctx.close();
+        },
+      );
 
-      await t.step("an operator's wording: in the preview as typed, on the page once saved", async () => {
-        const ctx = await s.signedIn(browser!, session);
-        const page = await ctx.newPage();
-        await page.goto(`${s.base}/admin#branding`);
-        const panel = page.locator("#panel-branding");
-        await panel.getByLabel("Language (also of the preview)").selectOption("de");
-        await panel.getByLabel("Which message").selectOption("wait.placeLabel");
-        await panel.getByLabel("Your wording (Deutsch)").fill("Ihre Nummer bei uns");
-        const preview = page.frameLocator("iframe.branding-preview");
-        await preview.getByText("Ihre Nummer bei uns").waitFor(T);
-        assertEquals(await preview.locator("html").getAttribute("lang"), "de");
-        await panel.getByRole("button", { name: "Save branding" }).click();
-        await panel.getByText("Branding saved").waitFor(T);
-        const visitor = await browser!.newContext();
-        const v = await visitor.newPage();
-        await v.goto(`${s.base}/wait?lang=de`);
-        await v.getByText("Ihre Nummer bei uns").waitFor(T);
-        await v.goto(`${s.base}/wait?lang=en`);
-        await v.getByText(CATALOGUES.en["wait.placeLabel"]).waitFor(T);
-        await visitor.close();
-        await ctx.close();
-      });
+      await t.step(
+        "an operator's wording: in the preview as typed, on the page once saved",
+        async () => {
+          const ctx = await s.signedIn(browser!, session);
+          const page = await ctx.newPage();
+          await page.goto(`${s.base}/admin#branding`);
+          const panel = page.locator("#panel-branding");
+          await panel.getByLabel("Language (also of the preview)").selectOption("de");
+          await panel.getByLabel("Which message").selectOption("wait.placeLabel");
+          await panel.getByLabel("Your wording (Deutsch)").fill("Ihre Nummer bei uns");
+          const preview = page.frameLocator("iframe.branding-preview");
+          await preview.getByText("Ihre Nummer bei uns").waitFor(T);
+          assertEquals(await preview.locator("html").getAttribute("lang"), "de");
+          await panel.getByRole("button", { name: "Save branding" }).click();
+          await panel.getByText("Branding saved").waitFor(T);
+          const visitor = await browser!.newContext();
+          const v = await visitor.newPage();
+          await v.goto(`${s.base}/wait?lang=de`);
+          await v.getByText("Ihre Nummer bei uns").waitFor(T);
+          await v.goto(`${s.base}/wait?lang=en`);
+          await v.getByText(CATALOGUES.en["wait.placeLabel"]).waitFor(T);
+          await visitor.close();
+          await ctx.close();
+        },
+      );
     } finally {
       await browser?.close();
       await s.close();
