@@ -116,3 +116,19 @@ Deno.test("an operator's wording per queue and language replaces the catalogue's
     t.close();
   }
 });
+
+Deno.test("the wait page's script stays within 40 KB gzip and carries no catalogue", async () => {
+  const dir = new URL("../static/build/", import.meta.url);
+  const manifest = JSON.parse(await Deno.readTextFile(new URL("manifest.json", dir)));
+  const bytes = await Deno.readFile(new URL(manifest["wait.js"], dir));
+  const gz = new Uint8Array(
+    await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip")))
+      .arrayBuffer(),
+  );
+  assert(gz.length <= 40 * 1024, `wait.js is ${gz.length} bytes gzip`);
+  const text = new TextDecoder().decode(bytes);
+  for (const lang of ["de", "ja", "ar"] as const) {
+    assert(!text.includes(CATALOGUES[lang]["wait.placeLabel"]), `no ${lang} catalogue in wait.js`);
+  }
+  assert(!text.includes(CATALOGUES.en["wait.placeLabel"]), "nor the English one");
+});
