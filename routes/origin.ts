@@ -14,6 +14,10 @@ import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
 import { CRAWLER_RETRY_AFTER } from "../lib/crawlers/settings.ts";
 import { claimedCrawler } from "../lib/crawlers/known.ts";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
+import { dirOf } from "../lib/i18n/langs.ts";
+import { LANG_COOKIE, pickLang } from "../lib/i18n/negotiate.ts";
+import { cookieValue } from "../http/cookies.ts";
 import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
@@ -83,7 +87,8 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
       if (refused) return down(req, "refused_target", refused.detail);
     }
     // Checked before the token: the pass that comes back to us carries none (we strip it).
-    if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
+    const loop = "the origin sent the request back to this proxy"; // i18n-ok: a log line
+    if (isLoop(req)) return down(req, "loop", loop);
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
     // An allowlisted address is admitted at once and takes no slot, so it needs no
     // token here either: no detour through the waiting room.
@@ -120,9 +125,8 @@ async function crawlerRule(s: Services, req: Request, info?: Deno.ServeHandlerIn
 
 /** 503 with Retry-After for a verified crawler while the room is up (as search engines ask). */
 function crawlerBusy(req: Request): Response {
-  const res = new Response(req.method === "HEAD" ? null : "busy, please come back later\n", {
-    status: 503,
-  });
+  const text = "busy, please come back later\n"; // i18n-ok: for crawlers, not people
+  const res = new Response(req.method === "HEAD" ? null : text, { status: 503 });
   const h = res.headers;
   for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
   h.set("Content-Type", "text/plain; charset=utf-8");
@@ -199,12 +203,13 @@ function notAdmitted(req: Request, pathAndQuery: string, base = ""): Response {
     return res;
   }
   const res = jsonResponse(
+    // i18n-ok: the API's error message (scripts read the code; browsers get the redirect)
     errorBody("unauthorized", "a valid access token is required; join the waiting room first", {
       waitUrl: wait,
     }),
     401,
   );
-  res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"');
+  res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"'); // i18n-ok: a header
   return res;
 }
 
@@ -219,14 +224,20 @@ const PAGE_CSS = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin
 
 /** 502 `bad_gateway`: a plain page, or the JSON envelope for clients that accept JSON. */
 function badGateway(req: Request, reason: string): Response {
-  const message = "the site behind the waiting room is not reachable right now";
+  const message = "the site behind the waiting room is not reachable right now"; // i18n-ok: API
   if (wantsJson(req)) return jsonResponse(errorBody("bad_gateway", message, { reason }), 502);
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>Temporarily unavailable</title><style>${PAGE_CSS}</style></head><body>` +
-    `<h1>This site is not reachable right now</h1>` +
-    `<p>Your access stays valid: please try again in a moment.</p>` +
-    `<p><a href="">Try again</a></p></body></html>`;
+  // The visitor's language, as on the waiting room's pages (no cookie is written here).
+  const { lang } = pickLang({
+    cookie: cookieValue(req.headers.get("cookie"), LANG_COOKIE),
+    acceptLanguage: req.headers.get("accept-language"),
+  });
+  const m = CATALOGUES[lang];
+  const esc = (t: string) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  const html = `<!doctype html><html lang="${lang}" dir="${dirOf(lang)}"><head>` +
+    `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${esc(m["gateway.title"])}</title><style>${PAGE_CSS}</style></head><body>` +
+    `<h1>${esc(m["gateway.heading"])}</h1><p>${esc(m["gateway.text"])}</p>` +
+    `<p><a href="">${esc(m["gateway.retry"])}</a></p></body></html>`;
   const res = new Response(req.method === "HEAD" ? null : html, { status: 502 });
   const h = res.headers;
   h.set("Content-Type", "text/html; charset=utf-8");

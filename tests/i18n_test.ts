@@ -5,7 +5,7 @@
  */
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { Client } from "./helpers.ts";
+import { Client, makeApp } from "./helpers.ts";
 import { props, Q, waitingApp } from "./pages_helpers.ts";
 import { CATALOGUES, MESSAGE_KEYS, messagesFor } from "../lib/i18n/catalogues.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
@@ -131,4 +131,27 @@ Deno.test("the wait page's script stays within 40 KB gzip and carries no catalog
     assert(!text.includes(CATALOGUES[lang]["wait.placeLabel"]), `no ${lang} catalogue in wait.js`);
   }
   assert(!text.includes(CATALOGUES.en["wait.placeLabel"]), "nor the English one");
+});
+
+Deno.test("the origin proxy's 'not reachable' page speaks the visitor's language", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const dead = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const t = await makeApp({ ORIGIN_URL: `http://127.0.0.1:${dead}` });
+  try {
+    const token = await t.services.signer.signAccessToken("v1", Q, t.clock.now(), 60);
+    const page = (headers: Record<string, string>) =>
+      t.app.request("/x", { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const ru = await page({ "accept-language": "ru-RU,ru;q=0.9" });
+    assertEquals(ru.status, 502);
+    const text = await ru.text();
+    assert(
+      text.includes(`<html lang="ru" dir="ltr">`) &&
+        text.includes(CATALOGUES.ru["gateway.heading"]),
+    );
+    const ar = await (await page({ cookie: "tg_lang=ar" })).text();
+    assert(ar.includes(`dir="rtl"`) && ar.includes(CATALOGUES.ar["gateway.retry"]));
+  } finally {
+    t.close();
+  }
 });

@@ -131,4 +131,8 @@ export const ar: Catalogue = {
   "draw.serverSaid": "أجاب الخادم بالرمز {status}.",
   "draw.fetchFailed": "تعذّر جلب سجل القرعة.",
   "draw.notJson": "هذا ليس سجل قرعة بصيغة JSON.",
+  "gateway.title": "غير متاح مؤقتًا",
+  "gateway.heading": "لا يمكن الوصول إلى هذا الموقع الآن",
+  "gateway.text": "يبقى دخولك صالحًا: يُرجى المحاولة مرة أخرى بعد لحظة.",
+  "gateway.retry": "حاول مرة أخرى",
 };

@@ -143,4 +143,8 @@ export const de: Catalogue = {
   "draw.serverSaid": "Der Server antwortete mit {status}.",
   "draw.fetchFailed": "Der Datensatz der Ziehung konnte nicht abgerufen werden.",
   "draw.notJson": "Das ist kein Datensatz einer Ziehung im JSON-Format.",
+  "gateway.title": "Vorübergehend nicht erreichbar",
+  "gateway.heading": "Diese Website ist gerade nicht erreichbar",
+  "gateway.text": "Ihr Zugang bleibt gültig: Bitte versuchen Sie es gleich noch einmal.",
+  "gateway.retry": "Erneut versuchen",
 };

@@ -138,6 +138,10 @@ export const en = {
   "draw.serverSaid": "The server answered {status}.",
   "draw.fetchFailed": "The draw record could not be fetched.",
   "draw.notJson": "That is not a JSON draw record.",
+  "gateway.title": "Temporarily unavailable",
+  "gateway.heading": "This site is not reachable right now",
+  "gateway.text": "Your access stays valid: please try again in a moment.",
+  "gateway.retry": "Try again",
 } as const;
 
 /** A message's key. */

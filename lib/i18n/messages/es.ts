@@ -139,4 +139,8 @@ export const es: Catalogue = {
   "draw.serverSaid": "El servidor respondió {status}.",
   "draw.fetchFailed": "No se pudo obtener el registro del sorteo.",
   "draw.notJson": "Eso no es un registro de sorteo en JSON.",
+  "gateway.title": "No disponible temporalmente",
+  "gateway.heading": "Este sitio no está disponible ahora mismo",
+  "gateway.text": "Tu acceso sigue siendo válido: vuelve a intentarlo en un momento.",
+  "gateway.retry": "Reintentar",
 };

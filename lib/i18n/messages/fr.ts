@@ -144,4 +144,8 @@ export const fr: Catalogue = {
   "draw.serverSaid": "Le serveur a répondu {status}.",
   "draw.fetchFailed": "L’enregistrement du tirage n’a pas pu être récupéré.",
   "draw.notJson": "Ce n’est pas un enregistrement de tirage au format JSON.",
+  "gateway.title": "Momentanément indisponible",
+  "gateway.heading": "Ce site est injoignable pour le moment",
+  "gateway.text": "Votre accès reste valable : veuillez réessayer dans un instant.",
+  "gateway.retry": "Réessayer",
 };

@@ -138,4 +138,8 @@ export const it: Catalogue = {
   "draw.serverSaid": "Il server ha risposto {status}.",
   "draw.fetchFailed": "Non è stato possibile recuperare il record dell’estrazione.",
   "draw.notJson": "Questo non è un record di estrazione in JSON.",
+  "gateway.title": "Temporaneamente non disponibile",
+  "gateway.heading": "Questo sito non è raggiungibile in questo momento",
+  "gateway.text": "Il tuo accesso resta valido: riprova tra un momento.",
+  "gateway.retry": "Riprova",
 };

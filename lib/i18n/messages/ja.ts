@@ -136,4 +136,8 @@ export const ja: Catalogue = {
   "draw.serverSaid": "サーバーの応答：{status}",
   "draw.fetchFailed": "抽選の記録を取得できませんでした。",
   "draw.notJson": "これは JSON 形式の抽選の記録ではありません。",
+  "gateway.title": "一時的に利用できません",
+  "gateway.heading": "このサイトには現在アクセスできません",
+  "gateway.text": "アクセス権は有効なままです。少し待ってからもう一度お試しください。",
+  "gateway.retry": "再試行",
 };

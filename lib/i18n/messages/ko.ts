@@ -138,4 +138,8 @@ export const ko: Catalogue = {
   "draw.serverSaid": "서버 응답: {status}",
   "draw.fetchFailed": "추첨 기록을 가져올 수 없습니다.",
   "draw.notJson": "JSON 형식의 추첨 기록이 아닙니다.",
+  "gateway.title": "일시적으로 이용할 수 없음",
+  "gateway.heading": "지금은 이 사이트에 연결할 수 없습니다",
+  "gateway.text": "입장 권한은 그대로 유효합니다. 잠시 후 다시 시도해 주세요.",
+  "gateway.retry": "다시 시도",
 };

@@ -140,4 +140,8 @@ export const nl: Catalogue = {
   "draw.serverSaid": "De server antwoordde {status}.",
   "draw.fetchFailed": "Het record van de loting kon niet worden opgehaald.",
   "draw.notJson": "Dat is geen JSON-record van een loting.",
+  "gateway.title": "Tijdelijk niet beschikbaar",
+  "gateway.heading": "Deze site is nu niet bereikbaar",
+  "gateway.text": "Je toegang blijft geldig: probeer het zo opnieuw.",
+  "gateway.retry": "Opnieuw proberen",
 };

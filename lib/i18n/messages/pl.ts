@@ -142,4 +142,8 @@ export const pl: Catalogue = {
   "draw.serverSaid": "Serwer odpowiedział {status}.",
   "draw.fetchFailed": "Nie udało się pobrać rekordu losowania.",
   "draw.notJson": "To nie jest rekord losowania w formacie JSON.",
+  "gateway.title": "Chwilowo niedostępne",
+  "gateway.heading": "Ta strona jest teraz nieosiągalna",
+  "gateway.text": "Twój dostęp pozostaje ważny: spróbuj ponownie za chwilę.",
+  "gateway.retry": "Spróbuj ponownie",
 };

@@ -138,4 +138,8 @@ export const ptBR: Catalogue = {
   "draw.serverSaid": "O servidor respondeu {status}.",
   "draw.fetchFailed": "Não foi possível obter o registro do sorteio.",
   "draw.notJson": "Isso não é um registro de sorteio em JSON.",
+  "gateway.title": "Temporariamente indisponível",
+  "gateway.heading": "Este site não está acessível agora",
+  "gateway.text": "Seu acesso continua válido: tente de novo em instantes.",
+  "gateway.retry": "Tentar de novo",
 };

@@ -139,4 +139,8 @@ export const ru: Catalogue = {
   "draw.serverSaid": "Сервер ответил {status}.",
   "draw.fetchFailed": "Не удалось получить запись розыгрыша.",
   "draw.notJson": "Это не запись розыгрыша в формате JSON.",
+  "gateway.title": "Временно недоступно",
+  "gateway.heading": "Этот сайт сейчас недоступен",
+  "gateway.text": "Ваш доступ остаётся в силе: попробуйте ещё раз через мгновение.",
+  "gateway.retry": "Попробовать снова",
 };

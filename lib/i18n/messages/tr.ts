@@ -139,4 +139,8 @@ export const tr: Catalogue = {
   "draw.serverSaid": "Sunucu {status} yanıtını verdi.",
   "draw.fetchFailed": "Çekiliş kaydı alınamadı.",
   "draw.notJson": "Bu bir JSON çekiliş kaydı değil.",
+  "gateway.title": "Geçici olarak kullanılamıyor",
+  "gateway.heading": "Bu siteye şu anda ulaşılamıyor",
+  "gateway.text": "Erişiminiz geçerliliğini koruyor: lütfen birazdan yeniden deneyin.",
+  "gateway.retry": "Yeniden dene",
 };

@@ -124,4 +124,8 @@ export const zhCN: Catalogue = {
   "draw.serverSaid": "服务器返回了 {status}。",
   "draw.fetchFailed": "无法获取抽签记录。",
   "draw.notJson": "这不是 JSON 格式的抽签记录。",
+  "gateway.title": "暂时无法访问",
+  "gateway.heading": "此网站目前无法访问",
+  "gateway.text": "您的访问权限仍然有效：请稍后再试。",
+  "gateway.retry": "重试",
 };

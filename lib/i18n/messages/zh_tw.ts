@@ -125,4 +125,8 @@ export const zhTW: Catalogue = {
   "draw.serverSaid": "伺服器回應了 {status}。",
   "draw.fetchFailed": "無法取得抽籤紀錄。",
   "draw.notJson": "這不是 JSON 格式的抽籤紀錄。",
+  "gateway.title": "暫時無法使用",
+  "gateway.heading": "目前無法連上此網站",
+  "gateway.text": "您的存取權限仍然有效：請稍後再試一次。",
+  "gateway.retry": "重試",
 };
