@@ -128,6 +128,27 @@ Deno.test("/wait: a faked Googlebot is queued; a verified one passes or gets 503
   }
 });
 
+Deno.test("/wait: with a resolver that hangs, a claimed crawler under `pass` is queued in time", async () => {
+  const never: DnsResolver = () => new Promise(() => {});
+  const t = await makeApp({ ADMIT_PER_SECOND: 1 }, { resolveDns: never });
+  try {
+    await t.engine.setPaused("default", true);
+    await writeCrawlerSettings(t.kv, "default", { crawlers: "pass" });
+    const c = new Client(t.app);
+    const t0 = performance.now();
+    const r = await c.req("GET", "/wait", undefined, { "user-agent": GOOGLEBOT });
+    const took = performance.now() - t0;
+    assertEquals(r.status, 200);
+    assert(c.cookies.has("tg_ticket"), "queued like anyone");
+    assert(took < 3000, `took ${took} ms`);
+    const p0 = performance.now();
+    await new Client(t.app).req("GET", "/wait", undefined, { "user-agent": PERSON });
+    assert(performance.now() - p0 < 500, "a person never waits on DNS");
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("queueStatusCode: the waiting page answers 429 or 503 with Retry-After when asked", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1 });
   try {
@@ -135,6 +156,7 @@ Deno.test("queueStatusCode: the waiting page answers 429 or 503 with Retry-After
     const plain = await new Client(t.app).req("GET", "/wait");
     assertEquals(plain.status, 200);
     assert(plain.text.includes(`<meta name="robots" content="noindex"/>`));
+    assertEquals(plain.headers.get("x-robots-tag"), "noindex");
     await writeCrawlerSettings(t.kv, "default", { queueStatusCode: 503 });
     t.services.crawlers.settings.invalidate("default");
     const r = await new Client(t.app).req("GET", "/wait");
