@@ -15,12 +15,23 @@ const linkOrEmpty = (what: string) =>
   });
 const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
 
+/** Most characters of operator wording one branding record keeps (as JSON). */
+export const MAX_MESSAGES_CHARS = 24_000;
+
 /** The operator's wording: per language, per message key, a text (blank: the catalogue's). */
 const MessageOverridesInput = z.record(
   z.string(),
   z.record(z.string(), z.string().trim().max(1000)),
 )
   .superRefine((v, ctx) => {
+    // The branding record is one KV value (64 KiB at most), the other fields included.
+    if (JSON.stringify(v).length > MAX_MESSAGES_CHARS) {
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: `messages: at most ${MAX_MESSAGES_CHARS} characters of wording in all`,
+      });
+    }
     const known = new Set<string>(MESSAGE_KEYS);
     for (const [lang, texts] of Object.entries(v)) {
       if (!(LANGS as readonly string[]).includes(lang)) {

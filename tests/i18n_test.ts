@@ -108,6 +108,14 @@ Deno.test("an operator's wording per queue and language replaces the catalogue's
       messages: { xx: { "wait.placeLabel": "x" } },
     });
     assertEquals(badLang.status, 400, "an unknown language is refused");
+    const huge = Object.fromEntries(
+      ["de", "fr", "es", "it", "nl", "pl", "tr", "ru", "ja", "ko"].map((l) => [
+        l,
+        Object.fromEntries(MESSAGE_KEYS.slice(0, 15).map((k) => [k, "x".repeat(200)])),
+      ]),
+    );
+    const tooMuch = await admin.req("PUT", "/api/admin/branding", { queue: Q, messages: huge });
+    assertEquals(tooMuch.status, 400, "the record must fit one KV value");
     assertEquals(
       messagesFor("de", { de: { "wait.eta": "  " } })["wait.eta"],
       CATALOGUES.de["wait.eta"],
