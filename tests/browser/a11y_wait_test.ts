@@ -1,13 +1,15 @@
 /**
  * The visitor pages under axe-core (WCAG 2.2 A and AA): /wait in each state (waiting, pre-queue,
- * admitted, click-to-enter, paused line, full line, error), the how-it-works page, the draw
- * check, /demo and /cost, light and dark, desktop and 390 px wide: no violations.
+ * lottery, the bot check, admitted, click-to-enter, paused line, full line, error), the
+ * how-it-works page, the draw check, /demo and /cost, light and dark, desktop and 390 px wide: no
+ * violations.
  */
 import type { Browser, Page } from "playwright-core";
 import { assertEquals } from "../assert.ts";
 import { testConfig } from "../../lib/config.ts";
 import { serveApp } from "../live_app.ts";
 import { writeBranding } from "../helpers.ts";
+import { writeJoinGuards } from "../../lib/guard/settings.ts";
 import { axeViolations, LOOKS } from "./axe.ts";
 import { launchBrowser } from "./helper.ts";
 
@@ -18,7 +20,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
-    const queues = ["default", "pre", "paused", "full", "click"];
+    const queues = ["default", "pre", "paused", "full", "click", "lottery", "check"];
     const { base, kv, services, close } = await serveApp(testConfig({ QUEUES: queues }));
     const e = services.engine;
     let browser: Browser | undefined;
@@ -30,6 +32,13 @@ Deno.test({
       await e.setOpensAt("pre", Date.now() + 3_600_000);
       await e.setPrequeue("pre", 120);
       await e.setPaused("paused", true);
+      await e.setMode("lottery", "lottery");
+      // The hardest check, so it is still running while axe looks at it.
+      await writeJoinGuards(kv, "check", {
+        challenge: "on",
+        provider: "builtin",
+        difficulty: 100_000_000,
+      });
       await e.join("full", null);
       const s = await e.settings("full");
       await e.setMaxWaiting("full", 1, s.maxWaitingVisitors);
@@ -74,6 +83,13 @@ Deno.test({
           );
           await check(look, "paused", "/wait?queue=paused", (p) => p.locator(".place").waitFor(T));
           await check(look, "full", "/wait?queue=full", (p) => p.locator("h1").waitFor(T));
+          await check(look, "lottery", "/wait?queue=lottery", (p) => p.locator(".eta").waitFor(T));
+          await check(
+            look,
+            "bot check",
+            "/wait?queue=check",
+            (p) => p.locator(".check").waitFor(T),
+          );
           await check(look, "error", "/wait?queue=nope", (p) => p.locator("h1").waitFor(T));
           await check(
             look,
