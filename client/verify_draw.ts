@@ -5,7 +5,7 @@
  */
 import { type PublicDraw, verifyDraw } from "../lib/queue/draw_scheme.ts";
 import { num, t } from "../lib/i18n/format.ts";
-import type { Catalogue } from "../lib/i18n/messages/en.ts";
+import type { Catalogue, MessageKey } from "../lib/i18n/messages/en.ts";
 
 const props = JSON.parse(document.getElementById("tg-props")?.textContent ?? "{}");
 /** The page's messages, embedded by the server in the visitor's language. */
@@ -15,6 +15,18 @@ const out = document.getElementById("tg-verify-out")!;
 const arrivalRow = document.getElementById("tg-verify-arrival-row")!;
 const arrival = document.getElementById("tg-verify-arrival") as HTMLInputElement;
 let last: Partial<PublicDraw> | null = null;
+
+/** A moment (ISO text) in the reader's language, in UTC as published. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(lang, {
+    dateStyle: "medium",
+    timeStyle: "medium",
+    timeZone: "UTC",
+  })
+    .format(d) + " UTC";
+}
 
 /** Shows each check as a line with a tick or a cross, then the visitor's place when asked. */
 function show(r: Partial<PublicDraw>): void {
@@ -29,7 +41,9 @@ function show(r: Partial<PublicDraw>): void {
   const ul = document.createElement("ul");
   for (const l of check.lines) {
     const li = document.createElement("li");
-    li.textContent = `${l.ok ? "✔" : "✘"} ${l.text}`;
+    const key = `draw.${l.key}` as MessageKey;
+    const values = { ...l.values, ...(l.values.at ? { at: when(String(l.values.at)) } : {}) };
+    li.textContent = `${l.ok ? "✔" : "✘"} ${key in m ? t(m, key, values) : l.text}`;
     ul.append(li);
   }
   out.append(head, ul);

@@ -10,6 +10,7 @@ import { props, Q, waitingApp } from "./pages_helpers.ts";
 import { CATALOGUES, MESSAGE_KEYS, messagesFor } from "../lib/i18n/catalogues.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
 import { fromAcceptLanguage, matchLang, pickLang } from "../lib/i18n/negotiate.ts";
+import { DRAW_SCHEME, verifyDraw } from "../lib/queue/draw_scheme.ts";
 
 const names = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -161,5 +162,30 @@ Deno.test("the origin proxy's 'not reachable' page speaks the visitor's language
     assert(ar.includes(`dir="rtl"`) && ar.includes(CATALOGUES.ar["gateway.retry"]));
   } finally {
     t.close();
+  }
+});
+
+Deno.test("the draw check's lines each name a message whose values they carry", () => {
+  const lines = [
+    ...verifyDraw({ scheme: "other" } as never).lines,
+    ...verifyDraw({ scheme: DRAW_SCHEME } as never).lines,
+    ...verifyDraw({
+      scheme: DRAW_SCHEME,
+      seed: "ab".repeat(32),
+      list: [1, 2, 3],
+      order: [3, 1, 2],
+      listHash: "x",
+      commitment: "y".repeat(64),
+      committedAt: 0,
+    } as never).lines,
+  ];
+  assertEquals(new Set(lines.map((l) => l.key)).size, 7, "every kind of line was met");
+  for (const l of lines) {
+    const key = `draw.${l.key}` as keyof typeof CATALOGUES.en;
+    for (const lang of LANGS) {
+      const text = CATALOGUES[lang][key];
+      assert(text, `${lang}: ${key}`);
+      assertEquals(names(text), Object.keys(l.values).sort(), `${lang}: ${key} values`);
+    }
   }
 });

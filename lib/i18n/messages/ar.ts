@@ -135,4 +135,11 @@ export const ar: Catalogue = {
   "gateway.heading": "لا يمكن الوصول إلى هذا الموقع الآن",
   "gateway.text": "يبقى دخولك صالحًا: يُرجى المحاولة مرة أخرى بعد لحظة.",
   "gateway.retry": "حاول مرة أخرى",
+  "draw.lineScheme": "المخطط هو {scheme} (يذكر السجل {said})",
+  "draw.lineNotDone": "لا يحتوي السجل بعد على بذرة وقائمة وترتيب: لم تُجرَ القرعة بعد",
+  "draw.lineSeed": "البذرة 32 بايت بصيغة ست عشرية بأحرف صغيرة",
+  "draw.lineCommitment": "SHA-256(البذرة) يساوي الالتزام {commitment} المنشور في {at}",
+  "draw.lineList": "بصمة SHA-256 لقائمة من {count} رقم وصول هي listHash",
+  "draw.lineCount": "count يطابق طول القائمة",
+  "draw.lineOrder": "الترتيب المُعاد حسابه من البذرة والقائمة يطابق الترتيب المنشور",
 };

@@ -147,4 +147,14 @@ export const de: Catalogue = {
   "gateway.heading": "Diese Website ist gerade nicht erreichbar",
   "gateway.text": "Ihr Zugang bleibt gültig: Bitte versuchen Sie es gleich noch einmal.",
   "gateway.retry": "Erneut versuchen",
+  "draw.lineScheme": "Verfahren ist {scheme} (Datensatz sagt {said})",
+  "draw.lineNotDone":
+    "der Datensatz hat noch keinen Startwert, keine Liste und keine Reihenfolge: die Ziehung ist noch nicht erfolgt",
+  "draw.lineSeed": "der Startwert besteht aus 32 Bytes in Kleinbuchstaben-Hex",
+  "draw.lineCommitment":
+    "SHA-256(Startwert) entspricht der Festlegung {commitment}, veröffentlicht am {at}",
+  "draw.lineList": "SHA-256 der Liste mit {count} Ankunftsnummern ist listHash",
+  "draw.lineCount": "count entspricht der Länge der Liste",
+  "draw.lineOrder":
+    "die aus Startwert und Liste nachgerechnete Reihenfolge entspricht der veröffentlichten",
 };

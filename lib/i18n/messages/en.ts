@@ -142,6 +142,13 @@ export const en = {
   "gateway.heading": "This site is not reachable right now",
   "gateway.text": "Your access stays valid: please try again in a moment.",
   "gateway.retry": "Try again",
+  "draw.lineScheme": "scheme is {scheme} (record says {said})",
+  "draw.lineNotDone": "the record has no seed, list and order yet: the draw is not done",
+  "draw.lineSeed": "the seed is 32 bytes of lowercase hex",
+  "draw.lineCommitment": "SHA-256(seed) equals the commitment {commitment} published at {at}",
+  "draw.lineList": "SHA-256 of the list of {count} arrival numbers is listHash",
+  "draw.lineCount": "count matches the list's length",
+  "draw.lineOrder": "the order recomputed from the seed and the list equals the published order",
 } as const;
 
 /** A message's key. */

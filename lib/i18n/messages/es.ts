@@ -143,4 +143,12 @@ export const es: Catalogue = {
   "gateway.heading": "Este sitio no está disponible ahora mismo",
   "gateway.text": "Tu acceso sigue siendo válido: vuelve a intentarlo en un momento.",
   "gateway.retry": "Reintentar",
+  "draw.lineScheme": "el esquema es {scheme} (el registro dice {said})",
+  "draw.lineNotDone": "el registro aún no tiene semilla, lista ni orden: el sorteo no se ha hecho",
+  "draw.lineSeed": "la semilla son 32 bytes en hexadecimal en minúsculas",
+  "draw.lineCommitment": "SHA-256(semilla) es igual al compromiso {commitment} publicado el {at}",
+  "draw.lineList": "el SHA-256 de la lista de {count} números de llegada es listHash",
+  "draw.lineCount": "count coincide con la longitud de la lista",
+  "draw.lineOrder":
+    "el orden recalculado a partir de la semilla y la lista es igual al orden publicado",
 };

@@ -148,4 +148,13 @@ export const fr: Catalogue = {
   "gateway.heading": "Ce site est injoignable pour le moment",
   "gateway.text": "Votre accès reste valable : veuillez réessayer dans un instant.",
   "gateway.retry": "Réessayer",
+  "draw.lineScheme": "le schéma est {scheme} (l’enregistrement indique {said})",
+  "draw.lineNotDone":
+    "l’enregistrement n’a pas encore de graine, de liste ni d’ordre : le tirage n’a pas eu lieu",
+  "draw.lineSeed": "la graine fait 32 octets en hexadécimal minuscule",
+  "draw.lineCommitment": "SHA-256(graine) est égal à l’engagement {commitment} publié le {at}",
+  "draw.lineList": "le SHA-256 de la liste de {count} numéros d’arrivée est listHash",
+  "draw.lineCount": "count correspond à la longueur de la liste",
+  "draw.lineOrder":
+    "l’ordre recalculé à partir de la graine et de la liste est égal à l’ordre publié",
 };

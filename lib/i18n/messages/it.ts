@@ -142,4 +142,11 @@ export const it: Catalogue = {
   "gateway.heading": "Questo sito non è raggiungibile in questo momento",
   "gateway.text": "Il tuo accesso resta valido: riprova tra un momento.",
   "gateway.retry": "Riprova",
+  "draw.lineScheme": "lo schema è {scheme} (il record dice {said})",
+  "draw.lineNotDone": "il record non ha ancora seme, lista e ordine: l’estrazione non è avvenuta",
+  "draw.lineSeed": "il seme è di 32 byte in esadecimale minuscolo",
+  "draw.lineCommitment": "SHA-256(seme) è uguale all’impegno {commitment} pubblicato il {at}",
+  "draw.lineList": "lo SHA-256 della lista di {count} numeri di arrivo è listHash",
+  "draw.lineCount": "count corrisponde alla lunghezza della lista",
+  "draw.lineOrder": "l’ordine ricalcolato da seme e lista è uguale a quello pubblicato",
 };

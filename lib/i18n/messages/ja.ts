@@ -140,4 +140,12 @@ export const ja: Catalogue = {
   "gateway.heading": "このサイトには現在アクセスできません",
   "gateway.text": "アクセス権は有効なままです。少し待ってからもう一度お試しください。",
   "gateway.retry": "再試行",
+  "draw.lineScheme": "方式は {scheme}（記録では {said}）",
+  "draw.lineNotDone": "記録にまだシード・リスト・順番がありません。抽選は行われていません",
+  "draw.lineSeed": "シードは小文字 16 進数で 32 バイトです",
+  "draw.lineCommitment":
+    "SHA-256(シード) は {at} に公開されたコミットメント {commitment} と一致します",
+  "draw.lineList": "到着番号 {count} 件のリストの SHA-256 は listHash と一致します",
+  "draw.lineCount": "count はリストの長さと一致します",
+  "draw.lineOrder": "シードとリストから再計算した順番は公開された順番と一致します",
 };

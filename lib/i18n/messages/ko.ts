@@ -142,4 +142,11 @@ export const ko: Catalogue = {
   "gateway.heading": "지금은 이 사이트에 연결할 수 없습니다",
   "gateway.text": "입장 권한은 그대로 유효합니다. 잠시 후 다시 시도해 주세요.",
   "gateway.retry": "다시 시도",
+  "draw.lineScheme": "방식은 {scheme}입니다(기록에는 {said})",
+  "draw.lineNotDone": "기록에 아직 시드, 목록, 순서가 없습니다. 추첨이 아직 이루어지지 않았습니다",
+  "draw.lineSeed": "시드는 소문자 16진수 32바이트입니다",
+  "draw.lineCommitment": "SHA-256(시드)가 {at}에 공개된 약속 값 {commitment}과(와) 같습니다",
+  "draw.lineList": "도착 번호 {count}개 목록의 SHA-256이 listHash와 같습니다",
+  "draw.lineCount": "count가 목록 길이와 일치합니다",
+  "draw.lineOrder": "시드와 목록으로 다시 계산한 순서가 공개된 순서와 같습니다",
 };

@@ -144,4 +144,14 @@ export const nl: Catalogue = {
   "gateway.heading": "Deze site is nu niet bereikbaar",
   "gateway.text": "Je toegang blijft geldig: probeer het zo opnieuw.",
   "gateway.retry": "Opnieuw proberen",
+  "draw.lineScheme": "schema is {scheme} (record zegt {said})",
+  "draw.lineNotDone":
+    "het record heeft nog geen seed, lijst en volgorde: de loting is nog niet gedaan",
+  "draw.lineSeed": "de seed is 32 bytes hex in kleine letters",
+  "draw.lineCommitment":
+    "SHA-256(seed) is gelijk aan de toezegging {commitment}, gepubliceerd op {at}",
+  "draw.lineList": "SHA-256 van de lijst met {count} aankomstnummers is listHash",
+  "draw.lineCount": "count komt overeen met de lengte van de lijst",
+  "draw.lineOrder":
+    "de volgorde, nagerekend uit seed en lijst, is gelijk aan de gepubliceerde volgorde",
 };

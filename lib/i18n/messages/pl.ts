@@ -146,4 +146,12 @@ export const pl: Catalogue = {
   "gateway.heading": "Ta strona jest teraz nieosiągalna",
   "gateway.text": "Twój dostęp pozostaje ważny: spróbuj ponownie za chwilę.",
   "gateway.retry": "Spróbuj ponownie",
+  "draw.lineScheme": "schemat to {scheme} (rekord podaje {said})",
+  "draw.lineNotDone":
+    "rekord nie ma jeszcze ziarna, listy ani kolejności: losowanie się nie odbyło",
+  "draw.lineSeed": "ziarno to 32 bajty w szesnastkowym zapisie małymi literami",
+  "draw.lineCommitment": "SHA-256(ziarno) jest równe zobowiązaniu {commitment} opublikowanemu {at}",
+  "draw.lineList": "SHA-256 listy {count} numerów przybycia to listHash",
+  "draw.lineCount": "count zgadza się z długością listy",
+  "draw.lineOrder": "kolejność przeliczona z ziarna i listy jest równa opublikowanej",
 };

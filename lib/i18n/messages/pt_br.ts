@@ -142,4 +142,11 @@ export const ptBR: Catalogue = {
   "gateway.heading": "Este site não está acessível agora",
   "gateway.text": "Seu acesso continua válido: tente de novo em instantes.",
   "gateway.retry": "Tentar de novo",
+  "draw.lineScheme": "o esquema é {scheme} (o registro diz {said})",
+  "draw.lineNotDone": "o registro ainda não tem semente, lista e ordem: o sorteio não foi feito",
+  "draw.lineSeed": "a semente tem 32 bytes em hexadecimal minúsculo",
+  "draw.lineCommitment": "SHA-256(semente) é igual ao compromisso {commitment} publicado em {at}",
+  "draw.lineList": "o SHA-256 da lista de {count} números de chegada é listHash",
+  "draw.lineCount": "count corresponde ao tamanho da lista",
+  "draw.lineOrder": "a ordem recalculada a partir da semente e da lista é igual à ordem publicada",
 };

@@ -143,4 +143,11 @@ export const tr: Catalogue = {
   "gateway.heading": "Bu siteye şu anda ulaşılamıyor",
   "gateway.text": "Erişiminiz geçerliliğini koruyor: lütfen birazdan yeniden deneyin.",
   "gateway.retry": "Yeniden dene",
+  "draw.lineScheme": "şema {scheme} (kayıtta {said} yazıyor)",
+  "draw.lineNotDone": "kayıtta henüz tohum, liste ve sıralama yok: çekiliş yapılmadı",
+  "draw.lineSeed": "tohum küçük harfli onaltılık 32 bayttır",
+  "draw.lineCommitment": "SHA-256(tohum), {at} tarihinde yayımlanan {commitment} taahhüdüne eşit",
+  "draw.lineList": "{count} geliş numarasından oluşan listenin SHA-256 özeti listHash",
+  "draw.lineCount": "count liste uzunluğuyla eşleşiyor",
+  "draw.lineOrder": "tohum ve listeden yeniden hesaplanan sıralama yayımlanan sıralamaya eşit",
 };

@@ -128,4 +128,11 @@ export const zhCN: Catalogue = {
   "gateway.heading": "此网站目前无法访问",
   "gateway.text": "您的访问权限仍然有效：请稍后再试。",
   "gateway.retry": "重试",
+  "draw.lineScheme": "方案为 {scheme}（记录中为 {said}）",
+  "draw.lineNotDone": "记录中尚无种子、名单和顺序：抽签尚未进行",
+  "draw.lineSeed": "种子为 32 字节的小写十六进制",
+  "draw.lineCommitment": "SHA-256(种子) 等于 {at} 公布的承诺 {commitment}",
+  "draw.lineList": "{count} 个到达编号名单的 SHA-256 即 listHash",
+  "draw.lineCount": "count 与名单长度一致",
+  "draw.lineOrder": "由种子和名单重新计算的顺序与公布的顺序一致",
 };

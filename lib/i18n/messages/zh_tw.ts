@@ -129,4 +129,11 @@ export const zhTW: Catalogue = {
   "gateway.heading": "目前無法連上此網站",
   "gateway.text": "您的存取權限仍然有效：請稍後再試一次。",
   "gateway.retry": "重試",
+  "draw.lineScheme": "方案為 {scheme}（紀錄中為 {said}）",
+  "draw.lineNotDone": "紀錄中尚無種子、名單和順序：抽籤尚未進行",
+  "draw.lineSeed": "種子為 32 位元組的小寫十六進位",
+  "draw.lineCommitment": "SHA-256(種子) 等於 {at} 公布的承諾 {commitment}",
+  "draw.lineList": "{count} 個抵達編號名單的 SHA-256 即 listHash",
+  "draw.lineCount": "count 與名單長度相符",
+  "draw.lineOrder": "由種子和名單重新計算的順序與公布的順序相同",
 };
