@@ -3,8 +3,8 @@ import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts"
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
 import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
-import { MESSAGE_KEYS } from "./i18n/catalogues.ts";
-import { LANGS } from "./i18n/langs.ts";
+import { MESSAGE_KEYS, type MessageOverrides } from "./i18n/catalogues.ts";
+import { type Lang, LANGS } from "./i18n/langs.ts";
 
 /** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
 export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -108,7 +108,20 @@ export async function readBranding(kv: Deno.Kv, queue?: string): Promise<Brandin
     keys.branding(),
     keys.queueBranding(queue),
   ]);
-  return { ...withDefaults(DEFAULT_BRANDING, svc.value), ...pickFields(own.value) };
+  const base = withDefaults(DEFAULT_BRANDING, svc.value);
+  const out = { ...base, ...pickFields(own.value) };
+  // Wording merges per language and key: a queue's own texts win, the service-wide rest stays.
+  if (own.value?.messages) out.messages = mergeMessages(base.messages, own.value.messages);
+  return out;
+}
+
+/** `over`'s texts laid over `under`'s, language by language, key by key. */
+function mergeMessages(under: MessageOverrides, over: MessageOverrides): MessageOverrides {
+  const out: MessageOverrides = { ...under };
+  for (const [lang, texts] of Object.entries(over) as [Lang, MessageOverrides[Lang]][]) {
+    out[lang] = { ...under[lang], ...texts };
+  }
+  return out;
 }
 
 /** Only known branding fields (a record from another version may carry others). */

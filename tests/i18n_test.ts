@@ -94,9 +94,15 @@ Deno.test("an operator's wording per queue and language replaces the catalogue's
     });
     assertEquals(r.status, 200, JSON.stringify(r.json));
     assertEquals(r.json.overrides.messages, { de: { "wait.placeLabel": "Ihre Nummer bei uns" } });
+    // Service-wide wording stays where the queue has none of its own (merged key by key).
+    const svc = await admin.req("PUT", "/api/admin/branding", {
+      messages: { de: { "wait.eta": "Wartezeit etwa: {wait}", "wait.placeLabel": "Platz" } },
+    });
+    assertEquals(svc.status, 200, JSON.stringify(svc.json));
     const v = new Client(t.app);
     const de = await v.req("GET", "/wait?lang=de");
     assert(de.text.includes("Ihre Nummer bei uns") && !de.text.includes("Ihr Platz in der"));
+    assert(de.text.includes("Wartezeit etwa:"), "the service-wide wording of another key");
     const en = await v.req("GET", "/wait?lang=en");
     assert(en.text.includes("Your place in line"), "other languages keep the catalogue");
     const bad = await admin.req("PUT", "/api/admin/branding", {
