@@ -172,7 +172,14 @@ function wordsOf(path: string): Words | undefined {
 
 /** The name of the field at `path` as people read it ("Admit per second"). */
 export function fieldLabel(path: string): string {
-  return wordsOf(path)?.label ?? "This value";
+  return wordsOf(path)?.label ?? spelledOut(path);
+}
+
+/** A field without words of its own, by its last part spelled out ("upperJoins" -> "Upper joins"). */
+function spelledOut(path: string): string {
+  const key = path.split(".").filter((s) => !/^\d+$/.test(s)).pop() ?? "";
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
+  return /^[a-z][a-z0-9 ]*$/.test(words) ? words[0].toUpperCase() + words.slice(1) : "This value";
 }
 
 /** Field keys (camelCase API names), patterns and validator words that never reach a person. */

@@ -16,12 +16,14 @@ Deno.test("client IP: the served fetch passes the socket address to the routes",
     random: seededRandom(1),
     autoTick: false,
   });
+  let n = 0;
+  // A new name each time: the address limit, not one account's step-up, is what trips.
   const login = (ip: string) =>
     Promise.resolve(fetch(
       new Request("http://localhost/api/admin/login", {
         method: "POST",
         headers: { "content-type": "application/json", origin: TEST_ORIGIN },
-        body: JSON.stringify({ username: "nobody", password: "wrong password!" }),
+        body: JSON.stringify({ username: `nobody${n++}`, password: "wrong password!" }),
       }),
       { remoteAddr: { transport: "tcp", hostname: ip, port: 40000 } } as Deno.ServeHandlerInfo,
     )).then(async (r) => (await r.body?.cancel(), r.status));

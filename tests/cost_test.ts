@@ -258,7 +258,7 @@ Deno.test("/cost page: bad input is a 400 page with the message, nothing unescap
   const r = await get("/cost?visitors=0");
   assertEquals(r.status, 400);
   assert(r.text.includes('role="alert"'));
-  assert(r.text.includes("At least 1 visitors."), "worded for people (lib/field_text.ts)");
+  assert(r.text.includes("At least 1 visitor."), "worded for people (lib/field_text.ts)");
   assert(r.text.includes('href="#cost-visitors"'), "the summary links to the field");
   assert(!r.text.includes("<svg"), "no chart without an estimate");
   assert(r.text.includes('name="visitors"'), "the form stays, to fix the input");

@@ -173,6 +173,8 @@ Deno.test("queue_all is the effective mode the join engine asks for", () =>
 
 Deno.test("the Safety Net: passthrough until joins cross the threshold, back after calm; every instance agrees", async () => {
   const t = await makeApp();
+  // Nobody here checks in: the shortest grace, so a waiter silent for minutes has given up.
+  await t.engine.updateSettings("default", (s) => void (s.returnGraceSeconds = 30));
   const other = await makeApp({}, { kv: t.kv, clock: t.clock });
   try {
     const { client: admin } = await adminClient(t);

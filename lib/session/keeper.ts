@@ -68,6 +68,9 @@ const REFUSED: SessionVerdict = { ok: false };
 /** Most visitors remembered per instance (a miss costs one read). */
 const MAX_KNOWN = 200_000;
 
+/** How long a session check waits for the store before the signed token passes alone (ms). */
+const STORE_WAIT_MS = 1000;
+
 /** Session checks and renewals of this instance. */
 export class SessionKeeper {
   readonly ended: EndedSessions;
@@ -106,15 +109,29 @@ export class SessionKeeper {
    * known), since every admitted request pays for it.
    */
   check(claims: AccessClaims): SessionVerdict | Promise<SessionVerdict> {
-    if (this.ended.fresh()) return this.#checkSlow(claims);
+    if (this.ended.fresh()) return this.#bounded(claims);
     if (this.ended.ended(claims.queue, claims.sub, claims.iat)) return REFUSED;
     const s = this.#settingsNow(claims.queue);
-    if (!s) return this.#checkSlow(claims);
+    if (!s) return this.#bounded(claims);
     if (s.sessionMode !== "sliding") return OK;
     const k = this.#known.get(`${claims.queue}\0${claims.sub}`);
     const every = renewalIntervalMs(s.sessionIdleSeconds, this.deps.ttlSeconds);
-    if (!k || !settled(k, this.deps.now(), every)) return this.#checkSlow(claims);
+    if (!k || !settled(k, this.deps.now(), every)) return this.#bounded(claims);
     return this.#verdict(claims, k);
+  }
+
+  /**
+   * The slow check, bounded: a store that fails or does not answer within `STORE_WAIT_MS` lets
+   * the signed token pass (a visitor with a token passes while the store is down, whatever
+   * STORE_FAILURE says; see docs/traffic-policy.md), never holding the request.
+   */
+  #bounded(claims: AccessClaims): Promise<SessionVerdict> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<SessionVerdict>((resolve) => {
+      timer = setTimeout(() => resolve(OK), STORE_WAIT_MS);
+    });
+    const slow = this.#checkSlow(claims).catch(() => OK);
+    return Promise.race([slow, late]).finally(() => clearTimeout(timer));
   }
 
   async #checkSlow(claims: AccessClaims): Promise<SessionVerdict> {
