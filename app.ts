@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { createCrawlers } from "./lib/crawlers/mod.ts";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createAccess } from "./lib/access/mod.ts";
@@ -143,6 +144,7 @@ async function createServices(deps: AppDeps): Promise<Services> {
       policy: deps.config.STORE_FAILURE,
       maxOpenMs: deps.config.STORE_FAILURE_OPEN_SECONDS * 1000,
     }),
+    crawlers: createCrawlers(deps),
   };
 
   services.isAdminSession = sessionChecker(services);

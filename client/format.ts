@@ -1,31 +1,7 @@
 /**
- * Words and links for the waiting room, shared by the server render and the island (plain
- * functions).
+ * Figures and links for the waiting room, shared by the server render and the island (plain
+ * functions). Words are in the message catalogues (lib/i18n/).
  */
-
-/** An estimated wait in words, coarse enough that it does not flicker between check-ins. */
-export function waitWords(seconds: number | undefined): string {
-  if (seconds === undefined || !Number.isFinite(seconds)) return "unknown";
-  if (seconds < 60) return "less than a minute";
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `about ${minutes} minute${minutes === 1 ? "" : "s"}`;
-  if (seconds >= 86400) return "more than a day";
-  const halfHours = Math.round(seconds / 1800);
-  const h = Math.floor(halfHours / 2);
-  return `about ${h} hour${h === 1 ? "" : "s"}${halfHours % 2 ? " 30 minutes" : ""}`;
-}
-
-/** A probability as a short percentage: "12%", "0.4%", "less than 0.1%". */
-export function percent(p: number): string {
-  const pct = Math.max(0, Math.min(1, p)) * 100;
-  if (pct > 0 && pct < 0.1) return "less than 0.1%";
-  return `${pct >= 10 ? Math.round(pct) : Math.round(pct * 10) / 10}%`;
-}
-
-/** Place in line: `#X of Y` when the waiting count is shown, else `#X`. */
-export function placeText(position: number, waiting: number | undefined): string {
-  return waiting !== undefined ? `#${position} of ${waiting}` : `#${position}`;
-}
 
 /** Minutes and seconds, `m:ss`, for the click-to-enter countdown. */
 export function countdown(ms: number): string {
@@ -58,4 +34,16 @@ export function waitUrl(
   if (embed) q.set("embed", "1");
   if (start !== null) q.set("start", String(start));
   return `${base}/wait?${q}`;
+}
+
+/** Least time between two announcements of a changed place in line (WCAG 2.2.2, 4.1.3). */
+export const ANNOUNCE_EVERY_MS = 30_000;
+
+/**
+ * How long the live region waits before saying news of `kind`, after it last spoke at `last.at`
+ * of `last.kind`: a new kind (the turn, a refusal) at once, more of the same (a changed place)
+ * not before 30 s have passed.
+ */
+export function announceDelay(last: { kind: string; at: number }, kind: string, now: number) {
+  return last.kind !== kind ? 0 : Math.max(0, last.at + ANNOUNCE_EVERY_MS - now);
 }

@@ -217,10 +217,10 @@ export function followTimeslots(o: TimeslotOptions): () => void {
 }
 
 /** Shows a browser notification that it is the visitor's turn, when allowed. */
-export function notifyTurn(title: string): void {
+export function notifyTurn(heading: string, title: string): void {
   if (typeof Notification === "undefined" || Notification.permission !== "granted") return;
   try {
-    const n = new Notification("It's your turn", { body: title, tag: "tollgate-turn" });
+    const n = new Notification(heading, { body: title, tag: "tollgate-turn" });
     n.onclick = () => {
       globalThis.focus();
       n.close();

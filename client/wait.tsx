@@ -16,4 +16,10 @@ if (data && root) {
   // The check before joining (the queue's bot challenge is on).
   hydrate(<JoinCheck {...JSON.parse(data.textContent ?? "{}").check} />, check);
   check.dataset.live = "1";
+} else if (document.body.dataset.retryUrl) {
+  // A notice that tries again by itself (full room, rate limit, outage): the reload the meta
+  // refresh does without JS, by script, so it is not a meta refresh (WCAG 2.2.1).
+  const url = document.body.dataset.retryUrl;
+  const seconds = Math.max(1, Number(document.body.dataset.retryIn) || 10);
+  setTimeout(() => location.replace(url), seconds * 1000);
 }

@@ -1,4 +1,8 @@
 import type { ComponentChildren } from "preact";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
+import { dirOf, type Lang } from "../lib/i18n/langs.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
+import { LangMenu } from "./LangMenu.tsx";
 
 /** Props of the page shell. */
 export interface DocumentProps {
@@ -11,14 +15,23 @@ export interface DocumentProps {
   scriptSrc?: string;
   /** Island props as JSON, already escaped for a <script> data block. */
   propsJson?: string;
-  /** No-JS refresh: seconds and URL; `always` also refreshes with JS on. */
-  refresh?: { seconds: number; url: string; always?: boolean };
+  /**
+   * No-JS refresh: seconds and URL; `always` also refreshes with JS on (no page script to do
+   * it); `byScript` has the page script reload instead when JS is on (a meta refresh is not
+   * allowed to surprise a screen reader user, WCAG 2.2.1 / 3.2.5).
+   */
+  refresh?: { seconds: number; url: string; always?: boolean; byScript?: boolean };
   /** Compact layout for an iframe: no header or footer. */
   embed?: boolean;
   /** The explanation page itself: its footer does not link to it. */
   about?: boolean;
   /** Tollgate's path prefix (`BASE_PATH`) for the page's own links. */
   base?: string;
+  /** The page's language (English when absent) and its messages. */
+  lang?: Lang;
+  m?: Catalogue;
+  /** This page's path and query as the browser asked for it: the language menu links to it. */
+  url?: string;
   children: ComponentChildren;
 }
 
@@ -42,11 +55,13 @@ export function HeadBasics(p: { title: string; styleHref?: string }) {
 
 /** The HTML shell of every visitor page: head, theme, optional island, light/dark, phone-ready. */
 export function Document(p: DocumentProps) {
+  const lang = p.lang ?? "en";
+  const m = p.m ?? CATALOGUES[lang];
   const refresh = p.refresh && (
     <meta http-equiv="refresh" content={`${p.refresh.seconds}; url=${p.refresh.url}`} />
   );
   return (
-    <html lang="en">
+    <html lang={lang} dir={dirOf(lang)}>
       <head>
         <HeadBasics title={p.title} styleHref={p.styleHref} />
         {p.themeCss && <style dangerouslySetInnerHTML={{ __html: p.themeCss }} />}
@@ -56,14 +71,20 @@ export function Document(p: DocumentProps) {
         }
         {p.scriptSrc && <script type="module" src={p.scriptSrc} />}
       </head>
-      <body class={p.embed ? "embed" : undefined}>
+      <body
+        class={p.embed ? "embed" : undefined}
+        data-retry-in={p.refresh?.byScript ? String(p.refresh.seconds) : undefined}
+        data-retry-url={p.refresh?.byScript ? p.refresh.url : undefined}
+      >
+        {p.url && !p.embed && <LangMenu lang={lang} label={m["doc.language"]} url={p.url} />}
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>
-            Waiting room by Tollgate
+            {m["doc.footer"]}
             {!p.about && (
               <>
-                {" "}· <a href={`${p.base ?? ""}/wait/how-it-works`}>How it works</a>
+                {" · "}
+                <a href={`${p.base ?? ""}/wait/how-it-works`}>{m["doc.how"]}</a>
               </>
             )}
           </footer>

@@ -11,7 +11,7 @@ import type { TicketClaims } from "../lib/tokens.ts";
 import { isSecureRequest, ticketFor, type TicketVerifier, visitorCookies } from "./cookies.ts";
 
 /** The connection info `createApp().fetch` passes to Hono as `c.env`. */
-function infoOf(c: Context): Deno.ServeHandlerInfo | undefined {
+export function infoOf(c: Context): Deno.ServeHandlerInfo | undefined {
   return c.env as Deno.ServeHandlerInfo | undefined;
 }
 

@@ -8,6 +8,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { PowChallenge } from "../lib/challenge/pow.ts";
 import { solve } from "./pow_solver.ts";
+import { percentOf, t } from "../lib/i18n/format.ts";
+import type { Lang } from "../lib/i18n/langs.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
 
 /** Props of the check island: plain data from the server. */
 export interface JoinCheckProps {
@@ -22,6 +25,9 @@ export interface JoinCheckProps {
   workerUrl?: string;
   /** Where to go once joined (this /wait page, which then resumes by the new ticket). */
   next: string;
+  /** The page's language and its messages. */
+  lang: Lang;
+  m: Catalogue;
 }
 
 type TurnstileApi = {
@@ -29,7 +35,12 @@ type TurnstileApi = {
 };
 
 /** Loads Turnstile's script once and renders its widget into `el`; resolves with its token. */
-function turnstileToken(el: HTMLElement, siteKey: string, scriptUrl: string): Promise<string> {
+function turnstileToken(
+  el: HTMLElement,
+  siteKey: string,
+  scriptUrl: string,
+  m: Catalogue,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const g = globalThis as unknown as { turnstile?: TurnstileApi };
     const render = () => g.turnstile!.render(el, { sitekey: siteKey, callback: resolve });
@@ -37,7 +48,7 @@ function turnstileToken(el: HTMLElement, siteKey: string, scriptUrl: string): Pr
     const s = document.createElement("script");
     s.src = `${scriptUrl}${scriptUrl.includes("?") ? "&" : "?"}render=explicit`;
     s.onload = render;
-    s.onerror = () => reject(new Error("the Turnstile check could not be loaded"));
+    s.onerror = () => reject(new Error(m["check.errWidget"]));
     document.head.appendChild(s);
   });
 }
@@ -69,27 +80,24 @@ function joinWithProofs(
  * The ticket must come back before the page reloads: in a frame whose cookies the browser does
  * not keep, a reload would ask for the check again, and again.
  */
-async function ticketKept(queue: string): Promise<void> {
+async function ticketKept(queue: string, m: Catalogue): Promise<void> {
   const back = await fetch(`/status?queue=${encodeURIComponent(queue)}`, { cache: "no-store" });
-  if (back.status === 401) {
-    throw new Error(
-      "the browser does not keep the waiting room's cookie in this frame; open the " +
-        "waiting room in its own window",
-    );
-  }
+  if (back.status === 401) throw new Error(m["check.errCookies"]);
 }
 
 /** A refused solution comes with a fresh challenge to solve; any other refusal is an error. */
-async function freshChallenge(res: Response): Promise<PowChallenge> {
+async function freshChallenge(res: Response, m: Catalogue): Promise<PowChallenge> {
   const body = await res.json().catch(() => null);
   const err = body?.error;
   if (err?.code === "challenge_failed" && err.details?.challenge) return err.details.challenge;
-  throw new Error(err?.message ?? `the waiting room answered ${res.status}`);
+  // The envelope's message is English for operators: the visitor gets the status in its words.
+  throw new Error(t(m, "check.errStatus", { status: res.status }));
 }
 
 /** The check island. */
 export function JoinCheck(p: JoinCheckProps) {
-  const [said, setSaid] = useState("Checking that you are a person, not a script…");
+  const { m, lang } = p;
+  const [said, setSaid] = useState(m["check.checking"]);
   const [share, setShare] = useState(0);
   const [failed, setFailed] = useState(false);
   const widget = useRef<HTMLDivElement>(null);
@@ -100,7 +108,7 @@ export function JoinCheck(p: JoinCheckProps) {
     let live = true;
     const pass = async (ch: PowChallenge | null): Promise<void> => {
       const tsToken = p.turnstile && widget.current
-        ? turnstileToken(widget.current, p.turnstile.siteKey, p.turnstile.scriptUrl)
+        ? turnstileToken(widget.current, p.turnstile.siteKey, p.turnstile.scriptUrl, m)
         : Promise.resolve(undefined);
       let proof: { challenge: string; nonce: string } | undefined;
       if (ch) {
@@ -112,7 +120,7 @@ export function JoinCheck(p: JoinCheckProps) {
           const q = Math.floor(f * 4);
           if (q > quarter) {
             quarter = q;
-            setSaid(`Checking that you are a person, not a script… about ${q * 25}% done.`);
+            setSaid(t(m, "check.progress", { percent: percentOf(m, lang, q / 4) }));
           }
         });
         stop = run.stop;
@@ -121,21 +129,21 @@ export function JoinCheck(p: JoinCheckProps) {
       const turnstileResponse = await tsToken;
       if (!live) return;
       setShare(1);
-      setSaid("Check done. Joining the line…");
+      setSaid(m["check.done"]);
       const res = await joinWithProofs(p, proof, turnstileResponse);
       if (res.ok) {
-        await ticketKept(p.queue);
+        await ticketKept(p.queue, m);
         return location.replace(p.next);
       }
-      const next = await freshChallenge(res);
+      const next = await freshChallenge(res, m);
       quarter = 0;
-      setSaid("One more check…");
+      setSaid(m["check.again"]);
       return pass(next);
     };
     pass(p.challenge).catch((e) => {
       if (!live) return;
       setFailed(true);
-      setSaid(`The check did not work (${e.message}). Reload the page to try again.`);
+      setSaid(t(m, "check.failed", { reason: e.message }));
     });
     return () => {
       live = false;
@@ -149,12 +157,12 @@ export function JoinCheck(p: JoinCheckProps) {
         {said}
       </p>
       {p.challenge && !failed && (
-        <progress max={100} value={Math.round(share * 100)} aria-label="Check progress" />
+        <progress max={100} value={Math.round(share * 100)} aria-label={m["check.progressLabel"]} />
       )}
       {p.turnstile && <div ref={widget} class="turnstile" />}
       {failed && (
         <p>
-          <a href={p.next}>Reload</a>
+          <a href={p.next}>{m["check.reload"]}</a>
         </p>
       )}
     </div>

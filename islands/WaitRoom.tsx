@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
-import { percent, placeText, progressShare, waitUrl, waitWords } from "../client/format.ts";
+import { progressShare, waitUrl } from "../client/format.ts";
 import { followTimeslots } from "../client/timeslots.ts";
 import {
   type CanNotify,
@@ -10,14 +10,15 @@ import {
   type Local,
   navigate,
   NotifyOffer,
+  useAnnounced,
   useTurn,
   useUrlMemory,
 } from "./wait_room_parts.tsx";
-import {
-  LOTTERY_VISITOR_WORDS,
-  lotteryWaitRange,
-  PREQUEUE_VISITOR_WORDS,
-} from "../lib/queue/wording.ts";
+import { lotteryWaitRange } from "../lib/queue/wording.ts";
+import { num, percentOf, t, waitText } from "../lib/i18n/format.ts";
+import type { Lang } from "../lib/i18n/langs.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
+import { rich } from "./rich.tsx";
 import { ResumeForm } from "../components/ResumeForm.tsx";
 import { MailOffer, MoveOffer } from "./ResumeOffer.tsx";
 import { RESUME_WORDS } from "../lib/resume/words.ts";
@@ -44,6 +45,9 @@ export interface WaitRoomProps {
   mail?: boolean;
   /** The built QR code drawer (`qr.js`), loaded when a code for another device is shown. */
   qrSrc?: string;
+  /** The page's language and its messages (the one catalogue, with the queue's wording). */
+  lang: Lang;
+  m: Catalogue;
 }
 
 /** The live part of /wait: follows the server's timeslots and moves on at admission. */
@@ -137,7 +141,10 @@ export function WaitRoom(p: WaitRoomProps) {
   const pending = view.drawPending === true;
   const position = view.position ?? 1;
   const waiting = !local && !admitted;
+  const { m, lang } = p;
   const said = liveWords({
+    m,
+    lang,
     local,
     holding,
     admitted,
@@ -148,6 +155,9 @@ export function WaitRoom(p: WaitRoomProps) {
     left,
     holdSaid,
   });
+  // Changes of place are announced at most every 30 s; any other news (the turn) at once.
+  const kind = local ?? (admitted ? "turn" : pending ? "pre" : lottery ? "lottery" : "line");
+  const announced = useAnnounced(said, kind);
 
   // ONE live region, always first and always the same element: only its words change, so
   // screen readers announce "It's your turn" (a region that appears with its text is missed).
@@ -159,18 +169,18 @@ export function WaitRoom(p: WaitRoomProps) {
         aria-live="polite"
         aria-atomic="true"
       >
-        {said}
+        {announced}
       </p>
       {local === "expired" && (
         <p>
-          <a class="button" href={again}>Join the line again</a>
+          <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
       )}
       {local === "moved" && <ResumeForm queue={p.queue} base={p.base} />}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
-            Open the waiting room in its own window
+            {m["wait.ownWindow"]}
           </a>
         </p>
       )}
@@ -185,29 +195,43 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {admitted && !holding && (
         <p>
-          <a class="button" href={p.destination} target={top}>Continue</a>
+          <a class="button" href={p.destination} target={top}>{m["wait.continue"]}</a>
         </p>
       )}
       {waiting && pending && (
-        <PreQueue view={view} queue={p.queue} arrival={arrival} base={p.base ?? ""} />
+        <PreQueue
+          view={view}
+          queue={p.queue}
+          arrival={arrival}
+          base={p.base ?? ""}
+          m={m}
+          lang={lang}
+        />
       )}
       {waiting && !pending && (
-        <Waiting view={view} lottery={lottery} position={position} start={start} />
+        <Waiting
+          view={view}
+          lottery={lottery}
+          position={position}
+          start={start}
+          m={m}
+          lang={lang}
+        />
       )}
       {waiting && !pending && arrival !== null && (
         <p class="hint">
-          Your pre-queue arrival number was <strong>#{arrival}</strong>.{" "}
+          {rich(m, "wait.arrivalWas", { arrival: <strong>{num(lang, arrival)}</strong> })}{" "}
           <a
             href={`${p.base ?? ""}/draw/verify?queue=${
               encodeURIComponent(p.queue)
             }&arrival=${arrival}`}
             target={top}
           >
-            Check the opening draw
+            {m["wait.checkDraw"]}
           </a>
         </p>
       )}
-      {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} />}
+      {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
       {waiting && p.mail && <MailOffer queue={p.queue} base={p.base ?? ""} />}
       {(waiting || holding) && (
         <MoveOffer
@@ -222,35 +246,45 @@ export function WaitRoom(p: WaitRoomProps) {
 }
 
 /** A pre-queue visitor before the opening draw: how it works, its arrival number, the estimate. */
-function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null; base: string }) {
-  const { view } = p;
+function PreQueue(
+  p: {
+    view: VisitorView;
+    queue: string;
+    arrival: number | null;
+    base: string;
+    m: Catalogue;
+    lang: Lang;
+  },
+) {
+  const { view, m, lang } = p;
   return (
     <>
-      <p class="label">How you get in</p>
-      <p class="lottery">{PREQUEUE_VISITOR_WORDS}</p>
+      <p class="label">{m["wait.howYouGetIn"]}</p>
+      <p class="lottery">{m["wait.prequeueWords"]}</p>
       {p.arrival !== null && (
         <p class="arrival">
-          Your arrival number: <strong>#{p.arrival}</strong>{" "}
-          (keep it to find your place in the published draw)
+          {rich(m, "wait.arrivalNumber", { arrival: <strong>{num(lang, p.arrival)}</strong> })}
         </p>
       )}
       {view.drawCommitment && (
         <p class="hint commitment">
-          The draw's secret was fixed before anyone joined; its fingerprint is{" "}
-          <code>{view.drawCommitment.slice(0, 16)}…</code>.{" "}
+          {rich(m, "wait.commitment", {
+            fingerprint: <code dir="ltr">{view.drawCommitment.slice(0, 16)}…</code>,
+          })}{" "}
           <a
             href={`${p.base}/draw/verify?queue=${encodeURIComponent(p.queue)}${
               p.arrival !== null ? `&arrival=${p.arrival}` : ""
             }`}
           >
-            How to check the draw
+            {m["wait.howToCheck"]}
           </a>
         </p>
       )}
-      <progress aria-label="Waiting for the opening draw" />
+      <progress aria-label={m["wait.openingProgress"]} />
       <p class="eta">
-        Expected wait after the opening, for a random place:{" "}
-        <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+        {rich(m, "wait.prequeueEta", {
+          wait: <strong>{waitText(m, lang, view.estimatedWaitSeconds)}</strong>,
+        })}
       </p>
     </>
   );
@@ -258,29 +292,39 @@ function PreQueue(p: { view: VisitorView; queue: string; arrival: number | null;
 
 /** The place in line (or the lottery), progress and estimate of a waiting visitor. */
 function Waiting(
-  p: { view: VisitorView; lottery: boolean; position: number; start: number | null },
+  p: {
+    view: VisitorView;
+    lottery: boolean;
+    position: number;
+    start: number | null;
+    m: Catalogue;
+    lang: Lang;
+  },
 ) {
-  const { view, position, start } = p;
+  const { view, position, start, m, lang } = p;
   const share = start ? Math.round(progressShare(start, position) * 100) : 0;
   if (p.lottery) {
     // No single estimate: the wait is a fresh draw at every admission, so show its spread.
     const range = lotteryWaitRange(view.estimatedWaitSeconds ?? NaN);
     return (
       <>
-        <p class="label">How you get in</p>
-        <p class="lottery">{LOTTERY_VISITOR_WORDS}</p>
+        <p class="label">{m["wait.howYouGetIn"]}</p>
+        <p class="lottery">{m["wait.lotteryWords"]}</p>
         {view.lotteryOdds !== undefined && (
           <p class="odds">
-            {view.waiting} waiting · your chance at the next draw:{" "}
-            <strong>{percent(view.lotteryOdds)}</strong>
+            {rich(m, "wait.odds", {
+              waiting: num(lang, view.waiting ?? 0),
+              chance: <strong>{percentOf(m, lang, view.lotteryOdds)}</strong>,
+            })}
           </p>
         )}
-        <progress aria-label="Waiting for the draw" />
+        <progress aria-label={m["wait.drawProgress"]} />
         {view.estimatedWaitSeconds !== undefined && (
           <p class="eta">
-            At the current pace, half of those waiting now get in within{" "}
-            <strong>{waitWords(range.half)}</strong>, nine in ten within{" "}
-            <strong>{waitWords(range.most)}</strong>.
+            {rich(m, "wait.lotteryEta", {
+              half: <strong>{waitText(m, lang, range.half)}</strong>,
+              most: <strong>{waitText(m, lang, range.most)}</strong>,
+            })}
           </p>
         )}
       </>
@@ -288,14 +332,23 @@ function Waiting(
   }
   return (
     <>
-      <p class="label">Your place in line</p>
-      <p class="place">{placeText(position, view.waiting)}</p>
-      <progress max={100} value={share} aria-label="Progress through the line">
-        {share}%
+      <p class="label">{m["wait.placeLabel"]}</p>
+      <p class="place">
+        {view.waiting !== undefined
+          ? t(m, "wait.placeOf", {
+            position: num(lang, position),
+            waiting: num(lang, view.waiting),
+          })
+          : t(m, "wait.place", { position: num(lang, position) })}
+      </p>
+      <progress max={100} value={share} aria-label={m["wait.lineProgress"]}>
+        {percentOf(m, lang, share / 100)}
       </progress>
       {view.estimatedWaitSeconds !== undefined && (
         <p class="eta">
-          Estimated wait: <strong>{waitWords(view.estimatedWaitSeconds)}</strong>
+          {rich(m, "wait.eta", {
+            wait: <strong>{waitText(m, lang, view.estimatedWaitSeconds)}</strong>,
+          })}
         </p>
       )}
     </>

@@ -4,24 +4,47 @@
  * progress, the turn (focus, countdown, moving on), and the hold and notification controls.
  */
 import type { RefObject } from "preact";
-import { useEffect } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
-import { countdown } from "../client/format.ts";
+import { announceDelay, countdown } from "../client/format.ts";
 import { type Gone, notifyTurn } from "../client/timeslots.ts";
 import { RESUME_WORDS } from "../lib/resume/words.ts";
+import { num, spokenLeft, t } from "../lib/i18n/format.ts";
+import type { Catalogue, MessageKey } from "../lib/i18n/messages/en.ts";
+import { rich } from "./rich.tsx";
 
 /** Local outcomes the server view does not carry. */
 export type Local = "expired" | Gone | null;
 
 /** What the live region says for each local outcome. */
-const LOCAL_WORDS: Record<Exclude<Local, null>, string> = {
-  expired: "Your turn has passed: the place was held for you, but not entered in time.",
-  full: "The waiting room is full right now. This page tries again by itself in a moment.",
-  closed: "This waiting room is not available.",
-  cookies: "This page cannot keep your place here, because the browser does not keep the " +
-    "waiting room's cookie in this frame. Open the waiting room in its own window to wait.",
-  moved: RESUME_WORDS.moved,
+const LOCAL_WORDS: Record<Exclude<Local, null | "moved">, MessageKey> = {
+  expired: "live.expired",
+  full: "live.full",
+  closed: "live.closed",
+  cookies: "live.cookies",
 };
+
+/**
+ * What the live region says now: a new kind of news (the turn, a refusal) at once; a changed
+ * place in line at most once every 30 s, the latest one, so a moving line is not read out at
+ * every check-in.
+ */
+export function useAnnounced(said: string, kind: string): string {
+  const [shown, setShown] = useState(said);
+  const last = useRef({ kind, at: Date.now() });
+  useEffect(() => {
+    if (said === shown) return;
+    const wait = announceDelay(last.current, kind, Date.now());
+    const show = () => {
+      last.current = { kind, at: Date.now() };
+      setShown(said);
+    };
+    if (wait <= 0) return show();
+    const timer = setTimeout(show, wait);
+    return () => clearTimeout(timer);
+  }, [said, kind]);
+  return shown;
+}
 
 /** Sends the browser on: the whole window when embedded (a link remains if that is refused). */
 export function navigate(url: string, embed: boolean): void {
@@ -63,7 +86,7 @@ export function useUrlMemory(
  * countdown; an entered visitor moves on now, or when it looks at the tab again.
  */
 export function useTurn(
-  p: { title: string; destination: string; embed: boolean },
+  p: { title: string; destination: string; embed: boolean; m: Catalogue },
   admitted: boolean,
   holding: boolean,
   enterButton: RefObject<HTMLButtonElement | null>,
@@ -72,8 +95,8 @@ export function useTurn(
 ): void {
   useEffect(() => {
     if (!admitted) return;
-    document.title = `✅ It's your turn — ${p.title}`;
-    if (document.hidden) notifyTurn(p.title);
+    document.title = t(p.m, "page.turnTitle", { title: p.title });
+    if (document.hidden) notifyTurn(p.m["notify.title"], p.title);
     if (holding) {
       // The one thing to do now gets the focus (keyboard and screen-reader users land on it).
       enterButton.current?.focus();
@@ -89,18 +112,13 @@ export function useTurn(
   }, [admitted, holding]);
 }
 
-/** A hold left, in words for the live region ("2 minutes", "45 seconds"). */
-function spoken(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s >= 120) return `${Math.round(s / 60)} minutes`;
-  return s >= 60 ? `about a minute` : `${s} seconds`;
-}
-
 /**
  * The live region's words. A hold's are fixed when it starts (kept in `holdSaid`), so the
  * countdown does not make screen readers announce it again each second.
  */
 export function liveWords(w: {
+  m: Catalogue;
+  lang: string;
   local: Local;
   holding: boolean;
   admitted: boolean;
@@ -111,21 +129,25 @@ export function liveWords(w: {
   left: number;
   holdSaid: { current: string | null };
 }): string {
-  return w.local
-    ? LOCAL_WORDS[w.local]
+  const { m, lang } = w;
+  return w.local === "moved"
+    ? RESUME_WORDS.moved
+    : w.local
+    ? m[LOCAL_WORDS[w.local]]
     : w.holding
-    ? (w.holdSaid.current ??= `It's your turn! Your place is held for ${
-      spoken(w.left)
-    }: press Enter now.`)
+    ? (w.holdSaid.current ??= t(m, "live.hold", { time: spokenLeft(m, lang, w.left) }))
     : w.admitted
-    ? "It's your turn! Taking you in…"
+    ? m["live.admitted"]
     : w.pending
-    ? "You are in the pre-queue. This page checks for you and moves on by itself."
+    ? m["live.prequeue"]
     : w.lottery
-    ? "You are in the lottery. This page checks for you and moves on by itself."
-    : `You are number ${w.position}${
-      w.view.waiting !== undefined ? ` of ${w.view.waiting}` : ""
-    } in line. This page checks for you and moves on by itself.`;
+    ? m["live.lottery"]
+    : w.view.waiting !== undefined
+    ? t(m, "live.positionOf", {
+      position: num(lang, w.position),
+      waiting: num(lang, w.view.waiting),
+    })
+    : t(m, "live.position", { position: num(lang, w.position) });
 }
 
 /** A hold warns this long before it ends (WCAG 2.2.1 asks for at least 20 s). */
@@ -145,6 +167,7 @@ export function HoldForm(p: {
   enterButton: RefObject<HTMLButtonElement | null>;
   onSubmit: (e: Event) => void;
   extend?: { left: number; said: string; onExtend: () => void };
+  m: Catalogue;
 }) {
   const warn = p.extend !== undefined && p.left > 0 && p.left <= HOLD_WARN_MS;
   return (
@@ -170,10 +193,12 @@ export function HoldForm(p: {
       >
         <input type="hidden" name="queue" value={p.queue} />
         <input type="hidden" name="return" value={p.returnPath} />
-        <button type="submit" class="button" ref={p.enterButton}>Enter now</button>
+        <button type="submit" class="button" ref={p.enterButton}>{p.m["wait.enterNow"]}</button>
       </form>
       <p class="hint">
-        Your place is held for <span class="countdown">{countdown(p.left)}</span>.
+        {rich(p.m, "wait.heldFor", {
+          countdown: <span class="countdown" dir="ltr">{countdown(p.left)}</span>,
+        })}
       </p>
     </>
   );
@@ -183,18 +208,17 @@ export function HoldForm(p: {
 export type CanNotify = "no" | "ask" | "on" | "refused";
 
 /** The notification offer while waiting, or what became of it. */
-export function NotifyOffer(p: { canNotify: CanNotify; onAsk: () => void }) {
+export function NotifyOffer(p: { canNotify: CanNotify; onAsk: () => void; m: Catalogue }) {
   if (p.canNotify === "ask") {
-    return <button type="button" class="button secondary" onClick={p.onAsk}>Notify me</button>;
-  }
-  if (p.canNotify === "on") return <p class="hint">We'll notify you when it's your turn.</p>;
-  if (p.canNotify === "refused") {
     return (
-      <p class="hint" role="status">
-        Notifications are blocked for this site, so we can't notify you. Keep this page open: it
-        moves on by itself.
-      </p>
+      <button type="button" class="button secondary" onClick={p.onAsk}>
+        {p.m["wait.notifyMe"]}
+      </button>
     );
+  }
+  if (p.canNotify === "on") return <p class="hint">{p.m["wait.notifyOn"]}</p>;
+  if (p.canNotify === "refused") {
+    return <p class="hint" role="status">{p.m["wait.notifyBlocked"]}</p>;
   }
   return null;
 }

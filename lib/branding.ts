@@ -3,6 +3,8 @@ import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts"
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
 import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
+import { MESSAGE_KEYS, type MessageOverrides } from "./i18n/catalogues.ts";
+import { type Lang, LANGS } from "./i18n/langs.ts";
 
 /** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
 export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
@@ -12,6 +14,49 @@ const linkOrEmpty = (what: string) =>
     message: `${what} must be empty, a same-origin path (/...) or an https:// URL`,
   });
 const color = z.string().regex(COLOR, { message: "must be a colour like #2563eb or #fff" });
+
+/** Most characters of operator wording one branding record keeps (as JSON). */
+export const MAX_MESSAGES_CHARS = 24_000;
+
+/** The operator's wording: per language, per message key, a text (blank: the catalogue's). */
+const MessageOverridesInput = z.record(
+  z.string(),
+  z.record(z.string(), z.string().trim().max(1000)),
+)
+  .superRefine((v, ctx) => {
+    // The branding record is one KV value (64 KiB at most), the other fields included.
+    if (JSON.stringify(v).length > MAX_MESSAGES_CHARS) {
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: `messages: at most ${MAX_MESSAGES_CHARS} characters of wording in all`,
+      });
+    }
+    const known = new Set<string>(MESSAGE_KEYS);
+    for (const [lang, texts] of Object.entries(v)) {
+      if (!(LANGS as readonly string[]).includes(lang)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [lang],
+          message: `messages: unknown language "${lang}" (one of ${LANGS.join(", ")})`,
+        });
+      }
+      for (const key of Object.keys(texts)) {
+        if (!known.has(key)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [lang, key],
+            message: `messages: unknown message key "${key}"`,
+          });
+        }
+      }
+    }
+  })
+  .openapi({
+    description: "visitor messages in the operator's words, per language and message key, e.g. " +
+      '{"de": {"page.title": "Sie sind dran"}}; languages and keys as in lib/i18n (English\'s ' +
+      "catalogue lists every key); a blank text falls back to the catalogue",
+  });
 
 /** A branding write: every field optional, left-out fields keep their stored value. */
 export const BrandingInput = z.object({
@@ -27,6 +72,7 @@ export const BrandingInput = z.object({
   redirectUrl: z.string().max(2048).refine((v) => v === "" || safeRedirectUrl(v) !== null, {
     message: "redirectUrl must be empty, a same-origin path (/..., not /wait) or an https:// URL",
   }),
+  messages: MessageOverridesInput,
 }).partial().strict();
 
 /**
@@ -43,6 +89,7 @@ export const BrandingOverrideInput = z.object({
   clickToEnter: BrandingInput.shape.clickToEnter.unwrap().nullable(),
   admitHoldSeconds: BrandingInput.shape.admitHoldSeconds.unwrap().nullable(),
   redirectUrl: BrandingInput.shape.redirectUrl.unwrap().nullable(),
+  messages: BrandingInput.shape.messages.unwrap().nullable(),
 }).partial().strict();
 
 /** The fields a queue may override (every branding field). */
@@ -61,7 +108,20 @@ export async function readBranding(kv: Deno.Kv, queue?: string): Promise<Brandin
     keys.branding(),
     keys.queueBranding(queue),
   ]);
-  return { ...withDefaults(DEFAULT_BRANDING, svc.value), ...pickFields(own.value) };
+  const base = withDefaults(DEFAULT_BRANDING, svc.value);
+  const out = { ...base, ...pickFields(own.value) };
+  // Wording merges per language and key: a queue's own texts win, the service-wide rest stays.
+  if (own.value?.messages) out.messages = mergeMessages(base.messages, own.value.messages);
+  return out;
+}
+
+/** `over`'s texts laid over `under`'s, language by language, key by key. */
+function mergeMessages(under: MessageOverrides, over: MessageOverrides): MessageOverrides {
+  const out: MessageOverrides = { ...under };
+  for (const [lang, texts] of Object.entries(over) as [Lang, MessageOverrides[Lang]][]) {
+    out[lang] = { ...under[lang], ...texts };
+  }
+  return out;
 }
 
 /** Only known branding fields (a record from another version may carry others). */

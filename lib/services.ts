@@ -3,6 +3,7 @@
  * depends on the HTTP app that wires them together.
  */
 import type { Clock, Random } from "./clock.ts";
+import type { DnsResolver } from "./crawlers/verify.ts";
 import type { Config } from "./config.ts";
 
 /** Everything the app needs from outside; tests pass in-memory KV, a fake clock, seeded randomness. */
@@ -14,6 +15,8 @@ export interface AppDeps {
   random: Random;
   /** Run an admission tick from the first request of each second (default true; tests turn it off). */
   autoTick?: boolean;
+  /** DNS lookups of the crawler check (default `Deno.resolveDns`; tests give a fake). */
+  resolveDns?: DnsResolver;
 }
 
 /** Events operators can subscribe to (webhooks plug in here). */

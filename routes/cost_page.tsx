@@ -19,9 +19,9 @@ type Worded = Map<string, string>;
 /** The page's stylesheet: a constant (no user data), inlined and allowed by its hash in the CSP. */
 export const COST_CSS = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;
---adaptive:#1f6feb;--fixed:#cf222e;--card:#f6f8fa}
+--adaptive:#1f6feb;--on-adaptive:#fff;--fixed:#cf222e;--card:#f6f8fa}
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;
---line:#30363d;--adaptive:#58a6ff;--fixed:#ff7b72;--card:#161b22}}
+--line:#30363d;--adaptive:#58a6ff;--on-adaptive:#0d1117;--fixed:#ff7b72;--card:#161b22}}
 *{box-sizing:border-box}body{margin:0;background:var(--bg);color:var(--fg);
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif}
 main{max-width:60rem;margin:0 auto;padding:1rem}h1{font-size:1.6rem;margin:.5rem 0}
@@ -30,7 +30,7 @@ background:var(--card);padding:1rem;border:1px solid var(--line);border-radius:.
 label{display:flex;flex-direction:column;font-weight:600;font-size:.9rem}
 input,select,button{font:inherit;padding:.45rem;margin-top:.25rem;border:1px solid var(--line);
 border-radius:.35rem;background:var(--bg);color:var(--fg)}
-button{background:var(--adaptive);color:#fff;border:0;font-weight:600;align-self:end}
+button{background:var(--adaptive);color:var(--on-adaptive);border:0;font-weight:600;align-self:end}
 .hint{font-weight:400;color:var(--muted);font-size:.8rem}
 .error{border:2px solid var(--fixed);padding:.75rem 1rem;border-radius:.5rem;margin:1rem 0}
 .field-error{font-weight:600;color:var(--fixed);font-size:.85rem}.error a{color:inherit}

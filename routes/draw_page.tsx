@@ -5,6 +5,9 @@ import { Document } from "../components/Document.tsx";
 import type { Assets } from "./pages/assets.ts";
 import { htmlPage, scriptJson } from "./pages/html.tsx";
 import { QUEUE_NAME_RE } from "../lib/names.ts";
+import { pageLang, selfUrl } from "./pages/lang.ts";
+import { rich } from "../islands/rich.tsx";
+import { SCRIPT_KEYS, scriptMessages } from "../lib/i18n/catalogues.ts";
 
 /** The check page: fetches `/draw?queue=Q` (or reads a pasted record) and recomputes it. */
 export function verifyPage(s: Services, assets: () => Promise<Assets>) {
@@ -15,6 +18,11 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
     const queue = asked && QUEUE_NAME_RE.test(asked)
       ? asked
       : (await s.engine.defaultQueue()) ?? "default";
+    const base = s.config.BASE_PATH ?? "";
+    const { lang, m } = pageLang(
+      c,
+      (await s.engine.ctx.branding(queue).catch(() => null))?.messages,
+    );
     // The visitor's arrival number, carried by the waiting page's link: their place is shown
     // as soon as the draw checks out.
     const arrivalQuery = c.req.query("arrival") ?? "";
@@ -22,10 +30,10 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
     if (!await s.engine.ctx.readSettings(queue)) {
       return htmlPage(
         c,
-        <Document title="Not found" base={s.config.BASE_PATH ?? ""} styleHref={a["style.css"]}>
+        <Document title={m["notice.notFound"]} base={base} styleHref={a["style.css"]} lang={lang}>
           <section class="card">
-            <h1>Not found</h1>
-            <p>There is no waiting room here, so there is no draw to check.</p>
+            <h1>{m["notice.notFound"]}</h1>
+            <p>{m["notice.notFoundText"]}</p>
           </section>
         </Document>,
         404,
@@ -34,49 +42,48 @@ export function verifyPage(s: Services, assets: () => Promise<Assets>) {
     return htmlPage(
       c,
       <Document
-        title="Check an opening draw"
-        base={s.config.BASE_PATH ?? ""}
+        title={m["draw.title"]}
+        base={base}
         styleHref={a["style.css"]}
         scriptSrc={a["verify_draw.js"]}
-        propsJson={scriptJson({ queue, base: s.config.BASE_PATH ?? "" })}
+        propsJson={scriptJson({ queue, base, lang, m: scriptMessages(m, SCRIPT_KEYS.draw) })}
+        lang={lang}
+        m={m}
+        url={selfUrl(c, base)}
       >
         <div class="panel" id="tg-verify">
-          <h1>Check an opening draw</h1>
+          <h1>{m["draw.title"]}</h1>
+          <p>{rich(m, "draw.intro", { queue: <code>{queue}</code> })}</p>
           <p>
-            This page recomputes the draw of queue <code>{queue}</code>{" "}
-            in your browser: the seed must hash to the commitment published when the pre-queue
-            opened, the list must hash to the published list hash, and the order must follow from
-            the seed and the list. Nothing here trusts the server's own answer.
-          </p>
-          <p>
-            <button type="button" class="button" id="tg-verify-fetch">
-              Check the published draw
-            </button>
+            <button type="button" class="button" id="tg-verify-fetch">{m["draw.fetch"]}</button>
           </p>
           <details>
-            <summary>Or paste a record you saved</summary>
+            <summary>{m["draw.paste"]}</summary>
             <textarea
               id="tg-verify-text"
               class="text-input"
               rows={6}
-              aria-label="Draw record (JSON)"
-            />
+              aria-label={m["draw.recordLabel"]}
+            >
+            </textarea>
             <button type="button" class="button secondary" id="tg-verify-paste">
-              Check this record
+              {m["draw.checkRecord"]}
             </button>
           </details>
           <p id="tg-verify-arrival-row" hidden>
-            <label for="tg-verify-arrival">Your arrival number</label>{" "}
-            <input
-              id="tg-verify-arrival"
-              class="text-input"
-              inputMode="numeric"
-              size={8}
-              value={arrival}
-            />
+            <label>
+              {m["draw.arrivalLabel"]}{" "}
+              <input
+                id="tg-verify-arrival"
+                class="text-input"
+                inputMode="numeric"
+                size={8}
+                value={arrival}
+              />
+            </label>
           </p>
           <div role="status" aria-live="polite" id="tg-verify-out">
-            <noscript>This check runs in the browser: it needs JavaScript.</noscript>
+            <noscript>{m["draw.noscript"]}</noscript>
           </div>
         </div>
       </Document>,

@@ -12,6 +12,12 @@ import { forward, isLoop, ORIGIN_TIMEOUT_MS, OriginUnavailable } from "../lib/or
 import { requesterOf } from "../lib/access/join.ts";
 import { peerAddress, peerTrusted } from "../lib/client_ip.ts";
 import { isOwnPath } from "../lib/origin/own_paths.ts";
+import { CRAWLER_RETRY_AFTER } from "../lib/crawlers/settings.ts";
+import { claimedCrawler } from "../lib/crawlers/known.ts";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
+import { dirOf } from "../lib/i18n/langs.ts";
+import { LANG_COOKIE, pickLang } from "../lib/i18n/negotiate.ts";
+import { cookieValue } from "../http/cookies.ts";
 import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
@@ -89,7 +95,8 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
       if (refused) return down(req, "refused_target", refused.detail);
     }
     // Checked before the token: the pass that comes back to us carries none (we strip it).
-    if (isLoop(req)) return down(req, "loop", "the origin sent the request back to this proxy");
+    const loop = "the origin sent the request back to this proxy"; // i18n-ok: a log line
+    if (isLoop(req)) return down(req, "loop", loop);
     const vr = await readVisitorRequest(s.signer, req, s.clock.now());
     // The session check after the signature's: ended sessions are refused, sliding ones renewed.
     const verdict = vr.claims ? await s.sessions.check(vr.claims) : null;
@@ -112,7 +119,11 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     if (decision.kind === "closed") return closedAnswer(req, decision, vr.pathAndQuery, s);
     if (decision.kind === "wait") {
       const queue = decision.named ? decision.queue : undefined;
-      return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
+      // Before the waiting room: a verified search engine crawler gets the default queue's
+      // rule for crawlers (the site without a place, or 503 with Retry-After).
+      const crawler = await crawlerRule(s, req, info);
+      if (crawler === "503") return crawlerBusy(req);
+      if (crawler !== "pass") return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
     }
     if (decision.kind === "passthrough") admit = await passthroughCookie(s, req, decision.queue);
     try {
@@ -131,6 +142,27 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
 async function allowlisted(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
   const rules = await s.access.rules.current();
   return rules.allow.matches(requesterOf(req.headers, info, s.config).ip);
+}
+
+/** What the default queue's crawler rule says for this request (`queue` for people). */
+async function crawlerRule(s: Services, req: Request, info?: Deno.ServeHandlerInfo) {
+  if (!claimedCrawler(req.headers.get("user-agent"))) return "queue";
+  const q = (await s.engine.defaultQueue()) ?? "default";
+  const ip = requesterOf(req.headers, info, s.config).ip;
+  return await s.crawlers.decide(q, ip, req.headers.get("user-agent"));
+}
+
+/** 503 with Retry-After for a verified crawler while the room is up (as search engines ask). */
+function crawlerBusy(req: Request): Response {
+  const text = "busy, please come back later\n"; // i18n-ok: for crawlers, not people
+  const res = new Response(req.method === "HEAD" ? null : text, { status: 503 });
+  const h = res.headers;
+  for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
+  h.set("Content-Type", "text/plain; charset=utf-8");
+  h.set("Retry-After", String(CRAWLER_RETRY_AFTER));
+  h.set("Cache-Control", "no-store");
+  h.set("X-Robots-Tag", "noindex");
+  return res;
 }
 
 /** The gate as the first Hono middleware (for `app.request()`; `Deno.serve` runs it earlier). */
@@ -199,15 +231,18 @@ function notAdmitted(req: Request, pathAndQuery: string, base = "", queue?: stri
     for (const [k, v] of SECURITY_HEADERS) h.set(k, v);
     // Never cached: once admitted, the same URL must reach the origin.
     h.set("Cache-Control", "no-store");
+    // A crawler that is queued must not index the detour as the page.
+    h.set("X-Robots-Tag", "noindex");
     return res;
   }
   const res = jsonResponse(
+    // i18n-ok: the API's error message (scripts read the code; browsers get the redirect)
     errorBody("unauthorized", "a valid access token is required; join the waiting room first", {
       waitUrl: wait,
     }),
     401,
   );
-  res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"');
+  res.headers.set("WWW-Authenticate", 'Bearer realm="tollgate"'); // i18n-ok: a header
   return res;
 }
 
@@ -222,14 +257,20 @@ const PAGE_CSS = "body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin
 
 /** 502 `bad_gateway`: a plain page, or the JSON envelope for clients that accept JSON. */
 function badGateway(req: Request, reason: string): Response {
-  const message = "the site behind the waiting room is not reachable right now";
+  const message = "the site behind the waiting room is not reachable right now"; // i18n-ok: API
   if (wantsJson(req)) return jsonResponse(errorBody("bad_gateway", message, { reason }), 502);
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>Temporarily unavailable</title><style>${PAGE_CSS}</style></head><body>` +
-    `<h1>This site is not reachable right now</h1>` +
-    `<p>Your access stays valid: please try again in a moment.</p>` +
-    `<p><a href="">Try again</a></p></body></html>`;
+  // The visitor's language, as on the waiting room's pages (no cookie is written here).
+  const { lang } = pickLang({
+    cookie: cookieValue(req.headers.get("cookie"), LANG_COOKIE),
+    acceptLanguage: req.headers.get("accept-language"),
+  });
+  const m = CATALOGUES[lang];
+  const esc = (t: string) => t.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+  const html = `<!doctype html><html lang="${lang}" dir="${dirOf(lang)}"><head>` +
+    `<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${esc(m["gateway.title"])}</title><style>${PAGE_CSS}</style></head><body>` +
+    `<h1>${esc(m["gateway.heading"])}</h1><p>${esc(m["gateway.text"])}</p>` +
+    `<p><a href="">${esc(m["gateway.retry"])}</a></p></body></html>`;
   const res = new Response(req.method === "HEAD" ? null : html, { status: 502 });
   const h = res.headers;
   h.set("Content-Type", "text/html; charset=utf-8");

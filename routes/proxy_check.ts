@@ -19,10 +19,11 @@ import { errorBody } from "../lib/errors.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
 import { plainPathsOurs, waitUrlFor } from "./origin.ts";
+import { claimedCrawler } from "../lib/crawlers/known.ts";
+import { requesterOf } from "../lib/access/join.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 import { refreshCookie } from "./session_answer.ts";
 import type { SessionVerdict } from "../lib/session/keeper.ts";
-import { requesterOf } from "../lib/access/join.ts";
 import { instanceMetrics } from "../lib/metrics/instance.ts";
 import { trafficPolicy } from "./traffic_policy.ts";
 import { closedJson } from "./origin_room.ts";
@@ -154,6 +155,17 @@ export function proxyChecks(s: Services) {
     }
     if (kind === "verify") {
       return jsonResponse(errorBody("unauthorized", "no valid access token"), 401);
+    }
+    // A verified crawler under a `pass` rule reaches the site without a place (its `503` rule is
+    // answered by /wait, where the redirect below takes it: nginx turns a 503 here into a 500).
+    if (d.kind === "wait" && claimedCrawler(req.headers.get("user-agent"))) {
+      const q = queue ?? (await s.engine.defaultQueue()) ?? "default";
+      const ip = requesterOf(req.headers, info, s.config).ip;
+      if (await s.crawlers.decide(q, ip, req.headers.get("user-agent")) === "pass") {
+        const res = new Response(null, { status: 204 });
+        res.headers.set("Cache-Control", "no-store");
+        return res;
+      }
     }
     const wait = waitFor(orig.path, base, d.kind === "closed" || d.named ? d.queue : queue);
     if (d.kind === "closed" && kind === "forward-auth") {

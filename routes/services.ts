@@ -1,6 +1,7 @@
 /** The services every route shares, as `createApp` wires them. */
 import type { Context } from "hono";
 import type { Access } from "../lib/access/mod.ts";
+import type { Crawlers } from "../lib/crawlers/mod.ts";
 import type { JoinGuards } from "../lib/guard/mod.ts";
 import type { OriginSettings } from "../lib/origin/settings.ts";
 import type { PathRuleSets } from "../lib/paths/store.ts";
@@ -44,4 +45,6 @@ export interface Services extends AppDeps {
   mail: MailService;
   /** The per-second mail job (lib/notify/mail_job.ts); main.ts calls it beside the admission tick. */
   mailJob: () => Promise<void>;
+  /** Search engine crawlers: verification by DNS and each queue's rules for them. */
+  crawlers: Crawlers;
 }

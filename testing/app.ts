@@ -2,6 +2,7 @@
  * An app over in-memory KV with a fake clock, for tests and bench simulations alike (bench and
  * tests import this folder, never each other).
  */
+import type { DnsResolver } from "../lib/crawlers/verify.ts";
 import { createApp } from "../app.ts";
 import { FakeClock, seededRandom } from "../lib/clock.ts";
 import { type Config, testConfig } from "../lib/config.ts";
@@ -11,7 +12,13 @@ import { type Branding, DEFAULT_BRANDING } from "../lib/queue/types.ts";
 /** A fresh app over in-memory KV with a fake clock (2026-01-01T00:00:00Z) and seeded randomness. */
 export async function makeApp(
   overrides: Partial<Config> = {},
-  opts: { seed?: number; kv?: Deno.Kv; clock?: FakeClock; autoTick?: boolean } = {},
+  opts: {
+    seed?: number;
+    kv?: Deno.Kv;
+    clock?: FakeClock;
+    autoTick?: boolean;
+    resolveDns?: DnsResolver;
+  } = {},
 ) {
   const kv = opts.kv ?? await Deno.openKv(":memory:");
   const clock = opts.clock ?? new FakeClock();
@@ -23,6 +30,7 @@ export async function makeApp(
     fetch: globalThis.fetch,
     random: seededRandom(opts.seed ?? 1),
     autoTick: opts.autoTick ?? false,
+    resolveDns: opts.resolveDns,
   });
   return {
     /** Requests through the served handler, as `Deno.serve` runs it (fast paths included). */

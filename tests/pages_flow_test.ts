@@ -95,7 +95,10 @@ Deno.test("no JS click-to-enter: a form posts to /wait/enter, which enters and r
   assert(page.text.includes(">Enter now</button>"));
   const held = props(page.text).view.enterBy - t.clock.now();
   assert(held >= 45_000, "held for admitHoldSeconds from when the visitor can learn of it");
-  assert(page.text.includes(`<span class="countdown">${countdown(held)}</span>`), "the countdown");
+  assert(
+    page.text.includes(`<span class="countdown" dir="ltr">${countdown(held)}</span>`),
+    "the countdown",
+  );
   assertEquals(v.cookies.has("tg_access"), false, "not entered yet");
   assertEquals(props(page.text).view.accessToken, undefined);
   const res = await postEnter(v, { queue: Q, return: "//evil.example" });

@@ -1,6 +1,8 @@
 /** HTTP-level tests of /wait: joining, resuming, the place in line, branding, wording. */
 import { destinationFor, originProxyOn, safeReturnPath } from "../lib/destination.ts";
-import { countdown, percent, placeText, progressShare, waitWords } from "../client/format.ts";
+import { announceDelay, countdown, progressShare } from "../client/format.ts";
+import { percentOf, t as say, waitText } from "../lib/i18n/format.ts";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { safeColour, safeLogoUrl, textOn } from "../lib/theme.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp, operator } from "./helpers.ts";
@@ -134,12 +136,14 @@ Deno.test("lottery mode: no position, a draw decides, odds only with showWaiting
   await t.engine.setMode(Q, "lottery");
   const v = new Client(t.app);
   const r = await v.req("GET", "/wait");
-  assert(r.text.includes("a random draw picks who goes in among everyone waiting"));
-  assert(!r.text.includes("Your place in line"), "no position in lottery mode");
-  assert(!r.text.includes(`class="place"`));
-  assert(!r.text.includes("your chance"), "no odds without showWaitingCount");
-  assert(!r.text.includes("Estimated wait"), "no single queue-like estimate in lottery mode");
-  assert(/half of those waiting now get in within/.test(r.text), "a range instead");
+  // What the page shows (the props block carries the island's messages, shown or not).
+  const shown = r.text.replace(/<script type="application\/json"[\s\S]*?<\/script>/, "");
+  assert(shown.includes("a random draw picks who goes in among everyone waiting"));
+  assert(!shown.includes("Your place in line"), "no position in lottery mode");
+  assert(!shown.includes(`class="place"`));
+  assert(!shown.includes("your chance"), "no odds without showWaitingCount");
+  assert(!shown.includes("Estimated wait"), "no single queue-like estimate in lottery mode");
+  assert(/half of those waiting now get in within/.test(shown), "a range instead");
   assertEquals(props(r.text).view.position, undefined);
   await t.setBranding({ showWaitingCount: true });
   const on = await v.req("GET", "/wait");
@@ -208,19 +212,28 @@ Deno.test("theme helpers: colour, logo and contrast rules", () => {
 });
 
 Deno.test("words: wait estimate, odds, place, countdown, honest progress", () => {
+  const en = CATALOGUES.en, de = CATALOGUES.de;
+  const waitWords = (s: number | undefined) => waitText(en, "en", s);
   assertEquals(waitWords(5), "less than a minute");
   assertEquals(waitWords(60), "about 1 minute");
   assertEquals(waitWords(600), "about 10 minutes");
   assertEquals(waitWords(3600), "about 1 hour");
-  assertEquals(waitWords(5400), "about 1 hour 30 minutes");
+  assertEquals(waitWords(5400), "about 1.5 hours");
   assertEquals(waitWords(90000), "more than a day");
   assertEquals(waitWords(undefined), "unknown");
-  assertEquals(percent(0.1234), "12%");
-  assertEquals(percent(0.0042), "0.4%");
-  assertEquals(percent(0.0000001), "less than 0.1%");
-  assertEquals(placeText(3, 40), "#3 of 40");
-  assertEquals(placeText(3, undefined), "#3");
+  assertEquals(waitText(de, "de", 5400), "etwa 1,5 Stunden", "Intl formats for the language");
+  assertEquals(waitText(de, "de", 60), "etwa 1 Minute");
+  assertEquals(percentOf(en, "en", 0.1234), "12%");
+  assertEquals(percentOf(en, "en", 0.0042), "0.4%");
+  assertEquals(percentOf(en, "en", 0.0000001), "less than 0.1%");
+  assertEquals(percentOf(de, "de", 0.0042), "0,4\u00a0%");
+  assertEquals(say(en, "wait.placeOf", { position: 3, waiting: 40 }), "#3 of 40");
+  assertEquals(say(en, "wait.place", { position: 3 }), "#3");
   assertEquals(countdown(61_000), "1:01");
+  const spoke = { kind: "line", at: 1_000 };
+  assertEquals(announceDelay(spoke, "line", 11_000), 20_000, "a new place waits 30 s in all");
+  assertEquals(announceDelay(spoke, "line", 40_000), 0);
+  assertEquals(announceDelay(spoke, "turn", 2_000), 0, "the turn is said at once");
   assertEquals(countdown(-5), "0:00");
   assertEquals(progressShare(10, 10), 0, "nothing moved yet");
   assertEquals(progressShare(10, 5), 0.5);
@@ -317,7 +330,7 @@ Deno.test("pre-queue: /wait says not open yet before the window (never when), th
   assertEquals(r.status, 200);
   assert(r.text.includes("You are in the pre-queue."), r.text);
   assert(r.text.includes("gets a random place in line, ahead of everyone who arrives later"));
-  assert(r.text.includes("Your arrival number: <strong>#1</strong>"), r.text);
+  assert(r.text.includes("Your arrival number: #<strong>1</strong>"), r.text);
   assert(r.text.includes("Expected wait after the opening, for a random place"));
   assert(!r.text.includes(`class="place"`), "no position before the draw");
   assert(r.text.includes("/draw/verify?queue=default"));

@@ -79,34 +79,65 @@ export interface PublicDraw {
 /** What a check of a record found: `ok` only when every check passed. */
 export interface DrawCheck {
   ok: boolean;
-  /** One line per check, passed or failed, in plain words. */
-  lines: { ok: boolean; text: string }[];
+  /**
+   * One line per check, passed or failed, in plain words (English), with its message key and
+   * values for pages that say it in the reader's language (`draw.<key>` in lib/i18n).
+   */
+  lines: { ok: boolean; text: string; key: string; values: Record<string, string | number> }[];
 }
 
 /** Recomputes a published draw: commitment, list hash, and the order from seed and list. */
 export function verifyDraw(r: Partial<PublicDraw>): DrawCheck {
   const lines: DrawCheck["lines"] = [];
-  const say = (ok: boolean, text: string) => (lines.push({ ok, text }), ok);
-  if (!say(r.scheme === DRAW_SCHEME, `scheme is ${DRAW_SCHEME} (record says ${r.scheme})`)) {
+  const say = (
+    ok: boolean,
+    text: string,
+    key: string,
+    values: Record<string, string | number> = {},
+  ) => (lines.push({ ok, text, key, values }), ok);
+  const said = String(r.scheme);
+  if (
+    !say(
+      r.scheme === DRAW_SCHEME,
+      `scheme is ${DRAW_SCHEME} (record says ${said})`,
+      "lineScheme",
+      { scheme: DRAW_SCHEME, said },
+    )
+  ) {
     return { ok: false, lines };
   }
   if (!r.seed || !r.list || !r.order || !r.listHash || !r.commitment) {
-    say(false, "the record has no seed, list and order yet: the draw is not done");
+    say(false, "the record has no seed, list and order yet: the draw is not done", "lineNotDone");
     return { ok: false, lines };
   }
   const seedOk = /^[0-9a-f]{64}$/.test(r.seed);
-  say(seedOk, "the seed is 32 bytes of lowercase hex");
+  say(seedOk, "the seed is 32 bytes of lowercase hex", "lineSeed");
+  const commitment = `${r.commitment.slice(0, 16)}…`;
+  const at = new Date(r.committedAt ?? 0).toISOString();
   say(
     seedOk && commitmentOf(r.seed) === r.commitment,
-    `SHA-256(seed) equals the commitment ${r.commitment.slice(0, 16)}… published at ${
-      new Date(r.committedAt ?? 0).toISOString()
-    }`,
+    `SHA-256(seed) equals the commitment ${commitment} published at ${at}`,
+    "lineCommitment",
+    { commitment, at },
   );
   const hash = listHashOf(r.list);
-  say(hash === r.listHash, `SHA-256 of the list of ${r.list.length} arrival numbers is listHash`);
-  say(r.count === undefined || r.count === r.list.length, "count matches the list's length");
+  say(
+    hash === r.listHash,
+    `SHA-256 of the list of ${r.list.length} arrival numbers is listHash`,
+    "lineList",
+    { count: r.list.length },
+  );
+  say(
+    r.count === undefined || r.count === r.list.length,
+    "count matches the list's length",
+    "lineCount",
+  );
   const order = drawOrder(r.seed, r.list, r.listHash);
   const same = order.length === r.order.length && order.every((a, i) => a === r.order![i]);
-  say(same, "the order recomputed from the seed and the list equals the published order");
+  say(
+    same,
+    "the order recomputed from the seed and the list equals the published order",
+    "lineOrder",
+  );
   return { ok: lines.every((l) => l.ok), lines };
 }

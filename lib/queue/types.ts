@@ -1,5 +1,6 @@
 import type { MODES } from "../names.ts";
 import type { JoinGuardSettings } from "../guard/settings.ts";
+import type { MessageOverrides } from "../i18n/catalogues.ts";
 /** Admission mode of a queue. */
 export type Mode = (typeof MODES)[number];
 
@@ -110,6 +111,8 @@ export interface Branding {
   clickToEnter: boolean;
   admitHoldSeconds: number;
   redirectUrl: string;
+  /** The operator's wording of visitor messages, per language and key (over the catalogues). */
+  messages: MessageOverrides;
 }
 
 export const DEFAULT_BRANDING: Branding = {
@@ -122,6 +125,7 @@ export const DEFAULT_BRANDING: Branding = {
   clickToEnter: false,
   admitHoldSeconds: 60,
   redirectUrl: "",
+  messages: {},
 };
 
 /** How often one click-to-enter hold may be extended ("I need more time"; hold_extend.ts). */

@@ -1,6 +1,7 @@
 /**
  * One wording of the admission modes and the pre-queue, true to what the engine does, used by the
- * setup wizard, the Admission tab and the waiting page (the docs and openapi.yaml say the same).
+ * setup wizard and the Admission tab (the docs and openapi.yaml say the same). The visitors'
+ * wording of the same rules is in the message catalogues (lib/i18n/messages/).
  */
 
 /** For operators: first come, first served. */
@@ -17,16 +18,6 @@ export const PREQUEUE_WORDS =
   "Pre-queue: everyone who joins in the window before the opening time gets a random place at " +
   "the opening, ahead of everyone who arrives later (who queue first come, first served behind " +
   "them). The draw is published so anyone can check it.";
-
-/** For visitors in lottery mode. */
-export const LOTTERY_VISITOR_WORDS =
-  "Each time a place opens, a random draw picks who goes in among everyone waiting at that " +
-  "moment. There is no place in line: arriving earlier or later makes no difference.";
-
-/** For visitors in a pre-queue before its draw. */
-export const PREQUEUE_VISITOR_WORDS =
-  "At the opening, everyone in the pre-queue gets a random place in line, ahead of everyone who " +
-  "arrives later. When you joined the pre-queue makes no difference.";
 
 /**
  * The lottery's wait as a range, from the mean (waiting over rate): each admission is a fresh

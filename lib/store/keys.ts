@@ -206,4 +206,6 @@ export const keys = {
   mailSettings: () => ["settings", "mail"] as const,
   /** E-mails sent and failed per queue (KV `sum`). */
   mailCount: (q: string, outcome: "sent" | "failed") => ["stats", "mail", q, outcome] as const,
+  /** Per-queue search engine rules: what verified crawlers get, the waiting page's status. */
+  crawlerSettings: (q: string) => ["settings", "crawlers", q] as const,
 };

@@ -6,6 +6,7 @@ import { accountRoutes } from "./accounts.ts";
 import { brandingRoutes } from "./branding.ts";
 import { edgeRoutes } from "./edge.ts";
 import { guardRoutes } from "./guards.ts";
+import { crawlerRoutes } from "./crawlers.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { mailRoutes } from "./mail.ts";
 import { joinLimitRoutes } from "./join_limits.ts";
@@ -69,6 +70,7 @@ export function adminRoutes(s: Services) {
   app.route("/", queueRoutes(s));
   app.route("/", prequeueRoutes(s));
   app.route("/", guardRoutes(s));
+  app.route("/", crawlerRoutes(s));
   app.route("/", joinLimitRoutes(s));
   app.route("/", returnGraceRoutes(s));
   app.route("/", visitorSessionRoutes(s));

@@ -51,5 +51,7 @@ export function htmlPage(c: Context, page: VNode, status = 200, csp: CspOptions 
   return c.html(html, status as 200, {
     "Content-Security-Policy": contentSecurityPolicy(csp),
     "Cache-Control": "no-store",
+    // Like the pages' robots meta: a search engine never indexes a waiting room as the site.
+    "X-Robots-Tag": "noindex",
   });
 }

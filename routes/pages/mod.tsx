@@ -54,6 +54,11 @@ const PAGE_DOCS: PageDoc[] = [
         enqueueToken: z.string().optional().openapi({
           description: "the operator site's enqueue token, sent with the join (one place per key)",
         }),
+        lang: z.string().optional().openapi({
+          description: "the page's language (en, de, fr, es, it, pt-BR, nl, pl, tr, ru, ja, ko, " +
+            "zh-CN, zh-TW, ar), kept in the tg_lang cookie; otherwise tg_lang, then " +
+            "Accept-Language",
+        }),
       }),
     },
     responses: {
@@ -62,14 +67,22 @@ const PAGE_DOCS: PageDoc[] = [
           "on, a new visitor first gets the check page (solves it in a Web Worker, then joins); " +
           "without JavaScript it says the check needs it",
       ),
+      302: redirect(
+        "a search engine crawler verified by reverse-then-forward DNS, under the queue's " +
+          "`crawlers: pass` rule: to the destination, without a place",
+      ),
       303: redirect("admitted and entered: to the destination; sets tg_access"),
       400: html("malformed queue name"),
       403: html("refused (geo_blocked, a missing or refused enqueue token): a plain page"),
       404: html("unknown queue"),
-      429: html("rate limited: a page that retries after Retry-After"),
+      429: html(
+        "rate limited: a page that retries after Retry-After; or the waiting page itself " +
+          "under the queue's `queueStatusCode: 429`",
+      ),
       503: html(
         "waiting-row cap reached, or the service could not answer: a page that retries by " +
-          "itself (Retry-After, meta refresh)",
+          "itself (Retry-After, meta refresh); a verified crawler under `crawlers: 503` " +
+          "(Retry-After: 3600); or the waiting page under `queueStatusCode: 503`",
       ),
     },
   },
@@ -104,6 +117,11 @@ const PAGE_DOCS: PageDoc[] = [
     method: "get",
     path: "/wait/how-it-works",
     summary: "Public page explaining the waiting room (the visitor pages' footer links to it)",
+    request: {
+      query: z.object({
+        lang: z.string().optional().openapi({ description: "the page's language, as on /wait" }),
+      }),
+    },
     responses: { 200: html("the explanation; joins nothing") },
   },
 ];

@@ -27,6 +27,10 @@ import { type Notices, refusalPage, waitNotices } from "./wait_notice.tsx";
 import { previewPage } from "./wait_preview.tsx";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import { resumePage, resumePageRoutes } from "./wait_resume.tsx";
+import { CRAWLER_RETRY_AFTER } from "../../lib/crawlers/settings.ts";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { SCRIPT_KEYS, scriptMessages } from "../../lib/i18n/catalogues.ts";
+import { t } from "../../lib/i18n/format.ts";
 
 /** Largest accepted `?start=` (the waiting-row cap's upper bound). */
 const MAX_START = 50_000_000;
@@ -98,11 +102,13 @@ function waitingPage(
   view: WaitRoomProps["view"],
   branding: Branding,
   destination: string,
+  waitingStatus = 200,
 ): Response {
   const base = s.config.BASE_PATH ?? "";
   const { queue, embed, returnPath } = r;
   const now = s.clock.now();
-  const b = pageBranding(branding);
+  const { lang, m } = pageLang(c, branding.messages);
+  const b = localTexts(pageBranding(branding), m);
   const startRaw = c.req.query("start");
   const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
   const start = view.position === undefined ? null : Math.max(seen, view.position);
@@ -118,6 +124,8 @@ function waitingPage(
     base,
     mail: s.mail.enabled,
     qrSrc: a["qr.js"],
+    lang,
+    m: scriptMessages(m, SCRIPT_KEYS.wait),
   };
   const refresh = view.status === "waiting" && view.nextCheckAt !== undefined
     ? {
@@ -128,10 +136,14 @@ function waitingPage(
     }
     : undefined;
   const css = themeCss(b);
+  // The queue may answer its waiting page with 429 or 503, so that no cache or search engine
+  // keeps it as the site's page; the retry comes at the next timeslot.
+  const status = view.status === "waiting" ? waitingStatus : 200;
+  if (status !== 200) c.header("Retry-After", String(refresh?.seconds ?? 5));
   return htmlPage(
     c,
     <Document
-      title={view.status === "admitted" ? `✅ It's your turn — ${b.title}` : b.title}
+      title={view.status === "admitted" ? t(m, "page.turnTitle", { title: b.title }) : b.title}
       styleHref={a["style.css"]}
       themeCss={css}
       scriptSrc={a["wait.js"]}
@@ -139,10 +151,13 @@ function waitingPage(
       refresh={refresh}
       embed={embed}
       base={base}
+      lang={lang}
+      m={m}
+      url={selfUrl(c, base)}
     >
       <WaitPage branding={b} island={island} />
     </Document>,
-    200,
+    status,
     { inlineStyle: css, embed, formOrigins: originOf(destination) },
   );
 }
@@ -160,7 +175,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
   app.get("/wait", async (c) => {
     const q = c.req.query("queue");
     if (q !== undefined && !QueueName.safeParse(q).success) {
-      return notice(c, 400, "Bad request", "The queue name in this link is not valid.");
+      return notice(c, 400, "notice.badRequest", "notice.badQueueLink");
     }
     if (c.req.method === "HEAD") return headAnswer(c);
     const r: WaitRequest = {
@@ -179,6 +194,19 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (resume !== undefined) {
       return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
     }
+    // Before queueing: a verified search engine crawler gets what the queue's rules say.
+    const crawler = await s.crawlers.decide(
+      r.queue,
+      requesterOfContext(c, s.config).ip,
+      c.req.header("user-agent") ?? null,
+    );
+    if (crawler === "503") {
+      return notice(c, 503, "notice.moment", "notice.momentText", CRAWLER_RETRY_AFTER);
+    }
+    if (crawler === "pass") {
+      const to = await destinationFor(s, await s.engine.ctx.branding(r.queue), r.returnPath);
+      return c.redirect(to, 302);
+    }
     const out = await joinFromPage(c, s, assets, n, r);
     await s.mail.refresh(); // whether the page offers the turn e-mail (read once a second)
     if (out instanceof Response) return out;
@@ -188,7 +216,8 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const { accessToken, ...view } = out.view;
     // Admitted and entered: straight on (in an iframe the page offers a link to the top window).
     if (accessToken && !r.embed) return c.redirect(destination, 303);
-    return waitingPage(c, s, await assets(), r, view, branding, destination);
+    const { queueStatusCode } = await s.crawlers.settings.get(r.queue);
+    return waitingPage(c, s, await assets(), r, view, branding, destination, queueStatusCode);
   });
 
   app.route("/", resumePageRoutes(s, assets));
@@ -197,7 +226,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     if (!QueueName.safeParse(queue).success) {
-      return notice(c, 400, "Bad request", "The queue name in this form is not valid.");
+      return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
     }
     const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     const back = waitUrl(queue, returnPath, false, null, base);

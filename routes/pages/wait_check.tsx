@@ -12,6 +12,10 @@ import type { PowChallenge } from "../../lib/challenge/pow.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage, scriptJson } from "./html.tsx";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { SCRIPT_KEYS, scriptMessages } from "../../lib/i18n/catalogues.ts";
+import { t } from "../../lib/i18n/format.ts";
+import type { MessageKey } from "../../lib/i18n/messages/en.ts";
 
 /** The codes a /wait join answers with this page (the rest are the page's other notices). */
 export const CHECK_CODES = new Set(["challenge_required", "challenge_failed"]);
@@ -32,7 +36,9 @@ export async function checkPage(
   enqueueToken: string,
   embed: boolean,
 ): Promise<Response> {
-  const b = pageBranding(await s.engine.ctx.branding(queue));
+  const branding = await s.engine.ctx.branding(queue);
+  const { lang, m } = pageLang(c, branding.messages);
+  const b = localTexts(pageBranding(branding), m);
   const url = new URL(c.req.url);
   const ts = details.turnstile as { siteKey: string } | null | undefined;
   const props: JoinCheckProps = {
@@ -42,26 +48,29 @@ export async function checkPage(
     enqueueToken,
     workerUrl: a["pow_worker.js"],
     next: url.pathname + url.search,
+    lang,
+    m: scriptMessages(m, SCRIPT_KEYS.check),
   };
   const css = themeCss(b);
   return htmlPage(
     c,
     <Document
-      title={`One moment — ${b.title}`}
+      title={t(m, "check.title", { title: b.title })}
       styleHref={a["style.css"]}
       themeCss={css}
       scriptSrc={a["wait.js"]}
       propsJson={a["wait.js"] ? scriptJson({ check: props }) : undefined}
       embed={embed}
+      base={s.config.BASE_PATH ?? ""}
+      lang={lang}
+      m={m}
+      url={selfUrl(c, s.config.BASE_PATH ?? "")}
     >
       <section class="card" aria-labelledby="tg-title">
         {b.logoUrl && <img class="logo" src={b.logoUrl} alt="" />}
         <h1 id="tg-title">{b.title}</h1>
         <noscript>
-          <p class="live">
-            Before you join the line, this page checks that you are a person and not a script. The
-            check needs JavaScript: please turn it on and reload this page.
-          </p>
+          <p class="live">{m["check.noscript"]}</p>
         </noscript>
         <div id="tg-check">
           <JoinCheck {...props} />
@@ -77,17 +86,13 @@ export async function checkPage(
   );
 }
 
-/** The words of an enqueue-token refusal on /wait. */
-export function enqueueWords(code: string): [string, string] {
+/** The messages of an enqueue-token refusal on /wait: heading and text. */
+export function enqueueWords(code: string): [MessageKey, MessageKey] {
   if (code === "enqueue_token_unavailable") {
-    return ["Not available right now", "This waiting room cannot check its links right now."];
+    return ["enqueue.unavailable", "enqueue.unavailableText"];
   }
   return [
-    "Please use the link from the site",
-    code === "enqueue_token_required"
-      ? "This waiting room is joined through a personal link from the site that sent you here. " +
-        "Go back to the site and follow its link to the line."
-      : "The link that brought you here is not valid (it may have expired). Go back to the site " +
-        "and follow its link to the line again.",
+    "enqueue.useLink",
+    code === "enqueue_token_required" ? "enqueue.required" : "enqueue.invalid",
   ];
 }

@@ -16,16 +16,23 @@ import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 import { ENQUEUE_CODES, enqueueWords } from "./wait_check.tsx";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { t, unitOf } from "../../lib/i18n/format.ts";
+import type { MessageKey } from "../../lib/i18n/messages/en.ts";
 
 /** Seconds before a page that hit a server error tries again by itself. */
 const ERROR_RETRY = 10;
 
-/** A notice page: a heading and a line, optionally retrying by itself after `retrySeconds`. */
+/**
+ * A notice page: a heading and a line (message keys, in the visitor's language), optionally
+ * retrying by itself after `retrySeconds` (which the text may name as `{seconds}`).
+ */
 export type NoticeFn = (
   c: Context,
   status: number,
-  heading: string,
-  text: string,
+  heading: MessageKey,
+  /** A catalogue text, or the operator's own words (a closed room's). */
+  text: MessageKey | { own: string },
   retrySeconds?: number,
   showMessage?: boolean,
 ) => Promise<Response>;
@@ -41,18 +48,29 @@ export interface Notices {
 export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices {
   const base = s.config.BASE_PATH ?? "";
 
-  const notice: NoticeFn = async (c, status, heading, text, retrySeconds, showMessage = false) => {
+  const notice: NoticeFn = async (c, status, headingKey, textKey, retrySeconds, showMessage) => {
     const a = await assets();
     // The queue's own look ("Room full", "Not open yet" keep it); the page that says the store
     // is down must not need the store: default branding then.
     const q = c.req.query("queue") ?? "";
-    const b = pageBranding(
-      await s.engine.ctx.branding(QUEUE_NAME_RE.test(q) ? q : "").catch(() => DEFAULT_BRANDING),
-    );
+    const branding = await s.engine.ctx.branding(QUEUE_NAME_RE.test(q) ? q : "")
+      .catch(() => DEFAULT_BRANDING);
+    const { lang, m } = pageLang(c, branding.messages);
+    const b = localTexts(pageBranding(branding), m);
+    const heading = m[headingKey];
+    const text = typeof textKey === "string"
+      ? t(m, textKey, { seconds: unitOf(lang, retrySeconds ?? 0, "second") })
+      : textKey.own;
     // A relative URL: behind a proxy the request URL may name an internal host.
     const url = new URL(c.req.url);
+    // With the page script, it reloads (a meta refresh only for no-JS visitors).
     const retry = retrySeconds
-      ? { seconds: retrySeconds, url: base + url.pathname + url.search, always: true }
+      ? {
+        seconds: retrySeconds,
+        url: base + url.pathname + url.search,
+        always: !a["wait.js"],
+        byScript: Boolean(a["wait.js"]),
+      }
       : undefined;
     if (retrySeconds) c.header("Retry-After", String(retrySeconds));
     const css = themeCss(b);
@@ -63,8 +81,12 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
         styleHref={a["style.css"]}
         themeCss={css}
         refresh={retry}
+        scriptSrc={retry ? a["wait.js"] : undefined}
         embed={c.req.query("embed") === "1"}
         base={base}
+        lang={lang}
+        m={m}
+        url={selfUrl(c, base)}
       >
         <Notice heading={heading}>
           <p>{text}</p>
@@ -89,8 +111,10 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
       return c.redirect(back, 303);
     }
     if (e instanceof AppError && e.status < 500 && e.status !== 429) {
-      const heading = e.status === 403 ? "Access denied" : "Something is wrong with this link";
-      return notice(c, e.status, heading, e.message);
+      // The error's own message is English for operators; the visitor gets its own words.
+      return e.status === 403
+        ? notice(c, e.status, "notice.denied", "notice.deniedText")
+        : notice(c, e.status, "notice.badLink", "notice.badLinkText");
     }
     if (!(e instanceof AppError)) {
       console.error(JSON.stringify({
@@ -104,9 +128,8 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     return notice(
       c,
       e instanceof AppError ? e.status : 503,
-      "Please wait a moment",
-      `The waiting room could not answer just now. This page tries again by itself in ${wait} ` +
-        `second${wait === 1 ? "" : "s"}.`,
+      "notice.moment",
+      "notice.momentText",
       wait,
     );
   };
@@ -122,45 +145,26 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
     return notice(c, e.status, heading, text);
   }
   if (e instanceof AppError && e.code === "geo_blocked") {
-    return notice(c, 403, "Not available in your country", e.message);
+    return notice(c, 403, "notice.geo", "notice.geoText");
   }
   if (e instanceof AppError && e.code === "unknown_queue") {
-    return notice(c, 404, "Not found", "There is no waiting room here.");
+    return notice(c, 404, "notice.notFound", "notice.notFoundText");
   }
   if (e instanceof AppError && e.code === "not_open") {
     // Never says when: a fixed retry, and only the operator's own message may announce it.
-    return notice(
-      c,
-      503,
-      "Not open yet",
-      "This waiting room is not open yet. This page checks again by itself every minute.",
-      60,
-      true,
-    );
+    return notice(c, 503, "notice.notOpen", "notice.notOpenText", 60, true);
   }
   if (e instanceof RateLimitedError) {
     const wait = Math.max(1, Math.ceil(e.retryAfterSeconds));
-    return notice(
-      c,
-      429,
-      "Too many new places from your network",
-      `Many people on your network joined this waiting room in the last minute. This page tries again by itself in ${wait} seconds.`,
-      wait,
-    );
+    return notice(c, 429, "notice.rate", "notice.rateText", wait);
   }
   if (e instanceof RoomClosedError) {
     // The operator's own text on the room's branding; the page checks again by itself.
-    const text = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
-    return notice(c, 503, "Closed right now", text, e.retryAfterSeconds);
+    const own = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
+    return notice(c, 503, "notice.closed", { own }, e.retryAfterSeconds);
   }
   if (e instanceof AppError && e.code === "queue_full") {
-    return notice(
-      c,
-      503,
-      "The waiting room is full",
-      "Too many people are waiting right now. This page tries again by itself in 30 seconds.",
-      30,
-    );
+    return notice(c, 503, "notice.full", "notice.fullText", 30);
   }
   return n.failure(c, e);
 }

@@ -12,6 +12,8 @@ import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 import type { NoticeFn } from "./wait_notice.tsx";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { t } from "../../lib/i18n/format.ts";
 
 /** A waiting page with sample figures for the admin's preview: no join, no cookie, no script. */
 export async function previewPage(
@@ -24,14 +26,17 @@ export async function previewPage(
 ): Promise<Response> {
   const base = s.config.BASE_PATH ?? "";
   const settings = await s.engine.ctx.readSettings(queue);
-  if (!settings) return notice(c, 404, "Not found", "There is no waiting room here.");
+  if (!settings) return notice(c, 404, "notice.notFound", "notice.notFoundText");
   const a = await assets();
   // `draft`: the admin's form as typed, so the preview follows it before a save.
   const branding = {
     ...await s.engine.ctx.branding(queue),
     ...parseBrandingDraft(c.req.query("draft")),
   };
-  const b = pageBranding(branding);
+  // The preview speaks the language the admin picked (`?lang=`, not kept as the admin's own
+  // visitor language), with the draft's wording.
+  const { lang, m } = pageLang(c, branding.messages, { keep: false });
+  const b = localTexts(pageBranding(branding), m);
   const fifo = settings.mode === "queue";
   const view: WaitRoomProps["view"] = {
     queue,
@@ -54,6 +59,8 @@ export async function previewPage(
     embed,
     title: b.title,
     base,
+    lang,
+    m,
   };
   // Embedded pages are see-through (the host page shows behind them); the preview shows the
   // background colour the page itself shows.
@@ -61,11 +68,14 @@ export async function previewPage(
   return htmlPage(
     c,
     <Document
-      title={`Preview — ${b.title}`}
+      title={t(m, "page.previewTitle", { title: b.title })}
       styleHref={a["style.css"]}
       themeCss={css}
       embed={embed}
       base={base}
+      lang={lang}
+      m={m}
+      url={selfUrl(c, base)}
     >
       <WaitPage branding={b} island={island} />
     </Document>,

@@ -56,7 +56,7 @@ Deno.test({
       await check.screenshot({ path: screenshotPath("draw-verify.png"), fullPage: true });
       // A tampered record pasted in fails.
       const rec = await (await fetch(`${srv.base}/draw?queue=${Q}`)).json();
-      await check.locator("summary").click();
+      await check.locator("#tg-verify summary").click();
       await check.locator("#tg-verify-text").fill(JSON.stringify({ ...rec, seed: "1".repeat(64) }));
       await check.getByRole("button", { name: "Check this record" }).click();
       await check.locator("#tg-verify-out", { hasText: "does NOT check out" }).waitFor();

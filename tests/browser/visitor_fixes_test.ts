@@ -110,7 +110,7 @@ Deno.test({
           );
           const live = (await page.locator("[role=status][aria-live]").first().textContent())!;
           assert(
-            /held for (2 minutes|about a minute|\d+ seconds): press Enter now/.test(live),
+            /held for (2 minutes|about 1 minute|\d+ seconds): press Enter now/.test(live),
             live,
           );
           await ctx.close();

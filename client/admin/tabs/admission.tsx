@@ -33,6 +33,7 @@ import { SessionsCard } from "./admission_sessions.tsx";
 import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 import { RoomCard } from "./admission_room.tsx";
+import { CrawlerCard } from "./admission_crawlers.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -104,6 +105,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <JoinLimitCard queue={queue} />
       <ReturnGraceCard queue={queue} />
       <GuardCards queue={queue} />
+      <CrawlerCard queue={queue} />
       <AdmitCard queue={queue} />
       <PassCard queue={queue} />
     </div>

@@ -11,6 +11,7 @@ import type { TabProps } from "../boot.ts";
 import { Radios } from "../forms.tsx";
 import { Section } from "../ui.tsx";
 import { BrandingForm, type QueueBranding } from "./branding_form.tsx";
+import type { Lang } from "../../../lib/i18n/langs.ts";
 
 export { BrandingForm };
 
@@ -23,8 +24,11 @@ export async function loadBranding(): Promise<Branding> {
  * The waiting page of `queue` in preview mode, showing `draft` (the unsaved form); the frame is
  * reloaded a moment after the last edit, not on every key.
  */
-export function BrandingPreview(p: { queue: string; draft: Branding | null; class?: string }) {
-  const base = `${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(p.queue)}`;
+export function BrandingPreview(
+  p: { queue: string; draft: Branding | null; class?: string; lang?: Lang },
+) {
+  const base = `${basePath()}/wait?embed=1&preview=1&queue=${encodeURIComponent(p.queue)}` +
+    (p.lang ? `&lang=${p.lang}` : "");
   const [src, setSrc] = useState(base);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
@@ -32,7 +36,7 @@ export function BrandingPreview(p: { queue: string; draft: Branding | null; clas
     const next = p.draft ? `${base}&draft=${encodeURIComponent(JSON.stringify(p.draft))}` : base;
     timer.current = setTimeout(() => setSrc(next), 250);
     return () => clearTimeout(timer.current);
-  }, [p.queue, JSON.stringify(p.draft)]);
+  }, [p.queue, p.lang, JSON.stringify(p.draft)]);
   return (
     <iframe
       class={p.class}
@@ -52,6 +56,7 @@ export function BrandingTab({ queue }: TabProps) {
   const [draft, setDraft] = useState<Branding | null>(null);
   const [loadErr, setLoadErr] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
+  const [lang, setLang] = useState<Lang>("en");
 
   useEffect(() => {
     Promise.all([
@@ -89,6 +94,8 @@ export function BrandingTab({ queue }: TabProps) {
           queue={scope === "queue" ? qb : undefined}
           onDraft={setDraft}
           onSaved={() => setVersion((n) => n + 1)}
+          lang={lang}
+          onLang={setLang}
         />
       </Section>
       <Section title="Preview" id="brand-preview">
@@ -100,6 +107,7 @@ export function BrandingTab({ queue }: TabProps) {
         <BrandingPreview
           class="branding-preview"
           queue={queue}
+          lang={lang}
           // Editing all queues: this queue's own fields still win in what its visitors see.
           draft={draft && scope === "all" ? { ...draft, ...qb.overrides } : draft}
         />

@@ -13,6 +13,8 @@ import { api } from "../api.ts";
 import { BField, ColorField, InheritBox, invalid } from "./branding_fields.tsx";
 import { ActionForm, Check } from "../forms.tsx";
 import { useAction } from "../ui.tsx";
+import { MessageFields } from "./branding_messages.tsx";
+import type { Lang } from "../../../lib/i18n/langs.ts";
 
 type Key = keyof Branding;
 
@@ -27,6 +29,7 @@ const LABELS: Record<Key, string> = {
   clickToEnter: "Click to enter",
   admitHoldSeconds: "Seconds held",
   redirectUrl: "Where admitted visitors go",
+  messages: "Visitor messages",
 };
 
 /** A queue's branding as `GET /api/admin/branding?queue=` answers it. */
@@ -180,6 +183,9 @@ export function BrandingForm(
     queue?: QueueBranding;
     onSaved?: (saved: Branding) => unknown;
     onDraft?: (draft: Branding) => void;
+    /** The language of the visitor messages being edited (the preview's language too). */
+    lang?: Lang;
+    onLang?: (l: Lang) => void;
   },
 ) {
   const start = p.queue ? p.queue.effective : p.initial;
@@ -249,6 +255,16 @@ export function BrandingForm(
     <ActionForm act={a} class="branding-form" noValidate submit="Save branding" onSubmit={save}>
       <LookFields {...kit} />
       <AdmissionFields {...kit} hold={hold} setHold={setHold} />
+      {p.onLang && (
+        <MessageFields
+          value={b.messages ?? {}}
+          disabled={off("messages")}
+          extra={inh("messages")}
+          lang={p.lang ?? "en"}
+          onLang={p.onLang}
+          onChange={(v) => put("messages", v)}
+        />
+      )}
     </ActionForm>
   );
 }
