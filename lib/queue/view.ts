@@ -113,7 +113,10 @@ export function withPosition(
   if (v.settings.mode !== "queue" || drawPending(v.settings)) return out;
   const waiting = Math.max(v.counts.waiting, position);
   out.position = position;
-  out.estimatedWaitSeconds = estimateWaitSeconds(ctx.now(), null, position, ctx.lineRate(v));
+  // No estimate where the view gives none (a paused line promises nothing).
+  if (out.estimatedWaitSeconds !== undefined) {
+    out.estimatedWaitSeconds = estimateWaitSeconds(ctx.now(), null, position, ctx.lineRate(v));
+  }
   if (out.waiting !== undefined) {
     Object.assign(out, { ahead: position - 1, behind: waiting - position, waiting });
   }
