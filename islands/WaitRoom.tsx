@@ -232,8 +232,9 @@ export function WaitRoom(p: WaitRoomProps) {
         </p>
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
-      {waiting && p.mail && <MailOffer queue={p.queue} base={p.base ?? ""} />}
-      {(waiting || holding) && (
+      {/* The compact embed keeps to the line and its notification; the offers are the page's. */}
+      {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} />}
+      {(waiting || holding) && !p.embed && (
         <MoveOffer
           queue={p.queue}
           base={p.base ?? ""}

@@ -80,6 +80,12 @@ const FIELDS: Record<string, Words> = {
     whole: true,
   },
   shadowOverLimitFactor: { label: "Flooding factor for the shadow line", whole: true },
+  // The room switch's Safety Net.
+  joinsPerMinuteHigh: { label: "Joins per minute: start at", whole: true },
+  joinsPerMinuteLow: { label: "Joins per minute: stop below", whole: true },
+  holdingHigh: { label: "Slots held: start at", whole: true },
+  holdingLow: { label: "Slots held: stop below", whole: true },
+  calmMinutes: { label: "Calm minutes", unit: per("minutes"), whole: true },
   provider: { label: "Bot check" },
   challenge: { label: "When to ask for the check" },
   // Branding.

@@ -112,6 +112,8 @@ async function playOne(
     CAPACITY: String(o.capacity),
     ADMIT_PER_SECOND: "10",
     MAX_WAITING_VISITORS: String(o.visitors * 2),
+    // Every simulated visitor comes from this one loopback address.
+    JOINS_PER_CLIENT_PER_MINUTE: "0",
   }, o.clockSpeed);
   const clock = t.clock;
   const start = clock.now() + 2000;

@@ -123,7 +123,8 @@ async function joinUnderRules(
     s.access.hits.add(keys.geoHits(geo.since, who.country));
     throw geoBlockedError();
   }
-  await s.engine.settings(q); // 404 unknown_queue before the room switch and any challenge
+  // 404 unknown_queue before the room switch and any challenge.
+  const settings = await s.engine.settings(q);
   // The room switch (the allowlist above wins: an operator's own addresses pass a closed room).
   void s.rooms.maybeStep(q);
   const room = await s.rooms.current(q);
@@ -144,7 +145,7 @@ async function joinUnderRules(
   // IPv6 by its /64: a client cannot shed its attempts (or move a challenge) by hopping
   // addresses inside its own network.
   const client = clientKey(who.ip);
-  const shadow = shadowLineOf((await s.engine.settings(q)).joinGuards);
+  const shadow = shadowLineOf(settings.joinGuards);
   try {
     const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
     // The engine asks for the allowance only when the join takes a new place: an enqueue key

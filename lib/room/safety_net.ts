@@ -94,16 +94,17 @@ export function thresholdProblems(t: SafetyNetThresholds): [string, string][] {
   const out: [string, string][] = [];
   const pair = (hi: keyof SafetyNetThresholds, lo: keyof SafetyNetThresholds) => {
     const h = t[hi], l = t[lo];
-    if (h === null && l !== null) out.push([lo, `set only together with ${hi}`]);
-    if (h !== null && l === null) out.push([lo, `required with ${hi}`]);
+    // Worded for the operator (lib/field_text.ts shows them by the field): no field keys.
+    if (h === null && l !== null) out.push([lo, "set only together with its start threshold"]);
+    if (h !== null && l === null) out.push([lo, "needed when its start threshold is set"]);
     if (h !== null && l !== null && l >= h) {
-      out.push([lo, `must be below ${hi} (${l} is not below ${h})`]);
+      out.push([lo, `must be below the start threshold (${l} is not below ${h})`]);
     }
   };
   pair("joinsPerMinuteHigh", "joinsPerMinuteLow");
   pair("holdingHigh", "holdingLow");
   if (t.joinsPerMinuteHigh === null && t.holdingHigh === null) {
-    out.push(["joinsPerMinuteHigh", "set joinsPerMinuteHigh, holdingHigh or both"]);
+    out.push(["joinsPerMinuteHigh", "set a start threshold for joins, for slots held, or both"]);
   }
   if (!Number.isInteger(t.calmMinutes) || t.calmMinutes < 1 || t.calmMinutes > MAX_CALM_MINUTES) {
     out.push(["calmMinutes", `must be a whole number from 1 to ${MAX_CALM_MINUTES}`]);

@@ -82,6 +82,17 @@ async function settle(page: Page, f: number) {
   }
 }
 
+/** Waits until the page's cards have all loaded: the number of forms the same for a second. */
+async function formsSettled(page: Page): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    const now = await page.locator("form").count();
+    if (now === last) return;
+    last = now;
+    await page.waitForTimeout(1000);
+  }
+}
+
 /**
  * Tries every bad value in every text, number and list field of every form on the page; returns
  * the problems found, each as "where: what".
@@ -103,8 +114,12 @@ async function walk(
     for (let i = 0; i < n; i++) {
       const input = inputs.nth(i);
       if (!await input.isVisible() || !await input.isEnabled()) continue;
-      const label = (await input.getAttribute("id")) ?? `#${i}`;
-      const before = await input.inputValue();
+      // A card that polls may have re-rendered since the count: a field gone meanwhile is skipped.
+      const quick = { timeout: 3000 };
+      const label = await input.getAttribute("id", quick).catch(() => undefined);
+      if (label === undefined) continue;
+      const before = await input.inputValue(quick).catch(() => null);
+      if (before === null) continue;
       for (const bad of BAD) {
         // A number field takes no text (the browser keeps such a value out): tried with the rest.
         if (!await input.fill(bad).then(() => true, () => false)) continue;
@@ -157,6 +172,7 @@ Deno.test({
           await page.locator(`#panel-${tab} section.card`).first().waitFor({ timeout: 10_000 });
           // Forms whose values load first are disabled till then.
           await page.waitForFunction(() => !document.querySelector("fieldset[aria-busy=true]"));
+          await formsSettled(page);
           problems.push(...await walk(page, tab, keys, said));
           if (tab === "admission") {
             await page.screenshot({ path: screenshotPath("admin-forms-walk.png"), fullPage: true });

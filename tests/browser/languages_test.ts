@@ -94,6 +94,8 @@ Deno.test({
           const page = await ctx.newPage();
           await page.goto(`${s.base}/admin#branding`);
           const panel = page.locator("#panel-branding");
+          // The service-wide wording (the tab edits the picked queue unless told; issue 37).
+          await page.getByLabel(/^All queues/).check();
           await panel.getByLabel("Language (also of the preview)").selectOption("de");
           await panel.getByLabel("Which message").selectOption("wait.placeLabel");
           await panel.getByLabel("Your wording (Deutsch)").fill("Ihre Nummer bei uns");
