@@ -28,10 +28,12 @@ async function mailingApp(port: number, extra = {}) {
   return t;
 }
 
-/** Every stored e-mail request of the queue, as stored. */
+/** Every stored e-mail request of the queue, as stored (numbered or not yet). */
 async function storedRequests(kv: Deno.Kv) {
   const out = [];
-  for await (const e of kv.list({ prefix: keys.mailSubPrefix(Q) })) out.push(e);
+  for (const prefix of [keys.mailSubPrefix(Q), keys.mailSubPrePrefix(Q)]) {
+    for await (const e of kv.list({ prefix })) out.push(e);
+  }
   return out;
 }
 
@@ -153,7 +155,10 @@ Deno.test("an SMTP server that does not answer is counted, never slows joins, ne
     const job = t.services.mailJob();
     while (conns.length === 0) await new Promise((r) => setTimeout(r, 20));
     const started = performance.now();
-    for (let i = 0; i < 20; i++) assertEquals((await new Client(t.app).join()).status, 202);
+    for (let i = 0; i < 20; i++) {
+      const joined = await new Client(t.app).join(); // let in at once while budget is left
+      assert([200, 202].includes(joined.status), joined.text);
+    }
     assert(performance.now() - started < 2000, "joins are not held up by the send");
     for (const c of conns) c.close();
     silent.close();
@@ -167,6 +172,9 @@ Deno.test("an SMTP server that does not answer is counted, never slows joins, ne
   } finally {
     console.error = error;
     t.close();
+    try {
+      silent.close(); // closed already unless an assertion failed first
+    } catch { /* closed */ }
     await accepting;
   }
 });
@@ -210,6 +218,7 @@ Deno.test({
       while (t.clock.now() < opensAt - 15_000) {
         const nca = (a.ticketClaims as unknown as { nca: number }).nca;
         t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
+        await t.engine.tick(Q); // as the service does every second (it numbers the join)
         await a.status();
       }
       t.clock.advance(opensAt + 1000 - t.clock.now());

@@ -86,14 +86,14 @@ async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
   return out;
 }
 
-/** Pre-queue requests get their drawn place once the opening draw is done. */
+/** Requests without a number get their place once the draw is done and the sequencer ran. */
 async function placePrequeue(d: MailJobDeps, q: string): Promise<void> {
   const list = d.kv.list<MailSub>({ prefix: keys.mailSubPrePrefix(q) }, { limit: PER_PASS });
   for await (const e of list) {
     const rec = await d.engine.visitor(q, e.value.id);
     const op = d.kv.atomic().check(e);
     if (!rec) dropSub(op, q, e.value.id, "pre");
-    else if (rec.round === undefined) moveSub(op, q, e.value, "pre", rec.seq);
+    else if (rec.round === undefined && rec.seq > 0) moveSub(op, q, e.value, "pre", rec.seq);
     else continue;
     await op.commit();
   }

@@ -75,7 +75,7 @@ export async function subscribe(
       throw new ConflictError("conflict", "it is this visitor's turn already: no e-mail needed");
     }
     const idx = await d.kv.get<SubIndex>(keys.mailSubOf(q, t.sub));
-    const at = rec.round !== undefined ? "pre" : rec.seq;
+    const at = rec.round !== undefined || rec.seq === 0 ? "pre" : rec.seq;
     const sub: MailSub = { id: t.sub, sealed, site, failures: 0 };
     const op = d.kv.atomic().check(idx);
     if (idx.value && idx.value.at !== at) op.delete(subKey(q, t.sub, idx.value.at));

@@ -188,9 +188,16 @@ export class Engine {
     return leaveQueue(this.ctx, q, ticket, visitorId);
   }
 
-  /** Reads a visitor record, as the opening draw placed it (for tests, tools and the doctor). */
+  /**
+   * Reads a visitor record, as the opening draw placed it (for tests, tools and the doctor); null
+   * once the visitor left.
+   */
   async visitor(q: string, id: string): Promise<Visitor | null> {
     const v = (await this.ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
+    // A join that left before it was numbered is gone, though the sequencer takes its note later.
+    if (v?.state === "waiting" && v.seq === 0 && v.round === undefined) {
+      if ((await this.ctx.kv.get(keys.leftEarly(q, id))).value) return null;
+    }
     return v && (await placeOf(this.ctx.kv, q, v)).v;
   }
 

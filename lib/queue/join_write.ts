@@ -5,6 +5,7 @@
  * while a commit is in flight share the next one; up to `IN_FLIGHT` commits go at once.
  */
 import { UnauthorizedError } from "../errors.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
 import { annotateSpan } from "../metrics/tracing.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -122,6 +123,7 @@ export class JoinWriter {
         checks += checksOf(p);
       }
       const batch = this.#waiting.splice(0, Math.max(1, i));
+      instanceMetrics.batchSize.observe([], batch.length);
       this.#inFlight++;
       this.#commit(batch).finally(() => {
         this.#inFlight--;

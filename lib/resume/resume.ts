@@ -207,7 +207,7 @@ export async function redeemCode(
     throw e;
   }
   const ticket = await d.signer.signTicket(claims);
-  if (current && current.queue === q && current.sub !== claims.sub && current.seq > 0) {
+  if (current && current.queue === q && current.sub !== claims.sub) {
     await d.engine.leave(q, current, current.sub).catch(() => {});
   }
   const out = await d.engine.status(q, claims);

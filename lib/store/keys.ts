@@ -197,7 +197,10 @@ export const keys = {
   /** A visitor's request for an e-mail at its turn, in arrival order (the job walks it). */
   mailSub: (q: string, seq: number, id: string) => ["mailSub", q, seq, id] as const,
   mailSubPrefix: (q: string) => ["mailSub", q] as const,
-  /** A pre-queue participant's e-mail request, until the opening draw gives it a place. */
+  /**
+   * An e-mail request without a place number yet: a pre-queue participant's until the opening
+   * draw places it, a join's until the tick's sequencer numbers it.
+   */
   mailSubPre: (q: string, id: string) => ["mailSubPre", q, id] as const,
   mailSubPrePrefix: (q: string) => ["mailSubPre", q] as const,
   /** Which e-mail request visitor `id` has (its `mailSub` key's seq), so it is replaced, not doubled. */
