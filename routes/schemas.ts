@@ -40,6 +40,10 @@ export const VisitorView = z.object({
   position: z.number().int().optional().openapi({
     description: "1-based; queue mode only, and not before a pre-queue's opening draw",
   }),
+  positionExact: z.boolean().optional().openapi({
+    description: "false while `position` is provisional: a join not numbered into the line by " +
+      "the queue's tick yet (at most one tick); absent or true once it is exact",
+  }),
   ahead: z.number().int().optional(),
   behind: z.number().int().optional(),
   waiting: z.number().int().optional(),
