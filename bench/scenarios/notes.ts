@@ -95,7 +95,9 @@ function sessionNotes(r: SessionsReport): string[] {
     `active; ${Math.round(o.releaseShare * 100)}% released by \`POST /release\` at the end ` +
     `(in the release runs); sliding idle time ${o.idleSeconds} s.`,
     ...r.runs.map((x) =>
-      `${x.name}: ${x.admitted} admitted, ${x.requests} requests (${x.errors} failed), ` +
+      `${x.name}: ${x.admitted} admitted, ${x.requests} requests (${x.errors} failed: ${
+        Object.entries(x.errorsBy).map(([k, n]) => `${n} ${k}`).join(", ") || "none"
+      }), ${x.lost} waiters lost their place, ` +
       `${x.cutOff} refused while active (in fixed mode every session longer than 900 s is)`
     ),
   ];

@@ -49,6 +49,10 @@ export interface SessionsRun {
   released: number;
   requests: number;
   errors: number;
+  /** Error answers by HTTP status ("network" when the request itself failed). */
+  errorsBy: Record<string, number>;
+  /** Visitors the room no longer knew while they waited (404: dropped or expired). */
+  lost: number;
 }
 
 /** What the scenario measured. */
@@ -119,14 +123,27 @@ async function playOne(
   const start = clock.now() + 2000;
   const end = start + o.hourSeconds * 1000;
   const waits: number[] = [];
-  const run = { admitted: 0, cutOff: 0, maxHeld: 0, released: 0, requests: 0, errors: 0 };
+  const run = {
+    admitted: 0,
+    cutOff: 0,
+    maxHeld: 0,
+    released: 0,
+    requests: 0,
+    errors: 0,
+    errorsBy: {} as Record<string, number>,
+    lost: 0,
+  };
   let done = false;
+  const failed = (why: string) => {
+    run.errors++;
+    run.errorsBy[why] = (run.errorsBy[why] ?? 0) + 1;
+  };
   const call = async (path: string, init: RequestInit = {}) => {
     run.requests++;
     try {
       return await fetch(t.url + path, init);
     } catch {
-      run.errors++;
+      failed("network");
       return null;
     }
   };
@@ -145,7 +162,10 @@ async function playOne(
     let ticket = cookieOf(res, "tg_ticket");
     let body = await res.json().catch(() => ({}));
     while (!body.accessToken && !done) {
-      if (!res.ok && res.status !== 202) run.errors++;
+      if (!res.ok) failed(String(res.status));
+      // A visitor the room dropped gets 404 on every check-in: it has lost its place, and a
+      // real page would say so and stop (polling on would only load the room).
+      if (res.status === 404) return void run.lost++;
       await sleepUntil(Math.max(body.nextCheckAt ?? 0, clock.now() + 1000));
       if (done || clock.now() >= end) return;
       res = await call("/status?queue=default", { headers: { cookie: `tg_ticket=${ticket}` } });
