@@ -6,7 +6,9 @@
  * once in a row: when the ticket from that join is missing again at the next check, the browser
  * is not keeping our cookie (a cross-site iframe, blocked cookies) and every further join would
  * only add a new row at the back, so the loop stops and the page offers its own window. Errors
- * back off exponentially, and a 503 is retried after its `Retry-After`.
+ * back off exponentially, and a 503 is retried after its `Retry-After`; when the browser comes
+ * back online (a train tunnel, a phone's lost signal) a backing-off loop checks in at once, so a
+ * place kept through the room's return grace is taken up without waiting out the backoff.
  */
 import type { VisitorView } from "../lib/queue/types.ts";
 
@@ -30,6 +32,11 @@ export interface TimeslotDeps {
     readonly hidden: boolean;
     addEventListener(type: "visibilitychange", fn: () => void): void;
     removeEventListener(type: "visibilitychange", fn: () => void): void;
+  };
+  /** Where the browser says it is back online (the `window`). */
+  network: {
+    addEventListener(type: "online", fn: () => void): void;
+    removeEventListener(type: "online", fn: () => void): void;
   };
 }
 
@@ -85,6 +92,7 @@ function depsOf(o: TimeslotOptions): TimeslotDeps {
     ...o.deps,
     // `document` only exists in a browser: touch it only when no stand-in was given.
     visibility: o.deps?.visibility ?? document,
+    network: o.deps?.network ?? globalThis,
   };
 }
 
@@ -159,6 +167,7 @@ export function followTimeslots(o: TimeslotOptions): () => void {
     stopped = true;
     d.clearTimeout(timer);
     d.visibility.removeEventListener("visibilitychange", onVisible);
+    d.network.removeEventListener("online", onOnline);
   };
 
   const learnClock = (res: Response, v?: VisitorView) => {
@@ -211,7 +220,12 @@ export function followTimeslots(o: TimeslotOptions): () => void {
   function onVisible() {
     if (!d.visibility.hidden && serverNow() >= dueAt) void check();
   }
+  // Back online after failed check-ins: check now, not when the backoff ends (up to a minute).
+  function onOnline() {
+    if (failures > 0 || serverNow() >= dueAt) void check();
+  }
   d.visibility.addEventListener("visibilitychange", onVisible);
+  d.network.addEventListener("online", onOnline);
   plan(o.view);
   return stop;
 }

@@ -30,6 +30,8 @@ class World {
   offset = { current: SKEW };
   hidden = false;
   listeners = new Set<() => void>();
+  /** `online` listeners (the window's). */
+  online = new Set<() => void>();
   #next = 1;
   /** What the server answers next; the last one repeats. */
   answers: (() => Response)[] = [];
@@ -60,6 +62,10 @@ class World {
         },
         addEventListener: (_t, fn) => this.listeners.add(fn),
         removeEventListener: (_t, fn) => this.listeners.delete(fn),
+      },
+      network: {
+        addEventListener: (_t, fn) => this.online.add(fn),
+        removeEventListener: (_t, fn) => this.online.delete(fn),
       },
     };
   }
@@ -176,6 +182,7 @@ Deno.test("a lost ticket: one join, and when the cookie does not stick, stop and
   assertEquals(world.gone, ["cookies"]);
   assertEquals(world.timers.length, 0, "no timer left");
   assertEquals(world.listeners.size, 0, "no visibility re-check either");
+  assertEquals(world.online.size, 0, "nor an online one");
   await world.advance(600_000);
   assertEquals(world.calls.filter((c) => c.method === "POST").length, 1, "exactly one join");
 });
@@ -222,6 +229,26 @@ Deno.test("network errors and 5xx back off exponentially up to a minute", async 
   world.answers = [err(502, "bad_gateway")];
   await world.advance(5000 + SLACK_MS);
   assertEquals(world.delays.at(-1), 2000, "from the start again");
+});
+
+Deno.test("back online after failed check-ins: it checks in at once, not when the backoff ends", async () => {
+  world = new World();
+  world.start(waiting(1000));
+  world.answers = []; // a train tunnel: every fetch fails
+  await world.advance(1000 + SLACK_MS);
+  for (let i = 0; i < 5; i++) await world.advance(world.delays.at(-1)!);
+  assertEquals(world.delays.at(-1), 60_000, "backing off for a minute");
+  const before = world.calls.length;
+  world.answers = [ok(5000)];
+  for (const fn of world.online) fn();
+  await settle();
+  assertEquals(world.calls.length, before + 1, "checked in as the browser came back online");
+  assertEquals(world.views.length, 1);
+  assertEquals(world.delays.at(-1), 5000 + SLACK_MS, "the slots take over again");
+  // Online again while all is well and nothing is due: no extra check-in.
+  for (const fn of world.online) fn();
+  await settle();
+  assertEquals(world.calls.length, before + 1);
 });
 
 Deno.test("503: Retry-After is honoured (capped), queue_full says so, then it recovers", async () => {
