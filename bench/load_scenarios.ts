@@ -160,6 +160,7 @@ export function parseArgs(argv: string[]): LoadArgs {
         ? { visitors: 40, minutes: 1, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) }
         : { visitors: 200, minutes: 5, clockSpeed: num("--nat-clock-speed", 5, 10, 0.1) },
       writes: { visitors: quick ? 50 : 1000, attackJoinsEach: 2, heartbeatsEach: 3 },
+      shadow: { visitors: quick ? 30 : 120, botWorkers: 4 },
       flood: {
         instances: num("--flood-instances", 2, 2),
         seconds: num("--flood-seconds", 10, 3),

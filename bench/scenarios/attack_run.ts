@@ -2,7 +2,8 @@
  * The `attack` scenario of `deno task load`: one fixed address attacking a line of ordinary
  * visitors (bench/scenarios/attack.ts), many people behind one address (nat.ts), the KV
  * commits per ordinary visitor under attack (attack_writes.ts), and a flood of refused joins
- * beside ordinary ones (refusal_flood.ts); their targets and notes.
+ * beside ordinary ones (refusal_flood.ts), and a bot against the shadow line (shadow.ts); their
+ * targets and notes.
  */
 import { ATTACKER_IP, type AttackOptions, type AttackReport, oneAddressAttack } from "./attack.ts";
 import { countWrites, type WritesOptions, type WritesReport } from "./attack_writes.ts";
@@ -14,23 +15,26 @@ import {
   type RefusalFloodOptions,
   type RefusalFloodReport,
 } from "./refusal_flood.ts";
+import { shadowLineAttack, type ShadowOptions, type ShadowReport } from "./shadow.ts";
 import type { TallySummary } from "./tally.ts";
 import type { ScenarioEnv } from "./target.ts";
 
-/** Sizes of the four parts. */
+/** Sizes of the five parts. */
 export interface AttackRunOptions {
   oneAddress: AttackOptions;
   nat: NatOptions;
   writes: WritesOptions;
   flood: RefusalFloodOptions;
+  shadow: ShadowOptions;
 }
 
-/** What the four parts measured. */
+/** What the five parts measured. */
 export interface AttackRunReport {
   oneAddress: AttackReport;
   nat: NatReport;
   writes: WritesReport;
   flood: RefusalFloodReport;
+  shadow: ShadowReport;
   /** The new-address attacker's peak share as bench/pow_attack.ts last recorded it (not re-run). */
   newAddress: { measured: string; pass: boolean } | null;
 }
@@ -58,7 +62,7 @@ export function newAddressResult(results: string): AttackRunReport["newAddress"]
   };
 }
 
-/** Runs the four parts, one after the other (each on its own store). */
+/** Runs the five parts, one after the other (each on its own store). */
 export async function attackScenario(
   e: ScenarioEnv,
   o: AttackRunOptions,
@@ -68,10 +72,12 @@ export async function attackScenario(
   e.log(`  counting KV commits per visitor (in-process, ${o.writes.visitors} visitors) ...`);
   const writes = await countWrites(o.writes);
   const flood = await refusalFlood(e, o.flood);
+  e.log(`  the shadow line against a bot (in-process, off then on) ...`);
+  const shadow = await shadowLineAttack(o.shadow);
   const results = await Deno.readTextFile(new URL("../RESULTS.md", import.meta.url)).catch(() =>
     ""
   );
-  return { oneAddress, nat, writes, flood, newAddress: newAddressResult(results) };
+  return { oneAddress, nat, writes, flood, shadow, newAddress: newAddressResult(results) };
 }
 
 const pct = (a: number, b: number) => `${(100 * a / Math.max(1, b)).toFixed(1)}%`;
@@ -134,6 +140,7 @@ export function attackChecks(r: AttackRunReport): Check[] {
         w.heartbeatsAnswered === w.heartbeatsSent,
     },
     ...floodChecks(r.flood),
+    ...shadowChecks(r.shadow),
     {
       name: "a new address per join, proof of work automatic: the attacker's share at the peak",
       measured: r.newAddress?.measured ?? "not run yet: deno run -A bench/pow_attack.ts",
@@ -184,6 +191,27 @@ function floodChecks(f: RefusalFloodReport): Check[] {
       } ms) without: ${ratio.toFixed(2)}x`,
       target: ">= 0.9x of the rate without the flood, same run",
       pass: ratio >= 0.9,
+    },
+  ];
+}
+
+/** The shadow line's targets: the bot holds no real row, and stops hammering once placed. */
+function shadowChecks(s: ShadowReport): Check[] {
+  const { off, on } = s;
+  return [
+    {
+      name: "shadow line on: the fixed-address bot's share of the real line",
+      measured: `${on.botRealRows} of ${f0(on.realRows)} rows (${on.botShadowPlaces} shadow ` +
+        `places; waiting ${f0(on.waiting)}, as without it: ${f0(off.waiting)})`,
+      target: "0, and waiting counts no shadow place",
+      pass: on.botRealRows === 0 && on.waiting === off.waiting &&
+        on.ordinaryPlaced === s.options.visitors,
+    },
+    {
+      name: "the bot's joins a second after its first failed check, shadow line off / on",
+      measured: `${off.botJoinsPerSec.toFixed(1)} / ${on.botJoinsPerSec.toFixed(2)}`,
+      target: "drops with it on (under a tenth)",
+      pass: on.botJoinsPerSec < off.botJoinsPerSec / 10,
     },
   ];
 }
@@ -243,5 +271,12 @@ export function attackNotes(r: AttackRunReport): string[] {
     `every one is refused 429). Commits per instance from its \`/metrics\` before and after ` +
     `each phase (\`tollgate_kv_commit_duration_seconds_count\`; refusal statistics are ` +
     `\`op="hit_count"\`).`,
+    `Shadow line: the app in the driver's process over in-memory KV with a simulated clock, the ` +
+    `bot check on (difficulty 500), ADMIT_PER_SECOND=0.1; ${r.shadow.options.visitors} ordinary ` +
+    `visitors, one a second, each from its own address with the check solved; ` +
+    `${r.shadow.options.botWorkers} bot workers at ${ATTACKER_IP}, each a request every 100 ms, ` +
+    `answering every challenge wrongly, retrying a refusal at once and following a place at its ` +
+    `check-ins (\`GET /status\`), as a script that reacts to what it gets. Once with the shadow ` +
+    `line off, once on.`,
   ];
 }
