@@ -1164,6 +1164,17 @@ for (const cfg of RUNS) {
   });
 }
 
+/** Asserts that the store check fails on the store as it is now. */
+async function assertStoreCheckFails(kv: Deno.Kv, what: string): Promise<void> {
+  let failed = false;
+  try {
+    checkStore(await snapshot(kv, Q));
+  } catch {
+    failed = true;
+  }
+  assert(failed, what);
+}
+
 Deno.test("model: the store invariant check fails on a corrupted counter", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1 });
   try {
@@ -1172,13 +1183,7 @@ Deno.test("model: the store invariant check fails on a corrupted counter", async
     checkStore(await snapshot(t.kv, Q));
     const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
     await t.kv.set(keys.counts(Q), { ...c, waiting: c.waiting + 1 });
-    let failed = false;
-    try {
-      checkStore(await snapshot(t.kv, Q));
-    } catch {
-      failed = true;
-    }
-    assert(failed, "a counter that disagrees with the records is caught");
+    await assertStoreCheckFails(t.kv, "a counter that disagrees with the records is caught");
   } finally {
     t.close();
   }
@@ -1197,13 +1202,7 @@ Deno.test("model: the store invariant check fails on an arrival entry left behin
     const rec = s.visitors.get(b.visitorId)!;
     await t.kv.atomic().delete(keys.visitor(Q, rec.id))
       .delete(keys.deadline(Q, rec.deadline, rec.id)).commit();
-    let failed = false;
-    try {
-      checkStore(await snapshot(t.kv, Q));
-    } catch {
-      failed = true;
-    }
-    assert(failed, "an arrival entry without its unnumbered record is caught");
+    await assertStoreCheckFails(t.kv, "an arrival entry without its unnumbered record is caught");
   } finally {
     t.close();
   }
