@@ -473,6 +473,14 @@ class ModelRun {
   }
 
   /**
+   * An admission whose hold or token ran out: answered as gone (404) until the next tick frees its
+   * slot (found on seeds other than the runs' own, e.g. 111 and 233: a step between two ticks).
+   */
+  lapsed(v: MVisitor) {
+    return (v.state === "admitted" || v.state === "entered") && v.until <= this.now;
+  }
+
+  /**
    * Renewed liveness of a waiter: reads the stored deadline and checks it against the rules. A due
    * check-in gets exactly two periods plus 30 s after its new slot; a heartbeat keeps the visitor
    * alive at least a period plus 30 s from now (it writes at most once a period), never shortens and never runs more than a period ahead.
@@ -577,12 +585,22 @@ class ModelRun {
   /** status, heartbeat or join of a visitor that holds a ticket. */
   async visitorCall(v: MVisitor, kind: "status" | "heartbeat" | "join"): Promise<Effects> {
     if (kind === "join" && v.state === "gone") return await this.joinFresh(v);
+    if (kind === "join" && this.lapsed(v)) {
+      // The join frees the slot that ran out (gone in all but the sweep) and joins again.
+      v.state = "gone";
+      return await this.joinFresh(v);
+    }
     const res = kind === "status"
       ? await v.client.status(Q)
       : kind === "heartbeat"
       ? await v.client.req("POST", "/heartbeat", { queue: Q, visitorId: v.id })
       : await v.client.join(Q);
     this.log(`${kind} ${v.id} (${v.state}, nca ${v.nca - this.now}) -> ${res.status}`);
+    if (this.lapsed(v)) {
+      assertEquals(res.status, 404, `${kind} of an admission that ran out`);
+      assertEquals(res.json.error.code, "not_in_queue", "not_in_queue");
+      return {};
+    }
     if (v.state === "gone") {
       assertEquals(res.status, 404, `${kind} of a gone visitor`);
       assertEquals(res.json.error.code, "not_in_queue", "not_in_queue");
@@ -629,8 +647,8 @@ class ModelRun {
   async enter(v: MVisitor): Promise<Effects> {
     const res = await v.client.req("POST", "/enter", { queue: Q, visitorId: v.id });
     this.log(`enter ${v.id} (${v.state}) -> ${res.status}`);
-    if (v.state === "gone") {
-      assertEquals(res.status, 404, "enter of a gone visitor");
+    if (v.state === "gone" || this.lapsed(v)) {
+      assertEquals(res.status, 404, "enter of a gone visitor or of an admission that ran out");
     } else if (v.state === "waiting") {
       assertEquals(res.status, 409, "enter while waiting");
       assertEquals(res.json.error.code, "not_admitted", "not_admitted");
