@@ -213,7 +213,9 @@ function oddQuery(): string {
  * request carries: only the line may change there.
  */
 const JOINS_BY_DESIGN = new Set(["GET /wait"]);
-const LINE_PREFIXES = new Set(["v", "w", "d", "x", "g", "counts"]);
+// 0.8: a join writes an arrival entry ("na") and the `arrivalsPending` sum; a leave before the
+// sequencer numbers it writes a note ("nl"): all the line's records.
+const LINE_PREFIXES = new Set(["v", "w", "d", "x", "g", "counts", "na", "nl", "arrivalsPending"]);
 
 /** A snapshot's lines outside the queue's line records. */
 function outsideLine(snap: string): string {

@@ -10,7 +10,7 @@ import { keys } from "../lib/store/keys.ts";
 import { readTicketUnverified, type TicketClaims } from "../lib/tokens.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { makeApp } from "./helpers.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
 
 const Q = "default";
 /** Chi-square critical values at p = 0.999. */
@@ -24,6 +24,23 @@ function chiSquare(observed: number[]): number {
 }
 
 const claimsOf = readTicketUnverified;
+
+/** 0.8: arrival-key order (ms, instance, counter), the order the sequencer numbers joins in. */
+function byArrival(a: Visitor, b: Visitor): number {
+  const [x, y] = [a.mark!, b.mark!];
+  return x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0) || x[2] - y[2];
+}
+
+/** 0.8: the records of joins not numbered yet, in arrival order (each with its arrival key). */
+async function unnumbered(t: TestApp, ids: string[]): Promise<Visitor[]> {
+  const recs: Visitor[] = [];
+  for (const id of ids) {
+    const v = (await t.kv.get<Visitor>(keys.visitor(Q, id))).value;
+    assert(v && v.seq === 0 && v.mark, `join ${id} waits for the sequencer`);
+    recs.push(v);
+  }
+  return recs.sort(byArrival);
+}
 
 /**
  * One short-line trial on a fresh app seeded with `seed`: `n` waiters join (while paused, so
@@ -40,11 +57,12 @@ async function shortLineTrial(
   try {
     await t.engine.setPaused(Q, true);
     const joins = await Promise.all(Array.from({ length: n }, () => t.engine.join(Q, null)));
-    const waiters = joins.map((j) => {
+    const ids = joins.map((j) => {
       assertEquals(j.view.status, "waiting", "joins wait while paused");
-      return claimsOf(j.ticket);
-    }).sort((a, b) => a.seq - b.seq);
-    assertEquals(waiters.map((w) => w.seq), waiters.map((_, i) => i + 1), "arrival numbers");
+      return claimsOf(j.ticket).sub;
+    });
+    // 0.8: the tick's (or force-admit's) sequencer numbers the joins first, in arrival order.
+    const waiters = (await unnumbered(t, ids)).map((v) => ({ sub: v.id }));
     await t.engine.setPaused(Q, false);
     let admitted: number;
     if (how === "force") {
@@ -60,6 +78,7 @@ async function shortLineTrial(
     for (let i = 0; i < n; i++) {
       const v = await t.engine.visitor(Q, waiters[i].sub);
       assert(v, `waiter ${i} has a record`);
+      assertEquals(v.seq, i + 1, `waiter ${i} numbered in arrival order`);
       if (v.state !== "waiting") {
         assertEquals(index, -1, "only one waiter admitted");
         index = i;
@@ -132,7 +151,12 @@ async function longLineRun(seed: number, W: number, rate: number, groups: number
         tickets.push(claimsOf(j.ticket));
       }
     }
-    tickets.sort((a, b) => a.seq - b.seq);
+    // 0.8: the joins are numbered in arrival order (what the first tick would do); the groups
+    // go by that order.
+    const order = await unnumbered(t, tickets.map((c) => c.sub));
+    while ((await t.engine.sequence(Q)) > 0) { /* until every join is numbered */ }
+    const rank = new Map(order.map((v, i) => [v.id, i]));
+    tickets.sort((a, b) => rank.get(a.sub)! - rank.get(b.sub)!);
     const group = new Map<string, number>();
     tickets.forEach((c, i) => group.set(c.sub, Math.floor((i * groups) / W)));
     await t.engine.setPaused(Q, false);

@@ -6,6 +6,11 @@
  * (waiting, admitted, entered, gone) from the responses; after every step the model is compared
  * with the real KV store and the store's invariants are checked. Failures print the run, seed,
  * step and the last actions so they can be replayed.
+ *
+ * 0.8 (issue 31): a join writes only its own records and an arrival entry; the tick's sequencer
+ * numbers the arrivals in arrival order. So the model keeps a join pending (arrival number 0, a
+ * provisional position) until the next tick or force-admit numbers the pending joins in their
+ * order; from then on positions, counts and admissions are checked exactly as before.
  */
 import { seededRandom } from "../lib/clock.ts";
 import { keys } from "../lib/store/keys.ts";
@@ -59,6 +64,12 @@ interface Snapshot {
   lottery: { rkey: number; id: string; seq: number }[] | null;
   deadlines: { ms: number; id: string; seq: number }[];
   expiries: { ms: number; id: string; state: string }[];
+  /** 0.8: joins not numbered yet, in arrival-key order (ms, instance, counter). */
+  arrivals: { key: Deno.KvKey; id: string; value: Visitor }[];
+  /** 0.8: the `arrivalsPending` sum beside the counts. */
+  arrivalsPending: number;
+  /** 0.8: ids of visitors that left before they were numbered (notes for the sequencer). */
+  leftEarly: string[];
 }
 
 /** What a step did that the reconciliation must allow. */
@@ -71,6 +82,8 @@ interface Effects {
   forcedExpected?: number;
   /** Admissions answered directly to a visitor (join while nobody waits). */
   instant?: MVisitor[];
+  /** 0.8: joins the tick's sequencer numbered (before its admissions). */
+  numbered?: number;
 }
 
 interface RunConfig {
@@ -139,18 +152,52 @@ async function snapshot(kv: Deno.Kv, q: string): Promise<Snapshot> {
   const counts = withEnters(withDefaults(EMPTY_COUNTS, stored.value), pendingOf(enters));
   const settings = (await kv.get<QueueSettings>(keys.queue(q))).value;
   assert(settings, "the queue's settings record exists");
-  return { counts, settings, visitors, fifo, lottery, deadlines, expiries };
+  const arrivals: Snapshot["arrivals"] = [];
+  for await (const e of kv.list<Visitor>({ prefix: keys.arrivalPrefix(q) })) {
+    arrivals.push({ key: e.key, id: e.value.id, value: e.value });
+  }
+  const leftEarly: string[] = [];
+  for await (const e of kv.list({ prefix: keys.leftEarlyPrefix(q) })) {
+    leftEarly.push(e.key[2] as string);
+  }
+  const arrivalsPending = pendingOf(await kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
+  return {
+    counts,
+    settings,
+    visitors,
+    fifo,
+    lottery,
+    deadlines,
+    expiries,
+    arrivals,
+    arrivalsPending,
+    leftEarly,
+  };
 }
 
 /**
  * Store invariants that hold at rest, whatever happened before: counters equal a recount, every
  * waiter has exactly one fifo, lottery and deadline entry, every slot holder exactly one expiry
- * entry, and there are no orphan index entries.
+ * entry, and there are no orphan index entries. 0.8: a join not numbered yet (arrival number 0)
+ * has exactly one arrival entry (its record's `mark`, the same record) and its deadline entry, no
+ * line entry, and is not in the counts; the `arrivalsPending` sum counts the arrival entries.
  */
 function checkStore(s: Snapshot): void {
   const by = { waiting: 0, admitted: 0, entered: 0 };
+  const unnumbered = new Set<string>();
   for (const [id, v] of s.visitors) {
     assertEquals(v.id, id, `visitor record key/id`);
+    if (v.seq === 0) {
+      assertEquals(v.state, "waiting", `a record not numbered yet (${id}) is waiting`);
+      assert(v.mark, `a record not numbered yet (${id}) has its arrival key`);
+      const mine = s.arrivals.filter((a) => a.id === id);
+      assertEquals(mine.length, 1, `arrival entries of unnumbered ${id}`);
+      assertEquals(mine[0].key, keys.arrival(Q, ...v.mark), `arrival entry of ${id} at its mark`);
+      assertEquals(mine[0].value, v, `arrival entry of ${id} carries its record`);
+      unnumbered.add(id);
+      continue;
+    }
+    assert(!v.mark, `numbered visitor ${id} keeps no arrival key`);
     by[v.state]++;
     assert(v.seq < s.counts.nextSeq, `visitor ${id} seq ${v.seq} < nextSeq ${s.counts.nextSeq}`);
   }
@@ -167,9 +214,26 @@ function checkStore(s: Snapshot): void {
   const fifo = tally(s.fifo), dl = tally(s.deadlines);
   const lot = s.lottery ? tally(s.lottery) : null;
   const ex = tally(s.expiries);
+  for (const a of s.arrivals) {
+    assert(unnumbered.has(a.id), `orphan arrival entry for ${a.id} (no unnumbered record)`);
+  }
+  assertEquals(s.arrivalsPending, s.arrivals.length, "arrivalsPending sum == arrival entries");
+  for (const id of s.leftEarly) {
+    assert(unnumbered.has(id), `early-leave note of ${id} without an unnumbered record`);
+  }
   for (const [id, v] of s.visitors) {
     const waiting = v.state === "waiting";
     const want = waiting ? 1 : 0;
+    if (v.seq === 0) {
+      assertEquals(fifo.get(id) ?? 0, 0, `no line entry before ${id} is numbered`);
+      assertEquals(dl.get(id) ?? 0, 1, `deadline entries of unnumbered ${id}`);
+      assert(
+        s.deadlines.some((d) => d.id === id && d.ms === v.deadline && d.seq === 0),
+        `deadline entry of unnumbered ${id} matches its record`,
+      );
+      assertEquals(ex.get(id) ?? 0, 0, `no expiry entry of unnumbered ${id}`);
+      continue;
+    }
     assertEquals(fifo.get(id) ?? 0, want, `fifo entries of ${v.state} visitor ${id}`);
     if (lot) assertEquals(lot.get(id) ?? 0, want, `lottery entries of ${v.state} visitor ${id}`);
     assertEquals(dl.get(id) ?? 0, want, `deadline entries of ${v.state} visitor ${id}`);
@@ -210,6 +274,12 @@ class ModelRun {
   model = new Map<string, MVisitor>();
   /** Visitors that still hold a ticket (anyone the driver can act for). */
   pool: MVisitor[] = [];
+  /**
+   * 0.8: joins not numbered yet, in arrival order (arrival number 0 until the sequencer runs at the
+   * next tick or force-admit), with the early leavers among them (state "gone"): their records
+   * stay until the sequencer takes their notes in.
+   */
+  arrivals: MVisitor[] = [];
   nextSeq = 1;
   paused = false;
   opensAt: number | null = null;
@@ -229,7 +299,19 @@ class ModelRun {
   /** Actions queued to run as the next steps (a scenario spread over several steps). */
   pending: (() => Promise<Effects>)[] = [];
   prev!: Snapshot;
-  stats = { steps: 0, admitted: 0, dropped: 0, expired: 0, instant: 0, forced: 0, ticks: 0 };
+  stats = {
+    steps: 0,
+    admitted: 0,
+    dropped: 0,
+    expired: 0,
+    instant: 0,
+    forced: 0,
+    ticks: 0,
+    /** 0.8: joins numbered by the sequencer, calls answered before it, leaves before it. */
+    numbered: 0,
+    unnumberedCalls: 0,
+    leftEarly: 0,
+  };
 
   constructor(
     public cfg: RunConfig,
@@ -263,8 +345,38 @@ class ModelRun {
   budgetSurelyAvailable() {
     return this.now - this.budgetSince() >= 1000 / this.cfg.rate + 1;
   }
+  /** Waiters in the line (numbered; 0.8: a join not numbered yet is not in it). */
+  numberedWaiting() {
+    return this.waiting().filter((v) => v.seq > 0);
+  }
+  /**
+   * 0.8: the line as the engine counts it (the view's `waiting`, the waiting cap, the empty line of
+   * a join let in at once): the numbered waiters plus every arrival entry, an early leaver's too
+   * until the sequencer takes its note in.
+   */
+  lineWithArrivals() {
+    return this.numberedWaiting().length + this.arrivals.length;
+  }
+  /**
+   * 0.8: what the sequencer does (first thing in a tick that runs, and in force-admit): numbers
+   * the pending joins in arrival order; early leavers are taken out unnumbered.
+   */
+  numberArrivals(): number {
+    let n = 0;
+    for (const v of this.arrivals) {
+      if (v.state === "gone") {
+        this.stats.leftEarly++;
+        continue;
+      }
+      v.seq = this.nextSeq++;
+      n++;
+    }
+    this.arrivals = [];
+    this.stats.numbered += n;
+    return n;
+  }
   expectedPosition(v: MVisitor) {
-    return 1 + this.waiting().filter((w) => w.seq < v.seq).length;
+    return 1 + this.numberedWaiting().filter((w) => w.seq < v.seq).length;
   }
   log(s: string) {
     this.trace.push(`#${this.stats.steps} t=${this.now - Date.UTC(2026, 0, 1)} ${s}`);
@@ -288,8 +400,21 @@ class ModelRun {
         "estimatedWaitSeconds",
       );
     }
-    const line = this.waiting().length;
-    if (this.mode === "queue") {
+    // 0.8: the line counts the joins not numbered yet (and early leavers until the next tick).
+    const line = this.lineWithArrivals();
+    const pending = v.seq === 0;
+    if (pending) this.stats.unnumberedCalls++;
+    if (this.mode === "queue" && pending) {
+      // 0.8: a join not numbered yet has a provisional place (exact from the next tick on).
+      assertEquals(body.positionExact, false, `position of unnumbered ${v.id} is provisional`);
+      const p = body.position as number;
+      assert(Number.isInteger(p) && p >= 1 && p <= line, `provisional position ${p} in 1..${line}`);
+      if (this.show) {
+        const w = body.waiting as number;
+        assert(w >= p && w <= line, `provisional waiting count ${w} in ${p}..${line}`);
+        assertEquals([body.ahead, body.behind], [p - 1, w - p], "provisional ahead, behind");
+      }
+    } else if (this.mode === "queue") {
       const position = this.expectedPosition(v);
       assertEquals(body.position, position, `position of ${v.id} (seq ${v.seq})`);
       if (this.show) {
@@ -302,12 +427,17 @@ class ModelRun {
     } else {
       assertEquals(body.position, undefined, "no position in lottery mode");
       if (this.show) {
-        assertEquals(body.waiting, line, "waiting count in lottery mode");
+        // 0.8: a join's own answer may count the line as it was before it (provisional).
+        if (pending) {
+          const w = body.waiting as number;
+          assert(w >= line - 1 && w <= line, `waiting count ${w} of unnumbered ${v.id} (${line})`);
+        } else assertEquals(body.waiting, line, "waiting count in lottery mode");
         const odds = body.lotteryOdds as number;
         assert(odds > 0 && odds <= 1, `lotteryOdds ${odds} is a probability`);
       }
     }
     const hidden = ["paused", "opensAt", "capacity", "health", "accessToken"];
+    if (this.mode !== "queue" || !pending) hidden.push("positionExact");
     if (!this.show) hidden.push("waiting", "ahead", "behind", "lotteryOdds");
     for (const k of hidden) assert(!(k in body), `waiting response must not carry ${k}`);
     const ticket = decodePart(v.client.cookies.get("tg_ticket") ?? "");
@@ -340,6 +470,14 @@ class ModelRun {
     assertEquals(c.iat, Math.floor(this.now / 1000), "token issued now");
     v.state = "entered";
     v.until = (c.exp as number) * 1000;
+  }
+
+  /**
+   * An admission whose hold or token ran out: answered as gone (404) until the next tick frees its
+   * slot (found on seeds other than the runs' own, e.g. 111 and 233: a step between two ticks).
+   */
+  lapsed(v: MVisitor) {
+    return (v.state === "admitted" || v.state === "entered") && v.until <= this.now;
   }
 
   /**
@@ -384,7 +522,9 @@ class ModelRun {
   /** A join that creates a visitor (new, or one that is gone rejoining with its ticket). */
   async joinFresh(v: MVisitor | null): Promise<Effects> {
     const client = v?.client ?? new Client(this.t.app);
-    const waitingBefore = this.waiting().length;
+    // 0.8: the line the join sees counts the arrivals not numbered yet (see lineWithArrivals), so
+    // a join goes in at once only when no arrival waits for the sequencer either.
+    const waitingBefore = this.lineWithArrivals();
     const canInstant = this.isOpen() && waitingBefore === 0 &&
       this.capacity - this.occupancy() > 0;
     const mustInstant = canInstant && this.budgetSurelyAvailable();
@@ -409,7 +549,13 @@ class ModelRun {
       hasTicket: true,
     };
     assert(!v ? !this.model.has(id) : true, `new visitor id ${id} is fresh`);
-    m.seq = this.nextSeq++;
+    // 0.8: only a join let in at once is numbered at the join; any other waits for the sequencer
+    // (arrival number 0 until the next tick or force-admit numbers the pending joins in order).
+    if (res.status === 200) m.seq = this.nextSeq++;
+    else {
+      m.seq = 0;
+      this.arrivals.push(m);
+    }
     const ticket = decodePart(client.cookies.get("tg_ticket") ?? "");
     assertEquals([ticket.sub, ticket.seq], [id, m.seq], "join ticket names visitor and seq");
     if (!v) {
@@ -439,12 +585,22 @@ class ModelRun {
   /** status, heartbeat or join of a visitor that holds a ticket. */
   async visitorCall(v: MVisitor, kind: "status" | "heartbeat" | "join"): Promise<Effects> {
     if (kind === "join" && v.state === "gone") return await this.joinFresh(v);
+    if (kind === "join" && this.lapsed(v)) {
+      // The join frees the slot that ran out (gone in all but the sweep) and joins again.
+      v.state = "gone";
+      return await this.joinFresh(v);
+    }
     const res = kind === "status"
       ? await v.client.status(Q)
       : kind === "heartbeat"
       ? await v.client.req("POST", "/heartbeat", { queue: Q, visitorId: v.id })
       : await v.client.join(Q);
     this.log(`${kind} ${v.id} (${v.state}, nca ${v.nca - this.now}) -> ${res.status}`);
+    if (this.lapsed(v)) {
+      assertEquals(res.status, 404, `${kind} of an admission that ran out`);
+      assertEquals(res.json.error.code, "not_in_queue", "not_in_queue");
+      return {};
+    }
     if (v.state === "gone") {
       assertEquals(res.status, 404, `${kind} of a gone visitor`);
       assertEquals(res.json.error.code, "not_in_queue", "not_in_queue");
@@ -474,11 +630,25 @@ class ModelRun {
     return {};
   }
 
+  /** 0.8: the joins not numbered yet ask their status, renew, join again, enter or leave. */
+  async callsBeforeNumbering(): Promise<Effects> {
+    for (const v of [...this.arrivals]) {
+      if (v.state !== "waiting" || !v.hasTicket) continue;
+      const x = this.rnd.next();
+      if (x < 0.3) await this.visitorCall(v, "status");
+      else if (x < 0.45) await this.visitorCall(v, "heartbeat");
+      else if (x < 0.55) await this.visitorCall(v, "join");
+      else if (x < 0.6) await this.enter(v);
+      else if (x < 0.8) await this.leave(v);
+    }
+    return {};
+  }
+
   async enter(v: MVisitor): Promise<Effects> {
     const res = await v.client.req("POST", "/enter", { queue: Q, visitorId: v.id });
     this.log(`enter ${v.id} (${v.state}) -> ${res.status}`);
-    if (v.state === "gone") {
-      assertEquals(res.status, 404, "enter of a gone visitor");
+    if (v.state === "gone" || this.lapsed(v)) {
+      assertEquals(res.status, 404, "enter of a gone visitor or of an admission that ran out");
     } else if (v.state === "waiting") {
       assertEquals(res.status, 409, "enter while waiting");
       assertEquals(res.json.error.code, "not_admitted", "not_admitted");
@@ -496,6 +666,8 @@ class ModelRun {
     assertEquals(res.status, 200, `leave: ${res.text}`);
     assertEquals(res.json, { status: "left" }, "leave answer");
     assert(!v.client.cookies.has("tg_ticket"), "leave clears tg_ticket");
+    // 0.8: a join not numbered yet leaves a note; it stays in `arrivals` (gone) until the
+    // sequencer takes the note in: never numbered, admitted or counted after this.
     v.state = "gone";
     v.hasTicket = false;
     this.pool = this.pool.filter((p) => p !== v);
@@ -511,6 +683,8 @@ class ModelRun {
   }
 
   async forceAdmit(count: number): Promise<Effects> {
+    // 0.8: force-admit numbers every join so far first (the admission goes by the whole line).
+    this.numberArrivals();
     const expected = this.isOpen()
       ? Math.min(
         count,
@@ -571,14 +745,25 @@ class ModelRun {
     this.t.clock.advance(ms);
     const sec = Math.floor(this.now / 1000);
     const r = await this.t.engine.tick(Q);
-    this.log(`advance ${ms} tick -> ran ${r.ran} admitted ${r.admitted} expired ${r.expired}`);
+    this.log(
+      `advance ${ms} tick -> ran ${r.ran} numbered ${r.numbered} admitted ${r.admitted} ` +
+        `expired ${r.expired}`,
+    );
     assertEquals(
       r.ran,
       sec > this.lastTickSec,
       `tick runs once per new second (last ${this.lastTickSec})`,
     );
     if (r.ran) this.lastTickSec = sec;
-    return { tickRan: r.ran, tickAdmitted: r.admitted, tickExpired: r.expired };
+    // 0.8: a tick that runs numbers the pending joins first, in arrival order.
+    const numbered = r.ran ? this.numberArrivals() : 0;
+    assertEquals(r.numbered, numbered, "the tick numbered the pending joins");
+    return {
+      tickRan: r.ran,
+      tickAdmitted: r.admitted,
+      tickExpired: r.expired,
+      numbered: r.ran ? numbered : undefined,
+    };
   }
 
   // ---- reconciliation -----------------------------------------------------------------------
@@ -590,9 +775,27 @@ class ModelRun {
     let dropped = 0, expired = 0;
     const mayAdmit = fx.tickRan || fx.forced !== undefined;
     const occBefore = [...before.visitors.values()].filter((v) => v.state !== "waiting").length;
+    // 0.8: the store's arrival entries are the model's pending joins, in the same (arrival) order,
+    // and the early leavers among them left their notes.
+    assertEquals(
+      after.arrivals.map((a) => a.id),
+      this.arrivals.map((v) => v.id),
+      "arrival entries == pending joins, in arrival order",
+    );
+    assertEquals(
+      [...after.leftEarly].sort(),
+      this.arrivals.filter((v) => v.state === "gone").map((v) => v.id).sort(),
+      "early-leave notes == pending joins that left",
+    );
     for (const v of this.model.values()) {
       if (v.state === "gone") {
-        assert(!after.visitors.has(v.id), `gone visitor ${v.id} has a record`);
+        const rec = after.visitors.get(v.id);
+        // 0.8: an early leaver's record stays, unnumbered, until the sequencer takes its note in.
+        if (rec && this.arrivals.includes(v)) {
+          assertEquals([rec.state, rec.seq], ["waiting", 0], `record of early leaver ${v.id}`);
+          continue;
+        }
+        assert(!rec, `gone visitor ${v.id} has a record`);
         continue;
       }
       const rec = after.visitors.get(v.id);
@@ -611,6 +814,7 @@ class ModelRun {
         }
         assertEquals(rec.seq, v.seq, `seq of ${v.id}`);
         if (rec.state !== "waiting") {
+          assert(v.seq > 0, `${v.id} admitted before it was numbered`);
           assert(mayAdmit, `${v.id} became ${rec.state} outside a tick or force-admit`);
           assert(
             !lapsed,
@@ -654,7 +858,10 @@ class ModelRun {
     }
     for (const id of after.visitors.keys()) {
       const m = this.model.get(id);
-      assert(m && m.state !== "gone", `store has a visitor the model does not know: ${id}`);
+      assert(
+        m && (m.state !== "gone" || this.arrivals.includes(m)),
+        `store has a visitor the model does not know: ${id}`,
+      );
     }
 
     // Admissions: each (visitor, arrival) at most once, and the total matches the counter.
@@ -706,6 +913,8 @@ class ModelRun {
     // FIFO: in queue mode nobody is admitted while an earlier arrival still waits.
     if (this.mode === "queue" && admittedNow.length > 0) {
       // Silent waiters (past their deadline, in their grace) are passed over, keeping their place.
+      // 0.8: nothing is admitted while a join is not numbered yet (it would be overtaken).
+      assertEquals(this.arrivals.length, 0, "no admission while joins wait for the sequencer");
       const live = this.waiting().filter((w) => w.deadline >= this.now);
       const minWaiting = Math.min(...live.map((w) => w.seq));
       for (const v of admittedNow) {
@@ -716,7 +925,8 @@ class ModelRun {
     // Tick admissions: bounded by slots and line, and happen when budget surely exists.
     if (fx.tickRan) {
       const slots = this.capacity - (occBefore - expired);
-      const line = before.counts.waiting - dropped;
+      // 0.8: the joins the tick numbered first are in its line.
+      const line = before.counts.waiting + (fx.numbered ?? 0) - dropped;
       assert(hidden.length <= Math.max(0, Math.min(slots, line)), "tick admits within slots");
       // Silent waiters are passed over: the tick must admit only where someone can learn of it.
       const live = this.waiting().filter((w) => w.deadline >= now).length + hidden.length;
@@ -769,6 +979,14 @@ class ModelRun {
     const lineLong = this.waiting().length > 60;
     const table: [number, () => () => Promise<Effects>][] = [
       [lineLong ? 2 : 14, () => () => this.joinFresh(null)],
+      [lineLong ? 0 : 3, () => {
+        // 0.8: a few joins within one second (no tick between), so several wait for the
+        // sequencer at once; some of them call or leave before it numbers them.
+        const k = r.int(2, 5);
+        for (let i = 1; i < k; i++) this.pending.push(() => this.joinFresh(null));
+        this.pending.push(() => this.callsBeforeNumbering());
+        return () => this.joinFresh(null);
+      }],
       [withTicket.length ? 18 : 0, () => {
         const v = r.pick(withTicket);
         return () => this.visitorCall(v, "status");
@@ -806,7 +1024,10 @@ class ModelRun {
       [waiting.length ? 1 : 0, () => {
         // The earliest waiter lapses between two ticks (its deadline passes within the second
         // the last tick ran), then the operator force-admits before the next tick sweeps it.
-        const head = this.waiting().reduce((a, b) => (a.seq < b.seq ? a : b));
+        // 0.8: the head of the numbered line (a join not numbered yet is behind it).
+        const line = this.numberedWaiting();
+        if (line.length === 0) return () => this.advanceAndTick(r.int(0, 3000));
+        const head = line.reduce((a, b) => (a.seq < b.seq ? a : b));
         const gap = Math.max(0, head.deadline - this.now);
         if (gap > 60_000) return () => this.advanceAndTick(r.int(0, 3000));
         const n = r.int(1, 3);
@@ -889,6 +1110,11 @@ async function runModel(cfg: RunConfig) {
       stats.admitted > 20 && stats.ticks > 50,
       `run exercised admissions: ${JSON.stringify(stats)}`,
     );
+    // 0.8: and the sequencer, with answers given before it ran.
+    assert(
+      stats.numbered > 100 && stats.unnumberedCalls > 200 && stats.leftEarly > 10,
+      `run exercised the sequencer: ${JSON.stringify(stats)}`,
+    );
     return stats;
   } finally {
     t.close();
@@ -956,6 +1182,17 @@ for (const cfg of RUNS) {
   });
 }
 
+/** Asserts that the store check fails on the store as it is now. */
+async function assertStoreCheckFails(kv: Deno.Kv, what: string): Promise<void> {
+  let failed = false;
+  try {
+    checkStore(await snapshot(kv, Q));
+  } catch {
+    failed = true;
+  }
+  assert(failed, what);
+}
+
 Deno.test("model: the store invariant check fails on a corrupted counter", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 1 });
   try {
@@ -964,13 +1201,26 @@ Deno.test("model: the store invariant check fails on a corrupted counter", async
     checkStore(await snapshot(t.kv, Q));
     const c = (await t.kv.get<Counts>(keys.counts(Q))).value!;
     await t.kv.set(keys.counts(Q), { ...c, waiting: c.waiting + 1 });
-    let failed = false;
-    try {
-      checkStore(await snapshot(t.kv, Q));
-    } catch {
-      failed = true;
-    }
-    assert(failed, "a counter that disagrees with the records is caught");
+    await assertStoreCheckFails(t.kv, "a counter that disagrees with the records is caught");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("model: the store invariant check fails on an arrival entry left behind (0.8)", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 1 });
+  try {
+    assertEquals((await new Client(t.app).join(Q)).status, 200, "the first goes in at once");
+    const b = new Client(t.app);
+    assertEquals((await b.join(Q)).status, 202);
+    const s = await snapshot(t.kv, Q);
+    checkStore(s);
+    assertEquals(s.arrivals.map((a) => a.id), [b.visitorId], "the join waits for the sequencer");
+    // Its record and deadline entry go, its arrival entry stays: the sequencer would number it.
+    const rec = s.visitors.get(b.visitorId)!;
+    await t.kv.atomic().delete(keys.visitor(Q, rec.id))
+      .delete(keys.deadline(Q, rec.deadline, rec.id)).commit();
+    await assertStoreCheckFails(t.kv, "an arrival entry without its unnumbered record is caught");
   } finally {
     t.close();
   }
