@@ -77,17 +77,18 @@ export async function planLine(
   const slots: number[] = [];
   for (let i = 0; i < waiting; i++) {
     const seq = i + 1;
-    // The newcomer's position is the waiting count including itself (scheduleLast in join.ts).
+    // As join.ts schedules a newcomer (0.8): by the view before its join (the waiters ahead of
+    // it), at the position last in line (the waiting count including itself).
     const view: QueueView = {
       settings,
-      counts: { ...EMPTY_COUNTS, waiting: seq, nextSeq: seq + 1 },
+      counts: { ...EMPTY_COUNTS, waiting: seq - 1, nextSeq: seq },
       pending: 0,
       head: 1,
       gone: [],
       goneSet: new Set(),
       loadedAt: at,
     };
-    const [nca, deadline, reserved] = schedule(ctx, q, view, seq, "join");
+    const [nca, deadline, reserved] = schedule(ctx, q, view, seq, "join", seq);
     if (reserved !== null) slots.push(reserved);
     rec[i] = {
       id: b64url(random.subarray(16 * i, 16 * i + 16)),

@@ -5,6 +5,10 @@
  * checks the invariants: counts equal a recount, indexes are consistent, nobody was admitted
  * twice, capacity was never exceeded, FIFO held, and the rate budget and the once-a-second tick
  * held across the processes.
+ *
+ * 0.8: joins are numbered by the tick's sequencer, not at the join, so arrival numbers come from
+ * the tickets of statuses after it ran (or the record), and the store is read once every arrival
+ * is numbered.
  */
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
@@ -32,6 +36,8 @@ interface Seen {
 
 interface Load {
   servers: Server[];
+  /** The test's own handle on the shared KV file. */
+  spy: Deno.Kv;
   seen: Seen[];
   errors: string[];
   forced: number;
@@ -69,6 +75,12 @@ async function call(
       const name = pair.slice(0, i), value = pair.slice(i + 1);
       if (/max-age=0/i.test(sc) || value === "") v.cookies.delete(name);
       else v.cookies.set(name, value);
+      // 0.8: a join not numbered yet carries arrival number 0; the ticket of a status after the
+      // sequencer ran carries the number, which the FIFO checks below compare.
+      if (name === "tg_ticket" && value !== "") {
+        const seq = claimsOf(value).seq as number;
+        if (seq > 0) v.seq = seq;
+      }
     }
   }
   // deno-lint-ignore no-explicit-any
@@ -88,7 +100,6 @@ async function visitor(load: Load, n: number, stopAt: number, leaveWaiting: bool
     return;
   }
   v.id = j.json.visitorId;
-  v.seq = claimsOf(v.cookies.get("tg_ticket")!).seq as number;
   if (!load.firstJoinAt) load.firstJoinAt = j.start;
   load.seen.push(v);
   let view = j.json;
@@ -107,7 +118,12 @@ async function visitor(load: Load, n: number, stopAt: number, leaveWaiting: bool
       v.admittedAt = r.end;
       break;
     }
-    if (r.start >= nca) v.waitingAt.push(r.start);
+    // 0.8: a waiter not numbered yet (`positionExact: false`, ticket without a number) has no
+    // place in the order to compare; after the sequencer ran its ticket carries its number.
+    if (r.start >= nca && view.positionExact !== false) {
+      if (v.seq === 0) load.errors.push(`exact status of ${v.id} without an arrival number`);
+      v.waitingAt.push(r.start);
+    }
     if (leaveWaiting) {
       v.leaveSentAt = Date.now();
       v.leftWhileWaiting = true;
@@ -115,6 +131,12 @@ async function visitor(load: Load, n: number, stopAt: number, leaveWaiting: bool
       if (l.status !== 200) load.errors.push(`leave -> ${l.status} ${l.text}`);
       return;
     }
+  }
+  if (v.seq === 0) {
+    // 0.8: admitted on a status, whose answer carries no ticket: the arrival number is read from
+    // the record, which stays until the visitor leaves.
+    const rec = await load.spy.get<Visitor>(keys.visitor(Q, v.id));
+    v.seq = rec.value?.seq ?? 0;
   }
   if (view.entered !== true || typeof view.accessToken !== "string") {
     load.errors.push(`admitted without a token: ${JSON.stringify(view)}`);
@@ -185,8 +207,10 @@ async function runScenario(sc: Scenario) {
   try {
     const startedAt = Date.now();
     await startServers(sc.processes, env, false, servers);
+    const spy = await Deno.openKv(kvPath);
     const load: Load = {
       servers,
+      spy,
       seen: [],
       errors: [],
       forced: 0,
@@ -201,7 +225,6 @@ async function runScenario(sc: Scenario) {
     const stopAt = t0 + sc.loadMs;
     const tasks: Promise<void>[] = [];
     // Samplers: operator metrics from the servers, and the shared counts record from the file.
-    const spy = await Deno.openKv(kvPath);
     const samplers = (async () => {
       while (Date.now() < stopAt) {
         const m = await call(load, null, "GET", `/metrics?queue=${Q}`, undefined, op);
@@ -237,6 +260,14 @@ async function runScenario(sc: Scenario) {
     }
     await Promise.all([...tasks, samplers, operator]);
     load.loadEndAt = Date.now();
+    // 0.8: a join is numbered into the line by the sequencer of a later tick; the store is read
+    // once it has run (no arrival entry left), so counts and line are compared complete.
+    const numberedBy = Date.now() + 5000;
+    while (Date.now() < numberedBy) {
+      const left = await Array.fromAsync(spy.list({ prefix: keys.arrivalPrefix(Q) }));
+      if (left.length === 0) break;
+      await sleep(100);
+    }
     spy.close();
     await sleep(300);
     await stopServers(servers);
@@ -278,6 +309,11 @@ async function runScenario(sc: Scenario) {
       // by two). Never taken in twice: the sum would have wrapped past 2^63.
       const pending = await kv.get<Deno.KvU64>(keys.entersPending(Q));
       assert((pending.value?.value ?? 0n) < 1n << 63n, "pending enters never taken in twice");
+      // 0.8: the sequencer ran: every join is numbered, none waits as an arrival entry.
+      const arrivals = await Array.fromAsync(kv.list({ prefix: keys.arrivalPrefix(Q) }));
+      assertEquals(arrivals.length, 0, "every arrival numbered after the last tick");
+      const unsequenced = await kv.get<Deno.KvU64>(keys.arrivalsPending(Q));
+      assertEquals(Number(unsequenced.value?.value ?? 0n), 0, "the arrivals' sum taken in exactly");
       counts = withEnters(
         withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value),
         pendingOf(pending),
@@ -306,6 +342,16 @@ async function runScenario(sc: Scenario) {
     // take waiters that left without learning they had just been admitted.
     const byId = new Map(load.seen.map((v) => [v.id, v]));
     assertEquals(byId.size, load.seen.length, "visitor ids are distinct");
+    // 0.8: the arrival number a visitor's tickets carried is the one its record holds; a visitor
+    // that never made a call after the sequencer ran takes its number from the record.
+    for (const v of visitors.values()) {
+      assert(v.seq > 0, `visitor ${v.id} numbered`);
+      const u = byId.get(v.id);
+      if (u && u.seq > 0) assertEquals(u.seq, v.seq, `arrival number of ${v.id}`);
+      else if (u) u.seq = v.seq;
+    }
+    const unknown = load.seen.filter((v) => v.seq === 0 && (v.admittedAt || v.waitingAt.length));
+    assertEquals(unknown.map((v) => v.id), [], "every visitor seen in line knows its number");
     const admittedIds = new Set(load.seen.filter((v) => v.admittedAt).map((v) => v.id));
     for (const v of visitors.values()) {
       assert(byId.has(v.id), `store holds a visitor the test never created: ${v.id}`);

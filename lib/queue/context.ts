@@ -344,6 +344,11 @@ export class QueueContext {
     return b.value;
   }
 
+  /** The branding of `q` last read, however old (a page that must not wait on the store). */
+  lastBranding(q: string): Branding | undefined {
+    return this.#branding.get(q)?.value;
+  }
+
   /**
    * The branding `q`'s visitors see (service-wide plus the queue's overrides; `""`: only the
    * service-wide record), cached a second.

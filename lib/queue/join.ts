@@ -196,6 +196,8 @@ async function place(
     const admitted = await admitAtOnce(ctx, q, id, supplied, records);
     if (admitted) return admitted;
   }
+  // The seconds other instances filled (read once a second): the check-in budget is shared.
+  await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
   const position = ctx.noteArrival(q, v);
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
   const visitor: Visitor = {

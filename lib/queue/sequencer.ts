@@ -13,7 +13,7 @@
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { takeIn } from "./enters.ts";
+import { pendingOf, takeIn } from "./enters.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import { putWaiting } from "./records.ts";
@@ -28,6 +28,12 @@ const LEFT_CHUNK = 20;
 interface Batch {
   arrivals: Deno.KvEntry<Visitor>[];
   left: Deno.KvEntry<Visitor | null>[];
+  /**
+   * The sum of joins not numbered yet, read after the lists: it holds every listed arrival (a
+   * join writes its entry and its one in the sum together), also those that landed after the
+   * counts were read.
+   */
+  pending: number;
 }
 
 /** Reads the next arrivals and early leavers of `q`. */
@@ -52,7 +58,10 @@ async function readBatch(ctx: QueueContext, q: string): Promise<Batch> {
     const got = await ctx.kv.getMany<Visitor[]>(ids.map((id) => keys.visitor(q, id)));
     left.push(...got as Deno.KvEntry<Visitor | null>[]);
   }
-  return { arrivals, left };
+  const pending = arrivals.length + left.length === 0
+    ? 0
+    : pendingOf(await ctx.kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
+  return { arrivals, left, pending };
 }
 
 /**
@@ -124,7 +133,7 @@ export async function sequence(
   const leavers: string[] = [];
   for (;;) {
     const out = await retryCommit(async () => {
-      const { counts, entry, arrivals: pending, settings, settingsEntry } = await ctx.readState(q);
+      const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return { n: 0, taken: 0, numbered: [] };
       const batch = await readBatch(ctx, q);
       if (batch.arrivals.length === 0 && batch.left.length === 0) {
@@ -142,8 +151,10 @@ export async function sequence(
         numberOne(ctx, q, op, settings, counts, e);
         n++;
       }
-      // Every arrival read is taken in, numbered or gone (never more than the sum holds).
-      takeIn(op, keys.arrivalsPending(q), Math.min(pending, n + gone.size));
+      // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
+      // sum is the one read after the lists: the one read with the counts may predate arrivals
+      // listed since, which then stayed in the sum for good (phantom waiters on every instance).
+      takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
       op.set(keys.counts(q), counts);
       return (await op.commit()).ok ? { n, taken: n + gone.size, numbered } : null;
     }, "sequence");

@@ -208,8 +208,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       return c.redirect(to, 302);
     }
     const out = await joinFromPage(c, s, assets, n, r);
-    await s.mail.refresh(); // whether the page offers the turn e-mail (read once a second)
+    // A refusal's page (a 503 of a busy store among them) answers without the mail read: a read
+    // waits behind the commits stuck on a locked KV file (7 s in tests/store_busy_test.ts).
     if (out instanceof Response) return out;
+    await s.mail.refresh(); // whether the page offers the turn e-mail (read once a second)
     answerVisitor(c, s, r.queue, out);
     const branding = await s.engine.ctx.branding(r.queue);
     const destination = await destinationFor(s, branding, r.returnPath);

@@ -9,7 +9,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts";
 import { safeReturnPath } from "../../lib/destination.ts";
-import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { type Branding, DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 import { QUEUE_NAME_RE } from "../../lib/names.ts";
 import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
@@ -22,6 +22,26 @@ import type { MessageKey } from "../../lib/i18n/messages/en.ts";
 
 /** Seconds before a page that hit a server error tries again by itself. */
 const ERROR_RETRY = 10;
+
+/**
+ * How long a notice page waits for the branding read before it takes the look last read (or the
+ * default): a read waits behind the commits stuck on a locked KV file, and the page that says the
+ * store is busy must answer within the visitor's 3 s (it took 7 s in tests/store_busy_test.ts).
+ */
+const BRANDING_WAIT_MS = 200;
+
+/** The branding of notice pages: read, unless the store does not answer at once. */
+async function noticeBranding(s: Services, q: string): Promise<Branding> {
+  const ctx = s.engine.ctx;
+  let timer: number | undefined;
+  const late = new Promise<undefined>((r) => timer = setTimeout(r, BRANDING_WAIT_MS));
+  try {
+    const read = ctx.branding(q).catch(() => undefined);
+    return (await Promise.race([read, late])) ?? ctx.lastBranding(q) ?? DEFAULT_BRANDING;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * A notice page: a heading and a line (message keys, in the visitor's language), optionally
@@ -53,8 +73,7 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     // The queue's own look ("Room full", "Not open yet" keep it); the page that says the store
     // is down must not need the store: default branding then.
     const q = c.req.query("queue") ?? "";
-    const branding = await s.engine.ctx.branding(QUEUE_NAME_RE.test(q) ? q : "")
-      .catch(() => DEFAULT_BRANDING);
+    const branding = await noticeBranding(s, QUEUE_NAME_RE.test(q) ? q : "");
     const { lang, m } = pageLang(c, branding.messages);
     const b = localTexts(pageBranding(branding), m);
     const heading = m[headingKey];
