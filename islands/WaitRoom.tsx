@@ -156,7 +156,9 @@ export function WaitRoom(p: WaitRoomProps) {
     holdSaid,
   });
   // Changes of place are announced at most every 30 s; any other news (the turn) at once.
-  const kind = local ?? (admitted ? "turn" : pending ? "pre" : lottery ? "lottery" : "line");
+  // The exact place after a provisional one (0.8: a join is numbered at the next tick) is news.
+  const line = view.positionExact === false ? "about" : "line";
+  const kind = local ?? (admitted ? "turn" : pending ? "pre" : lottery ? "lottery" : line);
   const announced = useAnnounced(said, kind);
 
   // ONE live region, always first and always the same element: only its words change, so
@@ -335,7 +337,10 @@ function Waiting(
     <>
       <p class="label">{m["wait.placeLabel"]}</p>
       <p class="place">
-        {view.waiting !== undefined
+        {/* A join not numbered by the tick yet (0.8): its place is an estimate, said as one. */}
+        {view.positionExact === false
+          ? t(m, "wait.placeAbout", { position: num(lang, position) })
+          : view.waiting !== undefined
           ? t(m, "wait.placeOf", {
             position: num(lang, position),
             waiting: num(lang, view.waiting),

@@ -142,6 +142,8 @@ export function liveWords(w: {
     ? m["live.prequeue"]
     : w.lottery
     ? m["live.lottery"]
+    : w.view.positionExact === false
+    ? t(m, "live.positionAbout", { position: num(lang, w.position) })
     : w.view.waiting !== undefined
     ? t(m, "live.positionOf", {
       position: num(lang, w.position),

@@ -21,7 +21,8 @@ Deno.test("GET /wait joins the queue, sets tg_ticket like the API and renders th
     "samesite=lax",
   ]);
   assertEquals(cookieAttrs(r.headers, "tg_access"), null, "a waiter gets no access cookie");
-  assert(r.text.includes(`<p class="place">#1</p>`), "position 1 shown");
+  // 0.8: the join's place is provisional until the tick's sequencer numbered it, and says so.
+  assert(r.text.includes(`<p class="place">About #1</p>`), "position 1 shown as provisional");
   assert(r.text.includes("Estimated wait:"));
   assert(/role="status" aria-live="polite"/.test(r.text), "a live region");
   const p = props(r.text);
@@ -30,6 +31,9 @@ Deno.test("GET /wait joins the queue, sets tg_ticket like the API and renders th
   assertEquals(p.serverNow, t.clock.now());
   // The API sees the same visitor.
   assertEquals((await v.status()).json.position, 1);
+  // Numbered by the sequencer: the page shows the exact place.
+  await t.engine.sequence(Q);
+  assert((await v.req("GET", "/wait")).text.includes(`<p class="place">#1</p>`), "exact");
   t.close();
 });
 
@@ -121,6 +125,9 @@ Deno.test("position is `#X of Y` only with showWaitingCount", async () => {
   const t = await waitingApp();
   await new Client(t.app).req("GET", "/wait");
   const v = new Client(t.app);
+  await v.req("GET", "/wait");
+  // 0.8: exact places once the sequencer numbered the joins.
+  await t.engine.sequence(Q);
   const off = await v.req("GET", "/wait");
   assert(off.text.includes(`<p class="place">#2</p>`), "just the position");
   assert(!/#2 of/.test(off.text));

@@ -32,12 +32,15 @@ Deno.test({
         const checks: number[] = [];
         page.on("request", (r) => r.url().includes("/status?") && checks.push(Date.now()));
         await page.goto(`${srv.base}/wait?return=/demo`);
-        assertEquals(await text(page, ".place"), "#1");
+        // 0.8: the join's place is provisional until the tick numbered it, and says so.
+        assertEquals(await text(page, ".place"), "About #1");
         assert((await text(page, ".eta")).startsWith("Estimated wait: about"));
         assertEquals(await page.locator("[aria-live=polite]").count(), 1);
         // The island took over: the no-JS refresh is inert, the bundle ran.
         await page.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
         assert(page.url().endsWith("&start=1"), `the baseline is kept in ${page.url()}`);
+        // The first check-in after the tick brings the exact place (and the count).
+        await page.locator(".place", { hasText: /^#1( of 1)?$/ }).waitFor({ timeout: TURN_MS });
         await page.screenshot({ path: screenshotPath("wait-waiting.png"), fullPage: true });
         assertEquals(await srv.admit("default"), 1);
         await page.waitForURL(`${srv.base}/demo`, { timeout: TURN_MS });
@@ -268,7 +271,9 @@ Deno.test({
         const ctx = await b.newContext({ javaScriptEnabled: false });
         const page = await ctx.newPage();
         await page.goto(`${srv.base}/wait?queue=nojs&return=/demo`);
-        assertEquals(await text(page, ".place"), "#1");
+        // 0.8: provisional until the tick numbered the join; the refresh at the timeslot is exact.
+        assertEquals(await text(page, ".place"), "About #1");
+        await page.locator(".place", { hasText: /^#1( of 1)?$/ }).waitFor({ timeout: TURN_MS });
         await srv.admit("nojs");
         await page.waitForURL(`${srv.base}/demo`, { timeout: TURN_MS });
         assertEquals(await text(page, "[data-claim=queue]"), "nojs");

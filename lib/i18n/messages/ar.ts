@@ -21,6 +21,8 @@ export const ar: Catalogue = {
   "live.position": "ترتيبك في الطابور {position}. تتحقق هذه الصفحة نيابةً عنك وتنتقل تلقائيًا.",
   "live.positionOf":
     "ترتيبك في الطابور {position} من {waiting}. تتحقق هذه الصفحة نيابةً عنك وتنتقل تلقائيًا.",
+  "live.positionAbout":
+    "ترتيبك في الطابور حوالي {position}. تتحقق هذه الصفحة نيابةً عنك وتنتقل تلقائيًا.",
   "wait.joinAgain": "انضم إلى الطابور من جديد",
   "wait.ownWindow": "افتح غرفة الانتظار في نافذة مستقلة",
   "wait.enterNow": "ادخل الآن",
@@ -49,6 +51,7 @@ export const ar: Catalogue = {
   "wait.placeLabel": "مكانك في الطابور",
   "wait.place": "رقم {position}",
   "wait.placeOf": "رقم {position} من {waiting}",
+  "wait.placeAbout": "حوالي رقم {position}",
   "wait.lineProgress": "التقدم في الطابور",
   "wait.eta": "الانتظار المقدّر: {wait}",
   "time.unknown": "غير معروف",

@@ -27,6 +27,8 @@ export const de: Catalogue = {
     "Sie sind Nummer {position} in der Warteschlange. Diese Seite prüft für Sie und geht von selbst weiter.",
   "live.positionOf":
     "Sie sind Nummer {position} von {waiting} in der Warteschlange. Diese Seite prüft für Sie und geht von selbst weiter.",
+  "live.positionAbout":
+    "Sie sind etwa Nummer {position} in der Warteschlange. Diese Seite prüft für Sie und geht von selbst weiter.",
   "wait.joinAgain": "Erneut anstellen",
   "wait.ownWindow": "Warteraum in eigenem Fenster öffnen",
   "wait.enterNow": "Jetzt eintreten",
@@ -57,6 +59,7 @@ export const de: Catalogue = {
   "wait.placeLabel": "Ihr Platz in der Warteschlange",
   "wait.place": "Nr. {position}",
   "wait.placeOf": "Nr. {position} von {waiting}",
+  "wait.placeAbout": "Etwa Nr. {position}",
   "wait.lineProgress": "Fortschritt in der Warteschlange",
   "wait.eta": "Geschätzte Wartezeit: {wait}",
   "time.unknown": "unbekannt",

@@ -24,6 +24,8 @@ export const en = {
     "You are number {position} in line. This page checks for you and moves on by itself.",
   "live.positionOf":
     "You are number {position} of {waiting} in line. This page checks for you and moves on by itself.",
+  "live.positionAbout":
+    "You are about number {position} in line. This page checks for you and moves on by itself.",
   "wait.joinAgain": "Join the line again",
   "wait.ownWindow": "Open the waiting room in its own window",
   "wait.enterNow": "Enter now",
@@ -54,6 +56,7 @@ export const en = {
   "wait.placeLabel": "Your place in line",
   "wait.place": "#{position}",
   "wait.placeOf": "#{position} of {waiting}",
+  "wait.placeAbout": "About #{position}",
   "wait.lineProgress": "Progress through the line",
   "wait.eta": "Estimated wait: {wait}",
   "time.unknown": "unknown",

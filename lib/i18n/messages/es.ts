@@ -23,6 +23,8 @@ export const es: Catalogue = {
     "Eres el número {position} en la fila. Esta página comprueba por ti y avanza sola.",
   "live.positionOf":
     "Eres el número {position} de {waiting} en la fila. Esta página comprueba por ti y avanza sola.",
+  "live.positionAbout":
+    "Eres aproximadamente el número {position} en la fila. Esta página comprueba por ti y avanza sola.",
   "wait.joinAgain": "Volver a la fila",
   "wait.ownWindow": "Abrir la sala de espera en su propia ventana",
   "wait.enterNow": "Entrar ahora",
@@ -53,6 +55,7 @@ export const es: Catalogue = {
   "wait.placeLabel": "Tu puesto en la fila",
   "wait.place": "N.º {position}",
   "wait.placeOf": "N.º {position} de {waiting}",
+  "wait.placeAbout": "Aprox. N.º {position}",
   "wait.lineProgress": "Avance en la fila",
   "wait.eta": "Espera estimada: {wait}",
   "time.unknown": "desconocida",

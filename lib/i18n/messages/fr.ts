@@ -28,6 +28,8 @@ export const fr: Catalogue = {
     "Vous êtes numéro {position} dans la file. Cette page vérifie pour vous et avance d’elle-même.",
   "live.positionOf":
     "Vous êtes numéro {position} sur {waiting} dans la file. Cette page vérifie pour vous et avance d’elle-même.",
+  "live.positionAbout":
+    "Vous êtes environ numéro {position} dans la file. Cette page vérifie pour vous et avance d’elle-même.",
   "wait.joinAgain": "Reprendre une place dans la file",
   "wait.ownWindow": "Ouvrir la salle d’attente dans sa propre fenêtre",
   "wait.enterNow": "Entrer maintenant",
@@ -58,6 +60,7 @@ export const fr: Catalogue = {
   "wait.placeLabel": "Votre place dans la file",
   "wait.place": "N° {position}",
   "wait.placeOf": "N° {position} sur {waiting}",
+  "wait.placeAbout": "Environ N° {position}",
   "wait.lineProgress": "Progression dans la file",
   "wait.eta": "Attente estimée : {wait}",
   "time.unknown": "inconnue",

@@ -24,6 +24,8 @@ export const it: Catalogue = {
     "Sei il numero {position} in coda. Questa pagina controlla per te e va avanti da sola.",
   "live.positionOf":
     "Sei il numero {position} di {waiting} in coda. Questa pagina controlla per te e va avanti da sola.",
+  "live.positionAbout":
+    "Sei circa il numero {position} in coda. Questa pagina controlla per te e va avanti da sola.",
   "wait.joinAgain": "Rimettiti in coda",
   "wait.ownWindow": "Apri la sala d’attesa in una finestra a parte",
   "wait.enterNow": "Entra ora",
@@ -54,6 +56,7 @@ export const it: Catalogue = {
   "wait.placeLabel": "Il tuo posto in coda",
   "wait.place": "N. {position}",
   "wait.placeOf": "N. {position} di {waiting}",
+  "wait.placeAbout": "Circa N. {position}",
   "wait.lineProgress": "Avanzamento nella coda",
   "wait.eta": "Attesa stimata: {wait}",
   "time.unknown": "sconosciuta",

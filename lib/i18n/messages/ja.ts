@@ -22,6 +22,8 @@ export const ja: Catalogue = {
     "あなたは列の {position} 番目です。このページが自動で確認し、順番が来たら先へ進みます。",
   "live.positionOf":
     "あなたは {waiting} 人中 {position} 番目です。このページが自動で確認し、順番が来たら先へ進みます。",
+  "live.positionAbout":
+    "あなたは列のおよそ {position} 番目です。このページが自動で確認し、順番が来たら先へ進みます。",
   "wait.joinAgain": "もう一度列に並ぶ",
   "wait.ownWindow": "待合室を別のウィンドウで開く",
   "wait.enterNow": "今すぐ入場",
@@ -52,6 +54,7 @@ export const ja: Catalogue = {
   "wait.placeLabel": "列での順番",
   "wait.place": "{position} 番目",
   "wait.placeOf": "{waiting} 人中 {position} 番目",
+  "wait.placeAbout": "約 {position} 番目",
   "wait.lineProgress": "列の進み具合",
   "wait.eta": "予想待ち時間：{wait}",
   "time.unknown": "不明",

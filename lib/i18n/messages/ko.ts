@@ -24,6 +24,8 @@ export const ko: Catalogue = {
     "대기 순서는 {position}번입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
   "live.positionOf":
     "{waiting}명 중 {position}번째입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
+  "live.positionAbout":
+    "대기 순서는 약 {position}번입니다. 이 페이지가 대신 확인하고 차례가 되면 자동으로 넘어갑니다.",
   "wait.joinAgain": "다시 줄 서기",
   "wait.ownWindow": "대기실을 별도 창에서 열기",
   "wait.enterNow": "지금 입장",
@@ -54,6 +56,7 @@ export const ko: Catalogue = {
   "wait.placeLabel": "대기 순서",
   "wait.place": "{position}번",
   "wait.placeOf": "{waiting}명 중 {position}번",
+  "wait.placeAbout": "약 {position}번",
   "wait.lineProgress": "대기열 진행 상황",
   "wait.eta": "예상 대기 시간: {wait}",
   "time.unknown": "알 수 없음",

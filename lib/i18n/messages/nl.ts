@@ -25,6 +25,8 @@ export const nl: Catalogue = {
     "Je bent nummer {position} in de rij. Deze pagina controleert voor je en gaat vanzelf verder.",
   "live.positionOf":
     "Je bent nummer {position} van {waiting} in de rij. Deze pagina controleert voor je en gaat vanzelf verder.",
+  "live.positionAbout":
+    "Je bent ongeveer nummer {position} in de rij. Deze pagina controleert voor je en gaat vanzelf verder.",
   "wait.joinAgain": "Opnieuw in de rij gaan staan",
   "wait.ownWindow": "De wachtruimte in een eigen venster openen",
   "wait.enterNow": "Nu naar binnen",
@@ -55,6 +57,7 @@ export const nl: Catalogue = {
   "wait.placeLabel": "Je plek in de rij",
   "wait.place": "Nr. {position}",
   "wait.placeOf": "Nr. {position} van {waiting}",
+  "wait.placeAbout": "Ongeveer nr. {position}",
   "wait.lineProgress": "Voortgang in de rij",
   "wait.eta": "Geschatte wachttijd: {wait}",
   "time.unknown": "onbekend",

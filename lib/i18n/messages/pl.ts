@@ -26,6 +26,8 @@ export const pl: Catalogue = {
     "Jesteś numerem {position} w kolejce. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
   "live.positionOf":
     "Jesteś numerem {position} z {waiting} w kolejce. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
+  "live.positionAbout":
+    "Jesteś mniej więcej numerem {position} w kolejce. Ta strona sprawdza za Ciebie i sama przejdzie dalej.",
   "wait.joinAgain": "Stań w kolejce ponownie",
   "wait.ownWindow": "Otwórz poczekalnię w osobnym oknie",
   "wait.enterNow": "Wejdź teraz",
@@ -56,6 +58,7 @@ export const pl: Catalogue = {
   "wait.placeLabel": "Twoje miejsce w kolejce",
   "wait.place": "Nr {position}",
   "wait.placeOf": "Nr {position} z {waiting}",
+  "wait.placeAbout": "Około nr {position}",
   "wait.lineProgress": "Postęp w kolejce",
   "wait.eta": "Szacowany czas oczekiwania: {wait}",
   "time.unknown": "nieznany",

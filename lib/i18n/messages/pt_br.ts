@@ -22,6 +22,8 @@ export const ptBR: Catalogue = {
     "Você é o número {position} na fila. Esta página verifica por você e avança sozinha.",
   "live.positionOf":
     "Você é o número {position} de {waiting} na fila. Esta página verifica por você e avança sozinha.",
+  "live.positionAbout":
+    "Você é mais ou menos o número {position} na fila. Esta página verifica por você e avança sozinha.",
   "wait.joinAgain": "Entrar na fila de novo",
   "wait.ownWindow": "Abrir a sala de espera em uma janela própria",
   "wait.enterNow": "Entrar agora",
@@ -52,6 +54,7 @@ export const ptBR: Catalogue = {
   "wait.placeLabel": "Seu lugar na fila",
   "wait.place": "Nº {position}",
   "wait.placeOf": "Nº {position} de {waiting}",
+  "wait.placeAbout": "Cerca de Nº {position}",
   "wait.lineProgress": "Progresso na fila",
   "wait.eta": "Espera estimada: {wait}",
   "time.unknown": "desconhecida",

@@ -24,6 +24,8 @@ export const ru: Catalogue = {
     "Ваш номер в очереди — {position}. Эта страница проверяет за вас и сама перейдёт дальше.",
   "live.positionOf":
     "Ваш номер в очереди — {position} из {waiting}. Эта страница проверяет за вас и сама перейдёт дальше.",
+  "live.positionAbout":
+    "Ваш номер в очереди — примерно {position}. Эта страница проверяет за вас и сама перейдёт дальше.",
   "wait.joinAgain": "Снова встать в очередь",
   "wait.ownWindow": "Открыть зал ожидания в отдельном окне",
   "wait.enterNow": "Войти сейчас",
@@ -54,6 +56,7 @@ export const ru: Catalogue = {
   "wait.placeLabel": "Ваше место в очереди",
   "wait.place": "№ {position}",
   "wait.placeOf": "№ {position} из {waiting}",
+  "wait.placeAbout": "Примерно № {position}",
   "wait.lineProgress": "Продвижение в очереди",
   "wait.eta": "Примерное ожидание: {wait}",
   "time.unknown": "неизвестно",

@@ -23,6 +23,8 @@ export const tr: Catalogue = {
     "Sırada {position}. sıradasınız. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
   "live.positionOf":
     "Sırada {waiting} kişi içinde {position}. sıradasınız. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
+  "live.positionAbout":
+    "Sırada yaklaşık {position}. sıradasınız. Bu sayfa sizin için kontrol eder ve kendiliğinden ilerler.",
   "wait.joinAgain": "Yeniden sıraya gir",
   "wait.ownWindow": "Bekleme odasını kendi penceresinde aç",
   "wait.enterNow": "Şimdi gir",
@@ -53,6 +55,7 @@ export const tr: Catalogue = {
   "wait.placeLabel": "Sıradaki yeriniz",
   "wait.place": "{position}. sıra",
   "wait.placeOf": "{waiting} kişi içinde {position}. sıra",
+  "wait.placeAbout": "Yaklaşık {position}. sıra",
   "wait.lineProgress": "Sıradaki ilerleme",
   "wait.eta": "Tahmini bekleme: {wait}",
   "time.unknown": "bilinmiyor",
