@@ -124,7 +124,7 @@ export async function sequence(
   const leavers: string[] = [];
   for (;;) {
     const out = await retryCommit(async () => {
-      const { counts, entry, arrivals: pending, settings, settingsEntry } = await ctx.readState(q);
+      const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return { n: 0, taken: 0, numbered: [] };
       const batch = await readBatch(ctx, q);
       if (batch.arrivals.length === 0 && batch.left.length === 0) {
@@ -142,8 +142,9 @@ export async function sequence(
         numberOne(ctx, q, op, settings, counts, e);
         n++;
       }
-      // Every arrival read is taken in, numbered or gone (never more than the sum holds).
-      takeIn(op, keys.arrivalsPending(q), Math.min(pending, n + gone.size));
+      // Every arrival read is taken in, numbered or gone: each added one to the sum in the commit
+      // that wrote it, so it holds them all, also those that landed after it was read (`pending`).
+      takeIn(op, keys.arrivalsPending(q), n + gone.size);
       op.set(keys.counts(q), counts);
       return (await op.commit()).ok ? { n, taken: n + gone.size, numbered } : null;
     }, "sequence");
