@@ -6,10 +6,15 @@
  * measures the queue's logic and nothing of the answer's shape. What it writes depends on
  * `FLOOR_LAYOUT`:
  *
- * - `visitor` (the default, "KV floor"): what Tollgate's join commits, with the same record
- *   functions (the visitor record, its arrival index and its liveness index via `putWaiting`),
- *   plus one counts record checked against the last commit, a check-in sum and a traffic sum per
- *   batch; up to 250 joins per commit, one commit in flight.
+ * - `visitor` (the default, "KV floor"): what 0.8's join commits (lib/queue/join_write.ts), with
+ *   the same keys and sums: per join the visitor record (unnumbered, with its arrival key), its
+ *   arrival entry (the record again), its deadline entry, one on the `arrivalsPending` sum, its
+ *   check-in second's sum and the traffic sum; no checked counts record. Joins that come while
+ *   commits are in flight share the next one, up to `IN_FLIGHT` commits at once and `MUTATIONS`
+ *   mutations a commit, as JoinWriter does.
+ * - `counted`: 0.7.3's join floor, for comparison: the visitor record, its line entry and its
+ *   deadline (`putWaiting`), plus one counts record checked against the last commit, a check-in
+ *   sum and a traffic sum per batch; up to 250 joins per commit, one commit in flight.
  * - `batch`: the same group commits, but one record per batch (the batch's ids) in place of the
  *   three records per visitor: close to the cheapest durable join a layout could have (Tollgate
  *   finds a waiter by its id, its place in line and its liveness deadline).
@@ -31,7 +36,7 @@ const Q = "default";
 /** Stands in for a signed ticket's claims and signature, about as long as a real one. */
 const TICKET_TAIL = "x".repeat(120);
 const port = Number(Deno.env.get("PORT") ?? "8101");
-const LAYOUTS = ["visitor", "batch", "none"] as const;
+const LAYOUTS = ["visitor", "counted", "batch", "none"] as const;
 const layout = Deno.env.get("FLOOR_LAYOUT") ?? "visitor";
 if (!(LAYOUTS as readonly string[]).includes(layout)) {
   throw new Error(`FLOOR_LAYOUT must be one of ${LAYOUTS.join(", ")}, not "${layout}"`);
@@ -49,6 +54,62 @@ let busy = false;
 let nextSeq = 0;
 let countsStamp: string | null = null;
 
+/** As lib/queue/join_write.ts: commits in flight at once, mutations a commit and a join's. */
+const IN_FLIGHT = 4;
+const MUTATIONS = 900;
+const JOIN_MUTATIONS = 6;
+/** This process's id in arrival keys (an instance id) and its arrival counter. */
+const INSTANCE = "floor1";
+let arrivals = 0;
+let inFlight = 0;
+
+/** One group commit of 0.8's join records: nothing checked (a generated id is never taken). */
+async function commitOwn(batch: Pending[]): Promise<number[]> {
+  const now = Date.now();
+  const sec = Math.floor(now / 1000);
+  const op = kv.atomic();
+  const seqs: number[] = [];
+  for (const p of batch) {
+    const nextCheckAt = now + 60_000;
+    const n = arrivals++;
+    const v: Visitor = {
+      id: p.id,
+      seq: 0,
+      joinedAt: now,
+      state: "waiting",
+      nextCheckAt,
+      deadline: nextCheckAt + 30_000,
+      mark: [now, INSTANCE, n],
+    };
+    op.set(keys.visitor(Q, v.id), v)
+      .set(keys.arrival(Q, now, INSTANCE, n), v)
+      .set(keys.deadline(Q, v.deadline, v.id), 0)
+      .sum(keys.arrivalsPending(Q), 1n);
+    sumCheckins(op, Q, [sec + 60]);
+    countTraffic(op, Q, now, "in", 1);
+    // The provisional place: the back of the line as this process counts it.
+    seqs.push(nextSeq++);
+  }
+  const res = await op.commit();
+  if (!res.ok) throw new Error("a commit with no checks lost");
+  return seqs;
+}
+
+/** 0.8's writer: up to `IN_FLIGHT` commits, each taking the joins that came meanwhile. */
+function pump(): void {
+  while (inFlight < IN_FLIGHT && pending.length > 0) {
+    const batch = pending.splice(0, Math.max(1, Math.floor(MUTATIONS / JOIN_MUTATIONS)));
+    inFlight++;
+    commitOwn(batch)
+      .then((seqs) => batch.forEach((p, i) => p.resolve(seqs[i])))
+      .catch((e) => batch.forEach((p) => p.reject(e)))
+      .finally(() => {
+        inFlight--;
+        pump();
+      });
+  }
+}
+
 async function commit(batch: Pending[]): Promise<number[]> {
   const now = Date.now();
   const sec = Math.floor(now / 1000);
@@ -65,7 +126,7 @@ async function commit(batch: Pending[]): Promise<number[]> {
       nextCheckAt,
       deadline: nextCheckAt + 30_000,
     };
-    if (layout === "visitor") putWaiting(op, Q, v);
+    if (layout === "counted") putWaiting(op, Q, v);
     seqs.push(seq);
   }
   if (layout === "batch") op.set(["floor-batch", Q, seqs[0]], batch.map((p) => p.id));
@@ -107,7 +168,8 @@ Deno.serve(
     const id = Date.now().toString(36) + btoa(String.fromCharCode(...rnd)).slice(0, 22);
     const seq = layout === "none" ? nextSeq++ : await new Promise<number>((resolve, reject) => {
       pending.push({ id, resolve, reject });
-      if (!busy) void flush();
+      if (layout === "visitor") pump();
+      else if (!busy) void flush();
     });
     // The answer Tollgate's join gives (the same builder, headers and cookie), for a view of the
     // usual size: the floor measures the records, not a cheaper answer.

@@ -15,7 +15,9 @@ const LATENCIES = only ? [...new Set(only.map(([ms]) => ms))] : [0, 20, 100];
 const SECONDS = quick ? 3 : 5;
 /** High enough that one admission is under 1% of the few seconds each cell's pace is taken over. */
 const RATE = 50;
-const HEADING = "## Scale-out simulation (bench/scale_run.ts)";
+const HEADING = "## Scale-out simulation, 0.8 engine (bench/scale_run.ts)";
+/** Release 0.7.3's section, kept for comparison: the new one goes before it. */
+const HEADING_073 = "## Scale-out simulation, release 0.7.3";
 /**
  * The most arrivals a second offered: four times what one instance sustains, up to this. The
  * simulated visitors run on the one thread with the instances; beyond it their own requests take
@@ -24,6 +26,16 @@ const HEADING = "## Scale-out simulation (bench/scale_run.ts)";
  */
 const MAX_OFFERED = 12_000;
 
+/**
+ * Release 0.7.3's joins/s in this simulation (bench/RESULTS.md, run 2026-11-26), by latency and
+ * instances: 0.8's target is at least these at every N.
+ */
+const RELEASE_073: Record<number, Record<number, number>> = {
+  0: { 1: 11982, 2: 11811, 5: 11970, 10: 12009, 25: 12155, 50: 11841 },
+  20: { 1: 11988, 2: 12181, 5: 12119, 10: 11952, 25: 12136, 50: 11484 },
+  100: { 1: 10255, 2: 12469, 5: 12208, 10: 11580, 25: 9714, 50: 6266 },
+};
+
 const f0 = (x: number) => Math.round(x).toString();
 const f2 = (x: number) => x.toFixed(2);
 
@@ -31,6 +43,7 @@ function row(r: CellResult, ceiling: number): string {
   return `| ${r.commitMs} | ${r.instances} | ${f0(r.arrivalsPerSecond)} | ${
     f0(r.joinsPerSecond)
   } | ` +
+    `${RELEASE_073[r.commitMs]?.[r.instances] ?? "-"} | ` +
     `${f2(r.joinsPerSecond / ceiling)} | ${f0(r.joinP50)} / ${
       f0(r.joinP99)
     } | ${r.failedJoins} | ` +
@@ -39,7 +52,9 @@ function row(r: CellResult, ceiling: number): string {
     `${f2(r.overBudget)} | ` +
     `${r.skippedSeconds} / ${r.doubleSeconds} | ` +
     `${f2(r.ticksPerSecond)} | ${r.capacityViolations} | ${r.admittedTwice} | ` +
-    `${r.wrongPositions} | ${f2(r.readsPerVisitor)} / ${f2(r.writesPerVisitor)} |`;
+    `${r.maxPendingAfterTick} | ${r.wrongPositions} / ${r.checkedPositions} | ` +
+    `${r.lostVisitors} / ${r.duplicateNumbers} / ${r.failedYetPlaced} / ${r.pendingDrift} | ` +
+    `${f2(r.readsPerVisitor)} / ${f2(r.writesPerVisitor)} |`;
 }
 
 const results: CellResult[] = [];
@@ -84,7 +99,10 @@ for (const ms of LATENCIES) {
     console.log(
       `  N=${n}: ${f0(r.joinsPerSecond)} joins/s, p99 ${f0(r.joinP99)} ms, failed ` +
         `${r.failedJoins}, retries/commit ${f2(r.retriesPerCommit)}, admitted/min ` +
-        `${f0(r.admittedPerMinute)}, ticks/s ${f2(r.ticksPerSecond)}, wrong ${r.wrongPositions}`,
+        `${f0(r.admittedPerMinute)}, ticks/s ${f2(r.ticksPerSecond)}, p50 ${f0(r.joinP50)} ms, ` +
+        `unnumbered ${r.maxPendingAfterTick}, wrong ${r.wrongPositions}/${r.checkedPositions}, ` +
+        `lost ${r.lostVisitors}, dup ${r.duplicateNumbers}, failed+placed ${r.failedYetPlaced}, ` +
+        `drift ${r.pendingDrift}`,
     );
   }
 }
@@ -106,8 +124,29 @@ for (const r of results) {
       `${f2(r.overBudget)} admitted over the budget at N=${r.instances}, ${r.commitMs} ms`,
     );
   }
-  if (r.capacityViolations || r.wrongPositions || r.admittedTwice) {
+  if (
+    r.capacityViolations || r.wrongPositions || r.admittedTwice || r.lostVisitors ||
+    r.duplicateNumbers || r.failedYetPlaced || r.pendingDrift
+  ) {
     checks.push(`correctness at N=${r.instances}, ${r.commitMs} ms`);
+  }
+  // Issue 31: a join in at most 3 round trips at p50 and 5 at p99 (at 0 ms the CPU is the limit).
+  if (r.commitMs > 0 && (r.joinP50 > 3 * r.commitMs || r.joinP99 > 5 * r.commitMs)) {
+    checks.push(
+      `join p50 / p99 ${f0(r.joinP50)} / ${
+        f0(r.joinP99)
+      } ms at N=${r.instances}, ${r.commitMs} ms ` +
+        `(target ${3 * r.commitMs} / ${5 * r.commitMs})`,
+    );
+  }
+  const old = RELEASE_073[r.commitMs]?.[r.instances];
+  if (old !== undefined && r.joinsPerSecond < old) {
+    checks.push(
+      `${f0(r.joinsPerSecond)} joins/s at N=${r.instances}, ${r.commitMs} ms (0.7.3: ${old})`,
+    );
+  }
+  if (r.failedJoins > 0) {
+    checks.push(`${r.failedJoins} failed joins at N=${r.instances}, ${r.commitMs} ms`);
   }
 }
 const n1 = at(100, 1), n10 = at(100, 10), n50 = at(100, 50);
@@ -142,13 +181,24 @@ const lines = [
   "admissions, whatever the phase of the ticks within their seconds. over budget: admissions " +
   "beyond the rate budget's own account over the whole cell (what it held at the start, plus " +
   "the rate over the time since, less what it holds at the end). " +
-  "Failed joins answered 503 store_busy after 2.5 s.",
+  "Failed joins answered 503 store_busy after 2.5 s. " +
+  "0.8: unnumbered after a tick: the most arrivals a tick's sequencer left for the next " +
+  "(the arrivals not numbered yet, read after each tick of the steady part). wrong pos. after " +
+  "tick / checked: once the arrivals ran out, the ticks stopped and the sequencer ran, every " +
+  "instance is asked (its view stale, so it reads afresh) about " +
+  "100 visitors spread over the whole line, with numbered tickets; an answer is wrong unless " +
+  "it is the visitor's place in the store's line, marked exact. lost / dup. / failed yet placed: " +
+  "joins answered as placed that have no record, records with no arrival number or one given " +
+  "twice, joins answered 503 whose id was placed all the same, the pending sum less the " +
+  "arrival entries once all were numbered. joins/s 0.7.3: release 0.7.3's " +
+  "figure in the run of 2026-11-26 (the table below this one).",
   "",
-  "| ms/commit | N | offered/s | joins/s | x CPU ceiling | join p50 / p99 ms | failed joins | " +
+  "| ms/commit | N | offered/s | joins/s | joins/s 0.7.3 | x CPU ceiling | join p50 / p99 ms | failed joins | " +
   "join commits/join | retries/commit all / join | admitted/min / rate | over budget | " +
   "s skipped / twice | " +
-  "ticks/s | cap. viol. | admitted twice | wrong pos. | KV reads / writes per visitor |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  "ticks/s | cap. viol. | admitted twice | unnumbered after a tick | wrong pos. after tick / " +
+  "checked | lost / dup. / failed yet placed / sum drift | KV reads / writes per visitor |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...results.map((r) => row(r, ceiling.get(r.instances) ?? r.joinsPerSecond)),
   "",
   checks.length ? "Targets missed:" : "Every target met.",
@@ -162,8 +212,11 @@ if (!quick && !only) {
   const b = doc.indexOf(HEADING);
   const rest = b >= 0 ? doc.slice(b + HEADING.length) : "";
   const next = rest.search(/\n## /);
+  const old = doc.indexOf(HEADING_073);
   const out = b >= 0
     ? doc.slice(0, b) + block + (next >= 0 ? rest.slice(next) : "\n")
+    : old >= 0
+    ? doc.slice(0, old) + block + "\n\n" + doc.slice(old)
     : doc.trimEnd() + "\n\n" + block + "\n";
   await Deno.writeTextFile(path, out);
 }

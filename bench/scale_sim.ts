@@ -5,6 +5,11 @@
  * loop), join through a random instance and check in at their timeslots through a random
  * instance, as behind a load balancer. Measures throughput, conflicts, the tick, and the exact
  * answers every instance gives.
+ *
+ * 0.8: a join writes only its own records and its position is provisional until the tick's
+ * sequencer numbers it, so positions are checked after the sequencer (every instance asked about
+ * visitors across the whole line, against the store's line), not in the join's answer; the
+ * arrivals a tick leaves unnumbered, and the visitors lost or numbered twice, are counted.
  */
 import { Engine } from "../lib/queue/engine.ts";
 import { cryptoRandom, systemClock } from "../lib/clock.ts";
@@ -12,7 +17,8 @@ import { testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
 import { migrate } from "../lib/store/migrate.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
-import { readTicketUnverified, Signer } from "../lib/tokens.ts";
+import { JoinUnconfirmedError } from "../lib/errors.ts";
+import { readTicketUnverified, Signer, type TicketClaims } from "../lib/tokens.ts";
 import { percentile } from "./checkins_sim.ts";
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { wrongPositions } from "../testing/positions.ts";
@@ -64,7 +70,19 @@ export interface CellResult extends Cell {
   ticksPerSecond: number;
   capacityViolations: number;
   admittedTwice: number;
+  /** Statuses (every instance, across the line) after the sequencer that were not exact. */
   wrongPositions: number;
+  /** How many such statuses were checked. */
+  checkedPositions: number;
+  /** The most arrivals a tick left unnumbered, in the steady part (0.8's sequencer lag). */
+  maxPendingAfterTick: number;
+  /** Joins answered as placed that have no record, and arrival numbers given twice. */
+  lostVisitors: number;
+  duplicateNumbers: number;
+  /** Joins answered with an error whose id was placed all the same. */
+  failedYetPlaced: number;
+  /** The pending sum less the arrival entries once all were numbered (0 when the sum is exact). */
+  pendingDrift: number;
   readsPerVisitor: number;
   writesPerVisitor: number;
   statusCalls: number;
@@ -141,6 +159,8 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   const tallies: KvTally[] = [];
   const engines: Engine[] = [];
   const ticks: TickMark[] = [];
+  const pendingAfter: { sec: number; n: number }[] = [];
+  const pendingReads: Promise<unknown>[] = [];
   for (let i = 0; i < cell.instances; i++) {
     const tally = new KvTally();
     tallies.push(tally);
@@ -154,6 +174,8 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     e.onTickRan = (_q, r) => {
       const { sec, admitted, waiting } = r;
       ticks.push({ sec, admitted, waiting, at: r.bucketAt, left: r.bucketLeft });
+      // What the tick's sequencer left unnumbered (read undelayed: a measurement, not the engine).
+      pendingReads.push(pendingOf(real).then((n) => pendingAfter.push({ sec, n })));
     };
     engines.push(e);
   }
@@ -174,7 +196,8 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   const joinMs: number[] = [];
   /** When each join was answered (ms since t0). */
   const answeredAt: number[] = [];
-  const answers: { seq: number; position: number }[] = [];
+  const placedIds: string[] = [];
+  const failedIds: string[] = [];
   let failedJoins = 0, statusCalls = 0, visitors = 0;
   const pollers: Promise<void>[] = [];
   const t0 = Date.now();
@@ -189,15 +212,16 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     try {
       e.maybeTick(Q);
       out = await e.join(Q, null);
-    } catch {
+    } catch (e) {
       failedJoins++;
+      if (e instanceof JoinUnconfirmedError) failedIds.push(e.visitorId);
       return;
     }
     joinMs.push(performance.now() - start);
     answeredAt.push(Date.now() - t0);
+    placedIds.push(out.view.visitorId);
     let claims = claimsOf(out.ticket);
     if (out.view.status !== "waiting") return;
-    answers.push({ seq: claims.seq, position: out.view.position! });
     while (!stopped) {
       const due = claims.nextCheckAt + Math.random() * 200;
       if (due >= endPolls) return;
@@ -233,6 +257,14 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   stopped = true;
   for (const t of timers) clearTimeout(t);
   await sleep(cell.commitMs * 4 + 200);
+  await Promise.all(pendingReads);
+  // The arrivals still unnumbered (the last second's): one more sequencer run, as the next tick's.
+  for (let i = 0; i < 200 && await arrivalsOf(real) > 0; i++) {
+    // A store too slow for it (a loaded machine) fails one run; the next goes on from there.
+    await engines[0].sequence(Q).catch(() => {});
+  }
+  const pendingDrift = await pendingOf(real) - await arrivalsOf(real);
+  const positions = await checkPositions(real, engines);
 
   // ---- correctness, from the store ---------------------------------------------------------
   const counts = await countsOf(real);
@@ -242,14 +274,18 @@ export async function runCell(cell: Cell): Promise<CellResult> {
   const f = first ?? counts;
   const budget = f.tokens + (cell.rate * (counts.tokensAt - f.tokensAt)) / 1000 - counts.tokens;
   const overBudget = Math.max(0, counts.admitted - f.admitted - budget);
-  let held = 0, admittedRecords = 0;
+  let admittedRecords = 0;
+  const seqs = new Set<number>();
+  const ids = new Set<string>();
+  let duplicateNumbers = 0;
   for await (const e of real.list<Visitor>({ prefix: keys.visitorPrefix(Q) })) {
     if (e.value.state !== "waiting") admittedRecords++;
-    if (e.value.state !== "waiting") held++;
+    ids.add(e.value.id);
+    if (seqs.has(e.value.seq) || e.value.seq === 0) duplicateNumbers++;
+    seqs.add(e.value.seq);
   }
   real.close();
   await Deno.remove(dir, { recursive: true }).catch(() => {});
-  const wrong = wrongPositions(answers, counts.admitted);
   const perSecond = new Map<number, number>();
   for (const t of ticks) perSecond.set(t.sec, (perSecond.get(t.sec) ?? 0) + 1);
   const lastSec = Math.floor(windowEnd / 1000) - 1;
@@ -289,11 +325,72 @@ export async function runCell(cell: Cell): Promise<CellResult> {
       Math.max(1, lastSec - tickStart + 1),
     capacityViolations: counts.entered + counts.holding > config.CAPACITY ? 1 : 0,
     admittedTwice: counts.admitted - admittedRecords,
-    wrongPositions: wrong,
+    wrongPositions: positions.wrong,
+    checkedPositions: positions.checked,
+    maxPendingAfterTick: Math.max(
+      0,
+      ...pendingAfter.filter((p) => p.sec > tickStart && p.sec <= lastSec).map((p) => p.n),
+    ),
+    lostVisitors: placedIds.filter((id) => !ids.has(id)).length,
+    duplicateNumbers,
+    failedYetPlaced: failedIds.filter((id) => ids.has(id)).length,
+    pendingDrift,
     readsPerVisitor: total.reads / Math.max(1, visitors),
     writesPerVisitor: ok / Math.max(1, visitors),
     statusCalls,
   };
+}
+
+/** Visitors each instance is asked about after the sequencer: spread over the whole line. */
+const POSITION_SAMPLE = 100;
+
+/**
+ * 0.8's promise, checked once the sequencer ran and nothing moves (ticks stopped): every instance,
+ * its cached view gone stale, answers each sampled visitor (first, last, and spread between) with
+ * its place in the store's line, from its numbered ticket. Returns how many answers were checked
+ * and how many were not that place (or not marked exact).
+ */
+async function checkPositions(real: Deno.Kv, engines: Engine[]) {
+  const line: { id: string; seq: number }[] = [];
+  for await (const e of real.list<string>({ prefix: keys.fifoPrefix(Q) })) {
+    line.push({ id: e.value, seq: e.key[2] as number });
+  }
+  if (line.length === 0) return { checked: 0, wrong: 0 };
+  const step = Math.max(1, Math.floor(line.length / POSITION_SAMPLE));
+  const picks = line.map((w, i) => ({ ...w, position: i + 1 }))
+    .filter((_, i) => i % step === 0 || i === line.length - 1);
+  await sleep(1100); // every instance's view is stale: the next answer reads the line afresh
+  let checked = 0, wrong = 0;
+  const future = Date.now() + 60_000;
+  await Promise.all(engines.map(async (e) => {
+    for (const p of picks) {
+      const claims: TicketClaims = {
+        sub: p.id,
+        queue: Q,
+        iat: Math.floor(Date.now() / 1000),
+        seq: p.seq,
+        nextCheckAt: future,
+      };
+      const r = e.statusNow(Q, claims) ?? await e.status(Q, claims);
+      checked++;
+      const exact = r.view.positionExact !== false;
+      if (r.view.status !== "waiting" || r.view.position !== p.position || !exact) wrong++;
+    }
+  }));
+  return { checked, wrong };
+}
+
+/** Arrival entries not numbered yet. */
+async function arrivalsOf(kv: Deno.Kv): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix: keys.arrivalPrefix(Q) })) n++;
+  return n;
+}
+
+/** Arrivals not numbered yet (the join's `sum`). */
+async function pendingOf(kv: Deno.Kv): Promise<number> {
+  const v = (await kv.get<Deno.KvU64>(keys.arrivalsPending(Q))).value;
+  return v ? Number(v.value) : 0;
 }
 
 async function countsOf(kv: Deno.Kv): Promise<Counts> {

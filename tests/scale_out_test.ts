@@ -25,32 +25,43 @@ function claims(ticket: string): TicketClaims {
   return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
 }
 
-Deno.test("joins of another instance during a tick never make its commits lose (joins write only their own records)", async () => {
+/**
+ * Two instances on one store: `other` joins directly; `a`'s reads go through `delayedKv`, whose
+ * `beforeRead` makes `other` join before `a`'s reads numbered `from` to `to` (from 1, counted
+ * once `arm()` was called).
+ */
+async function besideJoins(from: number, to: number, tally = new KvTally()) {
   const real = await Deno.openKv(":memory:");
   const clock = new FakeClock();
-  const tally = new KvTally();
-  let armed = -1;
+  let reads = -1;
   const other = await makeApp({ ADMIT_PER_SECOND: 3, CAPACITY: 100 }, { kv: real, clock });
   const a = await makeApp({ ADMIT_PER_SECOND: 3, CAPACITY: 100 }, {
     clock,
     kv: delayedKv(real, {
       readMs: 0,
       commitMs: 0,
-      // From the tick's third read on, another instance joins before each read.
       beforeRead: async () => {
-        if (armed >= 0 && ++armed >= 3 && armed < 8) await other.engine.join(Q, null);
+        if (reads >= 0 && ++reads >= from && reads <= to) await other.engine.join(Q, null);
       },
     }, tally),
   });
+  const arm = (on: boolean) => reads = on ? 0 : -1;
+  return { real, clock, other, a, arm, reads: () => reads };
+}
+
+Deno.test("joins of another instance during a tick never make its commits lose (joins write only their own records)", async () => {
+  const tally = new KvTally();
+  // From the tick's third read on, another instance joins before each read.
+  const { real, clock, other, a, arm, reads } = await besideJoins(3, 7, tally);
   for (let i = 0; i < 8; i++) await other.engine.join(Q, null);
   clock.advance(2000);
-  armed = 0;
+  arm(true);
   const lostBefore = tally.lost;
   const r = await a.engine.tick(Q);
-  assert(armed >= 3, "the other instance joined during the tick");
+  assert(reads() >= 3, "the other instance joined during the tick");
   assert(r.ran && r.admitted > 0, `the tick ran and admitted: ${JSON.stringify(r)}`);
   assertEquals(tally.lost - lostBefore, 0, "no commit of the tick lost to a join");
-  armed = -1;
+  arm(false);
   await a.engine.sequence(Q); // the joins that came during the tick: numbered by the next
   const after = await countsOf(real);
   assertEquals(after.nextSeq - 1, 8 + 5, "every join numbered once");
@@ -132,5 +143,26 @@ Deno.test("a crowd past one commit's mutation budget: every join written, number
   assert(seqs.every((s, i) => s === places[i]), "each numbered where its answer placed it");
   assertEquals((await countsOf(real)).waiting, 700);
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
+
+Deno.test("joins that land between the sequencer's read of the pending sum and its list leave the sum exact", async () => {
+  // The sequencer reads the counts and the pending sum, then lists the arrivals: joins of another
+  // instance that land in between are listed and numbered too, and the sum must lose them all
+  // (it kept them, so the queue looked forever to have joins not numbered yet).
+  // Before each of the sequencer's reads after its first, another instance's join lands.
+  const { real, other, a, arm } = await besideJoins(2, 4);
+  await a.engine.setPaused(Q, true);
+  for (let i = 0; i < 5; i++) await other.engine.join(Q, null);
+  arm(true);
+  await a.engine.sequence(Q);
+  arm(false);
+  await a.engine.sequence(Q);
+  const left = await Array.fromAsync(real.list({ prefix: keys.arrivalPrefix(Q) }));
+  const pending = (await real.get<Deno.KvU64>(keys.arrivalsPending(Q))).value?.value;
+  assertEquals([left.length, Number(pending)], [0, 0], "no arrival left, and the sum says so");
+  const c = await countsOf(real);
+  assert(c.waiting > 5, `the joins that landed meanwhile were numbered: ${c.waiting}`);
+  assertEquals(c.waiting, c.nextSeq - 1, "each numbered once");
   real.close();
 });
