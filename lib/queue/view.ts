@@ -137,6 +137,8 @@ export function provisionalView(
 ): VisitorView {
   const out = waitingView(ctx, q, rec.id, v.counts.nextSeq, rec.nextCheckAt, v, branding);
   withPosition(ctx, out, v, position);
+  // The line as read before this join, which it is in (a lottery answer has no position to show).
+  if (out.waiting !== undefined) out.waiting = Math.max(out.waiting, position);
   if (v.settings.mode === "queue" && !drawPending(v.settings)) out.positionExact = false;
   return out;
 }
