@@ -24,6 +24,21 @@ export function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
 }
 
+/** The `tg_ticket=...` pair an answer set, if any (to send back as a cookie). */
+export function ticketCookieOf(res: Response): string | undefined {
+  const c = res.headers.getSetCookie().find((c) => c.startsWith("tg_ticket="));
+  return c?.split(";")[0];
+}
+
+/** A server's operator metrics of queue `q` (200 expected). */
+export async function operatorMetrics(port: number, secret: string, q: string) {
+  const r = await fetch(`http://127.0.0.1:${port}/metrics?queue=${q}`, {
+    headers: { authorization: `Bearer ${secret}` },
+  });
+  assert(r.status === 200, `metrics of ${port}: ${r.status}`);
+  return await r.json();
+}
+
 /** A running server process and its collected stderr. */
 export interface Server {
   port: number;

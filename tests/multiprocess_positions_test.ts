@@ -18,7 +18,15 @@ import {
   withDefaults,
 } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { claimsOf, type Server, sleep, startServers, stopServers } from "./server_procs.ts";
+import {
+  claimsOf,
+  operatorMetrics,
+  type Server,
+  sleep,
+  startServers,
+  stopServers,
+  ticketCookieOf,
+} from "./server_procs.ts";
 
 const Q = "default";
 const SECRET = "multiprocess-positions-secret-0123456789";
@@ -34,12 +42,6 @@ interface Answer {
   positionExact?: boolean;
 }
 
-/** The ticket cookie (`tg_ticket=...`) an answer set, if any. */
-function ticketOf(res: Response): string | undefined {
-  const c = res.headers.getSetCookie().find((c) => c.startsWith("tg_ticket="));
-  return c?.split(";")[0];
-}
-
 async function joinOnce(port: number, id: string): Promise<Answer | { admitted: true }> {
   const res = await fetch(`http://127.0.0.1:${port}/join`, {
     method: "POST",
@@ -51,7 +53,16 @@ async function joinOnce(port: number, id: string): Promise<Answer | { admitted: 
   assertEquals(res.status, 202, `join on ${port}: ${JSON.stringify(body)}`);
   assertEquals(body.visitorId, id, "the client-chosen id");
   const { position, ahead, behind, waiting, positionExact } = body;
-  return { id, ticket: ticketOf(res)!, port, position, ahead, behind, waiting, positionExact };
+  return {
+    id,
+    ticket: ticketCookieOf(res)!,
+    port,
+    position,
+    ahead,
+    behind,
+    waiting,
+    positionExact,
+  };
 }
 
 async function statusOn(port: number, ticket: string) {
@@ -60,15 +71,7 @@ async function statusOn(port: number, ticket: string) {
   });
   const body = await res.json();
   assertEquals(res.status, 200, `status on ${port}: ${JSON.stringify(body)}`);
-  return { body, ticket: ticketOf(res) };
-}
-
-async function metricsOf(port: number) {
-  const r = await fetch(`http://127.0.0.1:${port}/metrics?queue=${Q}`, {
-    headers: { authorization: `Bearer ${SECRET}` },
-  });
-  assertEquals(r.status, 200);
-  return await r.json();
+  return { body, ticket: ticketCookieOf(res) };
 }
 
 /** Runs `joins` joins over `processes` servers (`inFlight` at a time) and checks every answer. */
@@ -139,10 +142,12 @@ async function exactPositions(processes: number, joins: number, inFlight: number
       do {
         if (seen.length) await sleep(100);
         counts = withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
-        seen = await Promise.all(servers.map(async (s) => (await metricsOf(s.port)).waiting));
+        seen = await Promise.all(
+          servers.map(async (s) => (await operatorMetrics(s.port, SECRET, Q)).waiting),
+        );
       } while (seen.some((w) => w !== counts.waiting) && Date.now() < settleBy);
       for (const s of servers) {
-        const m = await metricsOf(s.port);
+        const m = await operatorMetrics(s.port, SECRET, Q);
         assert(m.viewAgeMs >= 0 && m.viewAgeMs < 1000, `viewAgeMs ${m.viewAgeMs}`);
         assertEquals(m.waiting, counts.waiting, `metrics of ${s.port} against the store`);
       }
