@@ -13,7 +13,7 @@
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { takeIn } from "./enters.ts";
+import { pendingOf, takeIn } from "./enters.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import { putWaiting } from "./records.ts";
@@ -124,12 +124,16 @@ export async function sequence(
   const leavers: string[] = [];
   for (;;) {
     const out = await retryCommit(async () => {
-      const { counts, entry, arrivals: pending, settings, settingsEntry } = await ctx.readState(q);
+      const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
       if (!settings) return { n: 0, taken: 0, numbered: [] };
       const batch = await readBatch(ctx, q);
       if (batch.arrivals.length === 0 && batch.left.length === 0) {
         return { n: 0, taken: 0, numbered: [] };
       }
+      // The sum is read after the lists: a join's entry and its add commit together, so it
+      // holds every arrival listed (read with the counts, it missed a join landing in between,
+      // and the smaller take-off left that join counted as unnumbered for good).
+      const pending = pendingOf(await ctx.kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
       const op = ctx.kv.atomic().check(entry, settingsEntry);
       // The pre-queue's round opens with the window's first numbering (its commitment); it
       // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
