@@ -43,6 +43,10 @@ Deno.test({
       await card.locator("p.status", { hasText: "Pre-queue on: 60 minutes" }).waitFor();
       assertEquals((await s.services.engine.settings("default")).prequeueMinutes, 60);
       for (let i = 0; i < 3; i++) await s.services.engine.join("default", null);
+      // 0.8: the joins are numbered, and the round's commitment published with the window's
+      // first numbering, by the tick's sequencer. main.ts ticks every second; this server ticks
+      // on visitor requests only and none come here, so the sequencer runs now.
+      await s.services.engine.sequence("default");
       await card.getByText(/Window open until .*: 3 waiting for the draw/).waitFor({
         timeout: 15_000,
       });
