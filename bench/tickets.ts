@@ -56,9 +56,37 @@ export async function notDueTickets(
   let joined = 0;
   while (out.length < want && joined < maxJoins) {
     const n = Math.min(maxJoins - joined, Math.max(100, want - out.length));
-    const got = await joinVisitors(base, n);
+    const got = await numbered(base, await joinVisitors(base, n));
     joined += n;
     out.push(...got.filter((t) => t.nca > untilMs));
   }
   return { tickets: out.slice(0, want), joined };
+}
+
+/**
+ * 0.8: a join's ticket has no arrival number until the next tick's sequencer gives it one (its
+ * status until then reads the store, as the slow path); after a tick, the first status of each
+ * gives the numbered ticket, which later statuses answer from memory. Returns those tickets (a
+ * ticket still unnumbered stays as it is).
+ */
+export async function numbered(base: string, tickets: Ticket[]): Promise<Ticket[]> {
+  if (!tickets.some((t) => t.seq === 0)) return tickets;
+  await new Promise((r) => setTimeout(r, 2100)); // a tick (the server runs one every second)
+  const out: Ticket[] = [];
+  for (let i = 0; i < tickets.length; i += 16) {
+    out.push(
+      ...await Promise.all(
+        tickets.slice(i, i + 16).map(async (t) => {
+          if (t.seq !== 0) return t;
+          const r = await fetch(`${base}/status?queue=default`, {
+            headers: { cookie: `tg_ticket=${t.ticket}` },
+          });
+          await r.body?.cancel();
+          const m = r.headers.getSetCookie().map((c) => /^tg_ticket=([^;]+)/.exec(c)).find(Boolean);
+          return m ? decodeTicket(m[1]) : t;
+        }),
+      ),
+    );
+  }
+  return out;
 }

@@ -166,3 +166,23 @@ Deno.test("joins that land between the sequencer's read of the pending sum and i
   assertEquals(c.waiting, c.nextSeq - 1, "each numbered once");
   real.close();
 });
+
+Deno.test("a crowd on an empty line over a slow store: a few joins try to go in at once, the rest take the line", async () => {
+  // Each join that may go in at once commits on the counts, one after another in the instance
+  // (the tick's commits wait there too). A crowd all trying it queued a store round trip each:
+  // 200 joins over a 40 ms store took 10 s, and the tick waited behind them.
+  const real = await Deno.openKv(":memory:");
+  const t = await makeApp({ ADMIT_PER_SECOND: 1000, CAPACITY: 1000 }, {
+    kv: delayedKv(real, { readMs: 10, commitMs: 40 }),
+  });
+  await t.engine.settings(Q);
+  const started = Date.now();
+  const outs = await Promise.all(Array.from({ length: 200 }, () => t.engine.join(Q, null)));
+  const took = Date.now() - started;
+  const atOnce = outs.filter((o) => o.view.status === "admitted").length;
+  assert(atOnce <= 4, `${atOnce} went in at once`);
+  assert(took < 4000, `the crowd answered in ${took} ms`);
+  assertEquals(await t.engine.sequence(Q), 200 - atOnce, "the rest numbered into the line");
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});

@@ -192,8 +192,14 @@ async function place(
   // other instances' joins over it.
   const max = v.settings.maxWaitingVisitors;
   if ((ctx.freshView(q) ?? v).counts.waiting >= max) throw new QueueFullError(q, max);
-  if (mayGoInAtOnce(ctx, v, now) && !(await ctx.queueAll?.(q))) {
-    const admitted = await admitAtOnce(ctx, q, id, supplied, records);
+  // Its place in arrival order is taken now: a join that tried to go in at once and could not
+  // stays ahead of those that came meanwhile.
+  const arrival = ctx.nextArrival();
+  if (mayGoInAtOnce(ctx, v, now) && tryingAtOnce(ctx, q) < AT_ONCE) {
+    const admitted = await countedAtOnce(ctx, q, async () => {
+      if (await ctx.queueAll?.(q)) return null;
+      return await admitAtOnce(ctx, q, id, supplied, records);
+    });
     if (admitted) return admitted;
   }
   // The seconds other instances filled (read once a second): the check-in budget is shared.
@@ -207,7 +213,7 @@ async function place(
     state: "waiting",
     nextCheckAt,
     deadline,
-    mark: [now, ctx.instance, ctx.nextArrival()],
+    mark: [now, ctx.instance, arrival],
   };
   await writer.write({ q, visitor, supplied, records, checkin }).catch((e) => {
     ctx.noteArrival(q, v, -1);
@@ -217,6 +223,32 @@ async function place(
     view: provisionalView(ctx, q, visitor, v, position, await ctx.branding(q)),
     ticket: await ticketFor(ctx, q, visitor),
   };
+}
+
+/**
+ * Joins of one instance that may try to go in at once together. Each is a commit on the counts,
+ * one after another (`ctx.serial`, which the tick's commits wait in too): a crowd on an empty line
+ * all trying it queued thousands of them there, a store round trip each, and over a remote store
+ * the tick and the joins waited minutes (bench/scale_sim.ts at 100 ms). The rest take the line.
+ */
+const AT_ONCE = 4;
+const atOnce = new WeakMap<QueueContext, Map<string, number>>();
+
+/** Joins of this instance trying to go in at once into `q` now. */
+function tryingAtOnce(ctx: QueueContext, q: string): number {
+  return atOnce.get(ctx)?.get(q) ?? 0;
+}
+
+/** Runs `f` counted (from now, before any await) among the joins trying to go in at once. */
+async function countedAtOnce<T>(ctx: QueueContext, q: string, f: () => Promise<T>): Promise<T> {
+  const m = atOnce.get(ctx) ?? new Map<string, number>();
+  atOnce.set(ctx, m);
+  m.set(q, (m.get(q) ?? 0) + 1);
+  try {
+    return await f();
+  } finally {
+    m.set(q, m.get(q)! - 1);
+  }
 }
 
 /** True when the view says a join may go in at once: an empty line, open, a slot and budget. */
