@@ -344,29 +344,32 @@ export async function heartbeat(
   return await settle(ctx, q, t.sub, "heartbeat");
 }
 
-/** Arrivals counted one by one ahead of an unnumbered join; past this, the line's back is used. */
-const COUNT_AHEAD = 1000;
+/** Joins not numbered yet up to which those ahead of an unnumbered join are counted one by one. */
+const COUNT_AHEAD = 100;
 
 /**
- * The place of a join not numbered yet: the numbered waiters, plus the arrivals before its own in
- * key order (listed up to `COUNT_AHEAD`; beyond that the back of the line as last read).
+ * The place of a join not numbered yet: the numbered waiters plus the arrivals before its own in
+ * key order, listed while the view's backlog is short; past `COUNT_AHEAD` the back of the line as
+ * last read. (Listing a long backlog for each of its statuses, which come every second until the
+ * tick numbers them, took the CPU the ticks needed: bench/RESULTS.md, scale-out simulation.)
  */
-async function unnumberedPosition(ctx: QueueContext, q: string, rec: Visitor): Promise<number> {
-  const { counts, arrivals } = await ctx.readCounts(q);
+async function unnumberedPosition(
+  ctx: QueueContext,
+  q: string,
+  rec: Visitor,
+  v: QueueView,
+): Promise<number> {
+  if (v.pending > COUNT_AHEAD) return Math.max(1, v.counts.waiting);
   let ahead = 0;
   const end = keys.arrival(q, ...rec.mark!);
-  for await (
-    const _ of ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD })
-  ) {
-    ahead++;
-  }
-  if (ahead >= COUNT_AHEAD) ahead = Math.max(ahead, arrivals - 1);
-  return counts.waiting + ahead + 1;
+  const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
+  for await (const _ of list) ahead++;
+  return v.counts.waiting - v.pending + ahead + 1;
 }
 
 /**
  * The answer to a join not numbered yet (the next tick does): its place among the numbered line
- * and the joins that arrived before it, as read now (a late commit may still land ahead of it).
+ * and the joins that arrived before it (see `unnumberedPosition`).
  * Nothing is written (only the sequencer writes an unnumbered record); one due meanwhile is asked
  * back the next second, after the tick, by its ticket.
  */
@@ -379,7 +382,7 @@ async function unnumbered(
   const now = ctx.now();
   const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
   const asked = { ...rec, nextCheckAt: nca };
-  const position = await unnumberedPosition(ctx, q, rec);
+  const position = await unnumberedPosition(ctx, q, rec, v);
   return {
     view: provisionalView(ctx, q, asked, v, position, await ctx.branding(q)),
     ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
