@@ -49,7 +49,7 @@ export interface SessionsRun {
   released: number;
   requests: number;
   errors: number;
-  /** Error answers by HTTP status ("network" when the request itself failed). */
+  /** Error answers by HTTP status and error code ("network" when the request itself failed). */
   errorsBy: Record<string, number>;
   /** Visitors the room no longer knew while they waited (404: dropped or expired). */
   lost: number;
@@ -162,7 +162,7 @@ async function playOne(
     let ticket = cookieOf(res, "tg_ticket");
     let body = await res.json().catch(() => ({}));
     while (!body.accessToken && !done) {
-      if (!res.ok) failed(String(res.status));
+      if (!res.ok) failed(`${res.status}${body.error?.code ? ` ${body.error.code}` : ""}`);
       // A visitor the room dropped gets 404 on every check-in: it has lost its place, and a
       // real page would say so and stop (polling on would only load the room).
       if (res.status === 404) return void run.lost++;
