@@ -3,6 +3,7 @@
  * draw record only once published, `/metrics`, and the check page.
  */
 import { verifyDraw } from "../lib/queue/draw_scheme.ts";
+import { prequeuePhase } from "../lib/queue/prequeue_phase.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { makeApp, operator } from "./helpers.ts";
@@ -131,4 +132,22 @@ Deno.test("Prometheus /metrics: the pre-queue's phase and participants", async (
   assertEquals(valueOf(s, "tollgate_queue_prequeue_phase", { ...q, phase: "drawn" }), 1);
   assertEquals(valueOf(s, "tollgate_queue_prequeue_participants", q), 4);
   t.close();
+});
+
+Deno.test("a draw asked for at the opening runs even while the window's step is still under way", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 5 });
+  try {
+    const opensAt = t.clock.now() + HOUR;
+    await t.engine.setOpensAt(Q, opensAt);
+    await t.engine.setPrequeue(Q, 120);
+    for (let i = 0; i < 3; i++) await served(t).join();
+    // A tick's step of the window, in flight, as a tick leaves it in the background.
+    const windowStep = t.engine.drawIfDue(Q);
+    t.clock.ms = opensAt;
+    await t.engine.drawIfDue(Q); // it used to get the window's step back, and no draw ran
+    await windowStep;
+    assertEquals(prequeuePhase(await t.engine.settings(Q), t.clock.now()), "drawn");
+  } finally {
+    t.close();
+  }
 });

@@ -276,28 +276,40 @@ export class Engine {
    * `opensAt` (one run at a time per queue in this instance); resolves when that step is done.
    */
   drawIfDue(q: string): Promise<unknown> {
-    let p = this.#draws.get(q);
-    if (!p) {
-      p = (async () => {
-        // Read without filling the view cache (this runs beside visitor requests).
-        const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
-        if (!settings) return;
-        const phase = prequeuePhase(settings, this.ctx.now());
-        if (phase === "window") {
-          await settleRoundNow(this.ctx, q);
-          this.#drawAtOpening(q, settings.opensAt!);
-        }
-        if (phase === "drawing") {
-          // Every join of the window is numbered before the window closes for the draw.
-          await sequence(this.ctx, q, 2000);
-          await runDraw(this.ctx, q, this.drawOptions);
-        }
-      })().finally(() => this.#draws.delete(q));
-      this.#draws.set(q, p);
+    const running = this.#draws.get(q);
+    // A step under way may be an earlier phase's (a tick's, in the background, just before the
+    // opening): this call runs once more after it, shared by the calls meanwhile.
+    if (running) {
+      let again = this.#drawsAgain.get(q);
+      if (!again) {
+        again = running.catch(() => {}).then(() => {
+          this.#drawsAgain.delete(q);
+          return this.drawIfDue(q);
+        });
+        this.#drawsAgain.set(q, again);
+      }
+      return again;
     }
+    const p = (async () => {
+      // Read without filling the view cache (this runs beside visitor requests).
+      const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
+      if (!settings) return;
+      const phase = prequeuePhase(settings, this.ctx.now());
+      if (phase === "window") {
+        await settleRoundNow(this.ctx, q);
+        this.#drawAtOpening(q, settings.opensAt!);
+      }
+      if (phase === "drawing") {
+        // Every join of the window is numbered before the window closes for the draw.
+        await sequence(this.ctx, q, 2000);
+        await runDraw(this.ctx, q, this.drawOptions);
+      }
+    })().finally(() => this.#draws.delete(q));
+    this.#draws.set(q, p);
     return p;
   }
   #draws = new Map<string, Promise<unknown>>();
+  #drawsAgain = new Map<string, Promise<unknown>>();
   #drawTimers = new Map<string, number>();
 
   /**
