@@ -2,6 +2,8 @@
  * Real server processes (`deno run -A main.ts`) for the multi-instance and crash tests: spawn on a
  * free port, wait until ready, stop (SIGTERM, then SIGKILL), and read access-token claims.
  */
+import { DEFAULT_BRANDING } from "../lib/queue/types.ts";
+import { keys } from "../lib/store/keys.ts";
 import { assert } from "./assert.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -136,4 +138,19 @@ export async function stopServers(servers: Server[]): Promise<void> {
     clearTimeout(t);
     await s.done;
   }
+}
+
+/**
+ * A fresh KV file for server processes to share, the waiting counts shown (ahead, behind,
+ * waiting): written before any instance starts, so none answers from an older branding.
+ */
+export async function sharedStoreShowingCounts(
+  prefix: string,
+): Promise<{ dir: string; kvPath: string }> {
+  const dir = await Deno.makeTempDir({ prefix });
+  const kvPath = `${dir}/shared.kv`;
+  const setup = await Deno.openKv(kvPath);
+  await setup.set(keys.branding(), { ...DEFAULT_BRANDING, showWaitingCount: true });
+  setup.close();
+  return { dir, kvPath };
 }

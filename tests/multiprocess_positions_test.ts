@@ -10,18 +10,13 @@
  * and the same on every instance. A stale view on one of two instances once answered 150 too low.
  */
 import { keys } from "../lib/store/keys.ts";
-import {
-  type Counts,
-  DEFAULT_BRANDING,
-  EMPTY_COUNTS,
-  type Visitor,
-  withDefaults,
-} from "../lib/queue/types.ts";
+import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import {
   claimsOf,
   operatorMetrics,
   type Server,
+  sharedStoreShowingCounts,
   sleep,
   startServers,
   stopServers,
@@ -76,15 +71,9 @@ async function statusOn(port: number, ticket: string) {
 
 /** Runs `joins` joins over `processes` servers (`inFlight` at a time) and checks every answer. */
 async function exactPositions(processes: number, joins: number, inFlight: number) {
-  const dir = await Deno.makeTempDir({ prefix: "tollgate-mp-pos-" });
-  const kvPath = `${dir}/shared.kv`;
+  const { dir, kvPath } = await sharedStoreShowingCounts("tollgate-mp-pos-");
   const servers: Server[] = [];
   try {
-    // Waiting counts are shown (ahead, behind, waiting): written before any instance starts, so
-    // none answers from an older branding.
-    const setup = await Deno.openKv(kvPath);
-    await setup.set(keys.branding(), { ...DEFAULT_BRANDING, showWaitingCount: true });
-    setup.close();
     await startServers(
       processes,
       {

@@ -15,18 +15,13 @@
 import { keys } from "../lib/store/keys.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
 import { pendingOf, withEnters } from "../lib/queue/enters.ts";
-import {
-  type Counts,
-  DEFAULT_BRANDING,
-  EMPTY_COUNTS,
-  type Visitor,
-  withDefaults,
-} from "../lib/queue/types.ts";
+import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import {
   claimsOf,
   operatorMetrics,
   type Server,
+  sharedStoreShowingCounts,
   sleep,
   startServers,
   stopServers,
@@ -152,14 +147,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "tollgate-mp-stop-" });
-    const kvPath = `${dir}/shared.kv`;
+    const { dir, kvPath } = await sharedStoreShowingCounts("tollgate-mp-stop-");
     const servers: Server[] = [];
     try {
-      // Waiting counts are shown (ahead, behind, waiting), written before any instance starts.
-      const setup = await Deno.openKv(kvPath);
-      await setup.set(keys.branding(), { ...DEFAULT_BRANDING, showWaitingCount: true });
-      setup.close();
       await startServers(
         4,
         {
