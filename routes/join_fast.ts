@@ -81,7 +81,10 @@ export async function fastJoin(
   if (typeof body !== "object" || body === null || Array.isArray(body)) return replay(req, bytes);
   const { queue, visitorId } = body;
   // A join carrying a challenge answer or an enqueue token goes the validated way (Hono).
-  if ("proof" in body || "turnstileResponse" in body || "enqueueToken" in body) {
+  if (
+    "proof" in body || "turnstileResponse" in body || "enqueueToken" in body ||
+    "priorityCode" in body
+  ) {
     return replay(req, bytes);
   }
   if (

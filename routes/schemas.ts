@@ -136,6 +136,10 @@ export const JoinBody = z.object({
     description: "the operator site's enqueue token (claims queue, key, exp; HMAC-SHA256 with " +
       "ENQUEUE_SECRET): one place per key",
   }),
+  priorityCode: z.string().min(1).max(64).optional().openapi({
+    description: "a priority code the operator issued: the place goes into the code's lane " +
+      "(a place held already moves to the back of that lane); one use is counted",
+  }),
 }).openapi("JoinRequest");
 
 const HealthState = z.enum(["unmonitored", "healthy", "unhealthy"]);

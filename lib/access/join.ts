@@ -3,6 +3,7 @@
  * client IP is admitted at once without a place or slot; a visitor from a blocked country is
  * refused with 403 `geo_blocked`; everyone else joins the queue as usual.
  */
+import { redeemCode } from "../priority/codes.ts";
 import { clientIp, type ClientIpConfig, clientKey, trustedHeader } from "../client_ip.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -73,6 +74,8 @@ export interface JoinProofs {
   proof?: unknown;
   turnstileResponse?: string;
   enqueueToken?: string;
+  /** A priority code (lib/priority/codes.ts): the new place goes into the code's lane. */
+  priorityCode?: string;
 }
 
 /** 429 `rate_limited` for a client that took too many new places in a queue. */
@@ -139,6 +142,14 @@ async function joinUnderRules(
     );
     return out;
   }
+  // A priority code with a place held already: the code is redeemed first (a refused one changes
+  // nothing), then the place moves to the back of the code's lane.
+  if (proofs.priorityCode !== undefined && ticket !== null && ticket.queue === q) {
+    const lane = await redeemPriority(s, q, proofs.priorityCode);
+    await s.engine.leave(q, ticket, ticket.sub);
+    // A new id: a place left before the sequencer numbered it keeps its record until then.
+    return await s.engine.join(q, null, undefined, { records: [], lane });
+  }
   // The join guards first (a refused check must not use up the client's allowance), then the
   // per-client limit; resuming with a valid ticket for this queue needs neither.
   const resuming = ticket !== null && ticket.queue === q;
@@ -150,7 +161,13 @@ async function joinUnderRules(
     const pass = await s.guards.check({ queue: q, client, ip: who.ip, resuming, ...proofs });
     // The engine asks for the allowance only when the join takes a new place: an enqueue key
     // that already holds one resumes it (from any browser or device) without using any.
-    const limit = resuming ? undefined : () => takeNewPlace(s, q, client, shadow);
+    // A priority code is redeemed (one use counted) only for a new place, after the limit.
+    const limit = resuming ? undefined : async () => {
+      await takeNewPlace(s, q, client, shadow);
+      if (proofs.priorityCode !== undefined) {
+        pass.lane = await redeemPriority(s, q, proofs.priorityCode);
+      }
+    };
     return await s.engine.join(q, ticket, visitorId, pass, limit);
   } catch (e) {
     // A wrong, forged or replayed solution (the replay is found at the join's commit), or a flood
@@ -160,6 +177,11 @@ async function joinUnderRules(
     s.guards.stats.add(q, "shadowPlaced");
     return await s.engine.shadowJoin(q);
   }
+}
+
+/** Redeems a priority code for `q` (403 `priority_code_invalid` when refused): its lane. */
+async function redeemPriority(s: AccessJoinDeps, q: string, code: string): Promise<string> {
+  return (await redeemCode(s.kv, s.clock, s.config.TOKEN_SECRET, q, code)).lane;
 }
 
 /** Whether a queue's refusals go to its shadow line, and at what factor over the client limit. */

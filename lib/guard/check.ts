@@ -71,7 +71,9 @@ export async function checkJoinGuards(d: JoinGuardDeps, j: JoinGuardInput): Prom
   d.rates.noteAttempt(j.queue);
   const s = await d.settings(j.queue);
   if (s.requireEnqueueToken || j.enqueueToken !== undefined) {
-    pass.enqueueKey = enqueueKeyOf(d, s, j);
+    const token = enqueueTokenOf(d, s, j);
+    pass.enqueueKey = token && keyHash(token.key);
+    if (token?.lane !== undefined) pass.lane = token.lane;
   }
   // Off (the default): nothing more to read on the join path.
   if (s.challenge === "off") return pass;
@@ -165,12 +167,12 @@ function required(
   });
 }
 
-/** The hash of the join's enqueue key (undefined: none to hold), or the refusal (counted). */
-function enqueueKeyOf(
+/** The join's verified enqueue token (undefined: none to hold), or the refusal (counted). */
+function enqueueTokenOf(
   d: JoinGuardDeps,
   s: JoinGuardSettings,
   j: JoinGuardInput,
-): string | undefined {
+): { key: string; lane?: string } | undefined {
   if (!d.enqueue) {
     // A token sent to a queue that does not need one, with no secret to check it: ignored.
     if (!s.requireEnqueueToken) return undefined;
@@ -184,7 +186,7 @@ function enqueueKeyOf(
   }
   try {
     if (j.enqueueToken === undefined) throw new EnqueueTokenRequiredError(j.queue);
-    return keyHash(d.enqueue.verify(j.enqueueToken, j.queue, d.clock.now()).key);
+    return d.enqueue.verify(j.enqueueToken, j.queue, d.clock.now());
   } catch (e) {
     if (e instanceof EnqueueTokenInvalidError || e instanceof EnqueueTokenRequiredError) {
       d.stats.add(j.queue, "enqueueTokensRefused");

@@ -6,6 +6,8 @@ import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from 
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
+import { chooseByLane } from "../priority/choose.ts";
+import { slotOf } from "../priority/line.ts";
 import {
   AHEAD,
   type Read,
@@ -34,7 +36,7 @@ async function pickRandom(
   const all: string[] = [];
   let head: number | null = null;
   for await (
-    const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, {
+    const e of ctx.kv.list<string>(keys.fifoLine(q, 0), {
       limit: counts.waiting <= 1000 ? 1000 + exclude.size : 1,
     })
   ) {
@@ -83,7 +85,7 @@ async function chooseWaiters(
   const limit = n + exclude.size;
   const iter = ahead && limit <= AHEAD
     ? ahead.slice(0, limit)
-    : ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit });
+    : ctx.kv.list<string>(keys.fifoLine(q, 0), { limit });
   for await (const e of iter) {
     if (ids.length >= n) break;
     if (!exclude.has(e.value)) ids.push(e.value);
@@ -140,6 +142,45 @@ async function admitInto(
     n++;
   }
   countTraffic(op, q, now, "out", n);
+  return n;
+}
+
+/**
+ * Admits the priority lanes' parts of `want` (lib/priority/choose.ts) into `op`, each lane from
+ * its head in arrival order, passing over silent waiters; counts them per lane. Returns how many.
+ */
+async function admitFromLanes(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  counts: Counts,
+  settings: QueueSettings,
+  want: number,
+  handled: Set<string>,
+  passed: Set<string>,
+  admitted: Set<string>,
+): Promise<number> {
+  const skip = new Set([...handled, ...passed, ...admitted]);
+  let n = 0;
+  for (const l of await chooseByLane(ctx.kv, q, counts.laneNext, want, skip)) {
+    const got = await admitInto(
+      ctx,
+      q,
+      op,
+      counts,
+      l.ids,
+      true,
+      handled,
+      undefined,
+      passed,
+      settings,
+      l.take,
+      admitted,
+    );
+    const before = counts.laneAdmitted[l.slot] ?? 0;
+    if (got > 0) counts.laneAdmitted = { ...counts.laneAdmitted, [l.slot]: before + got };
+    n += got;
+  }
   return n;
 }
 
@@ -233,11 +274,13 @@ export async function tickRound(
       CHUNK - expired,
     );
     const ahead = await reads.line;
+    const admitted = new Set<string>();
+    // Priority lanes take their parts of the second first; the main line the rest.
+    n += await admitFromLanes(ctx, q, op, counts, settings, want, handled, passed, admitted);
     // Silent waiters met on the way are passed over: the next choice goes past them (a few
     // times at most: each is a read of the line).
     // The ones admitted are in this round's op, not yet out of the line: the next choice skips
     // them. Each choice takes a few more than needed, so a few silent ones cost no extra read.
-    const admitted = new Set<string>();
     for (let i = 0, before = -1; i < 4 && n < want && passed.size !== before; i++) {
       before = passed.size;
       const skip = new Set([...handled, ...passed, ...admitted]);
@@ -298,10 +341,24 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
         );
         if (want <= 0) return -1;
         const op = ctx.kv.atomic().check(entry, settingsEntry);
-        const chosen = await chooseWaiters(ctx, q, settings, want, counts, passed);
         const dropped = new Set<string>();
         const silent = passed.size;
-        const got = await admitInto(
+        // Priority lanes first, by their parts, as at the tick; the main line the rest.
+        const admitted = new Set<string>();
+        const inLanes = await admitFromLanes(
+          ctx,
+          q,
+          op,
+          counts,
+          settings,
+          want,
+          dropped,
+          passed,
+          admitted,
+        );
+        const skip = new Set([...passed, ...admitted]);
+        const chosen = await chooseWaiters(ctx, q, settings, want - inLanes, counts, skip);
+        const got = inLanes + await admitInto(
           ctx,
           q,
           op,
@@ -328,16 +385,19 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
 
 /** Deletes old check-in counts and gone-log entries behind the head of the line. */
 export async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
-  let head: number | null = null;
-  for await (const e of ctx.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
-    head = e.key[2] as number;
-  }
+  // Each line's head (the main line's, and each priority lane's that was used).
+  ctx.invalidate(q);
+  const v = await ctx.view(q);
+  const heads = new Map([[0, v.head], ...(v.laneHeads ?? [])]);
   const old = Math.floor(ctx.now() / 1000) - 120;
   const end = keys.checkins(q, old);
   await deleteListed(ctx.kv, { start: keys.checkinsPrefix(q), end }, { limit: 5000 });
   // Gone-log entries still inside the line are needed for exact positions.
   await deleteListed(ctx.kv, { prefix: keys.gonePrefix(q) }, {
     limit: 5000,
-    keep: (k) => head !== null && (k[3] as number) >= head,
+    keep: (k) => {
+      const head = heads.get(slotOf(k[3] as number)) ?? null;
+      return head !== null && (k[3] as number) >= head;
+    },
   });
 }

@@ -17,6 +17,8 @@ import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../guard/settings.ts";
+import { firstSeq, slotOf } from "../priority/line.ts";
+import { type LanesRecord, readLanes } from "../priority/store.ts";
 
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
@@ -31,8 +33,15 @@ export interface QueueDeps {
 export interface QueueView {
   settings: QueueSettings;
   counts: Counts;
-  /** Arrival number of the first waiter, or null when nobody waits. */
+  /** Arrival number of the first waiter of the main line, or null when nobody waits in it. */
   head: number | null;
+  /**
+   * The head of each priority lane's line that was ever used (by lane slot, lib/priority/line.ts);
+   * absent in views built by hand (no lanes).
+   */
+  laneHeads?: Map<number, number | null>;
+  /** The queue's priority lanes (absent: none). */
+  lanes?: LanesRecord;
   /** Joins not numbered into the line yet (counted in `counts.waiting` of a view). */
   pending: number;
   /** Arrival numbers above `head` that left the line other than from its head, sorted. */
@@ -262,7 +271,7 @@ export class QueueContext {
    */
   async viewOf(q: string, seq: number): Promise<QueueView> {
     const v = await this.view(q);
-    if (seq < v.counts.nextSeq) return v;
+    if (seq < lineOf(v, seq).next) return v;
     this.#drop(q);
     return await this.view(q);
   }
@@ -285,13 +294,22 @@ export class QueueContext {
   async #load(q: string): Promise<QueueView> {
     const generation = this.#generation.get(q) ?? 0;
     const loadedAt = this.now();
-    const [settings, { counts, arrivals }, head] = await Promise.all([
+    const [settings, { counts, arrivals }, head, lanes] = await Promise.all([
       this.readSettings(q),
       this.readCounts(q),
-      this.#head(q),
+      this.#head(q, 0),
+      readLanes(this.kv, q),
     ]);
     if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
-    const goneSet = await this.#refreshGone(q, head, loadedAt);
+    const slots = Object.keys(counts.laneNext).map(Number);
+    const laneHeads = new Map(
+      await Promise.all(slots.map(async (s) => [s, await this.#head(q, s)] as const)),
+    );
+    const goneSet = await this.#refreshGone(
+      q,
+      (s) => s ? laneHeads.get(s) ?? null : head,
+      loadedAt,
+    );
     const gone = [...goneSet].sort((a, b) => a - b);
     // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
     const shown = { ...counts, waiting: counts.waiting + arrivals };
@@ -300,6 +318,8 @@ export class QueueContext {
       counts: shown,
       pending: arrivals,
       head,
+      laneHeads,
+      lanes,
       gone,
       goneSet: new Set(gone),
       loadedAt,
@@ -308,15 +328,23 @@ export class QueueContext {
     return view;
   }
 
-  async #head(q: string): Promise<number | null> {
-    for await (const e of this.kv.list({ prefix: keys.fifoPrefix(q) }, { limit: 1 })) {
+  /** The head of line `slot` (0: the main line, else a priority lane's). */
+  async #head(q: string, slot: number): Promise<number | null> {
+    for await (const e of this.kv.list(keys.fifoLine(q, slot), { limit: 1 })) {
       return e.key[2] as number;
     }
     return null;
   }
 
-  /** Reads new entries of the gone log incrementally; the 10 s overlap covers clock skew. */
-  async #refreshGone(q: string, head: number | null, now: number): Promise<Set<number>> {
+  /**
+   * Reads new entries of the gone log incrementally (the 10 s overlap covers clock skew) and
+   * forgets those at or before their line's head (`headOf` a lane slot, 0 for the main line).
+   */
+  async #refreshGone(
+    q: string,
+    headOf: (slot: number) => number | null,
+    now: number,
+  ): Promise<Set<number>> {
     let cache = this.#gone.get(q);
     if (!cache) {
       cache = { seqs: new Set(), fromMs: 0 };
@@ -328,7 +356,10 @@ export class QueueContext {
     });
     for await (const e of iter) cache.seqs.add(e.key[3] as number);
     cache.fromMs = now;
-    for (const s of cache.seqs) if (head === null || s <= head) cache.seqs.delete(s);
+    for (const s of cache.seqs) {
+      const head = headOf(slotOf(s));
+      if (head === null || s <= head) cache.seqs.delete(s);
+    }
     return cache.seqs;
   }
 
@@ -417,16 +448,34 @@ export class QueueContext {
 
   /** Exact 1-based FIFO position of arrival number `seq` in a view. */
   position(v: QueueView, seq: number): number {
-    if (v.head === null || seq <= v.head) return 1;
-    // Count departed arrival numbers strictly between head and seq (binary search).
-    let lo = 0, hi = v.gone.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (v.gone[mid] < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return Math.max(1, seq - v.head + 1 - lo);
+    const { head } = lineOf(v, seq);
+    if (head === null || seq <= head) return 1;
+    // Departed arrival numbers strictly between the line's head and seq (the gone log holds every
+    // line's, each in its own range, so those of other lines fall outside).
+    const between = countBelow(v.gone, seq) - countBelow(v.gone, head + 1);
+    return Math.max(1, seq - head + 1 - between);
   }
+}
+
+/** How many of the sorted numbers `xs` are below `x` (binary search). */
+function countBelow(xs: number[], x: number): number {
+  let lo = 0, hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The line arrival number `seq` is in, as `v` has it: its head (null when empty) and the next
+ * number it hands out (the main line's, or a priority lane's, lib/priority/line.ts).
+ */
+export function lineOf(v: QueueView, seq: number): { head: number | null; next: number } {
+  const slot = slotOf(seq);
+  if (slot === 0) return { head: v.head, next: v.counts.nextSeq };
+  return { head: v.laneHeads?.get(slot) ?? null, next: v.counts.laneNext[slot] ?? firstSeq(slot) };
 }
 
 /** Slots free for admission now: capacity less entered and holding (never negative). */

@@ -45,6 +45,11 @@ export interface JoinGuardPass {
   records: JoinRecord[];
   /** SHA-256 of the enqueue key, base64url: the key holds at most one place in the queue. */
   enqueueKey?: string;
+  /**
+   * The priority lane of a new place (a lane token's claim, or a redeemed priority code's lane,
+   * set by `beforeNewPlace`); the sequencer numbers it into that lane's line.
+   */
+  lane?: string;
 }
 
 /** How long the record of an enqueue key's place outlives its last write (a stale one is reused). */
@@ -110,7 +115,7 @@ export async function join(
     if (!charged) await beforeNewPlace?.();
     charged = true;
     try {
-      return await place(ctx, writer, q, id, supplied, records);
+      return await place(ctx, writer, q, id, supplied, records, guard.lane);
     } catch (e) {
       if (e instanceof StoreBusyError) throw await unconfirmed(ctx, q, id, e);
       // Another join took the key first: the next round resumes its place.
@@ -184,6 +189,7 @@ async function place(
   id: string,
   supplied: boolean,
   records: JoinRecord[],
+  lane?: string,
 ): Promise<JoinOutcome> {
   const v = await ctx.view(q);
   const now = ctx.now();
@@ -215,6 +221,7 @@ async function place(
     deadline,
     mark: [now, ctx.instance, arrival],
   };
+  if (lane !== undefined) visitor.lane = lane;
   await writer.write({ q, visitor, supplied, records, checkin }).catch((e) => {
     ctx.noteArrival(q, v, -1);
     throw e;

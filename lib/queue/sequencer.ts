@@ -18,6 +18,8 @@ import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import { putWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import { firstSeq } from "../priority/line.ts";
+import { laneSlots } from "../priority/store.ts";
 
 /** Arrivals numbered per commit: four mutations each (record, line, deadline, arrival). */
 export const SEQUENCE_CHUNK = 230;
@@ -96,6 +98,19 @@ function inWindow(s: QueueSettings, c: Counts, ms: number): boolean {
   return s.opensAt !== null && c.preRound === s.opensAt && c.preCutoff === 0 && ms < s.opensAt;
 }
 
+/**
+ * The next arrival number of the line a join goes to: its priority lane's (by the lane's slot, see
+ * lib/priority/line.ts) while the queue has that lane, else the main line's. Before the opening
+ * everyone is numbered in the main line: the draw places them all alike.
+ */
+function nextInLine(c: Counts, lanes: Map<string, number>, lane?: string): number {
+  const slot = lane === undefined ? undefined : lanes.get(lane);
+  if (slot === undefined) return c.nextSeq++;
+  const seq = c.laneNext[slot] ?? firstSeq(slot);
+  c.laneNext = { ...c.laneNext, [slot]: seq + 1 };
+  return seq;
+}
+
 /** Numbers one arrival into `op`: its arrival number, line entry (unless a window join), record. */
 function numberOne(
   ctx: QueueContext,
@@ -104,13 +119,14 @@ function numberOne(
   s: QueueSettings,
   c: Counts,
   e: Deno.KvEntry<Visitor>,
+  lanes: Map<string, number>,
 ): void {
   const ms = e.key[2] as number;
   const participant = ms >= windowStart(s) && inWindow(s, c, ms);
   // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
   if (!participant) settleRound(ctx, q, op, s, c, Math.max(ms, ctx.now()));
   const { mark: _, ...rest } = e.value;
-  const v: Visitor = { ...rest, seq: c.nextSeq++ };
+  const v: Visitor = { ...rest, seq: participant ? c.nextSeq++ : nextInLine(c, lanes, rest.lane) };
   if (participant) v.round = c.preRound;
   putWaiting(op, q, v, !participant);
   op.delete(e.key);
@@ -131,6 +147,7 @@ export async function sequence(
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
+  const lanes = await laneSlots(ctx.kv, q);
   for (;;) {
     const out = await retryCommit(async () => {
       const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
@@ -148,7 +165,7 @@ export async function sequence(
       let n = 0;
       for (const e of batch.arrivals) {
         if (gone.has(e.value.id)) continue;
-        numberOne(ctx, q, op, settings, counts, e);
+        numberOne(ctx, q, op, settings, counts, e, lanes);
         n++;
       }
       // Every arrival read is taken in, numbered or gone (never more than the sum holds). The

@@ -67,7 +67,7 @@ export function startTickReads(
   const line = fifo
     ? (async () => {
       const out: Deno.KvEntry<string>[] = [];
-      for await (const e of ctx.kv.list<string>({ prefix: keys.fifoPrefix(q) }, { limit: AHEAD })) {
+      for await (const e of ctx.kv.list<string>(keys.fifoLine(q, 0), { limit: AHEAD })) {
         out.push(e);
       }
       return out;

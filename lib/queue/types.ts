@@ -60,6 +60,13 @@ export interface Counts {
   preCutoff: number;
   /** Arrival numbers kept for drawn places after `preCutoff` (the waiting count at closing). */
   preReserved: number;
+  /**
+   * Priority lanes: each lane slot's next arrival number (lib/priority/line.ts), once used.
+   * Replaced, never changed in place (the default is shared and frozen).
+   */
+  laneNext: Record<string, number>;
+  /** Priority lanes: admissions from each lane slot's line (replaced like `laneNext`). */
+  laneAdmitted: Record<string, number>;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -94,6 +101,11 @@ export interface Visitor {
    * takes its place at its next write.
    */
   round?: number;
+  /**
+   * The priority lane a code or lane token gave this join. Its line is the arrival number's range
+   * (lib/priority/line.ts): a lane removed before numbering leaves the visitor in the main line.
+   */
+  lane?: string;
   /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
   seenAt?: number;
   /** Sliding session with a hard cap: when it ends whatever the visitor does. */
@@ -148,6 +160,8 @@ export const EMPTY_COUNTS: Counts = {
   preCommitment: "",
   preCutoff: 0,
   preReserved: 0,
+  laneNext: Object.freeze({}),
+  laneAdmitted: Object.freeze({}),
 };
 
 /** Soft merge: stored fields win, fields added by a later release get defaults. */

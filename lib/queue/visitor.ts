@@ -9,6 +9,7 @@ import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import {
   bucketCap,
+  lineOf,
   openSlots,
   type QueueContext,
   type QueueView,
@@ -161,9 +162,9 @@ export async function status(
 
 /** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
 function notDue(ctx: QueueContext, t: Readonly<TicketClaims>, v: QueueView): boolean {
-  return ctx.now() < t.nextCheckAt && v.head !== null && t.seq > 0 && t.seq >= v.head &&
-    t.seq < v.counts.nextSeq &&
-    !v.goneSet.has(t.seq);
+  if (!(ctx.now() < t.nextCheckAt && t.seq > 0) || v.goneSet.has(t.seq)) return false;
+  const { head, next } = lineOf(v, t.seq);
+  return head !== null && t.seq >= head && t.seq < next;
 }
 
 /**

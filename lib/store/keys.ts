@@ -3,6 +3,8 @@
  *
  * Queue-scoped keys all start with a short tag and the queue name.
  */
+import { LINE_SPAN } from "../priority/line.ts";
+
 export const keys = {
   /** Schema version of the stored data. */
   schemaVersion: () => ["meta", "schemaVersion"] as const,
@@ -40,6 +42,11 @@ export const keys = {
   /** FIFO index of waiting visitors by arrival number. */
   fifo: (q: string, seq: number) => ["w", q, seq] as const,
   fifoPrefix: (q: string) => ["w", q] as const,
+  /** One line of the FIFO index: the main line (slot 0) or a priority lane (lib/priority/line.ts). */
+  fifoLine: (q: string, slot: number): Deno.KvListSelector => ({
+    start: ["w", q, slot * LINE_SPAN],
+    end: ["w", q, (slot + 1) * LINE_SPAN],
+  }),
   /** 0.7.3's compactly written joins (expanded by the 0.8.0 migration, lib/store/migrate_073.ts). */
   joinLog: (q: string, seq: number) => ["jl", q, seq] as const,
   joinLogPrefix: (q: string) => ["jl", q] as const,

@@ -125,14 +125,15 @@ export function priorityRoutes(s: Services) {
   };
   app.openapi(lanesGet, async (c) => {
     const queue = await queueOf(c.req.valid("query").queue);
-    return c.json({ queue, ...(await readLanes(s.kv, queue)) }, 200);
+    const { lanes, updatedAt } = await readLanes(s.kv, queue);
+    return c.json({ queue, lanes, updatedAt }, 200);
   });
   app.openapi(lanesPut, async (c) => {
     const b = c.req.valid("json");
     const queue = await queueOf(b.queue);
     const rec = await saveLanes(s.kv, s.clock, queue, b.lanes);
     await audit(s, c, "queue.lanes", { queue, lanes: rec.lanes });
-    return c.json({ queue, ...rec }, 200);
+    return c.json({ queue, lanes: rec.lanes, updatedAt: rec.updatedAt }, 200);
   });
   app.openapi(codesGet, async (c) => {
     const queue = await queueOf(c.req.valid("query").queue);

@@ -1,0 +1,26 @@
+/**
+ * Where each line of a queue keeps its arrival numbers: the main line from 1, each priority lane
+ * in a range of its own (lane slot `s` from `s * LINE_SPAN + 1`). So one line index, one gone log
+ * and one ticket claim serve every line: a lane's positions are exact by the same arithmetic as
+ * the main line's (arrival number less the line's head, less those gone between), counted only
+ * within the lane, and a key range lists one line alone.
+ *
+ * @example
+ * slotOf(7); // 0: the main line
+ * slotOf(firstSeq(2) + 5); // 2
+ */
+
+/** Arrival numbers one line may hand out (2^40); 1,001 lines stay below 2^53. */
+export const LINE_SPAN = 2 ** 40;
+/** Highest lane slot (slot 0 is the main line). */
+export const MAX_SLOT = 1000;
+
+/** The line (0: main, else a lane slot) arrival number `seq` belongs to. */
+export function slotOf(seq: number): number {
+  return Math.floor(seq / LINE_SPAN);
+}
+
+/** The first arrival number of line `slot`. */
+export function firstSeq(slot: number): number {
+  return slot * LINE_SPAN + 1;
+}
