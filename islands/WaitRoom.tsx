@@ -27,6 +27,8 @@ import { MAX_HOLD_EXTENSIONS } from "../lib/queue/types.ts";
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
 export interface WaitRoomProps {
   queue: string;
+  /** The queue has priority lanes: the page offers a field for a priority code. */
+  codes?: boolean;
   /** The visitor view from the engine, without the access token. */
   view: VisitorView;
   /** Server time of the render (unix ms), to correct the browser's clock. */
@@ -236,6 +238,9 @@ export function WaitRoom(p: WaitRoomProps) {
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
       {/* The compact embed keeps to the line and its notification; the offers are the page's. */}
       {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} />}
+      {waiting && p.codes && view.lane === undefined && !p.embed && (
+        <CodeOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
+      )}
       {(waiting || holding) && !p.embed && (
         <MoveOffer
           queue={p.queue}
@@ -336,6 +341,7 @@ function Waiting(
   return (
     <>
       <p class="label">{m["wait.placeLabel"]}</p>
+      {view.lane !== undefined && <p class="lane">{t(m, "wait.inLane", { lane: view.lane })}</p>}
       <p class="place">
         {/* A join not numbered by the tick yet (0.8): its place is an estimate, said as one. */}
         {view.positionExact === false
@@ -358,5 +364,29 @@ function Waiting(
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * "Have a priority code?": a plain GET form back to this page with `?code=` (works without
+ * JavaScript); the join puts the place into the code's lane, or a page says why it cannot.
+ */
+function CodeOffer(
+  p: { queue: string; base: string; returnPath: string; m: Catalogue },
+) {
+  const { m } = p;
+  return (
+    <details class="mail">
+      <summary>{m["wait.codeOffer"]}</summary>
+      <form method="get" action={`${p.base}/wait`}>
+        <input type="hidden" name="queue" value={p.queue} />
+        {p.returnPath && <input type="hidden" name="return" value={p.returnPath} />}
+        <label>
+          {m["wait.codeLabel"]}
+          <input name="code" required maxLength={64} autocomplete="off" spellcheck={false} />
+        </label>
+        <button type="submit" class="button">{m["wait.codeUse"]}</button>
+      </form>
+    </details>
   );
 }

@@ -44,6 +44,10 @@ export const VisitorView = z.object({
     description: "false while `position` is provisional: a join not numbered into the line by " +
       "the queue's tick yet (at most one tick); absent or true once it is exact",
   }),
+  lane: z.string().optional().openapi({
+    description: "the priority lane the visitor waits in (a priority code or lane token put it " +
+      "there): `position` counts that lane's line only, and the wait is at the lane's pace",
+  }),
   ahead: z.number().int().optional(),
   behind: z.number().int().optional(),
   waiting: z.number().int().optional(),
@@ -207,6 +211,11 @@ export const Metrics = z.object({
   returned: z.number().int().openapi({
     description: "silent waiters that came back within their grace (ever)",
   }),
+  lanes: z.array(z.object({
+    lane: z.string(),
+    waiting: z.number().int().openapi({ description: "numbered into the lane's line" }),
+    admitted: z.number().int().openapi({ description: "admitted from the lane (ever)" }),
+  })).openapi({ description: "priority lanes that had a line (counted in `waiting` too)" }),
   admittedTotal: z.number().int(),
   health: HealthSnapshotView,
   viewAgeMs: z.number().int().openapi({

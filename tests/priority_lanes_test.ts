@@ -104,6 +104,22 @@ Deno.test("a second's admissions: strict lane first, then the share, the main li
       .value!;
     const slot = slotOf((await t.engine.visitor(Q, "member-19"))!.seq);
     assertEquals(counts.laneAdmitted[slot], 5, "admissions counted per lane");
+    const lanes = (await t.engine.metrics(Q)).lanes;
+    assertEquals(lanes.find((l) => l.lane === "members"), {
+      lane: "members",
+      waiting: 15,
+      admitted: 5,
+    });
+    assertEquals(lanes.find((l) => l.lane === "staff"), { lane: "staff", waiting: 0, admitted: 3 });
+    const prom = await t.app.request("/metrics?format=prometheus", {
+      headers: { authorization: `Bearer ${t.config.TOKEN_SECRET}` },
+    });
+    const text = await prom.text();
+    assert(
+      text.includes('tollgate_queue_lane_waiting{queue="default",lane="members"} 15'),
+      text.split("\n").filter((l) => l.includes("lane")).join("\n") ||
+        `no lane series: ${prom.status}`,
+    );
   } finally {
     t.close();
   }
@@ -258,6 +274,46 @@ Deno.test("the admin API keeps a lane's slot when lanes are edited", async () =>
     const view = await admin.req("GET", "/api/admin/lanes");
     assertEquals(view.json.lanes.map((l: Lane) => l.name), ["vip", "members"]);
     assertEquals("slots" in view.json, false);
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("the waiting page: ?code= joins the lane once (a reload counts no use), a bad code gets its page", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
+  try {
+    await saveLanes(t.kv, t.clock, Q, LANES);
+    await t.engine.setPaused(Q, true);
+    const { codes, records } = await issueCodes(t.kv, t.clock, t.config.TOKEN_SECRET, {
+      queue: Q,
+      lane: "members",
+      count: 1,
+      maxUses: 5,
+      expiresAt: null,
+      label: "",
+      createdBy: "test",
+    });
+    // A visitor in the main line is offered the code field (the queue has lanes).
+    const plain = new Client(t.app);
+    await t.engine.ctx.view(Q);
+    const page = await plain.req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 200);
+    assert(page.text.includes('name="code"'), "the code field is offered");
+    // With the code: in the lane, told so, and no field any more.
+    const a = new Client(t.app);
+    const laned = await a.req("GET", `/wait?queue=${Q}&code=${codes[0]}`);
+    assertEquals(laned.status, 200, laned.text.slice(0, 300));
+    await t.engine.tick(Q);
+    const again = await a.req("GET", `/wait?queue=${Q}&code=${codes[0]}`);
+    assertEquals(again.status, 200);
+    assert(again.text.includes("Priority line: members"), "the page names the lane");
+    assert(!again.text.includes('name="code"'), "no code field in a lane");
+    const hash = (await t.kv.get<string>(["priorityCodeId", Q, records[0].id])).value!;
+    const uses = (await t.kv.get<{ uses: number }>(["priorityCode", Q, hash])).value!.uses;
+    assertEquals(uses, 1, "a reload with the code counts no second use");
+    const bad = await new Client(t.app).req("GET", `/wait?queue=${Q}&code=AAAAA-BBBBB-CCCCC`);
+    assertEquals(bad.status, 403);
+    assert(bad.text.includes("This priority code can't be used"), bad.text.slice(0, 400));
   } finally {
     t.close();
   }

@@ -142,10 +142,11 @@ async function joinUnderRules(
     );
     return out;
   }
-  // A priority code with a place held already: the code is redeemed first (a refused one changes
-  // nothing), then the place moves to the back of the code's lane.
-  if (proofs.priorityCode !== undefined && ticket !== null && ticket.queue === q) {
-    const lane = await redeemPriority(s, q, proofs.priorityCode);
+  // A priority code with a place held already in the main line: the code is redeemed first (a
+  // refused one changes nothing), then the place moves to the back of the code's lane. A place in
+  // a lane (a page reloaded with its `?code=`) just resumes: no use is counted again.
+  if (ticket && await movesToLane(s, q, ticket, proofs)) {
+    const lane = await redeemPriority(s, q, proofs.priorityCode!);
     await s.engine.leave(q, ticket, ticket.sub);
     // A new id: a place left before the sequencer numbered it keeps its record until then.
     return await s.engine.join(q, null, undefined, { records: [], lane });
@@ -177,6 +178,18 @@ async function joinUnderRules(
     s.guards.stats.add(q, "shadowPlaced");
     return await s.engine.shadowJoin(q);
   }
+}
+
+/** True when a held place of `q` in its main line comes with a priority code. */
+async function movesToLane(
+  s: AccessJoinDeps,
+  q: string,
+  ticket: TicketClaims,
+  proofs: JoinProofs,
+): Promise<boolean> {
+  if (proofs.priorityCode === undefined || ticket.queue !== q) return false;
+  const rec = await s.engine.visitor(q, ticket.sub);
+  return rec !== null && rec.state === "waiting" && rec.lane === undefined;
 }
 
 /** Redeems a priority code for `q` (403 `priority_code_invalid` when refused): its lane. */

@@ -163,6 +163,20 @@ function writeQueues(w: ExpositionWriter, all: QueueSeries[]): void {
     "Silent waiting visitors that came back within their grace and kept their place.",
     all.map((s) => [{ queue: s.m.queue }, s.m.returned]),
   );
+  w.gauge(
+    "tollgate_queue_lane_waiting",
+    "Waiting visitors numbered into a priority lane's line (also in tollgate_queue_waiting).",
+    all.flatMap((s) =>
+      s.m.lanes.map((l): [Labels, number] => [{ queue: s.m.queue, lane: l.lane }, l.waiting])
+    ),
+  );
+  w.counter(
+    "tollgate_queue_lane_admitted_total",
+    "Visitors admitted from a priority lane's line.",
+    all.flatMap((s) =>
+      s.m.lanes.map((l): [Labels, number] => [{ queue: s.m.queue, lane: l.lane }, l.admitted])
+    ),
+  );
   w.counter(
     "tollgate_queue_turn_emails_total",
     "Turn e-mails by event: sent (taken for sending) and failed (delivered = sent - failed).",

@@ -8,11 +8,12 @@
  * here, off every request, one pass at a time, and a failed send is counted and tried again at
  * most twice. Lottery queues have no line order: their requests are checked every fifth second.
  */
+import { LINE_SPAN } from "../priority/line.ts";
 import type { Clock, Random } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { log } from "../log.ts";
 import type { Engine } from "../queue/engine.ts";
-import type { QueueView } from "../queue/context.ts";
+import { lineOf, type QueueView } from "../queue/context.ts";
 import { drawPending } from "../queue/prequeue_phase.ts";
 import type { Visitor } from "../queue/types.ts";
 import { unseal } from "../seal.ts";
@@ -71,17 +72,26 @@ function nearFront(d: MailJobDeps, v: QueueView, seq: number): boolean {
   return n > 0 && v.settings.mode === "queue" && d.engine.ctx.position(v, seq) <= n;
 }
 
-/** The requests whose turn may have come: a prefix of the line's order, or (lottery) all. */
+/**
+ * The requests whose turn may have come: a prefix of each line's order (the main line's and each
+ * priority lane's, lib/priority/line.ts), or (lottery) all.
+ */
 async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
   const out: Deno.KvEntry<MailSub>[] = [];
   const lottery = v.settings.mode === "lottery";
   if (lottery && Math.floor(d.clock.now() / 1000) % 5 !== 0) return out;
-  const list = d.kv.list<MailSub>({ prefix: keys.mailSubPrefix(q) }, { limit: PER_PASS });
-  for await (const e of list) {
-    const seq = e.key[2] as number;
-    // In line order: once one is neither admitted (behind the head) nor near, none after is.
-    if (!lottery && v.head !== null && seq >= v.head && !nearFront(d, v, seq)) break;
-    out.push(e);
+  for (const slot of [0, ...(v.laneHeads?.keys() ?? [])]) {
+    const list = d.kv.list<MailSub>({
+      start: [...keys.mailSubPrefix(q), slot * LINE_SPAN],
+      end: [...keys.mailSubPrefix(q), (slot + 1) * LINE_SPAN],
+    }, { limit: PER_PASS });
+    for await (const e of list) {
+      const seq = e.key[2] as number;
+      const { head } = lineOf(v, seq);
+      // In line order: once one is neither admitted (behind the head) nor near, none after is.
+      if (!lottery && head !== null && seq >= head && !nearFront(d, v, seq)) break;
+      out.push(e);
+    }
   }
   return out;
 }

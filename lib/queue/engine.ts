@@ -16,6 +16,7 @@ import { join, type JoinGuardPass, type JoinOutcome, JoinWriter } from "./join.t
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
+import { type LaneMetrics, laneMetrics } from "../priority/metrics.ts";
 import * as visitor from "./visitor.ts";
 import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
 import { type DrawOptions, runDraw } from "./draw.ts";
@@ -46,6 +47,8 @@ export interface QueueMetrics {
   silent: number;
   /** Silent waiters that came back within their grace (ever). */
   returned: number;
+  /** Priority lanes: each lane's line (waiting in it, admitted from it ever). */
+  lanes: LaneMetrics[];
   admittedTotal: number;
   /** The service-wide origin health snapshot (the same in every queue's metrics). */
   health: HealthSnapshot;
@@ -488,6 +491,7 @@ export class Engine {
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,
       ...await this.#silence(q, now),
+      lanes: laneMetrics(ctx, v),
       admittedTotal: c.admitted,
       health: this.healthSnapshot
         ? await this.healthSnapshot()

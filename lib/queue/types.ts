@@ -186,6 +186,8 @@ export interface VisitorView {
   position?: number;
   /** False while the position is an estimate: a join not numbered into the line yet. */
   positionExact?: boolean;
+  /** The priority lane the visitor waits in (its position counts that lane's line only). */
+  lane?: string;
   ahead?: number;
   behind?: number;
   waiting?: number;

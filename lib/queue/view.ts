@@ -3,6 +3,8 @@ import { estimateWaitSeconds, periodSeconds } from "./timeslot.ts";
 import type { Branding, QueueSettings, Visitor, VisitorView } from "./types.ts";
 import { pendingView } from "./prequeue.ts";
 import { drawPending } from "./prequeue_phase.ts";
+import type { Lane } from "../priority/lanes.ts";
+import { slotOf } from "../priority/line.ts";
 
 /** When admissions may start: now or the opening time; null while paused (no prediction). */
 export function admissionStart(s: QueueSettings, now: number): number | null {
@@ -62,7 +64,15 @@ export function waitingView(
   }
   // A paused line moves at no pace: no estimate (the pause itself stays unsaid to visitors).
   const moving = !s.paused && !s.healthPaused;
-  if (s.mode === "queue") {
+  const lane = laneOf(v, seq);
+  if (lane) {
+    // A priority lane: its own line, its own pace (its share of the rate, or all of it).
+    out.lane = lane.name;
+    const position = ctx.position(v, seq);
+    const pace = rate * (lane.share ?? 1);
+    if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, pace);
+    out.position = position;
+  } else if (s.mode === "queue") {
     const position = Math.min(ctx.position(v, seq), waiting);
     if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, rate);
     out.position = position;
@@ -79,6 +89,15 @@ export function waitingView(
     }
   }
   return out;
+}
+
+/** The priority lane arrival number `seq` is in by `v` (its slot's name and share); null: main. */
+function laneOf(v: QueueView, seq: number): Lane | null {
+  const slot = slotOf(seq);
+  if (slot === 0 || !v.lanes) return null;
+  const name = Object.entries(v.lanes.slots).find(([, s]) => s === slot)?.[0];
+  if (name === undefined) return null;
+  return v.lanes.lanes.find((l) => l.name === name) ?? { name, share: 0.01 };
 }
 
 /** The public view of an admitted or entered visitor. */

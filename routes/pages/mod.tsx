@@ -54,6 +54,10 @@ const PAGE_DOCS: PageDoc[] = [
         enqueueToken: z.string().optional().openapi({
           description: "the operator site's enqueue token, sent with the join (one place per key)",
         }),
+        code: z.string().optional().openapi({
+          description: "a priority code: the place goes into the code's lane (a place held in " +
+            "the main line moves there); a refused code is a 403 page and changes nothing",
+        }),
         lang: z.string().optional().openapi({
           description: "the page's language (en, de, fr, es, it, pt-BR, nl, pl, tr, ru, ja, ko, " +
             "zh-CN, zh-TW, ar), kept in the tg_lang cookie; otherwise tg_lang, then " +

@@ -47,6 +47,8 @@ interface WaitRequest {
   returnPath: string;
   /** A link from the operator's site may carry an enqueue token (one place per person). */
   enqueueToken: string;
+  /** A priority code (`?code=`, or the page's code field): the place goes into its lane. */
+  priorityCode: string;
 }
 
 /**
@@ -79,7 +81,10 @@ async function joinFromPage(
       ticket,
       undefined,
       requesterOfContext(c, s.config),
-      r.enqueueToken ? { enqueueToken: r.enqueueToken } : {},
+      {
+        ...(r.enqueueToken ? { enqueueToken: r.enqueueToken } : {}),
+        ...(r.priorityCode ? { priorityCode: r.priorityCode } : {}),
+      },
     );
   } catch (e) {
     if (e instanceof AppError && CHECK_CODES.has(e.code)) {
@@ -123,6 +128,7 @@ function waitingPage(
     title: b.title,
     base,
     mail: s.mail.enabled,
+    codes: (s.engine.ctx.freshView(queue)?.lanes?.lanes.length ?? 0) > 0,
     qrSrc: a["qr.js"],
     lang,
     m: scriptMessages(m, SCRIPT_KEYS.wait),
@@ -184,6 +190,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       embed: c.req.query("embed") === "1",
       returnPath: safeReturnPath(c.req.query("return")) ?? "",
       enqueueToken: c.req.query("enqueueToken") ?? "",
+      priorityCode: (c.req.query("code") ?? "").slice(0, 64),
     };
     // The admin's branding preview: sample figures, no join (see wait_preview.tsx).
     if (c.req.query("preview") === "1" && await s.isAdminSession(c)) {

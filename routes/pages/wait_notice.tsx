@@ -163,6 +163,9 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
     const [heading, text] = enqueueWords(e.code);
     return notice(c, e.status, heading, text);
   }
+  if (e instanceof AppError && e.code === "priority_code_invalid") {
+    return notice(c, 403, "notice.code", "notice.codeText");
+  }
   if (e instanceof AppError && e.code === "geo_blocked") {
     return notice(c, 403, "notice.geo", "notice.geoText");
   }
