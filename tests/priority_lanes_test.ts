@@ -15,6 +15,7 @@ import { issueCodes } from "../lib/priority/codes.ts";
 import { saveLanes } from "../lib/priority/store.ts";
 import { firstSeq, slotOf } from "../lib/priority/line.ts";
 import type { Lane } from "../lib/priority/lanes.ts";
+import { diagnose } from "../lib/queue/doctor.ts";
 
 type App = Awaited<ReturnType<typeof makeApp>>;
 const Q = "default";
@@ -314,6 +315,22 @@ Deno.test("the waiting page: ?code= joins the lane once (a reload counts no use)
     const bad = await new Client(t.app).req("GET", `/wait?queue=${Q}&code=AAAAA-BBBBB-CCCCC`);
     assertEquals(bad.status, 403);
     assert(bad.text.includes("This priority code can't be used"), bad.text.slice(0, 400));
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("the doctor finds nothing wrong with lanes' lines (their numbers are their own)", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
+  try {
+    await threeLines(t, LANES);
+    await t.engine.setPaused(Q, false);
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const report = await diagnose(t.kv, Q, { pauseMs: 0 });
+    assertEquals(report.indexProblems, []);
+    assertEquals(report.counterDiffs, []);
+    assertEquals(report.recounted, report.stored, "the counts agree with a recount");
   } finally {
     t.close();
   }

@@ -12,6 +12,7 @@
  * A repair is safe while the service runs: the corrected counts are committed with a check on the
  * versionstamp read before a consistent scan, and only counters whose difference persisted.
  */
+import { slotOf } from "../priority/line.ts";
 import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf, takeInEnters, withEnters } from "./enters.ts";
@@ -152,7 +153,8 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
     if (v.state === "waiting") recounted.waiting++;
     else if (v.state === "admitted") recounted.holding++;
     else recounted.entered++;
-    maxSeq = Math.max(maxSeq, v.seq);
+    // The main line's numbers only: a priority lane numbers in a range of its own (line.ts).
+    if (slotOf(v.seq) === 0) maxSeq = Math.max(maxSeq, v.seq);
   }
   // The next arrival number must be past every number handed out, or two visitors share one.
   if (recounted.nextSeq <= maxSeq) recounted.nextSeq = maxSeq + 1;
