@@ -148,7 +148,12 @@ async function createServices(deps: AppDeps): Promise<Services> {
   };
 
   services.isAdminSession = sessionChecker(services);
-  services.rooms.sampler = safetyNetSampler(engine, deps.kv, deps.config.ACCESS_TOKEN_TTL_SECONDS);
+  services.rooms.sampler = safetyNetSampler(
+    engine,
+    deps.kv,
+    deps.config.ACCESS_TOKEN_TTL_SECONDS,
+    () => services.access.hits.idle(),
+  );
   // The line as this instance last read it (at most a second old; the join path reads it first).
   services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
   // `queue_all`: everyone waits, even with capacity free (the join asks before going in at once).

@@ -162,6 +162,7 @@ export function operatorRoutes(s: Services) {
       s.kv,
       () => s.clock.now(),
       s.config.ACCESS_TOKEN_TTL_SECONDS,
+      () => s.access.hits.idle(),
     );
     if (fmt !== "json") {
       const text = await buildExposition(s.engine, fmt, queue, {

@@ -8,7 +8,6 @@
 import type { Services } from "./services.ts";
 import { errorBody } from "../lib/errors.ts";
 import { newVisitorId } from "../lib/queue/join.ts";
-import { log } from "../lib/log.ts";
 import { countPassthrough } from "../lib/room/passthrough.ts";
 import type { RoomSwitchState } from "../lib/room/switches.ts";
 import { isSecureRequest, visitorCookie } from "../http/cookies.ts";
@@ -64,9 +63,7 @@ export async function passthroughCookie(
   const now = s.clock.now();
   const ttl = s.config.ACCESS_TOKEN_TTL_SECONDS;
   const token = await s.signer.signAccessToken(newVisitorId(s.engine.ctx), queue, now, ttl);
-  await countPassthrough(s.kv, queue, now).catch((e) =>
-    log("warn", "passthrough not counted", { queue, error: String(e) })
-  );
+  countPassthrough(s.access.hits, queue, now);
   return visitorCookie("tg_access", token, ttl, isSecureRequest(req));
 }
 

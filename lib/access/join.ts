@@ -21,7 +21,6 @@ import type { ClientJoinLimiter } from "./client_limit.ts";
 import { countRefusal } from "./refusals.ts";
 import { ChallengeFailedError } from "../challenge/errors.ts";
 import type { JoinGuardSettings } from "../guard/settings.ts";
-import { log } from "../log.ts";
 import { RoomClosedError } from "../room/closed.ts";
 import { countPassthrough } from "../room/passthrough.ts";
 import type { RoomSwitches } from "../room/switches.ts";
@@ -136,10 +135,8 @@ async function joinUnderRules(
   }
   if (room.effective === "passthrough") {
     const out = await bypassJoin(s, q, ticket, visitorId);
-    // Counted for the metrics and the slots it holds; an admission is not refused for its count.
-    await countPassthrough(s.kv, q, s.clock.now()).catch((e) =>
-      log("warn", "passthrough not counted", { queue: q, error: String(e) })
-    );
+    // Counted for the metrics and the slots it holds (summed in memory, written once a second).
+    countPassthrough(s.access.hits, q, s.clock.now());
     return out;
   }
   // A priority code with a place held already in the main line: the code is redeemed first (a

@@ -19,8 +19,11 @@ export function roomMetricsOf(
   kv: Deno.Kv,
   now: () => number,
   ttlSeconds: number,
+  counted: () => Promise<void> = () => Promise.resolve(),
 ): (q: string) => Promise<RoomMetrics> {
   return async (q) => {
+    // This instance's passthrough admissions are summed in memory: written before they are read.
+    await counted();
     const [st, slots] = await Promise.all([
       rooms.current(q),
       passedSlots(kv, q, now(), ttlSeconds),

@@ -3,24 +3,26 @@
  * every visitor in at once with a signed access token, and counts each admission so that the
  * metrics and the traffic chart keep showing inflow and outflow, and the slots these visitors
  * hold (each until its token expires) stay known: `passedSlots` is what the Safety Net adds to
- * the engine's holding. Counted with KV `sum` in 15 s buckets, never a checked counter.
+ * the engine's holding. Counted with KV `sum` in 15 s buckets, never a checked counter, and
+ * summed in memory first (one write a second per instance, lib/access/hits.ts).
  */
+import type { HitCounter } from "../access/hits.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { TRAFFIC_BUCKET_MS } from "../queue/records.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 
-const ONE = new Deno.KvU64(1n);
-
-/** Counts one passthrough admission of `q` at `now` (a join and an admission in the traffic). */
-export async function countPassthrough(kv: Deno.Kv, q: string, now: number): Promise<void> {
+/**
+ * Counts one passthrough admission of `q` at `now` (a join and an admission in the traffic): summed
+ * in memory by `hits` and written at most once a second, so a passthrough room costs no commit
+ * per visitor. Readers that must see this instance's counts wait for `hits.idle()` first.
+ */
+export function countPassthrough(hits: HitCounter, q: string, now: number): void {
   const b = Math.floor(now / TRAFFIC_BUCKET_MS);
   instanceMetrics.roomAdmissions.inc([q, "passthrough"]);
-  await kv.atomic()
-    .sum(keys.roomPassed(q, b), ONE.value)
-    .sum(keys.traffic(q, b, "in"), ONE.value)
-    .sum(keys.traffic(q, b, "out"), ONE.value)
-    .commit();
+  hits.add(keys.roomPassed(q, b));
+  hits.add(keys.traffic(q, b, "in"));
+  hits.add(keys.traffic(q, b, "out"));
 }
 
 /**

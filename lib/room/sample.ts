@@ -13,8 +13,11 @@ export function safetyNetSampler(
   engine: Engine,
   kv: Deno.Kv,
   ttlSeconds: number,
+  counted: () => Promise<void> = () => Promise.resolve(),
 ): (q: string) => Promise<SafetyNetSample> {
   return async (q) => {
+    // This instance's passthrough admissions are summed in memory: written before they are read.
+    await counted();
     const now = engine.ctx.now();
     const [m, rows, passed] = await Promise.all([
       engine.metrics(q),
