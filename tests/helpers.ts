@@ -67,3 +67,29 @@ export const CLOSED_STATES = [
 
 /** An app built by `makeApp`. */
 export type TestApp = Awaited<ReturnType<typeof makeApp>>;
+
+/**
+ * Counts the atomic commits `kv` sees from now on (tests that bound writes per action):
+ * `count` so far, `reset()` to start again, `stop()` to stop counting.
+ */
+export function commitCounter(kv: Deno.Kv) {
+  let n = 0;
+  const atomic = kv.atomic.bind(kv);
+  kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = () => (n++, commit());
+    return op;
+  };
+  return {
+    get count() {
+      return n;
+    },
+    reset() {
+      n = 0;
+    },
+    stop() {
+      kv.atomic = atomic;
+    },
+  };
+}

@@ -5,7 +5,7 @@
  */
 import { keys } from "../lib/store/keys.ts";
 import { assertEquals } from "./assert.ts";
-import { Client, makeApp } from "./helpers.ts";
+import { Client, commitCounter, makeApp } from "./helpers.ts";
 
 const Q = "default";
 
@@ -29,17 +29,10 @@ Deno.test("a hold extends by its length, at most ten times, and the slot stays u
     const end = turn.json.enterBy as number;
 
     // One commit per extension: count the commits the store sees.
-    let commits = 0;
-    const atomic = t.kv.atomic.bind(t.kv);
-    t.kv.atomic = () => {
-      const op = atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => (commits++, commit());
-      return op;
-    };
+    const commits = commitCounter(t.kv);
     const first = await a.req("POST", "/enter/extend", body);
-    t.kv.atomic = atomic;
-    assertEquals(commits, 1, "one write");
+    commits.stop();
+    assertEquals(commits.count, 1, "one write");
     assertEquals([first.status, first.json.enterBy, first.json.holdExtensionsLeft], [
       200,
       end + 30_000,

@@ -12,7 +12,7 @@ import { type JoinGuardSettings, writeJoinGuards } from "../lib/guard/settings.t
 import type { TicketClaims } from "../lib/tokens.ts";
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { makeApp, type TestApp } from "./helpers.ts";
+import { commitCounter, makeApp, type TestApp } from "./helpers.ts";
 
 const ENQUEUE_SECRET = "enqueue-secret-enqueue-secret-0123456789";
 const IP = "203.0.113.9";
@@ -280,16 +280,9 @@ Deno.test("a guarded join is one commit: its spent solution and enqueue key ride
     assertEquals(pass.records.length, 1);
     assert(pass.enqueueKey !== undefined);
     await g.stats.idle(); // the statistics' own writes are not the join's
-    let commits = 0;
-    const atomic = t.kv.atomic.bind(t.kv);
-    t.kv.atomic = () => {
-      const op = atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => (commits++, commit());
-      return op;
-    };
+    const commits = commitCounter(t.kv);
     await t.engine.join("default", null, undefined, pass);
-    assertEquals(commits, 1);
+    assertEquals(commits.count, 1);
     assert((await t.kv.get(keys.powSpent(ch.seed))).value !== null);
     assertEquals(
       (await t.kv.get(keys.enqueueKey("default", pass.enqueueKey!))).versionstamp !== null,

@@ -10,7 +10,7 @@ import { keys } from "../lib/store/keys.ts";
 import { aroundReads } from "../testing/around_reads.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { Client, makeApp, type TestApp } from "./helpers.ts";
+import { Client, commitCounter, makeApp, type TestApp } from "./helpers.ts";
 
 const Q = "default";
 
@@ -282,18 +282,11 @@ Deno.test("a code is one commit, a move is one commit, and a plain check-in writ
   try {
     const a = new Client(t.app), b = new Client(t.app);
     await a.join();
-    let commits = 0;
-    const atomic = t.kv.atomic.bind(t.kv);
-    t.kv.atomic = () => {
-      const op = atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => (commits++, commit());
-      return op;
-    };
+    const commits = commitCounter(t.kv);
     const counted = async (f: () => Promise<unknown>) => {
-      commits = 0;
+      commits.reset();
       await f();
-      return commits;
+      return commits.count;
     };
     due(t, a);
     const plain = await counted(() => a.status());
@@ -303,7 +296,7 @@ Deno.test("a code is one commit, a move is one commit, and a plain check-in writ
     assertEquals(await counted(() => b.req("POST", "/resume/code", { queue: Q })), 1, "code");
     due(t, b);
     assertEquals(await counted(() => b.status()), plain, "the new holder's check-in");
-    t.kv.atomic = atomic;
+    commits.stop();
   } finally {
     t.close();
   }
