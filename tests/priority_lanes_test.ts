@@ -75,6 +75,15 @@ Deno.test("each lane is a line of its own: numbered apart, positions exact and F
     for (const i of [0, 29]) assertEquals(await positionOf(t, "main", i), i + 1);
     const m = await t.engine.metrics(Q);
     assertEquals(m.waiting, 53, "every line counts in the queue's waiting");
+    // A new join into the lane is told the back of the lane (provisional until numbered).
+    const late = await t.engine.join(Q, null, "member-late", { records: [], lane: "members" });
+    assertEquals([late.view.position, late.view.positionExact], [21, false]);
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const v = (await t.engine.visitor(Q, "member-late"))!;
+    const claims = { sub: v.id, queue: Q, iat: 0, seq: v.seq, nextCheckAt: v.nextCheckAt };
+    const now = (await t.engine.status(Q, claims)).view;
+    assertEquals([now.position, now.lane], [21, "members"], "exact once numbered");
   } finally {
     t.close();
   }

@@ -16,12 +16,25 @@ export interface LaneMetrics {
 /** Each priority lane's line in `v`: waiting (exact once numbered) and admitted ever. */
 export function laneMetrics(ctx: QueueContext, v: QueueView): LaneMetrics[] {
   const slots = v.lanes?.slots ?? {};
-  return Object.entries(slots).filter(([, slot]) => v.laneHeads?.has(slot)).map(([lane, slot]) => {
-    const { head, next } = lineOf(v, firstSeq(slot));
-    return {
-      lane,
-      waiting: head === null ? 0 : ctx.position(v, next) - 1,
-      admitted: v.counts.laneAdmitted[slot] ?? 0,
-    };
-  });
+  return Object.entries(slots).filter(([, slot]) => v.laneHeads?.has(slot)).map(([lane, slot]) => ({
+    lane,
+    waiting: laneSize(ctx, v, slot),
+    admitted: v.counts.laneAdmitted[slot] ?? 0,
+  }));
+}
+
+/** How many wait in lane slot `slot`'s line by `v` (numbered ones; exact like any position). */
+function laneSize(ctx: QueueContext, v: QueueView, slot: number): number {
+  const { head, next } = lineOf(v, firstSeq(slot));
+  return head === null ? 0 : ctx.position(v, next) - 1;
+}
+
+/**
+ * The back of lane `lane`'s line by `v` (a join's provisional position there), or null when the
+ * queue has no such lane (the join then waits in the main line).
+ */
+export function laneBack(ctx: QueueContext, v: QueueView, lane: string): number | null {
+  const slot = v.lanes?.slots[lane];
+  if (slot === undefined || !v.lanes!.lanes.some((l) => l.name === lane)) return null;
+  return laneSize(ctx, v, slot) + 1;
 }

@@ -5,6 +5,7 @@
  * the counts) and answer (a provisional position until the sequencer numbers the join at the
  * next tick, see sequencer.ts).
  */
+import { laneBack } from "../priority/metrics.ts";
 import {
   AppError,
   JoinUnconfirmedError,
@@ -210,7 +211,9 @@ async function place(
   }
   // The seconds other instances filled (read once a second): the check-in budget is shared.
   await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
-  const position = ctx.noteArrival(q, v);
+  const back = ctx.noteArrival(q, v);
+  // A join into a priority lane: the back of that lane's line (its own positions).
+  const position = lane === undefined ? back : laneBack(ctx, v, lane) ?? back;
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
   const visitor: Visitor = {
     id,
