@@ -16,13 +16,15 @@ import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "./enters.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
-import { putWaiting } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { firstSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
 
-/** Arrivals numbered per commit: four mutations each (record, line, deadline, arrival). */
-export const SEQUENCE_CHUNK = 230;
+/**
+ * Arrivals numbered per commit: three mutations each (record, line entry, arrival entry), with
+ * room left for early leavers (four each) and the counters, under KV's 1,000 a commit.
+ */
+export const SEQUENCE_CHUNK = 290;
 /** Early leavers taken in per commit (each read, then up to four mutations). */
 const LEFT_CHUNK = 20;
 
@@ -128,8 +130,9 @@ function numberOne(
   const { mark: _, ...rest } = e.value;
   const v: Visitor = { ...rest, seq: participant ? c.nextSeq++ : nextInLine(c, lanes, rest.lane) };
   if (participant) v.round = c.preRound;
-  putWaiting(op, q, v, !participant);
-  op.delete(e.key);
+  // Its deadline entry stays as the join wrote it (nothing reads its value): three mutations.
+  op.set(keys.visitor(q, v.id), v).delete(e.key);
+  if (!participant) op.set(keys.fifo(q, v.seq), v.id);
   c.waiting++;
 }
 
@@ -148,32 +151,16 @@ export async function sequence(
   let total = 0;
   const leavers: string[] = [];
   const lanes = await laneSlots(ctx.kv, q);
+  // The state a commit left, for the next one: one read fewer a commit (a failed commit, or any
+  // other write to the counts, makes the next round read afresh).
+  let known: State | null = null;
   for (;;) {
     const out = await retryCommit(async () => {
-      const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
-      if (!settings) return { n: 0, taken: 0, numbered: [] };
-      const batch = await readBatch(ctx, q);
-      if (batch.arrivals.length === 0 && batch.left.length === 0) {
-        return { n: 0, taken: 0, numbered: [] };
-      }
-      const op = ctx.kv.atomic().check(entry, settingsEntry);
-      // The pre-queue's round opens with the window's first numbering (its commitment); it
-      // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
-      const opensAt = settings.opensAt ?? Infinity;
-      settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
-      const { gone, numbered } = takeLeavers(op, q, batch.left);
-      let n = 0;
-      for (const e of batch.arrivals) {
-        if (gone.has(e.value.id)) continue;
-        numberOne(ctx, q, op, settings, counts, e, lanes);
-        n++;
-      }
-      // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
-      // sum is the one read after the lists: the one read with the counts may predate arrivals
-      // listed since, which then stayed in the sum for good (phantom waiters on every instance).
-      takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
-      op.set(keys.counts(q), counts);
-      return (await op.commit()).ok ? { n, taken: n + gone.size, numbered } : null;
+      const state = known ?? await ctx.readState(q);
+      known = null;
+      const done = await numberBatch(ctx, q, state, lanes);
+      if (done?.next) known = done.next;
+      return done;
     }, "sequence");
     total += out.n;
     leavers.push(...out.numbered);
@@ -182,4 +169,57 @@ export async function sequence(
   }
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
   return { numbered: total, leavers };
+}
+
+/** The counts and settings a sequencing commit checks (as `ctx.readState` reads them). */
+type State = Pick<
+  Awaited<ReturnType<QueueContext["readState"]>>,
+  "counts" | "entry" | "settings" | "settingsEntry"
+>;
+
+/** What one sequencing commit did, and the state it left (null: nothing was written). */
+interface Numbered {
+  n: number;
+  taken: number;
+  numbered: string[];
+  next: State | null;
+}
+
+/**
+ * Numbers the next chunk of arrivals (and takes early leavers in) in one commit checked against
+ * `state`; null when the commit lost (the caller reads afresh and tries again).
+ */
+async function numberBatch(
+  ctx: QueueContext,
+  q: string,
+  state: State,
+  lanes: Map<string, number>,
+): Promise<Numbered | null> {
+  const { counts, entry, settings, settingsEntry } = state;
+  const none = { n: 0, taken: 0, numbered: [], next: null };
+  if (!settings) return none;
+  const batch = await readBatch(ctx, q);
+  if (batch.arrivals.length === 0 && batch.left.length === 0) return none;
+  const op = ctx.kv.atomic().check(entry, settingsEntry);
+  // The pre-queue's round opens with the window's first numbering (its commitment); it
+  // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
+  const opensAt = settings.opensAt ?? Infinity;
+  settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
+  const { gone, numbered } = takeLeavers(op, q, batch.left);
+  let n = 0;
+  for (const e of batch.arrivals) {
+    if (gone.has(e.value.id)) continue;
+    numberOne(ctx, q, op, settings, counts, e, lanes);
+    n++;
+  }
+  // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
+  // sum is the one read after the lists: the one read with the counts may predate arrivals
+  // listed since, which then stayed in the sum for good (phantom waiters on every instance).
+  takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
+  op.set(keys.counts(q), counts);
+  const res = await op.commit();
+  if (!res.ok) return null;
+  const next = { ...state, counts: structuredClone(counts) };
+  next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
+  return { n, taken: n + gone.size, numbered, next };
 }
