@@ -3,12 +3,14 @@
  * defined and saved; a bad share is refused with its field named beside it, nothing is saved and
  * nothing typed is lost; two codes are issued and shown this once (copy, CSV), then listed by
  * label, lane, uses and state without their text (also after a reload); one is revoked after a
- * confirmation, and a redeemed one shows as used up.
+ * confirmation, and a redeemed one shows as used up. No axe violations with the refusal or the
+ * codes on screen.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
 import { startAdminServer } from "./admin_helper.ts";
 import { launchBrowser, screenshotPath } from "./helper.ts";
+import { axeViolations } from "./axe.ts";
 import { redeemCode } from "../../lib/priority/codes.ts";
 
 const CODE = /^[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}$/;
@@ -58,6 +60,7 @@ Deno.test({
       assertEquals(await summary.allInnerTexts(), ["Lane 2 share (%)"]);
       assertEquals(await card.locator(".field.invalid").count(), 1, "only the bad field");
       assertEquals(await lanes(), [{ name: "members", share: 0.3 }], "nothing saved");
+      assertEquals(await axeViolations(page), [], "the refused lanes");
       // Nothing typed is lost, also across the tab's refresh.
       await page.waitForTimeout(5_500);
       assertEquals(await card.getByLabel("Lane 2 name").inputValue(), "staff");
@@ -98,7 +101,9 @@ Deno.test({
       assertEquals(rows[0], "code,link,lane,uses,expires,label");
       assert(rows[1].startsWith(`"${issued[0]}","${s.base}/wait?queue=default&code=`), rows[1]);
       assert(rows[2].includes(`"members","1","","Newsletter"`), rows[2]);
-      await page.screenshot({ path: screenshotPath("admin-lanes-codes.png"), fullPage: true });
+      await card.locator("table").waitFor();
+      assertEquals(await axeViolations(page), [], "the codes shown once, and listed");
+      await card.screenshot({ path: screenshotPath("admin-lanes-codes.png") });
 
       // Listed without their text; hidden for good once the operator says they are saved.
       const table = card.locator("table");
