@@ -76,6 +76,15 @@ Deno.test({
         strict: true,
       }]);
 
+      // A count out of bounds (past the browser's own check) is named beside its field.
+      const issueForm = card.locator("form.codes-issue");
+      await issueForm.evaluate((el) => (el as HTMLFormElement).noValidate = true);
+      await card.getByLabel("How many codes").fill("1001");
+      await card.getByRole("button", { name: "Issue codes" }).click();
+      await issueForm.locator(".field.invalid .field-error")
+        .filter({ hasText: "Enter a whole number from 1 to 1000." }).waitFor();
+      assertEquals(await codes(), [], "none issued");
+
       // Two single-use codes for members, shown this once.
       await card.getByLabel("Lane", { exact: true }).selectOption("members");
       await card.getByLabel("How many codes").fill("2");
