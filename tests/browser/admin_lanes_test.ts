@@ -1,7 +1,8 @@
 /**
  * The Admission tab's Priority lanes panel in real Chromium against a real server: a lane is
  * defined and saved; a bad share is refused with its field named beside it, nothing is saved and
- * nothing typed is lost; two codes are issued and shown this once (copy, CSV), then listed by
+ * nothing typed is lost; two codes are issued and shown this once (copy, CSV; kept across a tab
+ * switch until hidden), then listed by
  * label, lane, uses and state without their text (also after a reload); one is revoked after a
  * confirmation, and a redeemed one shows as used up. No axe violations with the refusal or the
  * codes on screen.
@@ -114,12 +115,20 @@ Deno.test({
       assertEquals(await axeViolations(page), [], "the codes shown once, and listed");
       await card.screenshot({ path: screenshotPath("admin-lanes-codes.png") });
 
-      // Listed without their text; hidden for good once the operator says they are saved.
+      // Listed without their text.
       const table = card.locator("table");
       await table.getByRole("row").filter({ hasText: "Newsletter" }).nth(1).waitFor();
       const listed = await table.innerText();
       assert(/0 of 1/.test(listed) && /active/.test(listed), listed);
       for (const c of issued) assert(!listed.includes(c), "a code's text is never listed");
+      // Still there after a visit to another tab; gone for good once hidden.
+      await page.getByRole("tab", { name: "Live" }).click();
+      await once.waitFor({ state: "detached" });
+      await page.getByRole("tab", { name: "Admission" }).click();
+      assertEquals(
+        (await once.getByLabel("The new codes").innerText()).trim().split("\n"),
+        issued,
+      );
       await once.getByRole("button", { name: "I saved them: hide" }).click();
       await once.waitFor({ state: "detached" });
       await page.reload();

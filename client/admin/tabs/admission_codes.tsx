@@ -11,7 +11,7 @@ import { api } from "../api.ts";
 import { ActionForm, confirmedRun, Input, RemoveTable } from "../forms.tsx";
 import { Field, localTime, POLL_MS, Status, useAction, usePolling } from "../ui.tsx";
 import { fromLocalInput, zoneName } from "./admission_time.ts";
-import { codeLink, type Issued, IssuedCodes } from "./admission_codes_once.tsx";
+import { codeLink, IssuedFor, keepIssued } from "./admission_codes_once.tsx";
 
 /** PriorityCode in openapi.yaml. */
 export type CodeRecord = PriorityCodeRecord;
@@ -30,7 +30,6 @@ export function codeState(c: CodeRecord, now = Date.now()): string {
 /** Issue codes for a lane, see them once, list and revoke them. */
 export function PriorityCodes({ queue, lanes }: { queue: string; lanes: { name: string }[] }) {
   const [codes, setCodes] = useState<CodeRecord[] | null>(null);
-  const [issued, setIssued] = useState<Issued | null>(null);
   const [f, setF] = useState({ lane: "", count: "1", maxUses: "1", expires: "", label: "" });
   const path = `/api/admin/priority-codes?queue=${encodeURIComponent(queue)}`;
   const load = () => api<{ codes: CodeRecord[] }>("GET", path).then((r) => setCodes(r.codes));
@@ -63,7 +62,7 @@ export function PriorityCodes({ queue, lanes }: { queue: string; lanes: { name: 
           label: f.label.trim(),
         },
       );
-      setIssued({ queue, codes: out.codes, records: out.records });
+      keepIssued({ queue, codes: out.codes, records: out.records });
       setF({ ...f, label: "" });
       await load().catch(() => {});
       const n = out.codes.length;
@@ -103,7 +102,7 @@ export function PriorityCodes({ queue, lanes }: { queue: string; lanes: { name: 
         claim (the lane's name) to the enqueue token it signs with ENQUEUE_SECRET. See "Priority
         lanes" in docs/rooms.md.
       </p>
-      {issued && <IssuedCodes issued={issued} onHide={() => setIssued(null)} />}
+      <IssuedFor queue={queue} />
       {lanes.length === 0
         ? <p>Save a lane first to issue codes for it.</p>
         : (

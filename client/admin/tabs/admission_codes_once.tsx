@@ -3,7 +3,10 @@
  * Priority codes just issued, shown this once: the service keeps only a keyed hash of each, so
  * they can never be shown again. One copy button for all of them, and a CSV (code, link, lane,
  * uses, expiry, label) built here in the browser, so the codes travel no further than this page.
+ * They stay in this page's memory until the operator hides them (switching tabs or queues does not
+ * lose them), and leaving or reloading the page asks first while any are shown.
  */
+import { signal } from "@preact/signals";
 import { basePath } from "../api.ts";
 import { CopyButton, localTime } from "../ui.tsx";
 import type { CodeRecord } from "./admission_codes.tsx";
@@ -16,9 +19,25 @@ export function codeLink(queue: string, code: string): string {
 
 /** Codes as one issue answered them: the codes and their records, in the same order. */
 export interface Issued {
+  /** Tells batches apart (one page may issue several). */
+  id: number;
   queue: string;
   codes: string[];
   records: CodeRecord[];
+}
+
+/** The batches issued in this page and not yet hidden, newest first. */
+export const issuedBatches = signal<Issued[]>([]);
+
+addEventListener("beforeunload", (e) => {
+  if (issuedBatches.value.length) e.preventDefault();
+});
+
+let batches = 0;
+
+/** Keeps a new batch on screen. */
+export function keepIssued(batch: Omit<Issued, "id">) {
+  issuedBatches.value = [{ id: ++batches, ...batch }, ...issuedBatches.value];
 }
 
 /** One CSV cell: quoted, and a leading =, +, - or @ defused (a spreadsheet would run it). */
@@ -47,16 +66,23 @@ export function codesCsv(issued: Issued): string {
   return [head.join(","), ...lines].join("\r\n") + "\r\n";
 }
 
+/** The batches of `queue` still shown. */
+export function IssuedFor({ queue }: { queue: string }) {
+  const mine = issuedBatches.value.filter((b) => b.queue === queue);
+  const hide = (b: Issued) => issuedBatches.value = issuedBatches.value.filter((x) => x !== b);
+  return <>{mine.map((b) => <IssuedCodes key={b.id} issued={b} onHide={() => hide(b)} />)}</>;
+}
+
 /** The codes of one issue, this once, with a copy button, a CSV download and a hide button. */
-export function IssuedCodes({ issued, onHide }: { issued: Issued; onHide: () => void }) {
+function IssuedCodes({ issued, onHide }: { issued: Issued; onHide: () => void }) {
   const text = issued.codes.join("\n");
   const first = issued.records[0];
   const n = issued.codes.length;
   const csv = `data:text/csv;charset=utf-8,${encodeURIComponent(codesCsv(issued))}`;
   const stamp = new Date().toISOString().slice(0, 16).replace(/[:T]/g, "-");
   return (
-    <div class="codes-once" role="region" aria-labelledby="codes-once-h">
-      <h4 id="codes-once-h">
+    <div class="codes-once" role="region" aria-labelledby={`codes-once-${issued.id}`}>
+      <h4 id={`codes-once-${issued.id}`}>
         {n === 1 ? "Your new code" : `Your ${n} new codes`}
         {first ? ` for the lane ${first.lane}` : ""}
       </h4>
