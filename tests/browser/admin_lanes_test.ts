@@ -2,10 +2,9 @@
  * The Admission tab's Priority lanes panel in real Chromium against a real server: a lane is
  * defined and saved; a bad share is refused with its field named beside it, nothing is saved and
  * nothing typed is lost; two codes are issued and shown this once (copy, CSV; kept across a tab
- * switch until hidden), then listed by
- * label, lane, uses and state without their text (also after a reload); one is revoked after a
- * confirmation, and a redeemed one shows as used up. No axe violations with the refusal or the
- * codes on screen.
+ * switch until hidden), then listed by label, lane, uses and state without their text (also after
+ * a reload); one is revoked after a confirmation, and a redeemed one shows as used up. No axe
+ * violations with the refusal or the codes on screen.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
