@@ -112,6 +112,21 @@ Deno.test({
       assert(rows[2].includes(`"members","1","","Newsletter"`), rows[2]);
       await card.locator("table").waitFor();
       assertEquals(await axeViolations(page), [], "the codes shown once, and listed");
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.emulateMedia({ colorScheme: "dark" });
+      assertEquals(await axeViolations(page), [], "the same, dark and 390 px wide");
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      const culprits = await page.evaluate(() =>
+        [...document.querySelectorAll("body *")].filter((e) =>
+          e.getBoundingClientRect().right > 391
+        )
+          .slice(0, 8).map((e) =>
+            `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`
+          )
+      );
+      assert(wide <= 390, `no sideways scrolling at 390 px (${wide}): ${culprits.join(", ")}`);
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.setViewportSize({ width: 1100, height: 1600 });
       await card.screenshot({ path: screenshotPath("admin-lanes-codes.png") });
 
       // Listed without their text.
