@@ -76,6 +76,13 @@ Deno.test({
         strict: true,
       }]);
 
+      // Strict lanes go in the order listed: staff moved first.
+      await card.getByRole("button", { name: "Move up lane 2 (staff)" }).click();
+      await card.getByText("Unsaved changes.").waitFor();
+      await card.getByRole("button", { name: "Save lanes" }).click();
+      await card.getByText("Unsaved changes.").waitFor({ state: "detached" });
+      assertEquals((await lanes()).map((l: { name: string }) => l.name), ["staff", "members"]);
+
       // A count out of bounds (past the browser's own check) is named beside its field.
       const issueForm = card.locator("form.codes-issue");
       await issueForm.evaluate((el) => (el as HTMLFormElement).noValidate = true);

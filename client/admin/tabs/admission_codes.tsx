@@ -155,7 +155,7 @@ export function PriorityCodes({ queue, lanes }: { queue: string; lanes: { name: 
             <Input
               label="Label"
               name="label"
-              hint="For your list, e.g. who the codes went to. Visitors never see it."
+              hint="For your list; visitors never see it. To be able to revoke one person's code alone, issue it on its own with their name."
               maxLength={100}
               value={f.label}
               onValue={edit("label")}

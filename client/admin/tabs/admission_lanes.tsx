@@ -153,6 +153,9 @@ export function PriorityLanesCard({ queue }: { queue: string }) {
             busy={a.busy}
             onEdit={(change) => edit(i, change)}
             onRemove={() => reshape(rows.filter((_, j) => j !== i))}
+            onUp={i > 0
+              ? () => reshape([...rows.slice(0, i - 1), r, rows[i - 1], ...rows.slice(i + 1)])
+              : undefined}
           />
         ))}
       </ActionForm>
@@ -161,7 +164,11 @@ export function PriorityLanesCard({ queue }: { queue: string }) {
   );
 }
 
-/** One lane's fields: its name, how it is let in, its share; and its remove button. */
+/**
+ * One lane's fields: its name, how it is let in, its share; its remove button, and a button to
+ * move it up (strict lanes go in the order listed; what the main line leaves goes to shared lanes
+ * in that order too).
+ */
 function LaneRow(
   p: {
     row: Row;
@@ -169,6 +176,7 @@ function LaneRow(
     busy: boolean;
     onEdit: (change: Partial<Row>) => void;
     onRemove: () => void;
+    onUp?: () => void;
   },
 ) {
   const n = p.i + 1;
@@ -211,6 +219,16 @@ function LaneRow(
         />
       )}
       <div class="actions">
+        {p.onUp && (
+          <button
+            type="button"
+            disabled={p.busy}
+            aria-label={`Move up lane ${n}${p.row.name ? ` (${p.row.name})` : ""}`}
+            onClick={p.onUp}
+          >
+            Move up
+          </button>
+        )}
         <button
           type="button"
           class="danger"
