@@ -41,6 +41,8 @@ interface Words {
   empty?: string;
   /** Its own sentences for rules that need more than bounds (by rule code or params). */
   custom?: (r: FieldRule) => string | undefined;
+  /** Its own sentence for a service's message (a domain check) worded for an API client. */
+  reword?: (message: string) => string | undefined;
 }
 
 /** "{n} visitors", and "1 visitor". */
@@ -52,6 +54,7 @@ const QUEUE_NAME =
 const USERNAME = "Use 3 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit";
 const HOST = "Use a hostname such as www.example.com (no https://, no path)";
 const HTTPS = "Use a full https:// address";
+const SHARE = "Use a share above 0% and below 100%, or make the lane strict";
 
 /** Every field a form or `/cost` sends, by its API key (the last part of a path). */
 const FIELDS: Record<string, Words> = {
@@ -87,6 +90,23 @@ const FIELDS: Record<string, Words> = {
   holdingLow: { label: "Slots held: stop below", whole: true },
   calmMinutes: { label: "Calm minutes", unit: per("minutes"), whole: true },
   provider: { label: "Bot check" },
+  // Priority lanes and codes (a lane's fields by their parent: "name" alone is a queue's).
+  lanes: { label: "Lanes" },
+  "lanes.name": {
+    label: "Lane name",
+    format: "Use lowercase letters, digits, - and _; start with a letter or digit; at most " +
+      "32 characters",
+  },
+  "lanes.share": {
+    label: "Share",
+    custom: (r) => r.code === "invalid_type" ? undefined : SHARE,
+    reword: (m) => /between 0 and 1/.test(m) ? SHARE : undefined,
+  },
+  "lanes.strict": { label: "Strict" },
+  lane: { label: "Lane" },
+  maxUses: { label: "Uses per code", unit: per("uses"), whole: true },
+  expiresAt: { label: "Expiry" },
+  label: { label: "Label" },
   challenge: { label: "When to ask for the check" },
   // Branding.
   title: { label: "Title" },
@@ -170,9 +190,15 @@ const FIELDS: Record<string, Words> = {
 
 const n = (v: number) => v.toLocaleString("en-US", { maximumFractionDigits: 6 });
 
-/** The words of the field at `path` ("admitPerSecond", "proof.nonce"): by its last part. */
+/**
+ * The words of the field at `path` ("admitPerSecond", "lanes.0.name"): by its last part and the
+ * one before ("lanes.name"), else by its last part alone ("proof.nonce" as "nonce").
+ */
 function wordsOf(path: string): Words | undefined {
-  const key = path.split(".").filter((s) => !/^\d+$/.test(s)).pop() ?? "";
+  const parts = path.split(".").filter((s) => !/^\d+$/.test(s));
+  const pair = parts.slice(-2).join(".");
+  if (parts.length > 1 && Object.hasOwn(FIELDS, pair)) return FIELDS[pair];
+  const key = parts.pop() ?? "";
   return Object.hasOwn(FIELDS, key) ? FIELDS[key] : undefined;
 }
 
@@ -261,6 +287,8 @@ export function fieldSentence(p: FieldProblem): string {
   const w = wordsOf(p.path);
   const byRule = p.rule ? ruleText(w, p.rule) : undefined;
   if (byRule) return sentence(byRule);
+  const own = w?.reword?.(p.message);
+  if (own) return sentence(own);
   // A value left empty reaches the service as null ("must not be null").
   if (/\bnull\b/.test(p.message)) return sentence(w?.empty ?? "Fill this in");
   // A domain message ("must be in the future"): said without the field key it may start with.

@@ -107,6 +107,25 @@ Deno.test("field text: the sentences the issue asked for", () => {
     fieldSentence({ path: "opensAt", message: "opensAt: must be in the future" }),
     "Opening time must be in the future.",
   );
+  // A lane's fields by their parent ("name" alone is a queue's); a share in the form's percent.
+  assertEquals(fieldLabel("lanes.0.name"), "Lane name");
+  assertEquals(
+    say("lanes.1.name", rule("invalid_format", { format: "regex" })),
+    "Use lowercase letters, digits, - and _; start with a letter or digit; at most 32 characters.",
+  );
+  const share = "Use a share above 0% and below 100%, or make the lane strict.";
+  assertEquals(say("lanes.0.share", rule("too_big", { origin: "number", maximum: 1 })), share);
+  assertEquals(
+    fieldSentence({
+      path: "lanes.0.share",
+      message: "a share between 0 and 1 (0.3 is 30%), or strict: true",
+    }),
+    share,
+  );
+  assertEquals(
+    fieldSentence({ path: "expiresAt", message: "must be in the future" }),
+    "Expiry must be in the future.",
+  );
   // The same field refused twice for the same reason is said once.
   const twice = fieldProblems([
     { path: "capacity", message: "x", rule: rule("too_small", { minimum: 1, origin: "number" }) },

@@ -164,6 +164,12 @@ Deno.test({
     try {
       const { session } = await s.claim();
       await s.completeSetup(session);
+      // A priority lane, so its row and the codes' form are walked too.
+      const lane = await s.call("PUT", "/api/admin/lanes", {
+        queue: "default",
+        lanes: [{ name: "members", share: 0.3 }],
+      }, session);
+      assert(lane.status === 200, `lanes: ${lane.status}`);
       const ctx = await s.signedIn(browser, session);
       const page = await ctx.newPage();
       for (const tab of TABS) {

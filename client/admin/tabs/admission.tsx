@@ -2,8 +2,8 @@
 /**
  * The Admission tab: how the picked queue lets people in. Mode (queue / lottery), silent pause,
  * rate override, opening time (edited in the operator's own time zone, stored as UTC ms),
- * concurrent capacity, the waiting-row cap (stale-checked), force-admit, and a pass to visit the
- * site as an admitted visitor. Every write answers with the queue's settings, shown at once; the
+ * concurrent capacity, the waiting-row cap (stale-checked), priority lanes and their codes,
+ * force-admit, and a pass to visit the site as an admitted visitor. Every write answers with the queue's settings, shown at once; the
  * settings are refreshed every few seconds while the page is visible, so a change made elsewhere
  * (another operator, the API) shows without reopening the tab. A field the operator has edited
  * keeps its value until it is saved.
@@ -34,6 +34,7 @@ import { PassCard } from "./admission_pass.tsx";
 import { GuardCards } from "./admission_guards.tsx";
 import { RoomCard } from "./admission_room.tsx";
 import { CrawlerCard } from "./admission_crawlers.tsx";
+import { PriorityLanesCard } from "./admission_lanes.tsx";
 
 /** AdminQueueSettings in openapi.yaml. */
 export interface QueueSettings {
@@ -101,6 +102,7 @@ export function AdmissionTab({ queue }: TabProps) {
       <OpeningCard {...p} />
       <CapacityCard {...p} />
       <LimitCard {...p} />
+      <PriorityLanesCard queue={queue} />
       <SessionsCard queue={queue} />
       <JoinLimitCard queue={queue} />
       <ReturnGraceCard queue={queue} />
