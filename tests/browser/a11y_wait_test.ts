@@ -1,6 +1,7 @@
 /**
  * The visitor pages under axe-core (WCAG 2.2 A and AA): /wait in each state (waiting, pre-queue,
- * lottery, the bot check, admitted, click-to-enter, paused line, full line, error), the
+ * lottery, the bot check, admitted, click-to-enter, paused line, full line, error, the priority
+ * code field and a refused code), the
  * how-it-works page, the draw check, /demo and /cost, light and dark, desktop and 390 px wide: no
  * violations.
  */
@@ -10,6 +11,7 @@ import { testConfig } from "../../lib/config.ts";
 import { serveApp } from "../live_app.ts";
 import { writeBranding } from "../helpers.ts";
 import { writeJoinGuards } from "../../lib/guard/settings.ts";
+import { saveLanes } from "../../lib/priority/store.ts";
 import { axeViolations, LOOKS } from "./axe.ts";
 import { launchBrowser } from "./helper.ts";
 
@@ -42,6 +44,8 @@ Deno.test({
       await e.join("full", null);
       const s = await e.settings("full");
       await e.setMaxWaiting("full", 1, s.maxWaitingVisitors);
+      // Priority lanes on the default queue: its page offers the code field.
+      await saveLanes(kv, services.clock, "default", [{ name: "members", share: 0.3 }]);
       browser = await launchBrowser();
 
       /** Opens `path` in a fresh context of `look`, runs `ready`, and checks it with axe. */
@@ -115,6 +119,17 @@ Deno.test({
             "arabic",
             "/wait?queue=default&lang=ar",
             (p) => p.locator(".place").waitFor(T),
+          );
+          await check(look, "priority code field open", "/wait?queue=default", async (p) => {
+            await p.locator(".place").waitFor(T);
+            await p.getByText("Have a priority code?").click();
+            await p.getByLabel("Priority code").waitFor(T);
+          });
+          await check(
+            look,
+            "priority code refused",
+            "/wait?queue=lottery&code=AAAAA-BBBBB-CCCCC",
+            (p) => p.locator("h1").waitFor(T),
           );
           await check(look, "language menu open", "/wait?queue=default", async (p) => {
             await p.locator(".place").waitFor(T);
