@@ -40,18 +40,30 @@ interface Batch {
   pending: number;
 }
 
-/** Reads the next arrivals and early leavers of `q`. */
-async function readBatch(ctx: QueueContext, q: string): Promise<Batch> {
+/**
+ * Reads the next arrivals and early leavers of `q`. `ahead` reads the batch after one whose commit
+ * is still in flight: arrivals only, after that batch's last key (`from`), without those it took
+ * out (`skip`); leavers wait for a batch read after a commit landed.
+ */
+async function readBatch(
+  ctx: QueueContext,
+  q: string,
+  ahead?: { from: Deno.KvKey; skip: Set<string> },
+): Promise<Batch> {
   const arrivals: Deno.KvEntry<Visitor>[] = [];
   const notes: Deno.KvEntry<unknown>[] = [];
+  const prefix = keys.arrivalPrefix(q);
+  const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
   await Promise.all([
     (async () => {
-      const it = ctx.kv.list<Visitor>({ prefix: keys.arrivalPrefix(q) }, {
-        limit: SEQUENCE_CHUNK,
-      });
-      for await (const e of it) arrivals.push(e);
+      const sel = ahead ? { prefix, start: ahead.from } : { prefix };
+      for await (const e of ctx.kv.list<Visitor>(sel, { limit: SEQUENCE_CHUNK + 1 })) {
+        if (ahead && (same(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
+        if (arrivals.length < SEQUENCE_CHUNK) arrivals.push(e);
+      }
     })(),
     (async () => {
+      if (ahead) return;
       const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
       for await (const e of it) notes.push(e);
     })(),
@@ -151,15 +163,16 @@ export async function sequence(
   let total = 0;
   const leavers: string[] = [];
   const lanes = await laneSlots(ctx.kv, q);
-  // The state a commit left, for the next one: one read fewer a commit (a failed commit, or any
-  // other write to the counts, makes the next round read afresh).
-  let known: State | null = null;
+  // What a commit that landed leaves for the next: its state (one read fewer a commit) and the
+  // next batch, read while it was in flight. A lost commit makes the next round read afresh.
+  let known: { state: State; next?: Promise<Batch> } | null = null;
   for (;;) {
     const out = await retryCommit(async () => {
-      const state = known ?? await ctx.readState(q);
+      const state = known?.state ?? await ctx.readState(q);
+      const batch = known?.next ? await known.next : await readBatch(ctx, q);
       known = null;
-      const done = await numberBatch(ctx, q, state, lanes);
-      if (done?.next) known = done.next;
+      const done = await numberBatch(ctx, q, state, batch, lanes);
+      if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
     total += out.n;
@@ -167,6 +180,8 @@ export async function sequence(
     if (out.taken === 0 && out.numbered.length === 0) break;
     if (Date.now() >= end) break;
   }
+  // A read ahead nobody used (the budget ran out): its failure is nobody's.
+  (known as { next?: Promise<Batch> } | null)?.next?.catch(() => {});
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
   return { numbered: total, leavers };
 }
@@ -177,12 +192,13 @@ type State = Pick<
   "counts" | "entry" | "settings" | "settingsEntry"
 >;
 
-/** What one sequencing commit did, and the state it left (null: nothing was written). */
+/** What one sequencing commit did, the state it left and the batch after it (read ahead). */
 interface Numbered {
   n: number;
   taken: number;
   numbered: string[];
   next: State | null;
+  ahead?: Promise<Batch>;
 }
 
 /**
@@ -193,12 +209,12 @@ async function numberBatch(
   ctx: QueueContext,
   q: string,
   state: State,
+  batch: Batch,
   lanes: Map<string, number>,
 ): Promise<Numbered | null> {
   const { counts, entry, settings, settingsEntry } = state;
   const none = { n: 0, taken: 0, numbered: [], next: null };
   if (!settings) return none;
-  const batch = await readBatch(ctx, q);
   if (batch.arrivals.length === 0 && batch.left.length === 0) return none;
   const op = ctx.kv.atomic().check(entry, settingsEntry);
   // The pre-queue's round opens with the window's first numbering (its commitment); it
@@ -217,9 +233,18 @@ async function numberBatch(
   // listed since, which then stayed in the sum for good (phantom waiters on every instance).
   takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
   op.set(keys.counts(q), counts);
-  const res = await op.commit();
-  if (!res.ok) return null;
+  const sent = op.commit();
+  // The next batch is read while this commit is in flight: after this one's last arrival,
+  // without the early leavers it took out (their arrival entries go with this commit).
+  // A batch of leavers alone reads nothing ahead: the next batch is read once this one landed.
+  const last = batch.arrivals.at(-1)?.key;
+  const ahead = last ? readBatch(ctx, q, { from: last, skip: gone }) : undefined;
+  const res = await sent;
+  if (!res.ok) {
+    ahead?.catch(() => {});
+    return null;
+  }
   const next = { ...state, counts: structuredClone(counts) };
   next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
-  return { n, taken: n + gone.size, numbered, next };
+  return { n, taken: n + gone.size, numbered, next, ahead };
 }
