@@ -32,6 +32,15 @@ export function ticketCookieOf(res: Response): string | undefined {
   return c?.split(";")[0];
 }
 
+/** A visitor's status on a server, with the ticket it holds (`tg_ticket=...`): the answer. */
+export async function statusOn(port: number, q: string, ticket: string) {
+  const res = await fetch(`http://127.0.0.1:${port}/status?queue=${q}`, {
+    headers: { cookie: ticket },
+  });
+  const body = await res.json();
+  return { status: res.status, body, ticket: ticketCookieOf(res) };
+}
+
 /** A server's operator metrics of queue `q` (200 expected). */
 export async function operatorMetrics(port: number, secret: string, q: string) {
   const r = await fetch(`http://127.0.0.1:${port}/metrics?queue=${q}`, {

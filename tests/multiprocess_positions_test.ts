@@ -19,6 +19,7 @@ import {
   sharedStoreShowingCounts,
   sleep,
   startServers,
+  statusOn,
   stopServers,
   ticketCookieOf,
 } from "./server_procs.ts";
@@ -60,13 +61,11 @@ async function joinOnce(port: number, id: string): Promise<Answer | { admitted: 
   };
 }
 
-async function statusOn(port: number, ticket: string) {
-  const res = await fetch(`http://127.0.0.1:${port}/status?queue=${Q}`, {
-    headers: { cookie: ticket },
-  });
-  const body = await res.json();
-  assertEquals(res.status, 200, `status on ${port}: ${JSON.stringify(body)}`);
-  return { body, ticket: ticketCookieOf(res) };
+/** A status on `port` (200 expected). */
+async function statusAt(port: number, ticket: string) {
+  const out = await statusOn(port, Q, ticket);
+  assertEquals(out.status, 200, `status on ${port}: ${JSON.stringify(out.body)}`);
+  return out;
 }
 
 /** Runs `joins` joins over `processes` servers (`inFlight` at a time) and checks every answer. */
@@ -172,7 +171,7 @@ async function exactPositions(processes: number, joins: number, inFlight: number
             // Answered 202, then admitted by a tick: admitted on every instance.
             if (!inside.has(a.id)) wrong.push(`${a.id} answered 202 but holds no record`);
             for (const s of servers) {
-              const { body } = await statusOn(s.port, a.ticket);
+              const { body } = await statusAt(s.port, a.ticket);
               if (inside.has(a.id) && body.status !== "admitted") {
                 wrong.push(`${a.id} admitted, on ${s.port}: ${body.status}`);
               }
@@ -180,7 +179,7 @@ async function exactPositions(processes: number, joins: number, inFlight: number
             continue;
           }
           for (const s of servers) {
-            const { body, ticket } = await statusOn(s.port, a.ticket);
+            const { body, ticket } = await statusAt(s.port, a.ticket);
             if (ticket) a.ticket = ticket;
             const seq = claimsOf(a.ticket.slice("tg_ticket=".length)).seq as number;
             const why = [];

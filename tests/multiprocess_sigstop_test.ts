@@ -24,6 +24,7 @@ import {
   sharedStoreShowingCounts,
   sleep,
   startServers,
+  statusOn,
   stopServers,
   ticketCookieOf,
 } from "./server_procs.ts";
@@ -80,13 +81,7 @@ async function join(port: number, id: string, ticket?: string) {
   };
 }
 
-async function status(port: number, ticket: string) {
-  const res = await fetch(`http://127.0.0.1:${port}/status?queue=${Q}`, {
-    headers: { cookie: ticket },
-  });
-  const body = await res.json();
-  return { status: res.status, body, ticket: ticketCookieOf(res) };
-}
+const status = (port: number, ticket: string) => statusOn(port, Q, ticket);
 
 /** The crowd: `JOINS` joins round-robin over the servers, one instance stopped for a while. */
 async function crowd(servers: Server[], stalled: Server): Promise<Answer[]> {

@@ -100,6 +100,15 @@ async function call(p: Proc, method: string, path: string, ticket?: string, body
   };
 }
 
+/** The previous release unpacked in a fresh directory, and where their shared store goes. */
+async function previousRelease() {
+  const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
+  const old = `${dir}/previous`;
+  await Deno.mkdir(old);
+  await unpack(PREVIOUS.commit, old);
+  return { dir, old, kvPath: `${dir}/shared.kv` };
+}
+
 Deno.test({
   ignore: !inHistory(PREVIOUS.commit),
   name:
@@ -107,11 +116,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
-    const old = `${dir}/previous`;
-    await Deno.mkdir(old);
-    await unpack(PREVIOUS.commit, old);
-    const kvPath = `${dir}/shared.kv`;
+    const { dir, old, kvPath } = await previousRelease();
     const waiting: { ticket: string; seq: number }[] = [];
     const prev = await serve(old, kvPath);
     try {
@@ -163,11 +168,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "tollgate-rollout-" });
-    const old = `${dir}/previous`;
-    await Deno.mkdir(old);
-    await unpack(PREVIOUS.commit, old);
-    const kvPath = `${dir}/shared.kv`;
+    const { dir, old, kvPath } = await previousRelease();
     const prev = await serve(old, kvPath);
     try {
       // A crowd: 0.7.3 keeps the join turn while it has joins, so its turn is live.
