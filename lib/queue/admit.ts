@@ -387,7 +387,8 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
 export async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
   // Each line's head (the main line's, and each priority lane's that was used).
   ctx.invalidate(q);
-  const v = await ctx.view(q);
+  const v = await ctx.view(q).catch(() => null);
+  if (!v) return; // the queue was deleted meanwhile: its records went with it
   const heads = new Map([[0, v.head], ...(v.laneHeads ?? [])]);
   const old = Math.floor(ctx.now() / 1000) - 120;
   const end = keys.checkins(q, old);

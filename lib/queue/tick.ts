@@ -218,6 +218,12 @@ const ADDED = [
 function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Counts | null {
   const out = { ...fresh, tickAt: Math.max(fresh.tickAt, mine.tickAt) };
   for (const f of ADDED) out[f] = fresh[f] + mine[f] - base[f];
+  // Admissions per priority lane, added the same way, slot by slot.
+  const lanes = { ...fresh.laneAdmitted };
+  for (const [slot, n] of Object.entries(mine.laneAdmitted)) {
+    lanes[slot] = (lanes[slot] ?? 0) + n - (base.laneAdmitted[slot] ?? 0);
+  }
+  out.laneAdmitted = lanes;
   refill(out, t.rate, Math.max(t.now, fresh.tokensAt), t.open, bucketCap(t.rate));
   out.tokens -= t.n;
   if (out.waiting < 0) return null;
