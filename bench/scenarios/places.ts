@@ -132,7 +132,8 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
           ids.slice(i, i + 10).map((id) => keys.visitor(Q, id)),
         );
         got.forEach((g, k) => {
-          const v = watched.get(ids[i + k])!;
+          const v = watched.get(ids[i + k]);
+          if (!v) return; // came back meanwhile
           if (g.value) return seen(v, g.value);
           if (v.leftAt !== undefined) {
             v.droppedAt = now;
