@@ -77,11 +77,16 @@ async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
   const lottery = v.settings.mode === "lottery";
   if (lottery && Math.floor(d.clock.now() / 1000) % 5 !== 0) return out;
   const list = d.kv.list<MailSub>({ prefix: keys.mailSubPrefix(q) }, { limit: PER_PASS });
+  // Out of order: admitted past a silent waiter kept at the head (or left the line).
+  const lastGone = v.gone.at(-1) ?? -Infinity;
   for await (const e of list) {
     const seq = e.key[2] as number;
-    // In line order: once one is neither admitted (behind the head) nor near, none after is.
-    if (!lottery && v.head !== null && seq >= v.head && !nearFront(d, v, seq)) break;
-    out.push(e);
+    if (lottery || v.head === null || seq < v.head || nearFront(d, v, seq)) out.push(e);
+    // In line order: once one is neither admitted (behind the head) nor near, none after is,
+    // but for those that went in past a silent waiter ahead of them (a request of such a waiter
+    // held back every e-mail behind it while its place was kept).
+    else if (v.goneSet.has(seq)) out.push(e);
+    else if (seq > lastGone) break;
   }
   return out;
 }
