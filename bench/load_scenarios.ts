@@ -197,7 +197,7 @@ export function parseArgs(argv: string[]): LoadArgs {
       tokenTtlSec: quick ? 10 : 60,
       graceSec: quick ? 60 : 120,
       silentShare: 0.2,
-      silenceSec: quick ? 60 : 120,
+      silenceSec: quick ? 55 : 120,
       moveShare: 0.05,
       leaveShare: 0.05,
       mailShare: 0.05,

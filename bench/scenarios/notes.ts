@@ -113,7 +113,8 @@ function placesNotes(r: PlacesReport): string[] {
     `their timeslots; at a random moment of each one's expected wait ${pc(o.silentShare)} go ` +
     `silent for ${o.silenceSec} s, then check in at once; ${pc(o.moveShare)} move their place ` +
     `to a second device (\`POST /resume/code\`, then \`POST /resume\` without a cookie; the ` +
-    `first device checks in until told); ${pc(o.mailShare)} ask for the turn e-mail; ` +
+    `first device checks in until told); ${pc(o.mailShare)} ask for the turn e-mail, then ` +
+    `stop checking in until it arrives (or for ${o.silenceSec} s) and follow its link; ` +
     `${pc(o.leaveShare)} leave for good (seed ${o.seed}). TOLLGATE_CLOCK_SPEED=${o.clockSpeed}, ` +
     `${f0(r.seconds)} server s from the first join to the end.`,
     `Server: ADMIT_PER_SECOND=${o.rate}, CAPACITY=${o.capacity}, ` +

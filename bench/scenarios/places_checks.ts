@@ -93,6 +93,13 @@ function perAction(f: PlacesFacts, label: CommitLabel, times: (v: VisitorOutcome
   return { most, total };
 }
 
+/** "101 silent, 13 mail": how many of each kind. */
+function byKind(vs: VisitorOutcome[]): string {
+  const n = new Map<string, number>();
+  for (const v of vs) n.set(v.kind, (n.get(v.kind) ?? 0) + 1);
+  return [...n].map(([k, c]) => `${f0(c)} ${k}`).join(", ");
+}
+
 /** The targets, evaluated. */
 export function placesChecks(f: PlacesFacts): Check[] {
   const o = f.options, vs = f.visitors;
@@ -145,7 +152,7 @@ export function placesChecks(f: PlacesFacts): Check[] {
     {
       name: "places lost (told 404, or never let in) of those who did not leave",
       measured: `${f0(lost.length)} of ${f0(stayed.length)}` +
-        (lost.length ? ` (${lost.map((v) => v.kind).join(", ")})` : "") +
+        (lost.length ? ` (${byKind(lost)})` : "") +
         (notJoined ? `; ${f0(notJoined)} joins refused` : ""),
       target: "0",
       pass: lost.length === 0 && notJoined === 0,
