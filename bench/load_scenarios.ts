@@ -70,6 +70,7 @@ const USAGE =
   --places-visitors N    places: visitors joining over a minute (1000)
   --places-clock-speed N places: TOLLGATE_CLOCK_SPEED of its server (1; --quick: 10)
   --places-mail-at N     places: MAIL_AT_POSITION, the e-mail at admission (0) or at place N
+  --places-hold N        places: branding admitHoldSeconds, an admission's hold (60)
   --results PATH         where to write the section (bench/RESULTS.md; --quick: none)
   --no-results           write nothing
   --strict               exit 1 when a target is missed
@@ -202,6 +203,7 @@ export function parseArgs(argv: string[]): LoadArgs {
       leaveShare: 0.05,
       mailShare: 0.05,
       mailAtPosition: num("--places-mail-at", 0, 0, 0),
+      holdSec: num("--places-hold", 60, 60, 10),
       clockSpeed: num("--places-clock-speed", 1, 10, 1),
       connections: 32,
       seed: 32,

@@ -10,7 +10,6 @@
  * visitor's record when it learns its admission, and every second the records of the silent and
  * the gone, to see when they were admitted or dropped. Checks: places_checks.ts.
  */
-import { keys } from "../../lib/store/keys.ts";
 import { haveAiosmtpd, type SmtpServer, startSmtpServer } from "../../testing/smtp_server.ts";
 import { makeApp } from "../../testing/app.ts";
 import { decodeTicket } from "../tickets.ts";
@@ -20,9 +19,9 @@ import {
   type PlacesOptions,
   type Planned,
   planPlaces,
-  type SeenRecord,
   type VisitorOutcome,
 } from "./places_plan.ts";
+import { PlacesWatch } from "./places_watch.ts";
 import { doctor, type DoctorReport } from "./store.ts";
 import { Tally, type TallySummary } from "./tally.ts";
 import { pause, type ScenarioEnv, type ServerErrors, serverErrors, startTarget } from "./target.ts";
@@ -67,6 +66,7 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
     MAX_WAITING_VISITORS: o.visitors * 2,
   }, { kv: await Deno.openKv(kvPath) });
   await setup.engine.updateSettings(Q, (s) => void (s.returnGraceSeconds = o.graceSec));
+  await setup.setBranding({ admitHoldSeconds: o.holdSec });
   setup.close();
   const smtp: SmtpServer | null = o.mailShare > 0 && await haveAiosmtpd()
     ? await startSmtpServer()
@@ -110,56 +110,21 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
       return {};
     }
   };
-  const record = async (id: string) => (await kv.get<SeenRecord>(keys.visitor(Q, id))).value;
-
-  // The records of the silent and the gone, every second.
-  const watched = new Map<string, VisitorOutcome>();
-  const seen = (v: VisitorOutcome, r: SeenRecord) => {
-    if (r.state !== "waiting" && v.admittedAt === undefined) {
-      v.admittedAt = r.admittedAt;
-      v.deadlineAtAdmission = r.deadline;
-      v.seq = r.seq;
-    }
-    if (r.state === "waiting") v.dropDueAt = r.deadline + o.graceSec * 1000;
+  const metrics = async () => {
+    const m = await send("GET /metrics", {
+      method: "GET",
+      path: `/metrics?queue=${Q}`,
+      bearer: t.secret,
+    });
+    return m.status === 200 ? parse(m) : null;
   };
-  let done = false, maxHeld = 0, maxSilent = 0;
-  const watch = async () => {
-    while (!done) {
-      const now = clock.now();
-      const ids = [...watched.keys()];
-      for (let i = 0; i < ids.length; i += 10) {
-        const got = await kv.getMany<SeenRecord[]>(
-          ids.slice(i, i + 10).map((id) => keys.visitor(Q, id)),
-        );
-        got.forEach((g, k) => {
-          const v = watched.get(ids[i + k]);
-          if (!v) return; // came back meanwhile
-          if (g.value) return seen(v, g.value);
-          if (v.leftAt !== undefined) {
-            v.droppedAt = now;
-            watched.delete(v.id);
-          }
-        });
-      }
-      const m = await send("GET /metrics", {
-        method: "GET",
-        path: `/metrics?queue=${Q}`,
-        bearer: t.secret,
-      });
-      if (m.status === 200) {
-        const j = parse(m);
-        maxHeld = Math.max(maxHeld, j.entered + j.holding);
-        maxSilent = Math.max(maxSilent, j.silent ?? 0);
-      }
-      await sleepUntil(now + 1000);
-    }
-  };
+  const w = new PlacesWatch(kv, Q, o.graceSec, clock, metrics);
+  let done = false;
 
   const start = clock.now() + 2000;
   const learned = async (v: VisitorOutcome) => {
     v.learnedAt = clock.now();
-    const r = await record(v.id);
-    if (r) seen(v, r);
+    await w.look(v);
   };
   const status = (ticket: string) =>
     send("GET /status", { method: "GET", path: `/status?queue=${Q}`, ticket });
@@ -188,7 +153,7 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
    */
   const away = async (v: VisitorOutcome, ticket: string, mailTo?: string) => {
     v.silentFrom = clock.now();
-    watched.set(v.id, v);
+    w.watched.set(v.id, v);
     const back = v.silentFrom + o.silenceSec * 1000;
     let code: string | undefined;
     while (clock.now() < back && !code) {
@@ -199,10 +164,9 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
         if (!code) await pause(Math.min(200, clock.msUntil(back)));
       }
     }
-    const r = await record(v.id);
-    if (r) seen(v, r);
+    const r = await w.look(v);
     v.returnState = !r ? "gone" : r.state === "waiting" ? "waiting" : "admitted";
-    watched.delete(v.id);
+    w.watched.delete(v.id);
     let a: Answer;
     if (code) {
       v.mailArrivedAt = clock.now();
@@ -222,7 +186,7 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
   const act = async (p: Planned, v: VisitorOutcome, ticket: string, i: number) => {
     if (p.kind === "leave") {
       v.leftAt = clock.now();
-      watched.set(v.id, v);
+      w.watched.set(v.id, v);
       return null;
     }
     if (p.kind === "silent") return await away(v, ticket);
@@ -294,16 +258,17 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
   const expectedEnd = start +
     (o.joinSeconds + o.visitors / o.rate + o.silenceSec + o.graceSec + 60) * 1000;
   e.log(`  places: ${plan.length} visitors, grace ${o.graceSec} s, speed ${o.clockSpeed}`);
-  const watching = watch();
+  const watching = w.run();
   const all = Promise.all(plan.map(visitor));
   const timeout = sleepUntil(expectedEnd).then(() => null);
   let outcomes = await Promise.race([all, timeout]);
   // Leavers are done when their place was dropped (or freed after an admission they never saw).
-  while (outcomes && [...watched.values()].some((v) => v.leftAt !== undefined)) {
+  while (outcomes && w.leaversLeft) {
     if (clock.now() >= expectedEnd) break;
     await pause(200);
   }
   done = true;
+  w.stop();
   outcomes ??= await all;
   await watching;
   const end = clock.now();
@@ -320,8 +285,8 @@ export async function placesScenario(e: ScenarioEnv, o: PlacesOptions): Promise<
   return {
     options: o,
     visitors: outcomes,
-    maxHeld,
-    maxSilent,
+    maxHeld: w.maxHeld,
+    maxSilent: w.maxSilent,
     returned: returned.returned ?? 0,
     abandoned: returned.abandoned ?? 0,
     mails,

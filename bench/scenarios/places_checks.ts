@@ -148,6 +148,16 @@ export function placesChecks(f: PlacesFacts): Check[] {
   );
   const resumed = due.filter((v) => v.resumedByMail).length;
   const twice = asked.filter((v) => (f.mails?.[v.mailAddress!] ?? 0) > 1).length;
+  // Admissions of visitors away (before the room could know): slot time nobody used.
+  const idle = vs.filter((v) =>
+    v.admittedAt !== undefined && (v.silentFrom !== undefined || v.leftAt !== undefined) &&
+    v.admittedAt >= (v.silentFrom ?? v.leftAt)!
+  ).map((v) => {
+    const end = v.returnAt !== undefined && v.returnState === "admitted"
+      ? v.returnAt
+      : v.holdUntil ?? v.admittedAt!;
+    return Math.max(0, end - v.admittedAt!) / 1000;
+  });
   const checks: Check[] = [
     {
       name: "places lost (told 404, or never let in) of those who did not leave",
@@ -172,6 +182,13 @@ export function placesChecks(f: PlacesFacts): Check[] {
         f0(early.filter((v) => v.lost).length)
       } of them lost their place)`,
       target: "shown (no place lost)",
+      pass: null,
+    },
+    {
+      name: "slots held for visitors away before the room knew (no one used them)",
+      measured: `${f0(idle.length)} admissions, ${f0(idle.reduce((a, b) => a + b, 0))} ` +
+        `slot-seconds (hold ${o.holdSec} s)`,
+      target: "shown",
       pass: null,
     },
     {

@@ -23,6 +23,8 @@ export interface PlacesOptions {
   moveShare: number;
   leaveShare: number;
   mailShare: number;
+  /** Branding `admitHoldSeconds`: how long an admission waits for its visitor to learn of it. */
+  holdSec: number;
   /** MAIL_AT_POSITION: the e-mail at admission (0), or at this place in line. */
   mailAtPosition: number;
   clockSpeed: number;
@@ -95,6 +97,8 @@ export interface VisitorOutcome {
   admittedAt?: number;
   /** Its liveness deadline when it was admitted (admitted past it: admitted while silent). */
   deadlineAtAdmission?: number;
+  /** When its admission's hold ended, had nobody learned of it (its record's `until`). */
+  holdUntil?: number;
   /** The first answer that said `admitted`. */
   learnedAt?: number;
   /** Told its place is gone (404) while it meant to keep it. */
