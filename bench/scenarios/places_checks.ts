@@ -119,7 +119,8 @@ export function placesChecks(f: PlacesFacts): Check[] {
     ).length;
   // Admitted in the first part of a silence, before the room could know (2 periods + 30 s).
   const early = silent.filter((v) => v.returnState === "admitted" || v.returnState === "gone");
-  const leavers = vs.filter((v) => v.kind === "leave" && v.id);
+  // Those let in before their moment to leave came went in: not leavers.
+  const leavers = vs.filter((v) => v.kind === "leave" && v.id && !v.learnedAt);
   const dropped = leavers.filter((v) => v.admittedAt === undefined);
   // A tick runs every second of the wall clock (and with requests), the driver reads every
   // server second: late by up to 2 s and a wall second of server time.
@@ -148,15 +149,16 @@ export function placesChecks(f: PlacesFacts): Check[] {
   );
   const resumed = due.filter((v) => v.resumedByMail).length;
   const twice = asked.filter((v) => (f.mails?.[v.mailAddress!] ?? 0) > 1).length;
-  // Admissions of visitors away (before the room could know): slot time nobody used.
+  // Admissions of visitors away (the room could not know yet): slot time nobody used, from the
+  // admission (or the visitor's going away) to its return, or to the end of the hold.
   const idle = vs.filter((v) =>
-    v.admittedAt !== undefined && (v.silentFrom !== undefined || v.leftAt !== undefined) &&
-    v.admittedAt >= (v.silentFrom ?? v.leftAt)!
+    v.admittedAt !== undefined && (v.silentFrom ?? v.leftAt) !== undefined &&
+    v.admittedAt < (v.returnAt ?? Infinity) &&
+    (v.learnedAt ?? Infinity) > (v.silentFrom ?? v.leftAt)!
   ).map((v) => {
-    const end = v.returnAt !== undefined && v.returnState === "admitted"
-      ? v.returnAt
-      : v.holdUntil ?? v.admittedAt!;
-    return Math.max(0, end - v.admittedAt!) / 1000;
+    const from = Math.max(v.admittedAt!, (v.silentFrom ?? v.leftAt)!);
+    const end = v.returnState === "admitted" ? v.returnAt! : v.holdUntil ?? from;
+    return Math.max(0, end - from) / 1000;
   });
   const checks: Check[] = [
     {
