@@ -18,7 +18,8 @@ export interface VisitorWrites {
 /** The driver's current activity; commits are labelled with it. */
 export type Phase = "join" | "tick" | "status" | "setup";
 
-interface Mutation {
+/** One mutation of a successful commit, as the wrapper saw it. */
+export interface Mutation {
   key: Deno.KvKey;
   type: "set" | "delete" | "sum" | "min" | "max";
   value?: unknown;
@@ -100,8 +101,13 @@ export class WriteCounter {
   }
 }
 
+/** Whatever takes the mutations of each successful commit (a `WriteCounter`, or another tally). */
+export interface CommitRecorder {
+  record(muts: Mutation[]): void;
+}
+
 /** Wraps `kv` so that every successful write is reported to `counter`. */
-export function countingKv(kv: Deno.Kv, counter: WriteCounter): Deno.Kv {
+export function countingKv(kv: Deno.Kv, counter: CommitRecorder): Deno.Kv {
   const wrapOp = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
     const muts: Mutation[] = [];
     const proxy: Deno.AtomicOperation = new Proxy(op, {

@@ -24,6 +24,9 @@ import {
 import { type MixedOptions, mixedTraffic } from "./scenarios/mixed.ts";
 import { notesOf } from "./scenarios/notes.ts";
 import { sessionChecks, sessionScenario, type SessionsOptions } from "./scenarios/sessions.ts";
+import { placesScenario } from "./scenarios/places.ts";
+import { placesChecks } from "./scenarios/places_checks.ts";
+import type { PlacesOptions } from "./scenarios/places_plan.ts";
 import type { TallySummary } from "./scenarios/tally.ts";
 
 /** Everything a run can be told. */
@@ -35,6 +38,7 @@ export interface LoadArgs {
   mixed: MixedOptions;
   attack: AttackRunOptions;
   sessions: SessionsOptions;
+  places: PlacesOptions;
   /** Where the section goes; null: nowhere. */
   results: string | null;
   strict: boolean;
@@ -42,7 +46,7 @@ export interface LoadArgs {
 }
 
 const USAGE =
-  `deno task load [--scenario flash|line|mixed|attack|sessions|all, or a list: flash,line] [--quick] [options]
+  `deno task load [--scenario flash|line|mixed|attack|sessions|places|all, or a list: flash,line] [--quick] [options]
   --quick                tiny sizes (a smoke run of a few seconds each; writes no results)
   --joins N              flash: joins (100000)
   --flash-rate N         flash: ADMIT_PER_SECOND, the drain rate (500)
@@ -63,6 +67,10 @@ const USAGE =
   --nat-clock-speed N    attack: TOLLGATE_CLOCK_SPEED of the one-address NAT run (5; --quick: 10, 40 joins over 1 minute)
   --session-visitors N   sessions: visitors arriving over 10 minutes (3000)
   --session-clock-speed N  sessions: TOLLGATE_CLOCK_SPEED of its servers (20)
+  --places-visitors N    places: visitors joining over a minute (1000)
+  --places-clock-speed N places: TOLLGATE_CLOCK_SPEED of its server (1; --quick: 10)
+  --places-mail-at N     places: MAIL_AT_POSITION, the e-mail at admission (0) or at place N
+  --places-hold N        places: branding admitHoldSeconds, an admission's hold (60)
   --results PATH         where to write the section (bench/RESULTS.md; --quick: none)
   --no-results           write nothing
   --strict               exit 1 when a target is missed
@@ -105,7 +113,7 @@ export function parseArgs(argv: string[]): LoadArgs {
   for (const p of picked) {
     if (!(SCENARIOS as readonly string[]).includes(p)) {
       throw new Error(
-        `invalid --scenario ${which}: flash, line, mixed, attack, sessions (or a list) or all`,
+        `invalid --scenario ${which}: flash, line, mixed, attack, sessions, places (or a list) or all`,
       );
     }
   }
@@ -179,6 +187,27 @@ export function parseArgs(argv: string[]): LoadArgs {
       releaseShare: 0.25,
       seed: 33,
     },
+    // Issue 32: 20% silent for 2 minutes, 5% moving, 5% leaving, 5% asking for the e-mail. The
+    // grace (120 s) and the tokens (60 s) are short so the run ends within about 5 minutes at the
+    // real clock; --quick shortens the silence and the grace and runs the clock 10 times as fast.
+    places: {
+      visitors: num("--places-visitors", 1000, 60),
+      joinSeconds: quick ? 6 : 60,
+      rate: quick ? 1 : 5,
+      capacity: quick ? 10 : 250,
+      tokenTtlSec: quick ? 10 : 60,
+      graceSec: quick ? 60 : 120,
+      silentShare: 0.2,
+      silenceSec: quick ? 55 : 120,
+      moveShare: 0.05,
+      leaveShare: 0.05,
+      mailShare: 0.05,
+      mailAtPosition: num("--places-mail-at", 0, 0, 0),
+      holdSec: num("--places-hold", 60, 60, 10),
+      clockSpeed: num("--places-clock-speed", 1, 10, 1),
+      connections: 32,
+      seed: 32,
+    },
     results,
     strict: flags.has("--strict"),
     keepTmp: flags.has("--keep-tmp"),
@@ -216,6 +245,15 @@ async function runOne(name: Scenario, a: LoadArgs, dir: string): Promise<Outcome
   if (name === "sessions") {
     const r = await sessionScenario(e, a.sessions);
     return { name, report: r, checks: sessionChecks(r), tallies: [] };
+  }
+  if (name === "places") {
+    const r = await placesScenario(e, a.places);
+    return {
+      name,
+      report: r,
+      checks: placesChecks(r),
+      tallies: Object.entries(r.requests),
+    };
   }
   if (name === "attack") {
     const r = await attackScenario(e, a.attack);

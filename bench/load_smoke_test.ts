@@ -96,6 +96,32 @@ Deno.test("deno task load --quick: every scenario runs and reports sane numbers"
   assert(mixed.doctor.healthy, "store healthy after mixed traffic");
 });
 
+Deno.test("deno task load --quick --scenario places: nobody loses a place, no slot wasted", async () => {
+  // About 20 s: 60 visitors at 10 times the clock (bench/places_test.ts tests its checks).
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "bench/load_scenarios.ts", "--quick", "--scenario", "places"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const line = text.split("\n").find((l) => l.startsWith("LOADJSON "));
+  assert(out.success && line, `load run failed:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
+  const [run] = JSON.parse(line.slice(9));
+  assert(!run.report.error, `the scenario failed: ${run.report.error}`);
+  assertEquals(
+    run.report.serverErrors.count,
+    0,
+    `server errors: ${run.report.serverErrors.messages}`,
+  );
+  assert(run.report.doctor.healthy, "store healthy after the run");
+  const must = ["places lost", "knew was silent", "first device told", "most slots held", "plain"];
+  for (const name of must) {
+    const c = run.checks.find((c: { name: string }) => c.name.includes(name));
+    assert(c?.pass === true, `${name}: ${JSON.stringify(c)}`);
+  }
+});
+
 Deno.test("a seeded line is what the same joins leave in the store", async () => {
   // Long enough to fill the first seconds of the 750/s budget and a high rate: the front of the
   // line is then scheduled by its predicted admission, so the rate shapes the schedule.

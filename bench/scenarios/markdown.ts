@@ -18,7 +18,7 @@ export interface RunInfo {
 }
 
 /** The scenarios, in the order of the section. */
-export const SCENARIOS = ["flash", "line", "mixed", "attack", "sessions"] as const;
+export const SCENARIOS = ["flash", "line", "mixed", "attack", "sessions", "places"] as const;
 /** One scenario's name. */
 export type Scenario = typeof SCENARIOS[number];
 
@@ -28,6 +28,7 @@ const TITLES: Record<Scenario, string> = {
   mixed: "Mixed traffic",
   attack: "Attacks: one address at full speed, many people behind one address",
   sessions: "Sessions: fixed against sliding and released by the site, capacity 200",
+  places: "A place nobody loses: silent phones, moved places, the turn e-mail, leavers",
 };
 
 const HEADING = "## Load scenarios";

@@ -6,6 +6,7 @@ import type { FlashReport } from "./flash.ts";
 import type { LineReport } from "./line.ts";
 import type { Scenario } from "./markdown.ts";
 import type { MixedReport } from "./mixed.ts";
+import type { PlacesReport } from "./places.ts";
 
 function flashNotes(r: FlashReport): string[] {
   const o = r.options;
@@ -82,6 +83,7 @@ export function notesOf(name: Scenario, report: unknown): string[] {
   if (name === "line") return lineNotes(report as LineReport);
   if (name === "attack") return attackNotes(report as AttackRunReport);
   if (name === "sessions") return sessionNotes(report as SessionsReport);
+  if (name === "places") return placesNotes(report as PlacesReport);
   return mixedNotes(report as MixedReport);
 }
 
@@ -100,5 +102,36 @@ function sessionNotes(r: SessionsReport): string[] {
       }), ${x.lost} waiters lost their place, ` +
       `${x.cutOff} refused while active (in fixed mode every session longer than 900 s is)`
     ),
+  ];
+}
+
+function placesNotes(r: PlacesReport): string[] {
+  const o = r.options;
+  const pc = (x: number) => `${Math.round(x * 100)}%`;
+  return [
+    `${f0(o.visitors)} visitors joining evenly over ${o.joinSeconds} server s and following ` +
+    `their timeslots; at a random moment of each one's expected wait ${pc(o.silentShare)} go ` +
+    `silent for ${o.silenceSec} s, then check in at once; ${pc(o.moveShare)} move their place ` +
+    `to a second device (\`POST /resume/code\`, then \`POST /resume\` without a cookie; the ` +
+    `first device checks in until told); ${pc(o.mailShare)} ask for the turn e-mail, then ` +
+    `stop checking in until it arrives (or for ${o.silenceSec} s) and follow its link; ` +
+    `${pc(o.leaveShare)} leave for good (seed ${o.seed}). TOLLGATE_CLOCK_SPEED=${o.clockSpeed}, ` +
+    `${f0(r.seconds)} server s from the first join to the end.`,
+    `Server: ADMIT_PER_SECOND=${o.rate}, CAPACITY=${o.capacity}, ` +
+    `ACCESS_TOKEN_TTL_SECONDS=${o.tokenTtlSec} (slots free during the run, so capacity binds), ` +
+    `\`returnGraceSeconds\` ${o.graceSec} (short, so leavers end within the run); e-mail through ` +
+    (r.mails ? "Debian's aiosmtpd on loopback." : "nothing: aiosmtpd is not installed, skipped."),
+    "Times are read from the KV file beside the running server: each visitor's record when it " +
+    "learns its admission (`admittedAt`, its deadline, its arrival number), and every second the " +
+    "records of the silent and the gone. A silent visitor's turn passed when someone newer was " +
+    "admitted before it came back.",
+    "KV commits counted inside the server process: main.ts ran with " +
+    "`--preload bench/scenarios/commit_tally.ts`, which wraps the store it opens and labels each " +
+    `commit by what it wrote (${f0(r.commits?.commits ?? 0)} commits, ` +
+    `${f0(r.commits?.shared ?? 0)} of them writing no visitor's keys).`,
+    `/metrics at the end: returned ${f0(r.returned)}, abandoned ${f0(r.abandoned)}; at most ` +
+    `${f0(r.maxSilent)} silent at once. Store after the run: ` +
+    (r.doctor.healthy ? "healthy (queue doctor)." : `NOT healthy: ${r.doctor.counterDiffs}`) +
+    ` Server log error lines: ${r.serverErrors.count}.`,
   ];
 }

@@ -87,7 +87,7 @@ async function loggedClock(logPath: string): Promise<ServerClock> {
 /**
  * Starts main.ts on a free port over `kvPath` with `env` (queue `default`, TOLLGATE_ENV=test, a
  * fresh TOKEN_SECRET unless `env` has one); `clockSpeed` other than 1 runs its clock that much
- * faster.
+ * faster; `runFlags` go to `deno run` before main.ts (e.g. a `--preload`).
  */
 export async function startTarget(
   e: ScenarioEnv,
@@ -95,11 +95,12 @@ export async function startTarget(
   kvPath: string,
   env: Record<string, string>,
   clockSpeed = 1,
+  runFlags: string[] = [],
 ): Promise<Target> {
   const port = freePort();
   const secret = env.TOKEN_SECRET ?? newSecret();
   const logPath = `${e.dir}/${name}.log`;
-  const cmd = [Deno.execPath(), "run", "-A", "main.ts"];
+  const cmd = [Deno.execPath(), "run", "-A", ...runFlags, "main.ts"];
   if (e.serverNice) cmd.unshift("nice", "-n", String(e.serverNice));
   const proc = await start(name, cmd[0], cmd.slice(1), {
     env: {

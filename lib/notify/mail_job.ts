@@ -8,7 +8,7 @@
  * here, off every request, one pass at a time, and a failed send is counted and tried again at
  * most twice. Lottery queues have no line order: their requests are checked every fifth second.
  */
-import { LINE_SPAN } from "../priority/line.ts";
+import { LINE_SPAN, slotOf } from "../priority/line.ts";
 import type { Clock, Random } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { log } from "../log.ts";
@@ -85,12 +85,17 @@ async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
       start: [...keys.mailSubPrefix(q), slot * LINE_SPAN],
       end: [...keys.mailSubPrefix(q), (slot + 1) * LINE_SPAN],
     }, { limit: PER_PASS });
+    // Out of order: admitted past a silent waiter kept at the head (or left the line).
+    const lastGone = v.gone.filter((s) => slotOf(s) === slot).at(-1) ?? -Infinity;
     for await (const e of list) {
       const seq = e.key[2] as number;
       const { head } = lineOf(v, seq);
-      // In line order: once one is neither admitted (behind the head) nor near, none after is.
-      if (!lottery && head !== null && seq >= head && !nearFront(d, v, seq)) break;
-      out.push(e);
+      if (lottery || head === null || seq < head || nearFront(d, v, seq)) out.push(e);
+      // In line order: once one is neither admitted (behind the head) nor near, none after is,
+      // but for those that went in past a silent waiter ahead of them (a request of such a
+      // waiter held back every e-mail behind it while its place was kept).
+      else if (v.goneSet.has(seq)) out.push(e);
+      else if (seq > lastGone) break;
     }
   }
   return out;

@@ -1,0 +1,63 @@
+/**
+ * The turn e-mail beside a silent waiter (issue 32, found by `deno task load --scenario places`):
+ * a waiter that asked for the e-mail and went silent keeps its place at the head of the line while
+ * admissions pass over it, and the mail job, walking requests in line order, stopped at its
+ * request: nobody admitted behind it got an e-mail until it came back or was dropped. Against a
+ * real SMTP server (Debian's aiosmtpd on loopback), as tests/turn_email_test.ts.
+ */
+import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { assertEquals } from "./assert.ts";
+import { Client, makeApp } from "./helpers.ts";
+
+const Q = "default";
+const ignore = !(await haveAiosmtpd());
+if (ignore) console.warn("turn_email_silent_test: apt-get install python3-aiosmtpd to run it");
+
+Deno.test({
+  name: "a silent waiter's e-mail request holds back no e-mail of those admitted behind it",
+  ignore,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const t = await makeApp({
+      SMTP_HOST: "127.0.0.1",
+      SMTP_PORT: smtp.port,
+      SMTP_TLS: "none",
+      SMTP_FROM: "Tollgate <queue@example.test>",
+      ADMIT_PER_SECOND: 1,
+    });
+    try {
+      await t.engine.setPaused(Q, true);
+      const away = new Client(t.app), here = new Client(t.app);
+      for (
+        const [c, email] of [[away, "away@example.test"], [here, "here@example.test"]] as const
+      ) {
+        await c.join();
+        t.clock.advance(1000);
+        await t.engine.tick(Q); // numbered
+        const saved = await c.req("POST", "/turn-email", { queue: Q, email });
+        assertEquals(saved.status, 200, saved.text);
+      }
+      // `away` stops checking in until past its liveness deadline; `here` keeps checking in.
+      const deadline = (await t.engine.visitor(Q, away.visitorId))!.deadline;
+      while (t.clock.now() <= deadline + 1000) {
+        t.clock.advance(1000);
+        await t.engine.tick(Q);
+        await here.req("GET", `/status?queue=${Q}`);
+      }
+      await t.engine.setPaused(Q, false);
+      for (let i = 0; i < 3; i++) {
+        t.clock.advance(1000);
+        await t.engine.tick(Q);
+      }
+      assertEquals((await t.engine.visitor(Q, away.visitorId))?.state, "waiting", "place kept");
+      assertEquals((await t.engine.visitor(Q, here.visitorId))?.state, "admitted");
+      t.engine.ctx.invalidate(Q);
+      await t.services.mailJob();
+      const mails = await smtp.waitFor(1, 5000);
+      assertEquals(mails.map((m) => m.headers["to"]), ["here@example.test"]);
+    } finally {
+      t.close();
+      await smtp.stop();
+    }
+  },
+});
