@@ -46,31 +46,57 @@ interface Pending extends JoinWrite {
 
 /** Commits in flight at once (each an independent write: they never conflict). */
 const IN_FLIGHT = 4;
+/**
+ * A further commit goes out beside those in flight only once the youngest has been out this long,
+ * or when a whole commit's worth of joins waits. On a local store a commit is back sooner, and the
+ * next takes everyone who came meanwhile: fewer, fuller commits (about a sixth less CPU a join on
+ * one machine than four small ones at once). Over a remote store (tens of ms a commit) up to
+ * `IN_FLIGHT` overlap as before, each a few ms apart; a full commit's worth (`FULL`) goes at once.
+ */
+const SPREAD_MS = 5;
 /** Mutations one commit may take (KV allows 1000; a join takes 5 plus its records). */
 const MUTATIONS = 900;
 /** Checks one commit may take (KV allows 100; a supplied id and each record take one). */
 const CHECKS = 95;
+/** Joins that fill a commit when they carry no records of their own. */
+const FULL = Math.floor(MUTATIONS / 6);
 
-/** Mutations of one join: record, arrival, deadline, pending sum, traffic sum; its records. */
+/**
+ * Mutations of one join: record, arrival, deadline, its records, and its share of the sums
+ * (pending, traffic, check-in second), counted per join so that a commit's keys stay within KV's
+ * limits even for long queue names; a batch writes each sum once.
+ */
 const mutationsOf = (p: JoinWrite) => 5 + (p.checkin === null ? 0 : 1) + p.records.length;
 /** Checks of one join. */
 const checksOf = (p: JoinWrite) => (p.supplied ? 1 : 0) + p.records.length;
 
-/** Adds one join's records to `op`, each checked as its owner needs (the id, guard records). */
-function writeOne(op: Deno.AtomicOperation, p: JoinWrite, now: number): void {
-  const { q, visitor: v } = p;
-  const [ms, instance, n] = v.mark!;
-  if (p.supplied) op.check({ key: keys.visitor(q, v.id), versionstamp: null });
-  op.set(keys.visitor(q, v.id), v)
-    .set(keys.arrival(q, ms, instance, n), v)
-    .set(keys.deadline(q, v.deadline, v.id), 0)
-    .sum(keys.arrivalsPending(q), 1n);
-  for (const x of p.records) {
-    op.check({ key: x.key, versionstamp: x.expect ?? null })
-      .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
+/**
+ * Adds joins' records to `op`, each checked as its owner needs (the id, guard records), and the
+ * sums once per queue: one `sum` per key a commit, not one per join (a sum is a read and a write
+ * of its key in the store: per join, they were half of a join commit's mutations).
+ */
+function writeJoins(op: Deno.AtomicOperation, batch: JoinWrite[], now: number): void {
+  const sums = new Map<string, { joins: number; secs: number[] }>();
+  for (const { q, visitor: v, supplied, records, checkin } of batch) {
+    const [ms, instance, n] = v.mark!;
+    if (supplied) op.check({ key: keys.visitor(q, v.id), versionstamp: null });
+    op.set(keys.visitor(q, v.id), v)
+      .set(keys.arrival(q, ms, instance, n), v)
+      .set(keys.deadline(q, v.deadline, v.id), 0);
+    for (const x of records) {
+      op.check({ key: x.key, versionstamp: x.expect ?? null })
+        .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
+    }
+    const sum = sums.get(q) ?? { joins: 0, secs: [] };
+    sum.joins++;
+    if (checkin !== null) sum.secs.push(checkin);
+    sums.set(q, sum);
   }
-  if (p.checkin !== null) sumCheckins(op, q, [p.checkin]);
-  countTraffic(op, q, now, "in", 1);
+  for (const [q, { joins, secs }] of sums) {
+    op.sum(keys.arrivalsPending(q), BigInt(joins));
+    sumCheckins(op, q, secs);
+    countTraffic(op, q, now, "in", joins);
+  }
 }
 
 /** Why a join's write lost its checks: its id taken, or one of its records changed; else null. */
@@ -98,6 +124,9 @@ export async function refusalOf(
 export class JoinWriter {
   #waiting: Pending[] = [];
   #inFlight = 0;
+  /** When the last commit went out (`performance.now()`), and the timer for the next. */
+  #sentAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private ctx: QueueContext) {}
 
@@ -111,18 +140,15 @@ export class JoinWriter {
 
   #pump(): void {
     while (this.#inFlight < IN_FLIGHT && this.#waiting.length > 0) {
-      let used = 0, checks = 0, i = 0;
-      // The same id twice (a double click) goes in the next commit, where its check tells.
-      const ids = new Set<string>();
-      for (; i < this.#waiting.length; i++) {
-        const p = this.#waiting[i];
-        if (used + mutationsOf(p) > MUTATIONS || checks + checksOf(p) > CHECKS) break;
-        if (ids.has(p.visitor.id)) break;
-        ids.add(p.visitor.id);
-        used += mutationsOf(p);
-        checks += checksOf(p);
+      const wait = this.#inFlight === 0 ? 0 : this.#sentAt + SPREAD_MS - performance.now();
+      if (wait > 0 && this.#waiting.length < FULL) {
+        this.#timer ??= setTimeout(() => (this.#timer = undefined, this.#pump()), wait);
+        return;
       }
-      const batch = this.#waiting.splice(0, Math.max(1, i));
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#sentAt = performance.now();
+      const batch = this.#waiting.splice(0, this.#cut());
       instanceMetrics.batchSize.observe([], batch.length);
       this.#inFlight++;
       this.#commit(batch).finally(() => {
@@ -132,14 +158,29 @@ export class JoinWriter {
     }
   }
 
+  /** How many waiting joins the next commit takes. */
+  #cut(): number {
+    let used = 0, checks = 0, i = 0;
+    // The same id twice (a double click) goes in the next commit, where its check tells.
+    const ids = new Set<string>();
+    for (; i < this.#waiting.length; i++) {
+      const p = this.#waiting[i];
+      if (used + mutationsOf(p) > MUTATIONS || checks + checksOf(p) > CHECKS) break;
+      if (ids.has(p.visitor.id)) break;
+      ids.add(p.visitor.id);
+      used += mutationsOf(p);
+      checks += checksOf(p);
+    }
+    return Math.max(1, i);
+  }
+
   /** One batch: all in one commit, or, when a check lost, each join on its own. */
   async #commit(batch: Pending[]): Promise<void> {
     try {
       const ok = await retryCommit(async () => {
         annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
         const op = this.ctx.kv.atomic();
-        const now = this.ctx.now();
-        for (const p of batch) writeOne(op, p, now);
+        writeJoins(op, batch, this.ctx.now());
         return (await op.commit()).ok;
       }, "join");
       if (ok) return batch.forEach((p) => p.resolve());
@@ -154,7 +195,7 @@ export class JoinWriter {
     try {
       await retryCommit(async () => {
         const op = this.ctx.kv.atomic();
-        writeOne(op, p, this.ctx.now());
+        writeJoins(op, [p], this.ctx.now());
         if ((await op.commit()).ok) return true;
         const why = await refusalOf(this.ctx, p.q, p.visitor.id, p.records);
         if (why) throw why;
