@@ -8,10 +8,9 @@
  *
  * - `visitor` (the default, "KV floor"): what 0.8's join commits (lib/queue/join_write.ts), with
  *   the same keys and sums: per join the visitor record (unnumbered, with its arrival key), its
- *   arrival entry (the record again), its deadline entry, one on the `arrivalsPending` sum, its
- *   check-in second's sum and the traffic sum; no checked counts record. Joins that come while
- *   commits are in flight share the next one, up to `IN_FLIGHT` commits at once and `MUTATIONS`
- *   mutations a commit, as JoinWriter does.
+ *   arrival entry (the record again) and its deadline entry; per commit the `arrivalsPending`,
+ *   check-in and traffic sums; no checked counts record. Joins go through the same group commits
+ *   as JoinWriter's (lib/queue/batches.ts: up to four in flight, a few ms apart, 150 joins each).
  * - `counted`: 0.7.3's join floor, for comparison: the visitor record, its line entry and its
  *   deadline (`putWaiting`), plus one counts record checked against the last commit, a check-in
  *   sum and a traffic sum per batch; up to 250 joins per commit, one commit in flight.
@@ -29,6 +28,7 @@ import { jsonResponse } from "../http/response.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { countTraffic, putWaiting } from "../lib/queue/records.ts";
 import { sumCheckins } from "../lib/queue/checkins.ts";
+import { GroupCommits } from "../lib/queue/batches.ts";
 import type { Visitor, VisitorView } from "../lib/queue/types.ts";
 import { keys } from "../lib/store/keys.ts";
 
@@ -54,17 +54,12 @@ let busy = false;
 let nextSeq = 0;
 let countsStamp: string | null = null;
 
-/** As lib/queue/join_write.ts: commits in flight at once, mutations a commit and a join's. */
-const IN_FLIGHT = 4;
-const MUTATIONS = 900;
-const JOIN_MUTATIONS = 6;
 /** This process's id in arrival keys (an instance id) and its arrival counter. */
 const INSTANCE = "floor1";
 let arrivals = 0;
-let inFlight = 0;
 
 /** One group commit of 0.8's join records: nothing checked (a generated id is never taken). */
-async function commitOwn(batch: Pending[]): Promise<number[]> {
+async function commitOwn(batch: Pending[]): Promise<void> {
   const now = Date.now();
   const sec = Math.floor(now / 1000);
   const op = kv.atomic();
@@ -83,32 +78,25 @@ async function commitOwn(batch: Pending[]): Promise<number[]> {
     };
     op.set(keys.visitor(Q, v.id), v)
       .set(keys.arrival(Q, now, INSTANCE, n), v)
-      .set(keys.deadline(Q, v.deadline, v.id), 0)
-      .sum(keys.arrivalsPending(Q), 1n);
-    sumCheckins(op, Q, [sec + 60]);
-    countTraffic(op, Q, now, "in", 1);
+      .set(keys.deadline(Q, v.deadline, v.id), 0);
     // The provisional place: the back of the line as this process counts it.
     seqs.push(nextSeq++);
   }
+  op.sum(keys.arrivalsPending(Q), BigInt(batch.length));
+  sumCheckins(op, Q, batch.map(() => sec + 60));
+  countTraffic(op, Q, now, "in", batch.length);
   const res = await op.commit();
   if (!res.ok) throw new Error("a commit with no checks lost");
-  return seqs;
+  batch.forEach((p, i) => p.resolve(seqs[i]));
 }
 
-/** 0.8's writer: up to `IN_FLIGHT` commits, each taking the joins that came meanwhile. */
-function pump(): void {
-  while (inFlight < IN_FLIGHT && pending.length > 0) {
-    const batch = pending.splice(0, Math.max(1, Math.floor(MUTATIONS / JOIN_MUTATIONS)));
-    inFlight++;
-    commitOwn(batch)
-      .then((seqs) => batch.forEach((p, i) => p.resolve(seqs[i])))
-      .catch((e) => batch.forEach((p) => p.reject(e)))
-      .finally(() => {
-        inFlight--;
-        pump();
-      });
-  }
-}
+/** 0.8's group commits of joins (JoinWriter's settings). */
+const own = new GroupCommits<Pending>({
+  inFlight: 4,
+  full: 150,
+  cut: () => 150,
+  commit: commitOwn,
+});
 
 async function commit(batch: Pending[]): Promise<number[]> {
   const now = Date.now();
@@ -141,8 +129,8 @@ async function commit(batch: Pending[]): Promise<number[]> {
 
 async function flush(): Promise<void> {
   busy = true;
-  // As Tollgate's group commits wait (lib/queue/batches.ts): an immediate lets the requests
-  // already received join the first batch.
+  // As 0.7.3's group commits waited: an immediate lets the requests already received join the
+  // first batch.
   await new Promise((r) => setImmediate(r));
   while (pending.length > 0) {
     const batch = pending.slice(0, 250);
@@ -167,9 +155,9 @@ Deno.serve(
     crypto.getRandomValues(rnd);
     const id = Date.now().toString(36) + btoa(String.fromCharCode(...rnd)).slice(0, 22);
     const seq = layout === "none" ? nextSeq++ : await new Promise<number>((resolve, reject) => {
+      if (layout === "visitor") return own.add({ id, resolve, reject });
       pending.push({ id, resolve, reject });
-      if (layout === "visitor") pump();
-      else if (!busy) void flush();
+      if (!busy) void flush();
     });
     // The answer Tollgate's join gives (the same builder, headers and cookie), for a view of the
     // usual size: the floor measures the records, not a cheaper answer.

@@ -1,84 +1,65 @@
-import { setImmediate } from "node:timers";
-
 /**
- * Group commits per queue: items added while a commit for their queue is in flight go together
- * into the next one, so a hot record is written once per batch instead of once per item.
+ * Group commits, for the joins' writes (join_write.ts) and the enters (enter_batch.ts): items that
+ * come while commits are in flight go together into the next one, so one store round trip carries
+ * many of them instead of one.
+ *
+ * Up to `inFlight` commits go at once, but a further one goes out beside those in flight only once
+ * the youngest has been out `SPREAD_MS`, or when a whole commit's worth (`full`) waits. On a local
+ * store a commit is back sooner, and the next takes everyone who came meanwhile: fewer, fuller
+ * commits (joins over HTTP took about a sixth less CPU each than with four small commits at once;
+ * bench/RESULTS.md). Over a remote store (tens of ms a commit) up to `inFlight` overlap, each a
+ * few ms apart.
  */
-export class QueueBatches<P extends { reject: (e: unknown) => void }> {
-  #pending = new Map<string, P[]>();
-  #busy = new Set<string>();
-  #kicked = new Set<string>();
 
-  /**
-   * `take` cuts the next batch from the waiting items; `commit` writes it and settles each item
-   * (`kicked`: a kick asked for this commit, see `kick`).
-   */
-  constructor(
-    private take: (list: P[]) => P[],
-    private commit: (q: string, batch: P[], kicked: boolean) => Promise<void>,
-  ) {}
+/** How long the youngest commit in flight has been out before another may go beside it. */
+const SPREAD_MS = 5;
 
-  /** Adds an item for queue `q`; a commit starts unless one is running. */
-  add(q: string, p: P): void {
-    let list = this.#pending.get(q);
-    if (!list) this.#pending.set(q, list = []);
-    list.push(p);
-    if (!this.#busy.has(q)) this.#flush(q);
+/** What a group committer is told: its limits, how to cut a batch and how to commit one. */
+export interface GroupCommitter<P> {
+  /** Commits in flight at once. */
+  inFlight: number;
+  /** Waiting items that fill a commit: that many go out at once, whatever the spread. */
+  full: number;
+  /** How many of the waiting items (in order) the next commit takes: at least one. */
+  cut: (waiting: P[]) => number;
+  /** Writes a batch and settles each item; a throw rejects every item of the batch. */
+  commit: (batch: P[]) => Promise<void>;
+}
+
+/** Group commits of items `P` (each with its `reject`), see the file's header. */
+export class GroupCommits<P extends { reject: (e: unknown) => void }> {
+  #waiting: P[] = [];
+  #inFlight = 0;
+  /** When the last commit went out (`performance.now()`), and the timer for the next. */
+  #sentAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private c: GroupCommitter<P>) {}
+
+  /** Adds an item: it goes into the next commit that goes out. */
+  add(p: P): void {
+    this.#waiting.push(p);
+    this.#pump();
   }
 
-  /** How many items wait for a commit of `q` (not counting the batch in flight). */
-  waiting(q: string): number {
-    return this.#pending.get(q)?.length ?? 0;
-  }
-
-  /** Takes more of `q`'s waiting items with `take` (a batch that waited grows before it commits). */
-  pull(q: string, take: (list: P[]) => P[]): P[] {
-    const list = this.#pending.get(q);
-    return list?.length ? take(list) : [];
-  }
-
-  /** Runs a commit of `q` soon even with nothing waiting (an empty batch: see its committer). */
-  kick(q: string): void {
-    this.#kicked.add(q);
-    if (!this.#busy.has(q)) this.#flush(q);
-  }
-
-  /** Puts items back at the front of `q`'s waiting items (a commit that could not take them all). */
-  putBack(q: string, items: P[]): void {
-    if (items.length === 0) return;
-    let list = this.#pending.get(q);
-    if (!list) this.#pending.set(q, list = []);
-    list.unshift(...items);
-    if (!this.#busy.has(q)) this.#flush(q);
-  }
-
-  async #flush(q: string): Promise<void> {
-    this.#busy.add(q);
-    try {
-      // Let the requests already received arrive before the first commit: an immediate (a
-      // macrotask, after the pending I/O of this turn) rather than a microtask, with which an
-      // idle queue committed a burst's first join alone while the rest waited behind it (under a
-      // steady load, half of all batches held a single join). Not a timer of 0 ms either: Deno
-      // fires those a millisecond or more later, a whole commit's time here.
-      await new Promise((r) => setImmediate(r));
-      for (;;) {
-        const list = this.#pending.get(q) ?? [];
-        if (list.length === 0) {
-          if (!this.#kicked.delete(q)) break;
-          await this.commit(q, [], true).catch(() => {});
-          continue;
-        }
-        const kicked = this.#kicked.delete(q);
-        const batch = this.take(list);
-        if (batch.length === 0) continue;
-        try {
-          await this.commit(q, batch, kicked);
-        } catch (e) {
-          for (const p of batch) p.reject(e);
-        }
+  #pump(): void {
+    while (this.#inFlight < this.c.inFlight && this.#waiting.length > 0) {
+      const wait = this.#inFlight === 0 ? 0 : this.#sentAt + SPREAD_MS - performance.now();
+      if (wait > 0 && this.#waiting.length < this.c.full) {
+        this.#timer ??= setTimeout(() => (this.#timer = undefined, this.#pump()), wait);
+        return;
       }
-    } finally {
-      this.#busy.delete(q);
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#sentAt = performance.now();
+      const batch = this.#waiting.splice(0, Math.max(1, this.c.cut(this.#waiting)));
+      this.#inFlight++;
+      this.c.commit(batch)
+        .catch((e) => batch.forEach((p) => p.reject(e)))
+        .finally(() => {
+          this.#inFlight--;
+          this.#pump();
+        });
     }
   }
 }

@@ -25,16 +25,15 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import { type JoinRecord, type JoinWriter, refusalOf } from "./join_write.ts";
+import { type JoinRecord, type JoinWriter, putOwnRecords, refusalOf } from "./join_write.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot } from "./records.ts";
-import type { Visitor } from "./types.ts";
+import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
-import { leave } from "./leave_enter.ts";
+import { leaveById } from "./leave_enter.ts";
 
 export { JoinWriter } from "./join_write.ts";
-export type { JoinRecord } from "./join_write.ts";
 
 /** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
 export interface JoinOutcome extends Outcome {
@@ -54,7 +53,7 @@ export interface JoinGuardPass {
 }
 
 /** How long the record of an enqueue key's place outlives its last write (a stale one is reused). */
-export const ENQUEUE_KEY_TTL_MS = 7 * 86_400_000;
+const KEY_TTL_MS = 7 * 86_400_000;
 
 /** Another join took the enqueue key first: the join resumes that place instead. */
 class KeyTakenError extends Error {}
@@ -67,15 +66,20 @@ export function newVisitorId(ctx: QueueContext): string {
   return t + b64url(ctx.random.bytes(16));
 }
 
-/** True for the engine's 404 `not_in_queue` (the visitor is gone). */
-const isGone = (e: unknown) => e instanceof AppError && e.code === "not_in_queue";
-
-/** Resumes visitor `id`: its current view and a ticket for it (404 `not_in_queue` when gone). */
-async function resume(ctx: QueueContext, q: string, id: string): Promise<JoinOutcome> {
-  const out = await settle(ctx, q, id, "join");
-  const rec = await ctx.kv.get<Visitor>(keys.visitor(q, id));
-  const tk = out.ticket ?? (rec.value ? await ticketFor(ctx, q, rec.value) : "");
-  return { ...out, ticket: tk };
+/**
+ * Resumes the place visitor `id` holds: its current view and a ticket for it. Null when it is gone
+ * (then an admission that ran out, whose record stays until the sweep, is freed first).
+ */
+async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<JoinOutcome | null> {
+  try {
+    const out = await settle(ctx, q, id, "join");
+    const rec = out.ticket ? null : (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
+    return { ...out, ticket: out.ticket ?? (rec ? await ticketFor(ctx, q, rec) : "") };
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === "not_in_queue")) throw e;
+    await leaveById(ctx, q, id);
+    return null;
+  }
 }
 
 /**
@@ -98,7 +102,7 @@ export async function join(
   let id = visitorId;
   let supplied = visitorId !== undefined;
   if (ticket && ticket.queue === q) {
-    const resumed = await resumeTicket(ctx, q, ticket);
+    const resumed = await resumeHeld(ctx, q, ticket.sub);
     if (resumed) return resumed;
     id = ticket.sub;
     supplied = true;
@@ -108,9 +112,14 @@ export async function join(
   for (let attempt = 0;; attempt++) {
     const records = [...guard.records];
     if (guard.enqueueKey !== undefined) {
-      const held = await heldByKey(ctx, q, guard.enqueueKey, id);
-      if ("outcome" in held) return held.outcome;
-      records.push(held.record);
+      // The place the enqueue key holds is resumed; else the key is claimed for `id` in the
+      // join's write (a visitor that is gone frees it; then the key joins again, at the back).
+      const key = keys.enqueueKey(q, guard.enqueueKey);
+      const held = await ctx.kv.get<string>(key);
+      const outcome = held.value === null ? null : await resumeHeld(ctx, q, held.value);
+      if (outcome) return outcome;
+      const conflict = () => new KeyTakenError();
+      records.push({ key, value: id, expect: held.versionstamp, expireIn: KEY_TTL_MS, conflict });
     }
     // Only now is this a new place (not a held one resumed): the per-client limit counts it.
     if (!charged) await beforeNewPlace?.();
@@ -123,63 +132,6 @@ export async function join(
       if (!(e instanceof KeyTakenError) || attempt >= 3) throw e;
     }
   }
-}
-
-/** The place a ticket's visitor holds, resumed; null when it is gone (it joins again). */
-async function resumeTicket(
-  ctx: QueueContext,
-  q: string,
-  ticket: TicketClaims,
-): Promise<JoinOutcome | null> {
-  try {
-    return await resume(ctx, q, ticket.sub);
-  } catch (e) {
-    if (!isGone(e)) throw e;
-    // An admission that ran out may still have a record until the sweep: free it first.
-    await leave(ctx, q, ticket, ticket.sub);
-    return null;
-  }
-}
-
-/**
- * The place enqueue key `keyHash` holds, resumed; else the record that claims the key for `id`
- * in the join's write (a visitor that is gone frees it; then the key joins again, at the back).
- */
-async function heldByKey(
-  ctx: QueueContext,
-  q: string,
-  keyHash: string,
-  id: string,
-): Promise<{ outcome: JoinOutcome } | { record: JoinRecord }> {
-  const key = keys.enqueueKey(q, keyHash);
-  const held = await ctx.kv.get<string>(key);
-  if (held.value !== null) {
-    const rec = (await ctx.kv.get<Visitor>(keys.visitor(q, held.value))).value;
-    if (rec) {
-      try {
-        return { outcome: await resume(ctx, q, held.value) };
-      } catch (e) {
-        if (!isGone(e)) throw e;
-        const claims: TicketClaims = {
-          sub: rec.id,
-          queue: q,
-          iat: 0,
-          seq: rec.seq,
-          nextCheckAt: 0,
-        };
-        await leave(ctx, q, claims, rec.id);
-      }
-    }
-  }
-  return {
-    record: {
-      key,
-      value: id,
-      expect: held.versionstamp,
-      expireIn: ENQUEUE_KEY_TTL_MS,
-      conflict: () => new KeyTakenError(),
-    },
-  };
 }
 
 /** Guards, writes and answers a new place: in at once, or at the back of the line. */
@@ -202,8 +154,8 @@ async function place(
   // Its place in arrival order is taken now: a join that tried to go in at once and could not
   // stays ahead of those that came meanwhile.
   const arrival = ctx.nextArrival();
-  if (mayGoInAtOnce(ctx, v, now) && tryingAtOnce(ctx, q) < AT_ONCE) {
-    const admitted = await countedAtOnce(ctx, q, async () => {
+  if (mayGoInAtOnce(ctx, v, now)) {
+    const admitted = await atOnce(ctx, q, async () => {
       if (await ctx.queueAll?.(q)) return null;
       return await admitAtOnce(ctx, q, id, supplied, records);
     });
@@ -242,17 +194,14 @@ async function place(
  * the tick and the joins waited minutes (bench/scale_sim.ts at 100 ms). The rest take the line.
  */
 const AT_ONCE = 4;
-const atOnce = new WeakMap<QueueContext, Map<string, number>>();
+const trying = new WeakMap<QueueContext, Map<string, number>>();
 
-/** Joins of this instance trying to go in at once into `q` now. */
-function tryingAtOnce(ctx: QueueContext, q: string): number {
-  return atOnce.get(ctx)?.get(q) ?? 0;
-}
-
-/** Runs `f` counted (from now, before any await) among the joins trying to go in at once. */
-async function countedAtOnce<T>(ctx: QueueContext, q: string, f: () => Promise<T>): Promise<T> {
-  const m = atOnce.get(ctx) ?? new Map<string, number>();
-  atOnce.set(ctx, m);
+/** Runs `f` among the joins of `q` trying to go in at once; null (not run) when four already are. */
+async function atOnce<T>(ctx: QueueContext, q: string, f: () => Promise<T | null>) {
+  const m = trying.get(ctx) ?? new Map<string, number>();
+  trying.set(ctx, m);
+  // Counted from now, before any await.
+  if ((m.get(q) ?? 0) >= AT_ONCE) return null;
   m.set(q, (m.get(q) ?? 0) + 1);
   try {
     return await f();
@@ -263,13 +212,16 @@ async function countedAtOnce<T>(ctx: QueueContext, q: string, f: () => Promise<T
 
 /** True when the view says a join may go in at once: an empty line, open, a slot and budget. */
 function mayGoInAtOnce(ctx: QueueContext, v: QueueView, now: number): boolean {
-  const latest = ctx.freshView(v.settings.name) ?? v;
-  if (latest.counts.waiting > 0) return false;
-  if (!ctx.isOpen(v.settings, now) || openSlots(v.settings, v.counts) < 1) return false;
-  const c = { ...v.counts };
-  const rate = ctx.ratePerSecond(v.settings);
-  refill(c, rate, now, true, bucketCap(rate));
-  return wholeTokens(c) >= 1;
+  return (ctx.freshView(v.settings.name) ?? v).counts.waiting === 0 &&
+    roomNow(ctx, v.settings, { ...v.counts }, now);
+}
+
+/** True when `c` (refilled to `now` here) lets one in: open, an empty line, a slot and a token. */
+function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): boolean {
+  const rate = ctx.ratePerSecond(s);
+  const open = ctx.isOpen(s, now);
+  refill(c, rate, now, open, bucketCap(rate));
+  return open && c.waiting === 0 && openSlots(s, c) > 0 && wholeTokens(c) >= 1;
 }
 
 /**
@@ -291,18 +243,9 @@ async function admitAtOnce(
       const { counts, entry, arrivals, arrivalsEntry, settings, settingsEntry } = await ctx
         .readState(q);
       if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
-      const rate = ctx.ratePerSecond(settings);
-      const open = ctx.isOpen(settings, now);
-      refill(counts, rate, now, open, bucketCap(rate));
-      const free = open && counts.waiting === 0 && arrivals === 0 &&
-        openSlots(settings, counts) > 0 && wholeTokens(counts) >= 1;
-      if (!free) return false;
+      if (arrivals > 0 || !roomNow(ctx, settings, counts, now)) return false;
       const op = ctx.kv.atomic().check(entry, settingsEntry, arrivalsEntry);
-      if (supplied) op.check({ key: keys.visitor(q, id), versionstamp: null });
-      for (const x of records) {
-        op.check({ key: x.key, versionstamp: x.expect ?? null })
-          .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
-      }
+      putOwnRecords(op, q, id, supplied, records);
       counts.tokens--;
       counts.waitCount++;
       const fresh: Visitor = {
