@@ -13,6 +13,7 @@
  * order; from then on positions, counts and admissions are checked exactly as before.
  */
 import { seededRandom } from "../lib/clock.ts";
+import { RETURN_SLOT, slotOf } from "../lib/priority/line.ts";
 import { keys } from "../lib/store/keys.ts";
 import { pendingOf, withEnters } from "../lib/queue/enters.ts";
 import {
@@ -199,7 +200,10 @@ function checkStore(s: Snapshot): void {
     }
     assert(!v.mark, `numbered visitor ${id} keeps no arrival key`);
     by[v.state]++;
-    assert(v.seq < s.counts.nextSeq, `visitor ${id} seq ${v.seq} < nextSeq ${s.counts.nextSeq}`);
+    // Each line's numbers below its next one (the main line's, or a lane's such as the returners').
+    const line = slotOf(v.seq);
+    const next = line === 0 ? s.counts.nextSeq : s.counts.laneNext[line];
+    assert(v.seq < next, `visitor ${id} seq ${v.seq} < next ${next} of line ${line}`);
   }
   assertEquals(
     { waiting: s.counts.waiting, holding: s.counts.holding, entered: s.counts.entered },
@@ -380,7 +384,10 @@ class ModelRun {
     return n;
   }
   expectedPosition(v: MVisitor) {
-    return 1 + this.numberedWaiting().filter((w) => w.seq < v.seq).length;
+    // Positions count the visitor's own line (the main line, or the returners', issue 32).
+    const line = slotOf(v.seq);
+    return 1 +
+      this.numberedWaiting().filter((w) => slotOf(w.seq) === line && w.seq < v.seq).length;
   }
   log(s: string) {
     this.trace.push(`#${this.stats.steps} t=${this.now - Date.UTC(2026, 0, 1)} ${s}`);
@@ -776,7 +783,7 @@ class ModelRun {
     const now = this.now;
     const admittedNow: MVisitor[] = [...(fx.instant ?? [])];
     const hidden: MVisitor[] = [];
-    let dropped = 0, expired = 0;
+    let dropped = 0, expired = 0, backInLine = 0;
     const mayAdmit = fx.tickRan || fx.forced !== undefined;
     const occBefore = [...before.visitors.values()].filter((v) => v.state !== "waiting").length;
     // 0.8: the store's arrival entries are the model's pending joins, in the same (arrival) order,
@@ -846,6 +853,22 @@ class ModelRun {
         );
       } else {
         const over = fx.tickRan === true && v.until <= now;
+        if (over && rec?.state === "waiting") {
+          // Issue 32: admitted, never told (no check-in since: it would have entered), within its
+          // grace: away when its turn came. Its slot is freed and its place waits at the front,
+          // in the returners' line, silent until it comes back.
+          assert(
+            v.state === "admitted" && !this.click && v.deadline + RETURN_GRACE_MS >= now,
+            `${v.state} ${v.id} went back to the line (click ${this.click})`,
+          );
+          assertEquals(slotOf(rec.seq), RETURN_SLOT, `${v.id} waits in the returners' line`);
+          v.state = "waiting";
+          v.seq = rec.seq;
+          v.deadline = Math.min(v.deadline, now - 1); // silent until it checks in again
+          expired++;
+          backInLine++; // its admission is no longer counted (it is when it goes in)
+          continue;
+        }
         if (!rec) {
           assert(over, `${v.state} ${v.id} vanished before its slot expired`);
           v.state = "gone";
@@ -874,7 +897,7 @@ class ModelRun {
       assert(!this.admissions.has(k), `visitor ${v.id} (seq ${v.seq}) admitted twice`);
       this.admissions.add(k);
     }
-    this.admittedTotal += admittedNow.length;
+    this.admittedTotal += admittedNow.length - backInLine;
     this.abandoned += dropped;
     assertEquals(
       after.counts.admitted,
@@ -901,7 +924,11 @@ class ModelRun {
     // No admission while paused or before the opening time.
     if (!this.isOpen()) {
       assertEquals(admittedNow.length, 0, "no admission while paused or before opensAt");
-      assertEquals(after.counts.admitted, before.counts.admitted, "admitted total unchanged");
+      assertEquals(
+        after.counts.admitted,
+        before.counts.admitted - backInLine,
+        "admitted total unchanged (but for admissions away visitors never used)",
+      );
     }
 
     // Capacity: an admission never overfills; nothing else grows occupancy above capacity.
@@ -920,8 +947,12 @@ class ModelRun {
       // 0.8: nothing is admitted while a join is not numbered yet (it would be overtaken).
       assertEquals(this.arrivals.length, 0, "no admission while joins wait for the sequencer");
       const live = this.waiting().filter((w) => w.deadline >= this.now);
-      const minWaiting = Math.min(...live.map((w) => w.seq));
+      // Within each line (the main line, the returners'): first come, first served.
       for (const v of admittedNow) {
+        const line = slotOf(v.seq);
+        const minWaiting = Math.min(
+          ...live.filter((w) => slotOf(w.seq) === line).map((w) => w.seq),
+        );
         assert(v.seq < minWaiting, `FIFO: seq ${v.seq} admitted while seq ${minWaiting} waits`);
       }
     }

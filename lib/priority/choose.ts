@@ -9,6 +9,7 @@
 import { keys } from "../store/keys.ts";
 import { type Lane, MAIN_LINE, splitAdmissions } from "./lanes.ts";
 import { readLanes } from "./store.ts";
+import { RETURN_SLOT } from "./line.ts";
 
 /** One lane's part of a round: its slot, up to `take` admissions, from `ids` in order. */
 export interface LanePick {
@@ -37,12 +38,14 @@ export async function chooseByLane(
   const rec = await readLanes(kv, q);
   const bySlot = new Map(Object.entries(rec.slots).map(([name, slot]) => [slot, name]));
   const current = new Set(rec.lanes.map((l) => l.name));
+  // Visitors back from being away when their turn came go first (strict, before every lane).
+  const returning: Lane[] = used.includes(RETURN_SLOT)
+    ? [{ name: `~${RETURN_SLOT}`, strict: true }]
+    : [];
   // Removed lanes with a line still: the smallest share, after the current lanes.
-  const orphans: Lane[] = used.filter((s) => !current.has(bySlot.get(s) ?? "")).map((s) => ({
-    name: `~${s}`,
-    share: Number.MIN_VALUE,
-  }));
-  const lanes = [...rec.lanes, ...orphans];
+  const orphans: Lane[] = used.filter((s) => s !== RETURN_SLOT && !current.has(bySlot.get(s) ?? ""))
+    .map((s) => ({ name: `~${s}`, share: Number.MIN_VALUE }));
+  const lanes = [...returning, ...rec.lanes, ...orphans];
   const slotOfName = (name: string) =>
     name.startsWith("~") ? Number(name.slice(1)) : rec.slots[name];
   const limit = want + skip.size + EXTRA;

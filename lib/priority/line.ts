@@ -10,7 +10,7 @@
  * slotOf(firstSeq(2) + 5); // 2
  */
 
-/** Arrival numbers one line may hand out (2^40); 1,001 lines stay below 2^53. */
+/** Arrival numbers one line may hand out (2^40); 1,002 lines stay below 2^53. */
 export const LINE_SPAN = 2 ** 40;
 /** Highest lane slot (slot 0 is the main line). */
 export const MAX_SLOT = 1000;
@@ -23,4 +23,18 @@ export function slotOf(seq: number): number {
 /** The first arrival number of line `slot`. */
 export function firstSeq(slot: number): number {
   return slot * LINE_SPAN + 1;
+}
+
+/**
+ * The line of visitors whose turn came while they were away (admitted, never told, within their
+ * grace): served before every other line when they come back (lib/queue/records.ts,
+ * `returnToLine`). Above every lane slot.
+ */
+export const RETURN_SLOT = MAX_SLOT + 1;
+
+/** Takes the next arrival number of lane slot `slot` from `c` (its `laneNext` replaced). */
+export function takeSeq(c: { laneNext: Record<string, number> }, slot: number): number {
+  const seq = c.laneNext[slot] ?? firstSeq(slot);
+  c.laneNext = { ...c.laneNext, [slot]: seq + 1 };
+  return seq;
 }

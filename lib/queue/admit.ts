@@ -2,7 +2,14 @@ import { retryCommit } from "../store/commit.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
-import { admitWaiting, countTraffic, logGone, releaseSlot, removeWaiting } from "./records.ts";
+import {
+  admitWaiting,
+  countTraffic,
+  logGone,
+  releaseSlot,
+  removeWaiting,
+  returnToLine,
+} from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
@@ -206,6 +213,7 @@ async function expireInto(
   const dead = lapsed.slice(0, budget - ids.length);
   let n = 0;
   const unplaced = new Set<string>();
+  const { clickToEnter } = await ctx.branding(q);
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
@@ -219,9 +227,15 @@ async function expireInto(
       dropLapsed(op, q, v, counts, now);
     } else {
       if ((v.until ?? 0) > now) continue;
-      releaseSlot(op, q, v, counts);
-      // A sliding session's end by idleness or its cap is counted as such (lib/session).
-      noteSessionEnd(op, q, v);
+      // Admitted and never told (without click-to-enter, any check-in after the admission enters
+      // it), within its grace: away when its turn came. Its place waits at the front.
+      if (v.state === "admitted" && !clickToEnter && dropAt(reads.settings, v.deadline) >= now) {
+        returnToLine(op, q, v, counts, now);
+      } else {
+        releaseSlot(op, q, v, counts);
+        // A sliding session's end by idleness or its cap is counted as such (lib/session).
+        noteSessionEnd(op, q, v);
+      }
     }
     op.check(e);
     handled.add(v.id);

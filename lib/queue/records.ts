@@ -1,4 +1,5 @@
 import { keys } from "../store/keys.ts";
+import { RETURN_SLOT, slotOf, takeSeq } from "../priority/line.ts";
 import type { Counts, Visitor } from "./types.ts";
 
 /** Size of one traffic bucket (about 15 s). */
@@ -132,4 +133,36 @@ export function releaseSlot(op: Deno.AtomicOperation, q: string, v: Visitor, c: 
   if (v.until !== undefined) op.delete(keys.expiry(q, v.until, v.id));
   if (v.state === "entered") c.entered--;
   else c.holding--;
+}
+
+/**
+ * An admission nobody learned of, its hold over, its visitor within its grace: it was away when its
+ * turn came. The slot goes to the next visitor; the place waits at the front, in the line of
+ * returners (lib/priority/line.ts, served before every other line), silent until it comes back or
+ * its grace ends. The admission is not counted (it is counted when it goes in).
+ */
+export function returnToLine(
+  op: Deno.AtomicOperation,
+  q: string,
+  v: Visitor,
+  c: Counts,
+  now: number,
+): Visitor {
+  op.delete(keys.expiry(q, v.until!, v.id));
+  c.holding--;
+  c.admitted--;
+  c.waitCount--;
+  c.waitMsSum -= (v.admittedAt ?? v.joinedAt) - v.joinedAt;
+  const slot = slotOf(v.seq);
+  if ((c.laneAdmitted[slot] ?? 0) > 0) {
+    c.laneAdmitted = { ...c.laneAdmitted, [slot]: c.laneAdmitted[slot] - 1 };
+  }
+  const { admittedAt: _a, until: _u, holdExtensions: _h, ...rest } = v;
+  // Silent until it checks in again (its deadline is past, or now: a hold ends at or after it),
+  // so no admission takes it before it comes back.
+  const deadline = Math.min(v.deadline, now - 1);
+  const back: Visitor = { ...rest, state: "waiting", seq: takeSeq(c, RETURN_SLOT), deadline };
+  putWaiting(op, q, back);
+  c.waiting++;
+  return back;
 }

@@ -17,7 +17,7 @@ import { pendingOf, takeIn } from "./enters.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
-import { firstSeq } from "../priority/line.ts";
+import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
 
 /**
@@ -119,10 +119,7 @@ function inWindow(s: QueueSettings, c: Counts, ms: number): boolean {
  */
 function nextInLine(c: Counts, lanes: Map<string, number>, lane?: string): number {
   const slot = lane === undefined ? undefined : lanes.get(lane);
-  if (slot === undefined) return c.nextSeq++;
-  const seq = c.laneNext[slot] ?? firstSeq(slot);
-  c.laneNext = { ...c.laneNext, [slot]: seq + 1 };
-  return seq;
+  return slot === undefined ? c.nextSeq++ : takeSeq(c, slot);
 }
 
 /** Numbers one arrival into `op`: its arrival number, line entry (unless a window join), record. */
