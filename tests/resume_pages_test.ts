@@ -3,9 +3,12 @@
  * nobody; the form moves the place and goes on to /wait; a wrong code is said on the page; a
  * browser whose place moved gets the form instead of a new place.
  */
-import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
+
+/** The English words (the page speaks English to a browser that asks for nothing else). */
+const en = CATALOGUES.en;
 
 const Q = "default";
 
@@ -30,7 +33,7 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
       new URL(made.json.link).pathname + new URL(made.json.link).search,
     );
     assertEquals(link.status, 200);
-    assert(link.text.includes(W.confirmMove), "the link asks first");
+    assert(link.text.includes(en["resume.confirmMove"]), "the link asks first");
     assert(link.text.includes(`value="${code.replace("-", "")}"`), "with the code filled in");
     assertEquals(b.cookies.has("tg_ticket"), false, "and joins nobody");
 
@@ -48,7 +51,7 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
     t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
     const page = await a.req("GET", `/wait?queue=${Q}`);
     assertEquals(page.status, 409);
-    assert(page.text.includes(W.haveCode), page.text.slice(0, 300));
+    assert(page.text.includes(en["resume.haveCode"]), page.text.slice(0, 300));
     t.engine.ctx.invalidate(Q);
     assertEquals((await t.engine.metrics(Q)).waiting, 1, "no new place was taken");
   } finally {

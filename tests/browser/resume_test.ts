@@ -6,17 +6,21 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";
-import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
+import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
+import { t } from "../../lib/i18n/format.ts";
 import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
+
+/** The English words (the page speaks English to a browser that asks for nothing else). */
+const en = CATALOGUES.en;
 
 const TOLD_MS = 20_000;
 
 /** Opens "continue on another device" and returns the code and link the page shows. */
 async function showCode(page: Page): Promise<{ code: string; link: string }> {
-  await page.getByText(W.offer).click();
-  await page.getByRole("button", { name: W.showCode }).click();
+  await page.getByText(en["resume.offer"]).click();
+  await page.getByRole("button", { name: en["resume.showCode"] }).click();
   const code = await page.locator("[data-code]").getAttribute("data-code", { timeout: 10_000 });
   const link = await page.locator("a.move-link").getAttribute("href");
   // The page draws the QR code itself, with the drawer it loads when a code is shown.
@@ -58,10 +62,10 @@ Deno.test({
         await second.goto(link);
         // The link asks first: nothing moved until the button is pressed.
         assertEquals(await second.locator("input[name=code]").inputValue(), code.replace("-", ""));
-        await second.getByRole("button", { name: W.takePlace }).click();
+        await second.getByRole("button", { name: en["resume.takePlace"] }).click();
         // 0.8: exact once the tick numbered the place (a moved place keeps its number).
         await second.locator(".place", { hasText: /^#1$/ }).waitFor({ timeout: 20_000 });
-        await first.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+        await first.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
         assertEquals(await first.locator(".place").count(), 0);
       });
 
@@ -69,9 +73,9 @@ Deno.test({
         await second.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
         const { code } = await showCode(second);
         await first.locator("input[name=code]").fill(code.toLowerCase());
-        await first.getByRole("button", { name: W.takePlace }).click();
+        await first.getByRole("button", { name: en["resume.takePlace"] }).click();
         await first.locator(".place").waitFor({ timeout: 10_000 });
-        await second.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+        await second.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
       });
 
       await t.step({
@@ -79,10 +83,10 @@ Deno.test({
         ignore: smtp === null,
         fn: async () => {
           await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
-          await first.getByText(W.mailOffer).click();
+          await first.getByText(en["resume.mailOffer"]).click();
           await first.locator("input[type=email]").fill("ann@example.test");
-          await first.getByRole("button", { name: W.mailSave }).click();
-          await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
+          await first.getByRole("button", { name: en["resume.mailSave"] }).click();
+          await first.getByText(en["resume.mailSaved"]).waitFor({ timeout: 10_000 });
           // The visitor walks away, counting on the e-mail (an open page would enter at once).
           await first.context().close();
           await second.context().close();
@@ -102,7 +106,7 @@ Deno.test({
           assert(link, mail.text);
           const phone = await (await b.newContext()).newPage();
           await phone.goto(link);
-          await phone.getByRole("button", { name: W.takePlace }).click();
+          await phone.getByRole("button", { name: en["resume.takePlace"] }).click();
           // Admitted: the page sends it on to the destination with its access token.
           await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
           const cookies = await phone.context().cookies();
