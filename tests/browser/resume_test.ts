@@ -7,6 +7,8 @@
 import type { Browser, Page } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";
 import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
+import { t as fill } from "../../lib/i18n/format.ts";
+import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { t } from "../../lib/i18n/format.ts";
 import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
 import { assert, assertEquals } from "../assert.ts";
@@ -18,9 +20,9 @@ const en = CATALOGUES.en;
 const TOLD_MS = 20_000;
 
 /** Opens "continue on another device" and returns the code and link the page shows. */
-async function showCode(page: Page): Promise<{ code: string; link: string }> {
-  await page.getByText(en["resume.offer"]).click();
-  await page.getByRole("button", { name: en["resume.showCode"] }).click();
+async function showCode(page: Page, m: Catalogue = en): Promise<{ code: string; link: string }> {
+  await page.getByText(m["resume.offer"]).click();
+  await page.getByRole("button", { name: m["resume.showCode"] }).click();
   const code = await page.locator("[data-code]").getAttribute("data-code", { timeout: 10_000 });
   const link = await page.locator("a.move-link").getAttribute("href");
   // The page draws the QR code itself, with the drawer it loads when a code is shown.
@@ -118,6 +120,42 @@ Deno.test({
       await browser?.close();
       await srv.close();
       await smtp?.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "the resume panel speaks German: code, link, hint, the link's page and the moved words",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const de = CATALOGUES.de;
+    const srv = await serveApp(testConfig());
+    await srv.services.engine.setRate("default", 0.01);
+    await srv.services.engine.join("default", null); // takes the instant slot: browsers wait
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${srv.base}/wait?lang=de`);
+      await page.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+      const { link } = await showCode(page, de);
+      await page.getByText(fill(de, "resume.codeHint", { offer: de["resume.offer"] })).waitFor();
+      await page.getByRole("button", { name: de["resume.copyLink"] }).waitFor();
+      await page.getByRole("img", { name: de["resume.qrLabel"] }).waitFor();
+      assert((await page.locator(".move-code").textContent())?.includes("Link: http"));
+      await page.screenshot({ path: screenshotPath("wait-move-de.png"), fullPage: true });
+      // A German phone (its browser asks for German) opens the link: the page asks in German.
+      const phone = await (await browser.newContext({ locale: "de-DE" })).newPage();
+      await phone.goto(link);
+      await phone.getByText(de["resume.confirmMove"]).waitFor();
+      await phone.getByRole("button", { name: de["resume.takePlace"] }).click();
+      await phone.locator(".place").waitFor({ timeout: 20_000 });
+      await page.getByText(de["resume.moved"]).waitFor({ timeout: TOLD_MS });
+      await page.getByRole("button", { name: de["resume.takePlace"] }).waitFor();
+    } finally {
+      await browser?.close();
+      await srv.close();
     }
   },
 });
