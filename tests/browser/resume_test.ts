@@ -9,7 +9,6 @@ import { testConfig } from "../../lib/config.ts";
 import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
 import { t as fill } from "../../lib/i18n/format.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
-import { t } from "../../lib/i18n/format.ts";
 import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
