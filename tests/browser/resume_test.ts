@@ -2,7 +2,8 @@
  * Moving a place in real Chromium against a real server: the code, link and QR code on the wait
  * page; the link opened in a second browser context moves the place and the first is told; the
  * place moved back by typing a code; the turn e-mail received by Debian's aiosmtpd and its link
- * resuming (and entering) in a fresh context.
+ * resuming (and entering) in a fresh context; the panel, the link's page and the moved page in
+ * German.
  */
 import type { Browser, Page } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";

@@ -98,7 +98,7 @@ export const ja: Catalogue = {
   "resume.mailCancel": "メールを受け取らない",
   "resume.holdWarning":
     "確保された枠はまもなく終了します。時間が必要な場合は「{button}」を押してください。",
-  "resume.moreTime": "もっと時間が必要",
+  "resume.moreTime": "時間を延長する",
   "resume.moreTimeAdded": "時間を延長しました。",
   "resume.noMoreTime": "これ以上延長できません。",
   "mail.subjectTurn": "あなたの番です: {title}",

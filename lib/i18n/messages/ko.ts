@@ -98,7 +98,7 @@ export const ko: Catalogue = {
   "resume.mailCancel": "이메일 받지 않기",
   "resume.holdWarning":
     "맡아 둔 자리가 곧 끝납니다. 시간이 더 필요하면 '{button}' 버튼을 누르세요.",
-  "resume.moreTime": "시간이 더 필요합니다",
+  "resume.moreTime": "시간 연장하기",
   "resume.moreTimeAdded": "시간이 추가되었습니다.",
   "resume.noMoreTime": "더 이상 시간을 추가할 수 없습니다.",
   "mail.subjectTurn": "입장 차례입니다: {title}",
