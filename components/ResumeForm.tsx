@@ -1,4 +1,4 @@
-import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
 
 /**
  * The form that moves a place to this browser with a resume code: a plain POST to
@@ -6,12 +6,14 @@ import { RESUME_WORDS as W } from "../lib/resume/words.ts";
  * moves nothing: the move needs this button). Shown on the confirm page of a resume link, on the
  * "your place moved" page, and by the island when its place moved.
  */
-export function ResumeForm(p: { queue: string; code?: string; base?: string; button?: string }) {
+export function ResumeForm(
+  p: { queue: string; code?: string; base?: string; m: Catalogue },
+) {
   return (
     <form class="resume-form" method="post" action={`${p.base ?? ""}/wait/resume`}>
       <input type="hidden" name="queue" value={p.queue} />
       <label>
-        {W.enterCode}
+        {p.m["resume.enterCode"]}
         <input
           name="code"
           value={p.code ?? ""}
@@ -22,7 +24,7 @@ export function ResumeForm(p: { queue: string; code?: string; base?: string; but
           maxLength={16}
         />
       </label>
-      <button type="submit" class="button">{p.button ?? W.takePlace}</button>
+      <button type="submit" class="button">{p.m["resume.takePlace"]}</button>
     </form>
   );
 }

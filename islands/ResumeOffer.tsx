@@ -3,10 +3,12 @@
  * The waiting page's offers beside the place: "continue on another device" (a code, its link and
  * a QR code, made on request: each code is one write, so none is made for visitors who never
  * ask) and, when the operator set up e-mail, "e-mail me when it's my turn". Visitor words come
- * from lib/resume/words.ts.
+ * from the page's catalogue (`resume.*` keys), in the visitor's language.
  */
 import { useEffect, useState } from "preact/hooks";
-import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import type { Catalogue } from "../lib/i18n/messages/en.ts";
+import { rich } from "./rich.tsx";
+import { t } from "../lib/i18n/format.ts";
 import { QrCode } from "./qr.tsx";
 
 /** POSTs (or DELETEs) JSON; the response, or null when the network failed. */
@@ -20,8 +22,9 @@ function send(url: string, method: string, body: unknown): Promise<Response | nu
 
 /** "Continue on another device": shows a fresh code, its link and its QR code. */
 export function MoveOffer(
-  p: { queue: string; base: string; qrSrc?: string; onMoved: () => void },
+  p: { queue: string; base: string; qrSrc?: string; onMoved: () => void; m: Catalogue },
 ) {
+  const { m } = p;
   const [got, setGot] = useState<{ code: string; link: string } | null>(null);
   const [error, setError] = useState("");
   const [copied, setCopied] = useState(false);
@@ -32,7 +35,7 @@ export function MoveOffer(
     if (res?.ok) return setGot(await res.json());
     const code = await res?.json().then((b) => b?.error?.code).catch(() => "");
     if (code === "place_moved") return p.onMoved();
-    setError(res?.status === 429 ? W.tooMany : W.badCode);
+    setError(res?.status === 429 ? m["resume.tooMany"] : m["resume.badCode"]);
   }
 
   // While a code is shown, learn at once when it was used (one read every 3 s, no write).
@@ -58,28 +61,34 @@ export function MoveOffer(
 
   return (
     <details class="move">
-      <summary>{W.offer}</summary>
-      <p class="hint">{W.offerHint}</p>
-      {!got && <button type="button" class="button" onClick={show}>{W.showCode}</button>}
+      <summary>{m["resume.offer"]}</summary>
+      <p class="hint">{m["resume.offerHint"]}</p>
+      {!got && <button type="button" class="button" onClick={show}>{m["resume.showCode"]}</button>}
       {!got && (
         <p class="hint">
-          {W.haveCode}{" "}
-          <a href={`${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`}>{W.enterCode}</a>
+          {m["resume.haveCode"]}{" "}
+          <a href={`${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`}>
+            {m["resume.enterCode"]}
+          </a>
         </p>
       )}
       {error && <p class="error" role="alert">{error}</p>}
       {got && (
         <div class="move-code">
-          <p class="label">{W.codeLabel}</p>
+          <p class="label">{m["resume.codeLabel"]}</p>
           <p class="code" data-code={got.code}>
             <strong>{got.code}</strong>
           </p>
-          <QrCode text={got.link} label={W.qrLabel} src={p.qrSrc} />
+          <QrCode text={got.link} label={m["resume.qrLabel"]} src={p.qrSrc} />
           <p>
-            {W.linkLabel}: <a href={got.link} class="move-link">{got.link}</a>{" "}
-            <button type="button" onClick={copy}>{copied ? W.copied : W.copyLink}</button>
+            {rich(m, "resume.link", {
+              link: <a href={got.link} class="move-link" dir="ltr">{got.link}</a>,
+            })}{" "}
+            <button type="button" onClick={copy}>
+              {copied ? m["resume.copied"] : m["resume.copyLink"]}
+            </button>
           </p>
-          <p class="hint">{W.codeHint}</p>
+          <p class="hint">{t(m, "resume.codeHint", { offer: m["resume.offer"] })}</p>
         </div>
       )}
     </details>
@@ -87,7 +96,8 @@ export function MoveOffer(
 }
 
 /** "E-mail me when it's my turn": keeps the address until the e-mail goes or the place ends. */
-export function MailOffer(p: { queue: string; base: string }) {
+export function MailOffer(p: { queue: string; base: string; m: Catalogue }) {
+  const { m } = p;
   const [state, setState] = useState<"idle" | "saved" | "bad" | "error">("idle");
   const [email, setEmail] = useState("");
 
@@ -105,17 +115,17 @@ export function MailOffer(p: { queue: string; base: string }) {
   if (state === "saved") {
     return (
       <div class="mail">
-        <p role="status">{W.mailSaved}</p>
-        <button type="button" onClick={cancel}>{W.mailCancel}</button>
+        <p role="status">{m["resume.mailSaved"]}</p>
+        <button type="button" onClick={cancel}>{m["resume.mailCancel"]}</button>
       </div>
     );
   }
   return (
     <details class="mail">
-      <summary>{W.mailOffer}</summary>
+      <summary>{m["resume.mailOffer"]}</summary>
       <form onSubmit={save}>
         <label>
-          {W.mailLabel}
+          {m["resume.mailLabel"]}
           <input
             type="email"
             name="email"
@@ -126,9 +136,9 @@ export function MailOffer(p: { queue: string; base: string }) {
             onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
           />
         </label>
-        <button type="submit" class="button">{W.mailSave}</button>
-        {state === "bad" && <p class="error" role="alert">{W.mailBad}</p>}
-        {state === "error" && <p class="error" role="alert">{W.mailError}</p>}
+        <button type="submit" class="button">{m["resume.mailSave"]}</button>
+        {state === "bad" && <p class="error" role="alert">{m["resume.mailBad"]}</p>}
+        {state === "error" && <p class="error" role="alert">{m["resume.mailError"]}</p>}
       </form>
     </details>
   );

@@ -21,7 +21,6 @@ import type { Catalogue } from "../lib/i18n/messages/en.ts";
 import { rich } from "./rich.tsx";
 import { ResumeForm } from "../components/ResumeForm.tsx";
 import { MailOffer, MoveOffer } from "./ResumeOffer.tsx";
-import { RESUME_WORDS } from "../lib/resume/words.ts";
 import { MAX_HOLD_EXTENSIONS } from "../lib/queue/types.ts";
 
 /** Props of the waiting-room island: plain data, serialized into the page by the server. */
@@ -125,7 +124,7 @@ export function WaitRoom(p: WaitRoomProps) {
       const got = await res.json();
       setView({ ...view, enterBy: got.enterBy });
       setNow(Date.now() + offset.current);
-      return setExtensions({ left: got.holdExtensionsLeft, said: RESUME_WORDS.moreTimeAdded });
+      return setExtensions({ left: got.holdExtensionsLeft, said: p.m["resume.moreTimeAdded"] });
     }
     if (res?.status === 409) setExtensions({ left: 0, said: "" });
   }
@@ -180,7 +179,7 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
       )}
-      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} />}
+      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} m={m} />}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
@@ -237,7 +236,7 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
       {/* The compact embed keeps to the line and its notification; the offers are the page's. */}
-      {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} />}
+      {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} m={m} />}
       {waiting && p.codes && view.lane === undefined && !p.embed && (
         <CodeOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
       )}
@@ -247,6 +246,7 @@ export function WaitRoom(p: WaitRoomProps) {
           base={p.base ?? ""}
           qrSrc={p.qrSrc}
           onMoved={() => setLocal("moved")}
+          m={m}
         />
       )}
     </div>

@@ -8,7 +8,6 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { VisitorView } from "../lib/queue/types.ts";
 import { announceDelay, countdown } from "../client/format.ts";
 import { type Gone, notifyTurn } from "../client/timeslots.ts";
-import { RESUME_WORDS } from "../lib/resume/words.ts";
 import { num, spokenLeft, t } from "../lib/i18n/format.ts";
 import type { Catalogue, MessageKey } from "../lib/i18n/messages/en.ts";
 import { rich } from "./rich.tsx";
@@ -131,7 +130,7 @@ export function liveWords(w: {
 }): string {
   const { m, lang } = w;
   return w.local === "moved"
-    ? RESUME_WORDS.moved
+    ? m["resume.moved"]
     : w.local
     ? m[LOCAL_WORDS[w.local]]
     : w.holding
@@ -171,19 +170,23 @@ export function HoldForm(p: {
   extend?: { left: number; said: string; onExtend: () => void };
   m: Catalogue;
 }) {
+  const { m } = p;
   const warn = p.extend !== undefined && p.left > 0 && p.left <= HOLD_WARN_MS;
+  const warning = p.extend && p.extend.left > 0
+    ? t(m, "resume.holdWarning", { button: m["resume.moreTime"] })
+    : m["resume.noMoreTime"];
   return (
     <>
       {p.extend && (
         <p class="hold-warning" role="alert">
-          {warn ? (p.extend.left > 0 ? RESUME_WORDS.holdWarning : RESUME_WORDS.noMoreTime) : ""}
+          {warn ? warning : ""}
           {p.extend.said && ` ${p.extend.said}`}
         </p>
       )}
       {warn && p.extend!.left > 0 && (
         <p>
           <button type="button" class="button secondary" onClick={p.extend!.onExtend}>
-            {RESUME_WORDS.moreTime}
+            {m["resume.moreTime"]}
           </button>
         </p>
       )}

@@ -15,6 +15,8 @@ import { makeCode, redeemCode } from "../lib/resume/resume.ts";
 import { checkHolder } from "../lib/resume/holder.ts";
 import { checkTicket } from "../lib/queue/visitor.ts";
 import { subscribe, unsubscribe } from "../lib/notify/subscribe.ts";
+import { pickLang } from "../lib/i18n/negotiate.ts";
+import { langHints } from "./pages/lang.ts";
 import { errors, jsonBody, jsonOk, QueueName, VisitorBody, VisitorView } from "./schemas.ts";
 
 const ResumeBody = z.object({
@@ -87,7 +89,8 @@ const mailRoute = createRoute({
   summary: "E-mail me when it's my turn",
   description: "Keeps the address (sealed) until the e-mail is sent or the place ends, then " +
     "deletes it. Sent once, at admission or at the place the operator set (MAIL_AT_POSITION), " +
-    "with a resume link. 404 `not_found` when the service has no SMTP server.",
+    "with a resume link, in the language of the visitor's page (the `tg_lang` cookie, else " +
+    "`Accept-Language`, else English). 404 `not_found` when the service has no SMTP server.",
   request: { body: jsonBody(TurnEmailBody) },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), email: z.literal("saved") }), "saved"),
@@ -184,7 +187,9 @@ export function resumeRoutes(s: Services) {
 
   app.openapi(mailRoute, async (c) => {
     const { queue, email } = c.req.valid("json");
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, siteOf(c, s));
+    // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
+    const { lang } = pickLang({ ...langHints(c), query: null });
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, siteOf(c, s), lang);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 

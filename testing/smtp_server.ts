@@ -5,7 +5,7 @@
  */
 import { freePort, sleep } from "./procs.ts";
 
-/** One received message: its headers and its (quoted-printable decoded) text. */
+/** One received message: its headers and its text, both decoded (UTF-8, as sent). */
 export interface ReceivedMail {
   headers: Record<string, string>;
   text: string;
@@ -24,11 +24,26 @@ export interface SmtpServer {
 /** The Python that has Debian's packages (a pyenv one on PATH may not). */
 const PYTHON = "/usr/bin/python3";
 
-/** Soft line breaks and `=XX` escapes of quoted-printable, undone. */
+/** Soft line breaks and `=XX` escapes of quoted-printable, undone (the bytes read as UTF-8). */
 function decodeQp(s: string): string {
-  return s.replace(/=\r?\n/g, "").replace(
+  const latin = s.replace(/=\r?\n/g, "").replace(
     /=([0-9A-F]{2})/g,
     (_, h) => String.fromCharCode(parseInt(h, 16)),
+  );
+  return utf8(latin);
+}
+
+/** A string of byte values (0-255) read as UTF-8. */
+function utf8(bytes: string): string {
+  return new TextDecoder().decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0)));
+}
+
+/** RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `=?UTF-8?B?...?=`) of a header, decoded. */
+export function decodeHeader(value: string): string {
+  return value.replace(/\?=\s+=\?/g, "?==?").replace(
+    /=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g,
+    (_, _charset, how, text: string) =>
+      how.toUpperCase() === "B" ? utf8(atob(text)) : decodeQp(text.replace(/_/g, " ")),
   );
 }
 
@@ -46,8 +61,14 @@ function parse(out: string): ReceivedMail[] {
       if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
     }
     const body = cut < 0 ? "" : raw.slice(cut).trim();
-    const qp = /quoted-printable/i.test(headers["content-transfer-encoding"] ?? "");
-    mails.push({ headers, text: qp ? decodeQp(body) : body });
+    for (const k of Object.keys(headers)) headers[k] = decodeHeader(headers[k]);
+    const encoding = headers["content-transfer-encoding"] ?? "";
+    const text = /quoted-printable/i.test(encoding)
+      ? decodeQp(body)
+      : /base64/i.test(encoding)
+      ? utf8(atob(body.replace(/\s+/g, "")))
+      : body;
+    mails.push({ headers, text });
   }
   return mails;
 }

@@ -10,10 +10,12 @@ import { assertEquals } from "../testing/assert.ts";
 /** The visitor-facing sources: pages, their components, islands and browser scripts. */
 const FILES = [
   "components/Document.tsx",
+  "components/ResumeForm.tsx",
   "components/LangMenu.tsx",
   "components/Notice.tsx",
   "components/WaitPage.tsx",
   "islands/JoinCheck.tsx",
+  "islands/ResumeOffer.tsx",
   "islands/WaitRoom.tsx",
   "islands/wait_room_parts.tsx",
   "islands/rich.tsx",
@@ -21,6 +23,7 @@ const FILES = [
   "client/format.ts",
   "client/timeslots.ts",
   "client/verify_draw.ts",
+  "lib/notify/turn_mail.ts",
   "routes/draw_page.tsx",
   "routes/origin.ts",
   "routes/pages/how.tsx",
@@ -29,6 +32,7 @@ const FILES = [
   "routes/pages/wait_check.tsx",
   "routes/pages/wait_notice.tsx",
   "routes/pages/wait_preview.tsx",
+  "routes/pages/wait_resume.tsx",
 ];
 
 /** Letters (any script) in a run of two or more: a word. */

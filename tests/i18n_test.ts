@@ -146,6 +146,7 @@ Deno.test("the wait page's script stays within 40 KB gzip and carries no catalog
     assert(!text.includes(CATALOGUES[lang]["wait.placeLabel"]), `no ${lang} catalogue in wait.js`);
   }
   assert(!text.includes(CATALOGUES.en["wait.placeLabel"]), "nor the English one");
+  assert(!text.includes(CATALOGUES.en["resume.offer"]), "nor the resume panel's English words");
 });
 
 Deno.test("the origin proxy's 'not reachable' page speaks the visitor's language", async () => {

@@ -3,9 +3,13 @@
  * nobody; the form moves the place and goes on to /wait; a wrong code is said on the page; a
  * browser whose place moved gets the form instead of a new place.
  */
-import { RESUME_WORDS as W } from "../lib/resume/words.ts";
+import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
+import { props } from "./pages_helpers.ts";
+
+/** The English words (the page speaks English to a browser that asks for nothing else). */
+const en = CATALOGUES.en;
 
 const Q = "default";
 
@@ -30,13 +34,13 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
       new URL(made.json.link).pathname + new URL(made.json.link).search,
     );
     assertEquals(link.status, 200);
-    assert(link.text.includes(W.confirmMove), "the link asks first");
+    assert(link.text.includes(en["resume.confirmMove"]), "the link asks first");
     assert(link.text.includes(`value="${code.replace("-", "")}"`), "with the code filled in");
     assertEquals(b.cookies.has("tg_ticket"), false, "and joins nobody");
 
     const wrong = await form(b, "2222-3333");
     assertEquals(wrong.status, 404);
-    assert(wrong.text.includes("That code does not work"), "the page says the code is wrong");
+    assert(wrong.text.includes(en["resume.badCode"]), "the page says the code is wrong");
 
     const moved = await form(b, code);
     assertEquals(moved.status, 303);
@@ -48,7 +52,7 @@ Deno.test("resume link, form, wrong code and the moved page", async () => {
     t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
     const page = await a.req("GET", `/wait?queue=${Q}`);
     assertEquals(page.status, 409);
-    assert(page.text.includes(W.haveCode), page.text.slice(0, 300));
+    assert(page.text.includes(en["resume.haveCode"]), page.text.slice(0, 300));
     t.engine.ctx.invalidate(Q);
     assertEquals((await t.engine.metrics(Q)).waiting, 1, "no new place was taken");
   } finally {
@@ -81,6 +85,53 @@ Deno.test("another site's form cannot move a place into this browser", async () 
       { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost" },
     );
     assertEquals(ok.status, 303);
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("the resume panel and the resume pages speak the visitor's language", async () => {
+  const t = await makeApp();
+  const de = CATALOGUES.de;
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), b = new Client(t.app);
+    // The waiting page in German: the panel's words on the page and in the script's messages.
+    const page = await a.req("GET", `/wait?queue=${Q}&lang=de`);
+    assertEquals(page.status, 200);
+    assert(page.text.includes(`<summary>${de["resume.offer"]}</summary>`), "the panel in German");
+    assert(!page.text.includes(en["resume.offer"]), "no English panel");
+    assertEquals(props(page.text).m["resume.moreTime"], de["resume.moreTime"], "the hold's words");
+    assertEquals(
+      props(page.text).m["mail.subjectTurn"],
+      undefined,
+      "the e-mail's stay on the server",
+    );
+
+    const made = await a.req("POST", "/resume/code", { queue: Q });
+    const link = new URL(made.json.link);
+    const confirm = await b.req("GET", `${link.pathname}${link.search}&lang=de`);
+    assert(confirm.text.includes(`<html lang="de" dir="ltr">`), confirm.text.slice(0, 200));
+    assert(confirm.text.includes(de["resume.confirmMove"]), "the link asks in German");
+    assert(confirm.text.includes(de["resume.takePlace"]), "the button too");
+    // The choice is kept: the refused form post answers in German, its menu back to the link.
+    const wrong = await form(b, "2222-3333");
+    assertEquals(wrong.status, 404);
+    assert(wrong.text.includes(de["resume.badCode"]), "the wrong code said in German");
+    assert(wrong.text.includes(`href="/wait?queue=${Q}&amp;resume=22223333&amp;lang=fr"`));
+    // A browser that only says what it reads gets that.
+    const fr = await new Client(t.app).req("GET", `${link.pathname}${link.search}`, undefined, {
+      "accept-language": "fr-FR,fr;q=0.9",
+    });
+    assert(fr.text.includes(CATALOGUES.fr["resume.confirmMove"]), "French from the header");
+
+    assertEquals((await form(b, made.json.code)).status, 303);
+    const nca = (a.ticketClaims as unknown as { nca: number }).nca;
+    t.clock.advance(Math.max(0, nca - t.clock.now()) + 1);
+    const moved = await a.req("GET", `/wait?queue=${Q}`);
+    assertEquals(moved.status, 409);
+    assert(moved.text.includes(de["resume.moved"]), "the moved page in the kept language");
+    assert(moved.text.includes(de["resume.haveCode"]));
   } finally {
     t.close();
   }

@@ -9,33 +9,11 @@ import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
 import { freePort, startServers, stopServers } from "../testing/procs.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
+import { mailingApp, Q, storedRequests } from "./mail_helpers.ts";
 
-const Q = "default";
 const ADDRESS = "ann@example.test";
 const ignore = !(await haveAiosmtpd());
 if (ignore) console.warn("turn_email_test: apt-get install python3-aiosmtpd to run these tests");
-
-/** An app that mails through 127.0.0.1:`port`, its default queue paused (everyone waits). */
-async function mailingApp(port: number, extra = {}) {
-  const t = await makeApp({
-    SMTP_HOST: "127.0.0.1",
-    SMTP_PORT: port,
-    SMTP_TLS: "none",
-    SMTP_FROM: "Tollgate <queue@example.test>",
-    ...extra,
-  });
-  await t.engine.setPaused(Q, true);
-  return t;
-}
-
-/** Every stored e-mail request of the queue, as stored (numbered or not yet). */
-async function storedRequests(kv: Deno.Kv) {
-  const out = [];
-  for (const prefix of [keys.mailSubPrefix(Q), keys.mailSubPrePrefix(Q)]) {
-    for await (const e of kv.list({ prefix })) out.push(e);
-  }
-  return out;
-}
 
 Deno.test({
   name: "the turn e-mail arrives once and its link moves the place to a fresh browser",

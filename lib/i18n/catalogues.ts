@@ -59,7 +59,7 @@ export function messagesFor(lang: Lang, overrides?: MessageOverrides | null): Ca
 
 /** The keys each page script reads (its props carry only these). */
 export const SCRIPT_KEYS = {
-  wait: ["page.", "live.", "wait.", "time.", "notify."],
+  wait: ["page.", "live.", "wait.", "time.", "notify.", "resume."],
   check: ["check.", "time."],
   draw: ["draw."],
 } as const;

@@ -21,7 +21,7 @@ import { keys } from "../store/keys.ts";
 import { readHolder } from "../resume/holder.ts";
 import { addMailCode } from "../resume/resume.ts";
 import { showResumeCode } from "../resume/code.ts";
-import { turnMail } from "../resume/words.ts";
+import { turnMail } from "./turn_mail.ts";
 import type { MailService } from "./service.ts";
 import { ADDRESS_PURPOSE, dropSub, MAIL_SUB_TTL_MS, type MailSub, moveSub } from "./subscribe.ts";
 
@@ -142,11 +142,12 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
   try {
     const to = await unseal(d.config.TOKEN_SECRET, sub.sealed, ADDRESS_PURPOSE);
     if (to === null) throw new Error("the stored address cannot be read (TOKEN_SECRET rotated?)");
-    const title = (await d.engine.ctx.branding(q)).title;
+    const { title, messages } = await d.engine.ctx.branding(q);
     const link = `${sub.site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
     const mailer = d.mail.mailer;
     if (!mailer) throw new Error("e-mail was turned off meanwhile");
-    await mailer.send({ to, ...turnMail({ title, link, code: showResumeCode(code), near }) });
+    const facts = { title, link, code: showResumeCode(code), near };
+    await mailer.send({ to, ...turnMail(facts, sub.lang, messages) });
   } catch (err) {
     // Counted, never logged with the address; tried again unless it failed too often.
     log("warn", "turn e-mail failed", { queue: q, error: String(err) });

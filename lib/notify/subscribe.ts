@@ -3,7 +3,8 @@
  * derived from TOKEN_SECRET) and kept only in the request record, under the place's arrival
  * number so the mail job walks requests in line order; it is deleted when the e-mail is sent,
  * when the visitor takes it back, and when the place ends (the job finds it gone). It is never
- * logged and never in metrics, the audit log or an answer. One commit per request.
+ * logged and never in metrics, the audit log or an answer. Beside it the record keeps only the
+ * language of the page it was asked on, so the e-mail speaks it. One commit per request.
  */
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -14,6 +15,7 @@ import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { checkTicket } from "../queue/visitor.ts";
 import type { Engine } from "../queue/engine.ts";
+import type { Lang } from "../i18n/langs.ts";
 import { checkHolder } from "../resume/holder.ts";
 
 /** The seal purpose of stored addresses (a key of their own). */
@@ -28,6 +30,8 @@ export interface MailSub {
   sealed: string;
   /** Where the visitor's waiting room is (origin and base path), for the link in the e-mail. */
   site: string;
+  /** The language of the page the visitor asked on (absent in older records: English). */
+  lang?: Lang;
   /** Failed sends so far (the job gives up after a few). */
   failures: number;
   /** After a failed send: not tried again before this (unix ms). */
@@ -52,13 +56,17 @@ function subKey(q: string, id: string, at: number | "pre") {
   return at === "pre" ? keys.mailSubPre(q, id) : keys.mailSub(q, at, id);
 }
 
-/** Stores (or replaces) the e-mail request of the place `ticket` holds; the address is sealed. */
+/**
+ * Stores (or replaces) the e-mail request of the place `ticket` holds; the address is sealed, the
+ * e-mail will be in `lang`.
+ */
 export async function subscribe(
   d: SubscribeDeps,
   q: string,
   ticket: TicketClaims | null,
   address: string,
   site: string,
+  lang: Lang,
 ): Promise<void> {
   await d.mail.refresh();
   if (!d.mail.enabled) {
@@ -76,7 +84,7 @@ export async function subscribe(
     }
     const idx = await d.kv.get<SubIndex>(keys.mailSubOf(q, t.sub));
     const at = rec.round !== undefined || rec.seq === 0 ? "pre" : rec.seq;
-    const sub: MailSub = { id: t.sub, sealed, site, failures: 0 };
+    const sub: MailSub = { id: t.sub, sealed, site, lang, failures: 0 };
     const op = d.kv.atomic().check(idx);
     if (idx.value && idx.value.at !== at) op.delete(subKey(q, t.sub, idx.value.at));
     op.set(subKey(q, t.sub, at), sub, { expireIn: MAIL_SUB_TTL_MS })

@@ -8,7 +8,7 @@ import { cookieValue, isSecureRequest, visitorCookie } from "../../http/cookies.
 import { type MessageOverrides, messagesFor } from "../../lib/i18n/catalogues.ts";
 import type { Lang } from "../../lib/i18n/langs.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
-import { LANG_COOKIE, pickLang } from "../../lib/i18n/negotiate.ts";
+import { LANG_COOKIE, type LangHints, pickLang } from "../../lib/i18n/negotiate.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 
 /** A year: a chosen language is a preference, not a session. */
@@ -20,6 +20,15 @@ export interface PageLang {
   m: Catalogue;
 }
 
+/** What a request says about language: its `?lang=`, its `tg_lang` cookie, `Accept-Language`. */
+export function langHints(c: Context): LangHints {
+  return {
+    query: c.req.query("lang"),
+    cookie: cookieValue(c.req.header("cookie"), LANG_COOKIE),
+    acceptLanguage: c.req.header("accept-language"),
+  };
+}
+
 /**
  * The page's language (remembering a `?lang=` choice unless `keep: false`) and its messages with
  * `overrides`.
@@ -29,11 +38,7 @@ export function pageLang(
   overrides?: MessageOverrides | null,
   opts: { keep?: boolean } = {},
 ): PageLang {
-  const { lang, remember } = pickLang({
-    query: c.req.query("lang"),
-    cookie: cookieValue(c.req.header("cookie"), LANG_COOKIE),
-    acceptLanguage: c.req.header("accept-language"),
-  });
+  const { lang, remember } = pickLang(langHints(c));
   if (remember && opts.keep !== false) {
     c.header(
       "Set-Cookie",

@@ -2,7 +2,8 @@
  * The pages of moving a place to this browser: `/wait?resume=CODE` (the link a code, a QR code or
  * the turn e-mail carries) asks before it moves anything, and `POST /wait/resume` moves it, sets
  * the cookies and goes on to `/wait`. A browser whose place moved away sees the same form. Plain
- * HTML forms, so all of it works without JS; a link prefetcher moves nothing.
+ * HTML forms, so all of it works without JS; a link prefetcher moves nothing. The pages speak the
+ * visitor's language, as the waiting page does.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -16,15 +17,18 @@ import { AppError, RateLimitedError } from "../../lib/errors.ts";
 import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
 import { normalizeResumeCode } from "../../lib/resume/code.ts";
 import { redeemCode } from "../../lib/resume/resume.ts";
-import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import { QueueName } from "../schemas.ts";
 import { expectedOrigin } from "../admin/session.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
+import { localTexts, pageLang, selfUrl } from "./lang.ts";
 
 /** Which page: a link's confirmation, or a browser whose place moved away. */
 export type ResumePageKind = "confirm" | "moved";
+
+/** Why the last try failed: a wrong code, or too many of them. */
+export type ResumeError = "resume.badCode" | "resume.tooMany";
 
 /** The resume form page of `queue` (`error`: why the last try failed). */
 export async function resumePage(
@@ -33,21 +37,38 @@ export async function resumePage(
   a: Assets,
   queue: string,
   kind: ResumePageKind,
-  opts: { code?: string; error?: string; status?: number } = {},
+  opts: { code?: string; error?: ResumeError; status?: number } = {},
 ): Promise<Response> {
   const base = s.config.BASE_PATH ?? "";
-  const b = pageBranding(await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING));
+  const branding = await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING);
+  const { lang, m } = pageLang(c, branding.messages);
+  const b = localTexts(pageBranding(branding), m);
   const css = themeCss(b);
   const embed = c.req.query("embed") === "1";
-  const heading = kind === "moved" ? W.moved : W.confirmMove;
+  const heading = kind === "moved" ? m["resume.moved"] : m["resume.confirmMove"];
+  // The language menu reloads this page; after a refused form post that is the link's page.
+  const url = c.req.method === "GET"
+    ? selfUrl(c, base)
+    : `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${
+      encodeURIComponent(opts.code ?? "")
+    }`;
   return htmlPage(
     c,
-    <Document title={b.title} styleHref={a["style.css"]} themeCss={css} embed={embed} base={base}>
+    <Document
+      title={b.title}
+      styleHref={a["style.css"]}
+      themeCss={css}
+      embed={embed}
+      base={base}
+      lang={lang}
+      m={m}
+      url={url}
+    >
       <Notice heading={b.title}>
         <p class="live" role="status">{heading}</p>
-        {opts.error && <p class="error" role="alert">{opts.error}</p>}
-        {kind === "moved" && <p class="hint">{W.haveCode}</p>}
-        <ResumeForm queue={queue} code={opts.code} base={base} />
+        {opts.error && <p class="error" role="alert">{m[opts.error]}</p>}
+        {kind === "moved" && <p class="hint">{m["resume.haveCode"]}</p>}
+        <ResumeForm queue={queue} code={opts.code} base={base} m={m} />
       </Notice>
     </Document>,
     opts.status ?? (kind === "moved" ? 409 : 200),
@@ -64,12 +85,13 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
     // visitor's own place would be lost to it): a browser's Origin must be ours.
     const origin = c.req.header("origin");
     if (origin !== undefined && origin !== expectedOrigin(s, c)) {
+      // i18n-ok: a refusal for another site's form, not a visitor's page
       return c.text("Forbidden: this form must be sent from the waiting room's own page", 403);
     }
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
-    if (!QueueName.safeParse(queue).success) return c.text("Bad request: queue", 400);
+    if (!QueueName.safeParse(queue).success) return c.text("Bad request: queue", 400); // i18n-ok
     try {
       const current = await ticketOf(c, s.signer, queue);
       const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
@@ -77,7 +99,7 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
       return c.redirect(waitUrl(queue, "", false, null, base), 303);
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
-      const error = e instanceof RateLimitedError ? W.tooMany : W.badCode;
+      const error = e instanceof RateLimitedError ? "resume.tooMany" : "resume.badCode";
       if (e instanceof RateLimitedError) c.header("Retry-After", String(e.retryAfterSeconds));
       const shown = normalizeResumeCode(code) ?? code;
       return resumePage(c, s, await assets(), queue, "confirm", {

@@ -3,9 +3,13 @@
  * alert region and the button; pressed twice, the countdown goes up each time; then Enter now.
  */
 import type { Browser } from "playwright-core";
-import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
+import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
+import { t } from "../../lib/i18n/format.ts";
 import { assert } from "../assert.ts";
 import { launchBrowser, startServer } from "./helper.ts";
+
+/** The English words (the page speaks English to a browser that asks for nothing else). */
+const en = CATALOGUES.en;
 
 /** Seconds of a "m:ss" countdown. */
 function seconds(text: string): number {
@@ -30,8 +34,10 @@ Deno.test({
       await srv.admit("hold");
       await page.getByRole("button", { name: "Enter now" }).waitFor({ timeout: 20_000 });
       const alert = page.locator(".hold-warning[role=alert]");
-      await alert.getByText(W.holdWarning).waitFor({ timeout: 5_000 });
-      const more = page.getByRole("button", { name: W.moreTime });
+      await alert.getByText(t(en, "resume.holdWarning", { button: en["resume.moreTime"] })).waitFor(
+        { timeout: 5_000 },
+      );
+      const more = page.getByRole("button", { name: en["resume.moreTime"] });
       for (let i = 0; i < 2; i++) {
         const before = seconds((await page.locator(".countdown").textContent()) ?? "0:00");
         await more.click();
@@ -45,7 +51,10 @@ Deno.test({
           { timeout: 5_000 },
         );
       }
-      assert((await alert.textContent())?.includes(W.moreTimeAdded), "the alert says so");
+      assert(
+        (await alert.textContent())?.includes(en["resume.moreTimeAdded"]),
+        "the alert says so",
+      );
       assert(seconds((await page.locator(".countdown").textContent())!) > 20, "two extensions");
       await page.getByRole("button", { name: "Enter now" }).click();
       await page.waitForURL(`${srv.base}/demo`, { timeout: 10_000 });

@@ -1,9 +1,9 @@
 /**
  * The waiting page in each of the 15 languages, in real Chromium: every text filled in (no
  * `{name}` left, nothing undefined), `lang` and `dir` set (Arabic right to left, laid out from
- * the right), a screenshot per language under tests/screenshots/; `?lang=` and the language menu
- * switch the page and the choice sticks; an operator's wording typed in the branding tab shows in
- * the preview in the picked language, and on the page once saved.
+ * the right), the resume panel too, a screenshot per language under tests/screenshots/; `?lang=`
+ * and the language menu switch the page and the choice sticks; an operator's wording typed in
+ * the branding tab shows in the preview in the picked language, and on the page once saved.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -48,7 +48,9 @@ Deno.test({
           assertEquals([seen.lang, seen.dir], [lang, lang === "ar" ? "rtl" : "ltr"]);
           assert(!/\{\w+\}|undefined|NaN/.test(seen.text), `${lang}: ${seen.text}`);
           const m = CATALOGUES[lang];
-          for (const key of ["wait.placeLabel", "doc.footer", "page.title"] as const) {
+          for (
+            const key of ["wait.placeLabel", "doc.footer", "page.title", "resume.offer"] as const
+          ) {
             assert(seen.text.includes(m[key]), `${lang}: ${key} shown`);
           }
           assertEquals(seen.title, m["page.title"]);

@@ -2,21 +2,27 @@
  * Moving a place in real Chromium against a real server: the code, link and QR code on the wait
  * page; the link opened in a second browser context moves the place and the first is told; the
  * place moved back by typing a code; the turn e-mail received by Debian's aiosmtpd and its link
- * resuming (and entering) in a fresh context.
+ * resuming (and entering) in a fresh context; the panel, the link's page and the moved page in
+ * German.
  */
 import type { Browser, Page } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";
-import { RESUME_WORDS as W } from "../../lib/resume/words.ts";
+import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
+import { t as fill } from "../../lib/i18n/format.ts";
+import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
 
+/** The English words (the page speaks English to a browser that asks for nothing else). */
+const en = CATALOGUES.en;
+
 const TOLD_MS = 20_000;
 
 /** Opens "continue on another device" and returns the code and link the page shows. */
-async function showCode(page: Page): Promise<{ code: string; link: string }> {
-  await page.getByText(W.offer).click();
-  await page.getByRole("button", { name: W.showCode }).click();
+async function showCode(page: Page, m: Catalogue = en): Promise<{ code: string; link: string }> {
+  await page.getByText(m["resume.offer"]).click();
+  await page.getByRole("button", { name: m["resume.showCode"] }).click();
   const code = await page.locator("[data-code]").getAttribute("data-code", { timeout: 10_000 });
   const link = await page.locator("a.move-link").getAttribute("href");
   // The page draws the QR code itself, with the drawer it loads when a code is shown.
@@ -58,10 +64,10 @@ Deno.test({
         await second.goto(link);
         // The link asks first: nothing moved until the button is pressed.
         assertEquals(await second.locator("input[name=code]").inputValue(), code.replace("-", ""));
-        await second.getByRole("button", { name: W.takePlace }).click();
+        await second.getByRole("button", { name: en["resume.takePlace"] }).click();
         // 0.8: exact once the tick numbered the place (a moved place keeps its number).
         await second.locator(".place", { hasText: /^#1$/ }).waitFor({ timeout: 20_000 });
-        await first.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+        await first.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
         assertEquals(await first.locator(".place").count(), 0);
       });
 
@@ -69,9 +75,9 @@ Deno.test({
         await second.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
         const { code } = await showCode(second);
         await first.locator("input[name=code]").fill(code.toLowerCase());
-        await first.getByRole("button", { name: W.takePlace }).click();
+        await first.getByRole("button", { name: en["resume.takePlace"] }).click();
         await first.locator(".place").waitFor({ timeout: 10_000 });
-        await second.getByText(W.moved).waitFor({ timeout: TOLD_MS });
+        await second.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
       });
 
       await t.step({
@@ -79,10 +85,10 @@ Deno.test({
         ignore: smtp === null,
         fn: async () => {
           await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
-          await first.getByText(W.mailOffer).click();
+          await first.getByText(en["resume.mailOffer"]).click();
           await first.locator("input[type=email]").fill("ann@example.test");
-          await first.getByRole("button", { name: W.mailSave }).click();
-          await first.getByText(W.mailSaved).waitFor({ timeout: 10_000 });
+          await first.getByRole("button", { name: en["resume.mailSave"] }).click();
+          await first.getByText(en["resume.mailSaved"]).waitFor({ timeout: 10_000 });
           // The visitor walks away, counting on the e-mail (an open page would enter at once).
           await first.context().close();
           await second.context().close();
@@ -102,7 +108,7 @@ Deno.test({
           assert(link, mail.text);
           const phone = await (await b.newContext()).newPage();
           await phone.goto(link);
-          await phone.getByRole("button", { name: W.takePlace }).click();
+          await phone.getByRole("button", { name: en["resume.takePlace"] }).click();
           // Admitted: the page sends it on to the destination with its access token.
           await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
           const cookies = await phone.context().cookies();
@@ -114,6 +120,42 @@ Deno.test({
       await browser?.close();
       await srv.close();
       await smtp?.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "the resume panel speaks German: code, link, hint, the link's page and the moved words",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const de = CATALOGUES.de;
+    const srv = await serveApp(testConfig());
+    await srv.services.engine.setRate("default", 0.01);
+    await srv.services.engine.join("default", null); // takes the instant slot: browsers wait
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${srv.base}/wait?lang=de`);
+      await page.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
+      const { link } = await showCode(page, de);
+      await page.getByText(fill(de, "resume.codeHint", { offer: de["resume.offer"] })).waitFor();
+      await page.getByRole("button", { name: de["resume.copyLink"] }).waitFor();
+      await page.getByRole("img", { name: de["resume.qrLabel"] }).waitFor();
+      assert((await page.locator(".move-code").textContent())?.includes("Link: http"));
+      await page.screenshot({ path: screenshotPath("wait-move-de.png"), fullPage: true });
+      // A German phone (its browser asks for German) opens the link: the page asks in German.
+      const phone = await (await browser.newContext({ locale: "de-DE" })).newPage();
+      await phone.goto(link);
+      await phone.getByText(de["resume.confirmMove"]).waitFor();
+      await phone.getByRole("button", { name: de["resume.takePlace"] }).click();
+      await phone.locator(".place").waitFor({ timeout: 20_000 });
+      await page.getByText(de["resume.moved"]).waitFor({ timeout: TOLD_MS });
+      await page.getByRole("button", { name: de["resume.takePlace"] }).waitFor();
+    } finally {
+      await browser?.close();
+      await srv.close();
     }
   },
 });

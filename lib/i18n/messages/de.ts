@@ -72,6 +72,50 @@ export const de: Catalogue = {
   "time.overDay": "mehr als ein Tag",
   "time.under": "weniger als {value}",
   "notify.title": "Sie sind dran",
+  "resume.offer": "Auf einem anderen Gerät weitermachen",
+  "resume.offerHint":
+    "Öffnen Sie diesen Warteraum auf Ihrem Handy oder einem anderen Computer und behalten Sie Ihren Platz.",
+  "resume.showCode": "Code anzeigen",
+  "resume.codeLabel": "Ihr Code",
+  "resume.codeHint":
+    "Scannen Sie auf dem anderen Gerät den QR-Code, öffnen Sie den Link oder geben Sie den Code auf der Seite dieses Warteraums unter „{offer}“ ein. Der Code gilt einmal; Ihr Platz wechselt dann dorthin.",
+  "resume.link": "Link: {link}",
+  "resume.copyLink": "Link kopieren",
+  "resume.copied": "Kopiert",
+  "resume.qrLabel": "QR-Code, der Ihren Platz auf einem anderen Gerät öffnet",
+  "resume.moved":
+    "Ihr Platz ist auf ein anderes Gerät umgezogen. Um ihn zurückzuholen, geben Sie einen dort angezeigten Code ein.",
+  "resume.haveCode": "Haben Sie einen Code von einem anderen Gerät?",
+  "resume.enterCode": "Code eingeben",
+  "resume.takePlace": "Hier weitermachen",
+  "resume.confirmMove":
+    "Ihren Platz in der Warteschlange auf dieses Gerät holen? Das andere Gerät verliert ihn dann.",
+  "resume.badCode":
+    "Dieser Code funktioniert nicht: Er ist falsch eingegeben, wurde schon verwendet oder sein Platz ist abgelaufen.",
+  "resume.tooMany":
+    "Zu viele falsche Codes. Warten Sie ein paar Minuten und versuchen Sie es dann erneut.",
+  "resume.mailOffer": "Per E-Mail benachrichtigen, wenn ich dran bin",
+  "resume.mailLabel": "Ihre E-Mail-Adresse",
+  "resume.mailSave": "E-Mail anfordern",
+  "resume.mailSaved":
+    "Wir schreiben Ihnen eine E-Mail, wenn Sie dran sind. Die Adresse wird gelöscht, sobald die E-Mail verschickt ist oder Ihr Platz endet.",
+  "resume.mailBad": "Das sieht nicht nach einer E-Mail-Adresse aus.",
+  "resume.mailError":
+    "Die Adresse konnte gerade nicht gespeichert werden. Versuchen Sie es gleich noch einmal.",
+  "resume.mailCancel": "Keine E-Mail schicken",
+  "resume.holdWarning":
+    "Ihr reservierter Platz läuft bald ab. Brauchen Sie mehr Zeit? Drücken Sie „{button}“.",
+  "resume.moreTime": "Ich brauche mehr Zeit",
+  "resume.moreTimeAdded": "Mehr Zeit hinzugefügt.",
+  "resume.noMoreTime": "Es kann keine weitere Zeit hinzugefügt werden.",
+  "mail.subjectTurn": "Sie sind dran: {title}",
+  "mail.subjectNear": "Bald sind Sie dran: {title}",
+  "mail.leadTurn": "Sie sind dran: Sie können jetzt eintreten.",
+  "mail.leadNear": "Sie sind unter den ersten {count} in der Warteschlange.",
+  "mail.linkIntro":
+    "Öffnen Sie diesen Link auf diesem Gerät, um im Warteraum weiterzumachen (Ihr Platz wechselt hierher):",
+  "mail.code": "Oder geben Sie diesen Code auf der Seite des Warteraums ein: {code}",
+  "mail.ignore": "Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie ignorieren.",
   "check.title": "Einen Moment — {title}",
   "check.noscript":
     "Bevor Sie sich anstellen, prüft diese Seite, dass Sie ein Mensch und kein Skript sind. Die Prüfung braucht JavaScript: Bitte schalten Sie es ein und laden Sie die Seite neu.",

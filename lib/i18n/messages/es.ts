@@ -68,6 +68,47 @@ export const es: Catalogue = {
   "time.overDay": "más de un día",
   "time.under": "menos del {value}",
   "notify.title": "Es tu turno",
+  "resume.offer": "Continuar en otro dispositivo",
+  "resume.offerHint": "Abre esta sala de espera en tu móvil u otro ordenador y conserva tu sitio.",
+  "resume.showCode": "Mostrar un código",
+  "resume.codeLabel": "Tu código",
+  "resume.codeHint":
+    "En el otro dispositivo, escanea el código QR, abre el enlace o introduce el código en «{offer}» en la página de esta sala de espera. El código sirve una sola vez; después tu sitio pasa allí.",
+  "resume.link": "Enlace: {link}",
+  "resume.copyLink": "Copiar enlace",
+  "resume.copied": "Copiado",
+  "resume.qrLabel": "Código QR que abre tu sitio en otro dispositivo",
+  "resume.moved":
+    "Tu sitio pasó a otro dispositivo. Para recuperarlo, introduce un código que se muestre allí.",
+  "resume.haveCode": "¿Tienes un código de otro dispositivo?",
+  "resume.enterCode": "Introducir el código",
+  "resume.takePlace": "Continuar aquí",
+  "resume.confirmMove":
+    "¿Pasar tu sitio en la fila a este dispositivo? El otro dispositivo lo perderá.",
+  "resume.badCode": "Ese código no funciona: está mal escrito, ya se usó o su sitio ha terminado.",
+  "resume.tooMany": "Demasiados códigos incorrectos. Espera unos minutos y vuelve a intentarlo.",
+  "resume.mailOffer": "Enviarme un correo cuando sea mi turno",
+  "resume.mailLabel": "Tu dirección de correo electrónico",
+  "resume.mailSave": "Avisarme por correo",
+  "resume.mailSaved":
+    "Te enviaremos un correo cuando sea tu turno. La dirección se borra en cuanto se envía el correo o termina tu sitio.",
+  "resume.mailBad": "Eso no parece una dirección de correo electrónico.",
+  "resume.mailError":
+    "No se pudo guardar la dirección ahora mismo. Vuelve a intentarlo en un momento.",
+  "resume.mailCancel": "No enviarme correos",
+  "resume.holdWarning":
+    "Tu sitio reservado termina pronto. ¿Necesitas más tiempo? Pulsa «{button}».",
+  "resume.moreTime": "Necesito más tiempo",
+  "resume.moreTimeAdded": "Se añadió más tiempo.",
+  "resume.noMoreTime": "No se puede añadir más tiempo.",
+  "mail.subjectTurn": "Es tu turno: {title}",
+  "mail.subjectNear": "Casi es tu turno: {title}",
+  "mail.leadTurn": "Es tu turno: ya puedes entrar.",
+  "mail.leadNear": "Estás entre los {count} primeros de la fila.",
+  "mail.linkIntro":
+    "Abre este enlace en este dispositivo para continuar en la sala de espera (tu sitio pasa aquí):",
+  "mail.code": "O introduce este código en la página de la sala de espera: {code}",
+  "mail.ignore": "Si no pediste este correo, puedes ignorarlo.",
   "check.title": "Un momento — {title}",
   "check.noscript":
     "Antes de entrar en la fila, esta página comprueba que eres una persona y no un script. La comprobación necesita JavaScript: actívalo y vuelve a cargar esta página.",

@@ -73,6 +73,49 @@ export const fr: Catalogue = {
   "time.overDay": "plus d’un jour",
   "time.under": "moins de {value}",
   "notify.title": "C’est votre tour",
+  "resume.offer": "Continuer sur un autre appareil",
+  "resume.offerHint":
+    "Ouvrez cette salle d’attente sur votre téléphone ou un autre ordinateur et gardez votre place.",
+  "resume.showCode": "Afficher un code",
+  "resume.codeLabel": "Votre code",
+  "resume.codeHint":
+    "Sur l’autre appareil, scannez le QR code, ouvrez le lien ou saisissez le code sous « {offer} » sur la page de cette salle d’attente. Le code ne sert qu’une fois ; votre place passe alors sur cet appareil.",
+  "resume.link": "Lien : {link}",
+  "resume.copyLink": "Copier le lien",
+  "resume.copied": "Copié",
+  "resume.qrLabel": "QR code qui ouvre votre place sur un autre appareil",
+  "resume.moved":
+    "Votre place est passée sur un autre appareil. Pour la récupérer, saisissez un code affiché sur celui-ci.",
+  "resume.haveCode": "Vous avez un code d’un autre appareil ?",
+  "resume.enterCode": "Saisir le code",
+  "resume.takePlace": "Continuer ici",
+  "resume.confirmMove":
+    "Transférer votre place dans la file sur cet appareil ? L’autre appareil la perdra.",
+  "resume.badCode":
+    "Ce code ne fonctionne pas : il est mal saisi, a déjà servi ou sa place a pris fin.",
+  "resume.tooMany": "Trop de codes erronés. Attendez quelques minutes et réessayez.",
+  "resume.mailOffer": "M’envoyer un e-mail quand ce sera mon tour",
+  "resume.mailLabel": "Votre adresse e-mail",
+  "resume.mailSave": "M’avertir par e-mail",
+  "resume.mailSaved":
+    "Nous vous enverrons un e-mail quand ce sera votre tour. L’adresse est supprimée dès l’envoi de l’e-mail ou à la fin de votre place.",
+  "resume.mailBad": "Cela ne ressemble pas à une adresse e-mail.",
+  "resume.mailError":
+    "L’adresse n’a pas pu être enregistrée pour le moment. Réessayez dans un instant.",
+  "resume.mailCancel": "Ne pas m’envoyer d’e-mail",
+  "resume.holdWarning":
+    "Votre place réservée expire bientôt. Besoin de plus de temps ? Appuyez sur « {button} ».",
+  "resume.moreTime": "J’ai besoin de plus de temps",
+  "resume.moreTimeAdded": "Temps supplémentaire ajouté.",
+  "resume.noMoreTime": "Impossible d’ajouter plus de temps.",
+  "mail.subjectTurn": "C’est votre tour : {title}",
+  "mail.subjectNear": "Bientôt votre tour : {title}",
+  "mail.leadTurn": "C’est votre tour : vous pouvez entrer maintenant.",
+  "mail.leadNear": "Vous faites partie des {count} premiers de la file.",
+  "mail.linkIntro":
+    "Ouvrez ce lien sur cet appareil pour continuer dans la salle d’attente (votre place passe sur cet appareil) :",
+  "mail.code": "Ou saisissez ce code sur la page de la salle d’attente : {code}",
+  "mail.ignore": "Si vous n’avez pas demandé cet e-mail, vous pouvez l’ignorer.",
   "check.title": "Un instant — {title}",
   "check.noscript":
     "Avant de rejoindre la file, cette page vérifie que vous êtes une personne et non un script. La vérification a besoin de JavaScript : activez-le et rechargez cette page.",

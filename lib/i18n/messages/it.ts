@@ -69,6 +69,48 @@ export const it: Catalogue = {
   "time.overDay": "più di un giorno",
   "time.under": "meno dello {value}",
   "notify.title": "Tocca a te",
+  "resume.offer": "Continua su un altro dispositivo",
+  "resume.offerHint":
+    "Apri questa sala d’attesa sul telefono o su un altro computer e mantieni il tuo posto.",
+  "resume.showCode": "Mostra un codice",
+  "resume.codeLabel": "Il tuo codice",
+  "resume.codeHint":
+    "Sull’altro dispositivo, scansiona il codice QR, apri il link o inserisci il codice in «{offer}» nella pagina di questa sala d’attesa. Il codice vale una volta sola; poi il tuo posto passa lì.",
+  "resume.link": "Link: {link}",
+  "resume.copyLink": "Copia il link",
+  "resume.copied": "Copiato",
+  "resume.qrLabel": "Codice QR che apre il tuo posto su un altro dispositivo",
+  "resume.moved":
+    "Il tuo posto è passato a un altro dispositivo. Per riprenderlo, inserisci un codice mostrato lì.",
+  "resume.haveCode": "Hai un codice da un altro dispositivo?",
+  "resume.enterCode": "Inserisci il codice",
+  "resume.takePlace": "Continua qui",
+  "resume.confirmMove":
+    "Spostare il tuo posto in coda su questo dispositivo? L’altro dispositivo lo perderà.",
+  "resume.badCode":
+    "Questo codice non funziona: è scritto male, è già stato usato o il suo posto è terminato.",
+  "resume.tooMany": "Troppi codici errati. Attendi qualche minuto e riprova.",
+  "resume.mailOffer": "Mandami un’e-mail quando tocca a me",
+  "resume.mailLabel": "Il tuo indirizzo e-mail",
+  "resume.mailSave": "Avvisami via e-mail",
+  "resume.mailSaved":
+    "Ti manderemo un’e-mail quando tocca a te. L’indirizzo viene cancellato appena l’e-mail è inviata o il tuo posto termina.",
+  "resume.mailBad": "Non sembra un indirizzo e-mail.",
+  "resume.mailError": "Non è stato possibile salvare l’indirizzo adesso. Riprova tra un momento.",
+  "resume.mailCancel": "Non mandarmi e-mail",
+  "resume.holdWarning":
+    "Il tuo posto riservato sta per scadere. Ti serve più tempo? Premi «{button}».",
+  "resume.moreTime": "Mi serve più tempo",
+  "resume.moreTimeAdded": "Tempo aggiunto.",
+  "resume.noMoreTime": "Non si può aggiungere altro tempo.",
+  "mail.subjectTurn": "Tocca a te: {title}",
+  "mail.subjectNear": "Tra poco tocca a te: {title}",
+  "mail.leadTurn": "Tocca a te: puoi entrare ora.",
+  "mail.leadNear": "Sei tra i primi {count} in coda.",
+  "mail.linkIntro":
+    "Apri questo link su questo dispositivo per continuare nella sala d’attesa (il tuo posto passa qui):",
+  "mail.code": "Oppure inserisci questo codice nella pagina della sala d’attesa: {code}",
+  "mail.ignore": "Se non hai chiesto questa e-mail, puoi ignorarla.",
   "check.title": "Un momento — {title}",
   "check.noscript":
     "Prima di metterti in coda, questa pagina verifica che tu sia una persona e non uno script. La verifica richiede JavaScript: attivalo e ricarica la pagina.",

@@ -67,6 +67,48 @@ export const ja: Catalogue = {
   "time.overDay": "1 日以上",
   "time.under": "{value} 未満",
   "notify.title": "あなたの番です",
+  "resume.offer": "別の端末で続ける",
+  "resume.offerHint":
+    "スマートフォンや別のパソコンでこの待合室を開き、順番をそのまま引き継げます。",
+  "resume.showCode": "コードを表示",
+  "resume.codeLabel": "あなたのコード",
+  "resume.codeHint":
+    "別の端末で QR コードを読み取るか、リンクを開くか、この待合室のページの「{offer}」でコードを入力してください。コードは 1 回だけ使えます。使うと順番はその端末に移ります。",
+  "resume.link": "リンク: {link}",
+  "resume.copyLink": "リンクをコピー",
+  "resume.copied": "コピーしました",
+  "resume.qrLabel": "別の端末であなたの順番を開く QR コード",
+  "resume.moved":
+    "順番は別の端末に移りました。取り戻すには、その端末に表示されたコードを入力してください。",
+  "resume.haveCode": "別の端末のコードをお持ちですか？",
+  "resume.enterCode": "コードを入力",
+  "resume.takePlace": "この端末で続ける",
+  "resume.confirmMove": "列での順番をこの端末に移しますか？元の端末からは順番がなくなります。",
+  "resume.badCode":
+    "このコードは使えません。入力が間違っているか、使用済みか、順番が終了しています。",
+  "resume.tooMany": "誤ったコードが多すぎます。数分待ってからもう一度お試しください。",
+  "resume.mailOffer": "順番が来たらメールで知らせる",
+  "resume.mailLabel": "メールアドレス",
+  "resume.mailSave": "メールを受け取る",
+  "resume.mailSaved":
+    "順番が来たらメールでお知らせします。アドレスはメールの送信後、または順番の終了時に削除されます。",
+  "resume.mailBad": "メールアドレスの形式ではないようです。",
+  "resume.mailError":
+    "現在アドレスを保存できませんでした。しばらくしてからもう一度お試しください。",
+  "resume.mailCancel": "メールを受け取らない",
+  "resume.holdWarning":
+    "確保された枠はまもなく終了します。時間が必要な場合は「{button}」を押してください。",
+  "resume.moreTime": "時間を延長する",
+  "resume.moreTimeAdded": "時間を延長しました。",
+  "resume.noMoreTime": "これ以上延長できません。",
+  "mail.subjectTurn": "あなたの番です: {title}",
+  "mail.subjectNear": "まもなくあなたの番です: {title}",
+  "mail.leadTurn": "あなたの番です。今すぐ入場できます。",
+  "mail.leadNear": "列の先頭から {count} 人以内に入りました。",
+  "mail.linkIntro":
+    "待合室で続けるには、この端末で次のリンクを開いてください（順番はこの端末に移ります）。",
+  "mail.code": "または、待合室のページでこのコードを入力してください: {code}",
+  "mail.ignore": "このメールに心当たりがない場合は、無視してください。",
   "check.title": "少々お待ちください — {title}",
   "check.noscript":
     "列に並ぶ前に、このページはあなたがスクリプトではなく人であることを確認します。確認には JavaScript が必要です。有効にしてからページを再読み込みしてください。",

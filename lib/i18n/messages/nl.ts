@@ -70,6 +70,47 @@ export const nl: Catalogue = {
   "time.overDay": "meer dan een dag",
   "time.under": "minder dan {value}",
   "notify.title": "Je bent aan de beurt",
+  "resume.offer": "Verder op een ander apparaat",
+  "resume.offerHint":
+    "Open deze wachtruimte op je telefoon of een andere computer en houd je plek.",
+  "resume.showCode": "Code tonen",
+  "resume.codeLabel": "Je code",
+  "resume.codeHint":
+    "Scan op het andere apparaat de QR-code, open de link of voer de code in onder ‘{offer}’ op de pagina van deze wachtruimte. De code werkt één keer; je plek gaat dan daarheen.",
+  "resume.link": "Link: {link}",
+  "resume.copyLink": "Link kopiëren",
+  "resume.copied": "Gekopieerd",
+  "resume.qrLabel": "QR-code die je plek op een ander apparaat opent",
+  "resume.moved":
+    "Je plek is naar een ander apparaat verhuisd. Voer een code in die daar wordt getoond om hem terug te halen.",
+  "resume.haveCode": "Heb je een code van een ander apparaat?",
+  "resume.enterCode": "Code invoeren",
+  "resume.takePlace": "Hier verdergaan",
+  "resume.confirmMove":
+    "Je plek in de rij naar dit apparaat halen? Het andere apparaat raakt hem dan kwijt.",
+  "resume.badCode":
+    "Die code werkt niet: hij is verkeerd getypt, al gebruikt of de plek is afgelopen.",
+  "resume.tooMany": "Te veel verkeerde codes. Wacht een paar minuten en probeer het opnieuw.",
+  "resume.mailOffer": "Mail me als ik aan de beurt ben",
+  "resume.mailLabel": "Je e-mailadres",
+  "resume.mailSave": "Mail me",
+  "resume.mailSaved":
+    "We mailen je als je aan de beurt bent. Het adres wordt gewist zodra de e-mail is verstuurd of je plek afloopt.",
+  "resume.mailBad": "Dat lijkt geen e-mailadres.",
+  "resume.mailError": "Het adres kon nu niet worden opgeslagen. Probeer het zo opnieuw.",
+  "resume.mailCancel": "Mail me niet",
+  "resume.holdWarning": "Je vastgehouden plek loopt bijna af. Meer tijd nodig? Druk op ‘{button}’.",
+  "resume.moreTime": "Ik heb meer tijd nodig",
+  "resume.moreTimeAdded": "Extra tijd toegevoegd.",
+  "resume.noMoreTime": "Er kan geen tijd meer worden toegevoegd.",
+  "mail.subjectTurn": "Je bent aan de beurt: {title}",
+  "mail.subjectNear": "Bijna aan de beurt: {title}",
+  "mail.leadTurn": "Je bent aan de beurt: je kunt nu naar binnen.",
+  "mail.leadNear": "Je hoort bij de eerste {count} in de rij.",
+  "mail.linkIntro":
+    "Open deze link op dit apparaat om verder te gaan in de wachtruimte (je plek gaat hierheen):",
+  "mail.code": "Of voer deze code in op de pagina van de wachtruimte: {code}",
+  "mail.ignore": "Heb je deze e-mail niet aangevraagd? Dan kun je hem negeren.",
   "check.title": "Een ogenblik — {title}",
   "check.noscript":
     "Voordat je in de rij gaat staan, controleert deze pagina of je een mens bent en geen script. Daarvoor is JavaScript nodig: zet het aan en laad deze pagina opnieuw.",

@@ -71,6 +71,48 @@ export const pl: Catalogue = {
   "time.overDay": "ponad dzień",
   "time.under": "mniej niż {value}",
   "notify.title": "Twoja kolej",
+  "resume.offer": "Kontynuuj na innym urządzeniu",
+  "resume.offerHint":
+    "Otwórz tę poczekalnię na telefonie lub innym komputerze i zachowaj swoje miejsce.",
+  "resume.showCode": "Pokaż kod",
+  "resume.codeLabel": "Twój kod",
+  "resume.codeHint":
+    "Na drugim urządzeniu zeskanuj kod QR, otwórz link albo wpisz kod w sekcji „{offer}” na stronie tej poczekalni. Kod działa raz; potem Twoje miejsce przechodzi tam.",
+  "resume.link": "Link: {link}",
+  "resume.copyLink": "Kopiuj link",
+  "resume.copied": "Skopiowano",
+  "resume.qrLabel": "Kod QR, który otwiera Twoje miejsce na innym urządzeniu",
+  "resume.moved":
+    "Twoje miejsce przeszło na inne urządzenie. Aby je odzyskać, wpisz kod pokazany na tamtym urządzeniu.",
+  "resume.haveCode": "Masz kod z innego urządzenia?",
+  "resume.enterCode": "Wpisz kod",
+  "resume.takePlace": "Kontynuuj tutaj",
+  "resume.confirmMove":
+    "Przenieść Twoje miejsce w kolejce na to urządzenie? Drugie urządzenie je straci.",
+  "resume.badCode":
+    "Ten kod nie działa: jest błędnie wpisany, został już użyty albo jego miejsce wygasło.",
+  "resume.tooMany": "Za dużo błędnych kodów. Odczekaj kilka minut i spróbuj ponownie.",
+  "resume.mailOffer": "Wyślij mi e-mail, gdy przyjdzie moja kolej",
+  "resume.mailLabel": "Twój adres e-mail",
+  "resume.mailSave": "Powiadom mnie e-mailem",
+  "resume.mailSaved":
+    "Wyślemy Ci e-mail, gdy przyjdzie Twoja kolej. Adres zostanie usunięty, gdy e-mail zostanie wysłany lub Twoje miejsce wygaśnie.",
+  "resume.mailBad": "To nie wygląda na adres e-mail.",
+  "resume.mailError": "Nie udało się teraz zapisać adresu. Spróbuj ponownie za chwilę.",
+  "resume.mailCancel": "Nie wysyłaj mi e-maila",
+  "resume.holdWarning":
+    "Twoje zarezerwowane miejsce wkrótce wygaśnie. Potrzebujesz więcej czasu? Naciśnij „{button}”.",
+  "resume.moreTime": "Potrzebuję więcej czasu",
+  "resume.moreTimeAdded": "Dodano więcej czasu.",
+  "resume.noMoreTime": "Nie można już dodać więcej czasu.",
+  "mail.subjectTurn": "Twoja kolej: {title}",
+  "mail.subjectNear": "Zaraz Twoja kolej: {title}",
+  "mail.leadTurn": "Twoja kolej: możesz teraz wejść.",
+  "mail.leadNear": "Jesteś wśród pierwszych {count} osób w kolejce.",
+  "mail.linkIntro":
+    "Otwórz ten link na tym urządzeniu, aby kontynuować w poczekalni (Twoje miejsce przejdzie tutaj):",
+  "mail.code": "Albo wpisz ten kod na stronie poczekalni: {code}",
+  "mail.ignore": "Jeśli nie prosiłeś o ten e-mail, możesz go zignorować.",
   "check.title": "Chwileczkę — {title}",
   "check.noscript":
     "Zanim staniesz w kolejce, ta strona sprawdza, czy jesteś człowiekiem, a nie skryptem. Sprawdzenie wymaga JavaScriptu: włącz go i odśwież tę stronę.",

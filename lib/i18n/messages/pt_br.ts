@@ -67,6 +67,48 @@ export const ptBR: Catalogue = {
   "time.overDay": "mais de um dia",
   "time.under": "menos de {value}",
   "notify.title": "É a sua vez",
+  "resume.offer": "Continuar em outro dispositivo",
+  "resume.offerHint":
+    "Abra esta sala de espera no celular ou em outro computador e mantenha seu lugar.",
+  "resume.showCode": "Mostrar um código",
+  "resume.codeLabel": "Seu código",
+  "resume.codeHint":
+    "No outro dispositivo, leia o QR code, abra o link ou digite o código em “{offer}” na página desta sala de espera. O código vale uma vez; depois seu lugar passa para lá.",
+  "resume.link": "Link: {link}",
+  "resume.copyLink": "Copiar link",
+  "resume.copied": "Copiado",
+  "resume.qrLabel": "QR code que abre seu lugar em outro dispositivo",
+  "resume.moved":
+    "Seu lugar passou para outro dispositivo. Para pegá-lo de volta, digite um código mostrado lá.",
+  "resume.haveCode": "Tem um código de outro dispositivo?",
+  "resume.enterCode": "Digitar o código",
+  "resume.takePlace": "Continuar aqui",
+  "resume.confirmMove":
+    "Trazer seu lugar na fila para este dispositivo? O outro dispositivo vai perdê-lo.",
+  "resume.badCode":
+    "Esse código não funciona: foi digitado errado, já foi usado ou o lugar dele terminou.",
+  "resume.tooMany": "Códigos errados demais. Aguarde alguns minutos e tente de novo.",
+  "resume.mailOffer": "Me avise por e-mail quando for a minha vez",
+  "resume.mailLabel": "Seu endereço de e-mail",
+  "resume.mailSave": "Avisar por e-mail",
+  "resume.mailSaved":
+    "Vamos mandar um e-mail quando for a sua vez. O endereço é apagado assim que o e-mail é enviado ou seu lugar termina.",
+  "resume.mailBad": "Isso não parece um endereço de e-mail.",
+  "resume.mailError": "Não foi possível salvar o endereço agora. Tente de novo em instantes.",
+  "resume.mailCancel": "Não me mande e-mail",
+  "resume.holdWarning":
+    "Seu lugar reservado termina em breve. Precisa de mais tempo? Toque em “{button}”.",
+  "resume.moreTime": "Preciso de mais tempo",
+  "resume.moreTimeAdded": "Mais tempo adicionado.",
+  "resume.noMoreTime": "Não é possível adicionar mais tempo.",
+  "mail.subjectTurn": "É a sua vez: {title}",
+  "mail.subjectNear": "Quase a sua vez: {title}",
+  "mail.leadTurn": "É a sua vez: você já pode entrar.",
+  "mail.leadNear": "Você está entre os {count} primeiros da fila.",
+  "mail.linkIntro":
+    "Abra este link neste dispositivo para continuar na sala de espera (seu lugar passa para cá):",
+  "mail.code": "Ou digite este código na página da sala de espera: {code}",
+  "mail.ignore": "Se você não pediu este e-mail, pode ignorá-lo.",
   "check.title": "Um momento — {title}",
   "check.noscript":
     "Antes de você entrar na fila, esta página verifica se você é uma pessoa e não um script. A verificação precisa de JavaScript: ative-o e recarregue esta página.",

@@ -68,6 +68,47 @@ export const tr: Catalogue = {
   "time.overDay": "bir günden fazla",
   "time.under": "{value} altında",
   "notify.title": "Sıra sizde",
+  "resume.offer": "Başka bir cihazda devam et",
+  "resume.offerHint":
+    "Bu bekleme odasını telefonunuzda veya başka bir bilgisayarda açın ve yerinizi koruyun.",
+  "resume.showCode": "Kod göster",
+  "resume.codeLabel": "Kodunuz",
+  "resume.codeHint":
+    "Diğer cihazda QR kodunu tarayın, bağlantıyı açın ya da kodu bu bekleme odasının sayfasında “{offer}” bölümüne girin. Kod bir kez çalışır; ardından yeriniz oraya geçer.",
+  "resume.link": "Bağlantı: {link}",
+  "resume.copyLink": "Bağlantıyı kopyala",
+  "resume.copied": "Kopyalandı",
+  "resume.qrLabel": "Yerinizi başka bir cihazda açan QR kodu",
+  "resume.moved":
+    "Yeriniz başka bir cihaza taşındı. Geri almak için orada gösterilen bir kodu girin.",
+  "resume.haveCode": "Başka bir cihazdan aldığınız bir kod mu var?",
+  "resume.enterCode": "Kodu girin",
+  "resume.takePlace": "Burada devam et",
+  "resume.confirmMove": "Sıradaki yeriniz bu cihaza taşınsın mı? Diğer cihaz yerini kaybedecek.",
+  "resume.badCode":
+    "Bu kod çalışmıyor: yanlış yazılmış, daha önce kullanılmış ya da yerinin süresi dolmuş.",
+  "resume.tooMany": "Çok fazla yanlış kod girildi. Birkaç dakika bekleyip yeniden deneyin.",
+  "resume.mailOffer": "Sıram geldiğinde bana e-posta gönder",
+  "resume.mailLabel": "E-posta adresiniz",
+  "resume.mailSave": "E-postayla haber ver",
+  "resume.mailSaved":
+    "Sıranız geldiğinde size e-posta göndereceğiz. Adres, e-posta gönderilince ya da yeriniz sona erince silinir.",
+  "resume.mailBad": "Bu bir e-posta adresine benzemiyor.",
+  "resume.mailError": "Adres şu anda kaydedilemedi. Birazdan yeniden deneyin.",
+  "resume.mailCancel": "Bana e-posta gönderme",
+  "resume.holdWarning":
+    "Ayrılan yeriniz yakında sona erecek. Daha fazla süre mi gerekiyor? “{button}” düğmesine basın.",
+  "resume.moreTime": "Daha fazla süreye ihtiyacım var",
+  "resume.moreTimeAdded": "Ek süre eklendi.",
+  "resume.noMoreTime": "Daha fazla süre eklenemez.",
+  "mail.subjectTurn": "Sıra sizde: {title}",
+  "mail.subjectNear": "Sıranız yaklaştı: {title}",
+  "mail.leadTurn": "Sıra sizde: şimdi girebilirsiniz.",
+  "mail.leadNear": "Sıradaki ilk {count} kişi arasındasınız.",
+  "mail.linkIntro":
+    "Bekleme odasında devam etmek için bu bağlantıyı bu cihazda açın (yeriniz buraya geçer):",
+  "mail.code": "Ya da bu kodu bekleme odasının sayfasında girin: {code}",
+  "mail.ignore": "Bu e-postayı siz istemediyseniz dikkate almayabilirsiniz.",
   "check.title": "Bir dakika — {title}",
   "check.noscript":
     "Sıraya girmeden önce bu sayfa bir betik değil, bir insan olduğunuzu kontrol eder. Kontrol için JavaScript gerekir: lütfen açın ve sayfayı yeniden yükleyin.",

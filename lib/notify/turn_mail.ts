@@ -1,0 +1,43 @@
+/**
+ * The e-mail at a visitor's turn (or when it is near the front), in the language of the page the
+ * visitor asked for it on: its subject and text come from that language's catalogue (`mail.*`),
+ * with the queue's own wording laid over it, so it reads like the waiting page it came from.
+ */
+import { type MessageOverrides, messagesFor } from "../i18n/catalogues.ts";
+import { num, t } from "../i18n/format.ts";
+import { isLang, type Lang } from "../i18n/langs.ts";
+import { DEFAULT_BRANDING } from "../queue/types.ts";
+
+/** What the e-mail says: the queue's title, the resume link and code, `near` (0: the turn). */
+export interface TurnMailFacts {
+  title: string;
+  link: string;
+  code: string;
+  near: number;
+}
+
+/** The subject and text of the turn e-mail in `lang` (English for a missing or unknown one). */
+export function turnMail(
+  p: TurnMailFacts,
+  lang: string | undefined,
+  overrides?: MessageOverrides | null,
+): { subject: string; text: string } {
+  const l: Lang = isLang(lang) ? lang : "en";
+  const m = messagesFor(l, overrides);
+  // The built-in title is English: the page shows it in the visitor's language, so does this.
+  const title = p.title === DEFAULT_BRANDING.title ? m["page.title"] : p.title;
+  const near = p.near > 0;
+  const subject = t(m, near ? "mail.subjectNear" : "mail.subjectTurn", { title });
+  const lead = near ? t(m, "mail.leadNear", { count: num(l, p.near) }) : m["mail.leadTurn"];
+  const text = [
+    lead,
+    "",
+    m["mail.linkIntro"],
+    p.link,
+    "",
+    t(m, "mail.code", { code: p.code }),
+    "",
+    m["mail.ignore"],
+  ].join("\n");
+  return { subject, text };
+}

@@ -1,0 +1,31 @@
+/**
+ * What the turn e-mail tests share: an app that mails through a given loopback port with its
+ * default queue paused (everyone waits), and the e-mail requests it keeps.
+ */
+import { keys } from "../lib/store/keys.ts";
+import { makeApp, type TestApp } from "./helpers.ts";
+
+/** The queue the tests use. */
+export const Q = "default";
+
+/** An app that mails through 127.0.0.1:`port`, its default queue paused (everyone waits). */
+export async function mailingApp(port: number, extra = {}): Promise<TestApp> {
+  const t = await makeApp({
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: port,
+    SMTP_TLS: "none",
+    SMTP_FROM: "Tollgate <queue@example.test>",
+    ...extra,
+  });
+  await t.engine.setPaused(Q, true);
+  return t;
+}
+
+/** Every stored e-mail request of the queue, as stored (numbered or not yet). */
+export async function storedRequests(kv: Deno.Kv): Promise<Deno.KvEntry<unknown>[]> {
+  const out = [];
+  for (const prefix of [keys.mailSubPrefix(Q), keys.mailSubPrePrefix(Q)]) {
+    for await (const e of kv.list({ prefix })) out.push(e);
+  }
+  return out;
+}
