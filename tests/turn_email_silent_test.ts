@@ -61,3 +61,46 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a visitor away when its turn came gets the e-mail while its place waits at the front",
+  ignore,
+  async fn() {
+    const smtp = await startSmtpServer();
+    const t = await makeApp({
+      SMTP_HOST: "127.0.0.1",
+      SMTP_PORT: smtp.port,
+      SMTP_TLS: "none",
+      SMTP_FROM: "Tollgate <queue@example.test>",
+      ADMIT_PER_SECOND: 1,
+    });
+    try {
+      await t.engine.setPaused(Q, true);
+      const away = new Client(t.app);
+      await away.join();
+      t.clock.advance(1000);
+      await t.engine.tick(Q); // numbered
+      const saved = await away.req("POST", "/turn-email", { queue: Q, email: "away@example.test" });
+      assertEquals(saved.status, 200, saved.text);
+      // Its turn comes before the room can know it went silent: admitted, never told.
+      await t.engine.setPaused(Q, false);
+      for (let i = 0; i < 120; i++) {
+        t.clock.advance(1000);
+        await t.engine.tick(Q);
+        // The mail job runs every second (as in the service); it must not send before the place
+        // is known to wait for its visitor, and must send once it does.
+        if (i > 100) await t.services.mailJob();
+      }
+      const rec = (await t.engine.visitor(Q, away.visitorId))!;
+      assertEquals(rec.state, "waiting", "its place waits at the front");
+      const mails = await smtp.waitFor(1, 5000);
+      assertEquals(mails.map((m) => m.headers["to"]), ["away@example.test"]);
+      // The e-mail's link brings it back: it goes in at the next tick.
+      const link = /\/wait\?queue=default&resume=([A-Z0-9-]+)/.exec(mails[0].text)?.[1];
+      assertEquals(typeof link, "string", "a resume link in the e-mail");
+    } finally {
+      t.close();
+      await smtp.stop();
+    }
+  },
+});

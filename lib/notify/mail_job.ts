@@ -8,7 +8,7 @@
  * here, off every request, one pass at a time, and a failed send is counted and tried again at
  * most twice. Lottery queues have no line order: their requests are checked every fifth second.
  */
-import { LINE_SPAN, slotOf } from "../priority/line.ts";
+import { LINE_SPAN, RETURN_SLOT, slotOf } from "../priority/line.ts";
 import type { Clock, Random } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { log } from "../log.ts";
@@ -130,7 +130,10 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
     await op.commit();
     return;
   }
-  if (rec!.state === "waiting" && !nearFront(d, v, rec!.seq)) return;
+  // Back in line after its turn came while it was away (lib/queue/records.ts, `returnToLine`):
+  // its turn has come, and the e-mail is how a phone in a pocket learns it.
+  const returner = rec!.state === "waiting" && slotOf(rec!.seq) === RETURN_SLOT;
+  if (rec!.state === "waiting" && !returner && !nearFront(d, v, rec!.seq)) return;
   if ((sub.retryAt ?? 0) > now) return;
   const holder = await readHolder(d.kv, q, sub.id);
   const op = d.kv.atomic().check(e, holder);
@@ -138,7 +141,7 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
   const code = addMailCode(d, op, q, rec!, holder.value?.gen ?? 0);
   op.sum(keys.mailCount(q, "sent"), 1n);
   if (!(await op.commit()).ok) return; // another instance took it, or it changed: next pass
-  const near = rec!.state === "waiting" ? d.mail.atPosition : 0;
+  const near = rec!.state === "waiting" && !returner ? d.mail.atPosition : 0;
   try {
     const to = await unseal(d.config.TOKEN_SECRET, sub.sealed, ADDRESS_PURPOSE);
     if (to === null) throw new Error("the stored address cannot be read (TOKEN_SECRET rotated?)");
