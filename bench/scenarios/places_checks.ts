@@ -204,9 +204,9 @@ export function placesChecks(f: PlacesFacts): Check[] {
       measured: `${f0(onTime)} of ${f0(dropped.length)} dropped 0 to ${lateMs / 1000} s after ` +
         `their grace; ` +
         `abandoned ${f0(f.abandoned)}; ${f0(freedAfterHold.length)} admitted before the room ` +
-        "knew, freed when their hold ended",
-      target: `all, abandoned = ${f0(dropped.length)}`,
-      pass: onTime === dropped.length && f.abandoned === dropped.length &&
+        "knew: their slot freed when their hold ended, their place kept until the grace",
+      target: `all, abandoned = ${f0(leavers.length)} (every leaver)`,
+      pass: onTime === dropped.length && f.abandoned === leavers.length &&
         freedAfterHold.length === leavers.length - dropped.length,
     },
     {

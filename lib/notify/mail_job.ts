@@ -66,6 +66,9 @@ export async function mailPass(d: MailJobDeps): Promise<void> {
   }
 }
 
+/** Positions at the front whose requests are looked at each pass for a waiter passed over. */
+const PASSED_WINDOW = 20;
+
 /** True when a waiter at `seq` is near enough the front for the operator's e-mail. */
 function nearFront(d: MailJobDeps, v: QueueView, seq: number): boolean {
   const n = d.mail.atPosition;
@@ -90,7 +93,10 @@ async function dueRequests(d: MailJobDeps, q: string, v: QueueView) {
     for await (const e of list) {
       const seq = e.key[2] as number;
       const { head } = lineOf(v, seq);
-      if (lottery || head === null || seq < head || nearFront(d, v, seq)) out.push(e);
+      // The front's requests are looked at too: a silent waiter there may have been passed over
+      // (its turn came while it was away; `handle` reads its record to know).
+      const front = head !== null && d.engine.ctx.position(v, seq) <= PASSED_WINDOW;
+      if (lottery || head === null || seq < head || front || nearFront(d, v, seq)) out.push(e);
       // In line order: once one is neither admitted (behind the head) nor near, none after is,
       // but for those that went in past a silent waiter ahead of them (a request of such a
       // waiter held back every e-mail behind it while its place was kept).
@@ -130,9 +136,11 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
     await op.commit();
     return;
   }
-  // Back in line after its turn came while it was away (lib/queue/records.ts, `returnToLine`):
-  // its turn has come, and the e-mail is how a phone in a pocket learns it.
-  const returner = rec!.state === "waiting" && slotOf(rec!.seq) === RETURN_SLOT;
+  // Its turn came while it was away: passed over by an admission, or back in line after an
+  // admission it never saw (lib/queue/records.ts, `returnToLine`); the e-mail is how a phone in a
+  // pocket learns it.
+  const returner = rec!.state === "waiting" &&
+    (slotOf(rec!.seq) === RETURN_SLOT || rec!.passedAt !== undefined);
   if (rec!.state === "waiting" && !returner && !nearFront(d, v, rec!.seq)) return;
   if ((sub.retryAt ?? 0) > now) return;
   const holder = await readHolder(d.kv, q, sub.id);

@@ -129,6 +129,10 @@ async function admitInto(
     if (e.value.deadline < now) {
       if (settings && dropAt(settings, e.value.deadline) >= now) {
         passed.add(e.value.id);
+        // Its turn came while it was away: noted once (the turn e-mail is how it learns).
+        if (e.value.passedAt === undefined) {
+          op.check(e).set(keys.visitor(q, e.value.id), { ...e.value, passedAt: now });
+        }
         continue;
       }
       // Silent past its grace: it is dropped, not admitted.

@@ -108,6 +108,11 @@ export interface Visitor {
   lane?: string;
   /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
   seenAt?: number;
+  /**
+   * When an admission first passed over this waiter while it was silent: its turn came while it
+   * was away (the turn e-mail is sent then, lib/notify/mail_job.ts).
+   */
+  passedAt?: number;
   /** Sliding session with a hard cap: when it ends whatever the visitor does. */
   capAt?: number;
 }
