@@ -26,6 +26,8 @@ import {
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 export const CHUNK = 80;
+/** Silent waiters passed over whose record notes it, at most, in one round (a check each). */
+const PASS_NOTES = 10;
 
 /**
  * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
@@ -129,8 +131,9 @@ async function admitInto(
     if (e.value.deadline < now) {
       if (settings && dropAt(settings, e.value.deadline) >= now) {
         passed.add(e.value.id);
-        // Its turn came while it was away: noted once (the turn e-mail is how it learns).
-        if (e.value.passedAt === undefined) {
+        // Its turn came while it was away: noted once (the turn e-mail is how it learns), a few
+        // a round so the op stays within its checks (the others at a later tick).
+        if (e.value.passedAt === undefined && passed.size <= PASS_NOTES) {
           op.check(e).set(keys.visitor(q, e.value.id), { ...e.value, passedAt: now });
         }
         continue;
