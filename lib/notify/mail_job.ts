@@ -67,7 +67,7 @@ export async function mailPass(d: MailJobDeps): Promise<void> {
 }
 
 /** Positions at the front whose requests are looked at each pass for a waiter passed over. */
-const PASSED_WINDOW = 20;
+const PASSED_WINDOW = 200;
 
 /** True when a waiter at `seq` is near enough the front for the operator's e-mail. */
 function nearFront(d: MailJobDeps, v: QueueView, seq: number): boolean {
