@@ -121,21 +121,23 @@ async function placePrequeue(d: MailJobDeps, q: string): Promise<void> {
 }
 
 /** The place is over for good (or entered already): no e-mail can help any more. */
-function ended(rec: Visitor | null, now: number): boolean {
-  if (!rec || rec.state === "entered") return true;
-  return rec.state === "admitted" && (rec.until ?? Infinity) <= now;
+function ended(rec: Visitor | null): boolean {
+  return !rec || rec.state === "entered";
 }
 
 /** Sends a due request's e-mail, drops one whose place ended, leaves one not due yet. */
 async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<MailSub>) {
   const sub = e.value, at = e.key[2] as number, now = d.clock.now();
   const rec = await d.engine.visitor(q, sub.id);
-  if (ended(rec, now)) {
+  if (ended(rec)) {
     const op = d.kv.atomic().check(e);
     dropSub(op, q, sub.id, at);
     await op.commit();
     return;
   }
+  // An admission whose hold ran out: the tick ends it, or puts the place back at the front when
+  // nobody learned of it (lib/queue/records.ts, `returnToLine`); decided at the next pass.
+  if (rec!.state === "admitted" && (rec!.until ?? Infinity) <= now) return;
   // Its turn came while it was away: passed over by an admission, or back in line after an
   // admission it never saw (lib/queue/records.ts, `returnToLine`); the e-mail is how a phone in a
   // pocket learns it.
