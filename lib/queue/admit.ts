@@ -28,6 +28,8 @@ import {
 export const CHUNK = 80;
 /** Silent waiters passed over whose record notes it, at most, in one round (a check each). */
 const PASS_NOTES = 10;
+/** How many passed-over notes a round (by its set of passed waiters) wrote so far. */
+const notesIn = new WeakMap<Set<string>, number>();
 
 /**
  * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
@@ -133,8 +135,10 @@ async function admitInto(
         passed.add(e.value.id);
         // Its turn came while it was away: noted once (the turn e-mail is how it learns), a few
         // a round so the op stays within its checks (the others at a later tick).
-        if (e.value.passedAt === undefined && passed.size <= PASS_NOTES) {
+        const notes = notesIn.get(passed) ?? 0;
+        if (e.value.passedAt === undefined && notes < PASS_NOTES) {
           op.check(e).set(keys.visitor(q, e.value.id), { ...e.value, passedAt: now });
+          notesIn.set(passed, notes + 1);
         }
         continue;
       }
