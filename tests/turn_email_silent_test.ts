@@ -9,9 +9,8 @@
  */
 import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
 import { assertEquals } from "./assert.ts";
-import { Client, makeApp } from "./helpers.ts";
-
-const Q = "default";
+import { Client } from "./helpers.ts";
+import { mailingApp, Q } from "./mail_helpers.ts";
 const ignore = !(await haveAiosmtpd());
 if (ignore) console.warn("turn_email_silent_test: apt-get install python3-aiosmtpd to run it");
 
@@ -20,15 +19,8 @@ Deno.test({
   ignore,
   async fn() {
     const smtp = await startSmtpServer();
-    const t = await makeApp({
-      SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: smtp.port,
-      SMTP_TLS: "none",
-      SMTP_FROM: "Tollgate <queue@example.test>",
-      ADMIT_PER_SECOND: 1,
-    });
+    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 1 }); // paused: everyone waits
     try {
-      await t.engine.setPaused(Q, true);
       const away = new Client(t.app), here = new Client(t.app);
       for (
         const [c, email] of [[away, "away@example.test"], [here, "here@example.test"]] as const
@@ -74,15 +66,8 @@ Deno.test({
   ignore,
   async fn() {
     const smtp = await startSmtpServer();
-    const t = await makeApp({
-      SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: smtp.port,
-      SMTP_TLS: "none",
-      SMTP_FROM: "Tollgate <queue@example.test>",
-      ADMIT_PER_SECOND: 1,
-    });
+    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 1 }); // paused: everyone waits
     try {
-      await t.engine.setPaused(Q, true);
       const away = new Client(t.app);
       await away.join();
       t.clock.advance(1000);
@@ -102,7 +87,7 @@ Deno.test({
       assertEquals(rec.state, "waiting", "its place waits at the front");
       const mails = await smtp.waitFor(1, 5000);
       assertEquals(mails.map((m) => m.headers["to"]), ["away@example.test"]);
-      // The e-mail's link brings it back: it goes in at the next tick.
+      // The e-mail carries the link that brings it back (tests/turn_email_test.ts follows one).
       const link = /\/wait\?queue=default&resume=([A-Z0-9-]+)/.exec(mails[0].text)?.[1];
       assertEquals(typeof link, "string", "a resume link in the e-mail");
     } finally {
