@@ -222,8 +222,11 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     placedIds.push(out.view.visitorId);
     let claims = claimsOf(out.ticket);
     if (out.view.status !== "waiting") return;
+    // Asked back at the view's `nextCheckAt`, as the waiting page is (a status from memory may
+    // give no new ticket).
+    let nextAt = out.view.nextCheckAt ?? claims.nextCheckAt;
     while (!stopped) {
-      const due = claims.nextCheckAt + Math.random() * 200;
+      const due = nextAt + Math.random() * 200;
       if (due >= endPolls) return;
       await sleep(due - Date.now());
       const s = pick();
@@ -233,6 +236,7 @@ export async function runCell(cell: Cell): Promise<CellResult> {
         const r = s.statusNow(Q, claims) ?? await s.status(Q, claims);
         if (r.view.status !== "waiting") return;
         if (r.ticket) claims = claimsOf(r.ticket);
+        nextAt = r.view.nextCheckAt ?? claims.nextCheckAt;
       } catch {
         return;
       }

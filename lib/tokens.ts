@@ -34,6 +34,12 @@ export interface TicketClaims {
    * was moved to another device with a resume code (see lib/resume/holder.ts).
    */
   hg?: number;
+  /**
+   * Arrival time (unix ms, `am` on the wire) of a join the sequencer has not numbered yet: while
+   * it is after the last arrival numbered, the join surely waits unnumbered and its status is
+   * answered from memory (lib/queue/visitor.ts).
+   */
+  arrivedAt?: number;
 }
 
 /**
@@ -51,6 +57,7 @@ export function readTicketUnverified(ticket: string): TicketClaims {
     nextCheckAt: p.nca,
   };
   if (Number.isInteger(p.hg) && p.hg > 0) out.hg = p.hg;
+  if (Number.isInteger(p.am)) out.arrivedAt = p.am;
   return out;
 }
 
@@ -224,10 +231,12 @@ export class Signer {
 
   /** Issues a `tg_ticket`. */
   signTicket(claims: TicketClaims): Promise<string> {
-    const { sub, queue, iat, seq, nextCheckAt, hg } = claims;
-    // The usual ticket (never moved) keeps its exact old shape.
-    if (!hg) return this.sign({ sub, queue, iat, seq, nca: nextCheckAt });
-    return this.sign({ sub, queue, iat, seq, nca: nextCheckAt, hg });
+    const { sub, queue, iat, seq, nextCheckAt, hg, arrivedAt } = claims;
+    // The usual ticket (never moved, numbered) keeps its exact old shape.
+    const p: Record<string, unknown> = { sub, queue, iat, seq, nca: nextCheckAt };
+    if (hg) p.hg = hg;
+    if (arrivedAt !== undefined) p.am = arrivedAt;
+    return this.sign(p);
   }
 
   /** The claims of a ticket already verified (shared: read only), without an await. */
@@ -248,11 +257,12 @@ export class Signer {
   async #verifyTicket(token: string): Promise<TicketClaims | null> {
     const p = await this.open(token);
     if (!p) return null;
-    const { sub, queue, iat, seq, nca, hg } = p;
+    const { sub, queue, iat, seq, nca, hg, am } = p;
     if (
       typeof sub !== "string" || typeof queue !== "string" || !Number.isInteger(iat) ||
       !Number.isInteger(seq) || !Number.isInteger(nca) || "exp" in p ||
-      (hg !== undefined && !(Number.isInteger(hg) && (hg as number) > 0))
+      (hg !== undefined && !(Number.isInteger(hg) && (hg as number) > 0)) ||
+      (am !== undefined && !Number.isInteger(am))
     ) return null;
     const out: TicketClaims = {
       sub,
@@ -262,6 +272,7 @@ export class Signer {
       nextCheckAt: nca as number,
     };
     if (hg !== undefined) out.hg = hg as number;
+    if (am !== undefined) out.arrivedAt = am as number;
     return out;
   }
 }

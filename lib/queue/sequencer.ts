@@ -143,6 +143,7 @@ function numberOne(
   op.set(keys.visitor(q, v.id), v).delete(e.key);
   if (!participant) op.set(keys.fifo(q, v.seq), v.id);
   c.waiting++;
+  c.numberedTo = Math.max(c.numberedTo, ms);
 }
 
 /**

@@ -67,6 +67,11 @@ export interface Counts {
   laneNext: Record<string, number>;
   /** Priority lanes: admissions from each lane slot's line (replaced like `laneNext`). */
   laneAdmitted: Record<string, number>;
+  /**
+   * Arrival time (unix ms) of the latest arrival the sequencer numbered: a join that arrived after
+   * it surely waits unnumbered (its status is answered from memory, see visitor.ts).
+   */
+  numberedTo: number;
 }
 
 /** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
@@ -167,6 +172,7 @@ export const EMPTY_COUNTS: Counts = {
   preReserved: 0,
   laneNext: Object.freeze({}),
   laneAdmitted: Object.freeze({}),
+  numberedTo: 0,
 };
 
 /** Soft merge: stored fields win, fields added by a later release get defaults. */

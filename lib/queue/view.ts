@@ -149,7 +149,7 @@ export function withPosition(
 export function provisionalView(
   ctx: QueueContext,
   q: string,
-  rec: Visitor,
+  rec: Pick<Visitor, "id" | "nextCheckAt">,
   v: QueueView,
   position: number,
   branding: Branding,

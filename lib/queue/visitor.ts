@@ -20,7 +20,7 @@ import { admitWaiting, countTraffic, logGone } from "./records.ts";
 import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./checkins.ts";
-import type { Visitor, VisitorView } from "./types.ts";
+import type { Branding, Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import { frozenForDraw } from "./prequeue.ts";
 import { placedEntry } from "./placement.ts";
@@ -100,6 +100,8 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
     iat: Math.floor(ctx.now() / 1000),
     seq: v.seq,
     nextCheckAt: v.state === "waiting" ? v.nextCheckAt : 0,
+    // A join not numbered yet: its arrival time lets statuses know so from memory.
+    ...(v.state === "waiting" && v.seq === 0 && v.mark ? { arrivedAt: v.mark[0] } : {}),
   });
 }
 
@@ -154,10 +156,32 @@ export async function status(
 ): Promise<Outcome> {
   const t = checkTicket(q, ticket, visitorId);
   const v = await ctx.view(q);
+  const branding = await ctx.branding(q);
+  const mem = fromMemory(ctx, q, t, v, branding);
+  return mem ?? await settle(ctx, q, t.sub, "status");
+}
+
+/**
+ * A status answered from the view alone: a waiter whose slot is not due, or a join that surely
+ * waits unnumbered (it arrived after the last arrival the sequencer numbered) behind a backlog
+ * too long to count (see `unnumberedPosition`), given the back of the line and asked back the
+ * next second. Nothing else is written for such a join, so its record need not be read (every
+ * second of a backlog, for every join in it: the store reads the ticks needed, bench/RESULTS.md).
+ */
+function fromMemory(
+  ctx: QueueContext,
+  q: string,
+  t: Readonly<TicketClaims>,
+  v: QueueView,
+  branding: Branding,
+): Outcome | undefined {
   if (notDue(ctx, t, v)) {
-    return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, await ctx.branding(q)) };
+    return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
   }
-  return await settle(ctx, q, t.sub, "status");
+  if (t.seq !== 0 || !(t.arrivedAt! > v.counts.numberedTo) || v.pending <= COUNT_AHEAD) return;
+  const nextCheckAt = Math.max(t.nextCheckAt, (Math.floor(ctx.now() / 1000) + 1) * 1000);
+  const position = Math.max(1, v.counts.waiting);
+  return { view: provisionalView(ctx, q, { id: t.sub, nextCheckAt }, v, position, branding) };
 }
 
 /** True when the ticket's waiter is still in line by `v` and its slot is not due: read-only. */
@@ -181,8 +205,7 @@ export function statusNow(
   if (ticketMismatch(q, t, visitorId) !== null) return undefined;
   const v = ctx.freshView(q);
   const branding = v && ctx.freshBranding(q);
-  if (!v || !branding || !notDue(ctx, t, v)) return undefined;
-  return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
+  return v && branding ? fromMemory(ctx, q, t, v, branding) : undefined;
 }
 
 /**
