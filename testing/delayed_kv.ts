@@ -114,16 +114,16 @@ export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): D
         case "list":
           return (sel: Deno.KvListSelector, o?: Deno.KvListOptions) => {
             const it = target.list(sel, o);
-            let first = true;
+            // A round trip for each batch the store answers a list in (KvListOptions.batchSize:
+            // the limit, or 100, at most 500).
+            const batch = Math.min(o?.batchSize ?? o?.limit ?? 100, 500);
+            let taken = 0;
             return {
               get cursor() {
                 return it.cursor;
               },
               async next() {
-                if (first) {
-                  first = false;
-                  return await read(() => it.next());
-                }
+                if (taken++ % batch === 0) return await read(() => it.next());
                 return await it.next();
               },
               [Symbol.asyncIterator]() {

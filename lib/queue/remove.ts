@@ -102,6 +102,7 @@ async function cleanUp(ctx: QueueContext, q: string): Promise<void> {
       // Joins not numbered yet first: a numbering landing meanwhile writes line entries.
       keys.arrivalPrefix(q),
       keys.leftEarlyPrefix(q),
+      keys.numberingPrefix(q),
       keys.fifoPrefix(q),
       keys.deadlinePrefix(q),
       keys.expiryPrefix(q),

@@ -9,6 +9,13 @@
  *
  * A visitor that leaves before it is numbered leaves a note (`keys.leftEarly`), which the
  * sequencer takes in with the arrivals: nobody but the sequencer writes an unnumbered record.
+ *
+ * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round: the
+ * counts commit carries the first chunk and the others' numbers in one record (`keys.numbering`);
+ * the other chunks then land side by side, each checked against that record. A round so costs two
+ * round trips to the store whatever its width (over a remote store the commits' latency, not
+ * their size, bounded the numbering: bench/RESULTS.md). A round cut short (a crash between its
+ * commits) is finished from the record by the next sequencer (`finish`).
  */
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -27,6 +34,30 @@ import { laneSlots } from "../priority/store.ts";
 export const SEQUENCE_CHUNK = 290;
 /** Early leavers taken in per commit (each read, then up to four mutations). */
 const LEFT_CHUNK = 20;
+/** Chunks a round numbers at once (its record of the chunks after the first: about 25 KB). */
+const WIDTH = 6;
+/** A numbering record younger than this is another sequencer's round in flight, left to it. */
+const FRESH_MS = 3000;
+/** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
+const FINISH_CHUNK = 90;
+
+/**
+ * The numbering of a wide round's chunks after the first (see the header), flat, five numbers an
+ * arrival (about 30 bytes, well under KV's 64 KiB a value at `WIDTH`): its arrival key's time
+ * after `base`, its instance as an index into `inst` and its counter; its arrival number; 1 when it
+ * joined the pre-queue's window (of round `round`), else 0.
+ */
+interface Numbering {
+  by: string;
+  at: number;
+  inst: string[];
+  base: number;
+  round: number;
+  entries: number[];
+}
+
+/** This process's sequencer runs, told apart in their numbering records. */
+let runs = 0;
 
 /** What one sequencing commit read: the arrivals and early leavers, in key order. */
 interface Batch {
@@ -38,6 +69,8 @@ interface Batch {
    * counts were read.
    */
   pending: number;
+  /** The numbering record as read with a batch read afresh (not with one read ahead). */
+  numbering?: Deno.KvEntryMaybe<Numbering>;
 }
 
 /**
@@ -54,12 +87,13 @@ async function readBatch(
   const notes: Deno.KvEntry<unknown>[] = [];
   const prefix = keys.arrivalPrefix(q);
   const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
-  await Promise.all([
+  const most = WIDTH * SEQUENCE_CHUNK;
+  const [, , numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
-      for await (const e of ctx.kv.list<Visitor>(sel, { limit: SEQUENCE_CHUNK + 1 })) {
+      for await (const e of ctx.kv.list<Visitor>(sel, { limit: most + 1, batchSize: 500 })) {
         if (ahead && (same(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
-        if (arrivals.length < SEQUENCE_CHUNK) arrivals.push(e);
+        if (arrivals.length < most) arrivals.push(e);
       }
     })(),
     (async () => {
@@ -67,6 +101,7 @@ async function readBatch(
       const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
       for await (const e of it) notes.push(e);
     })(),
+    ahead ? undefined : ctx.kv.get<Numbering>(keys.numbering(q)),
   ]);
   const left: Deno.KvEntry<Visitor | null>[] = [];
   for (let i = 0; i < notes.length; i += 10) {
@@ -77,7 +112,7 @@ async function readBatch(
   const pending = arrivals.length + left.length === 0
     ? 0
     : pendingOf(await ctx.kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
-  return { arrivals, left, pending };
+  return { arrivals, left, pending, numbering };
 }
 
 /**
@@ -122,35 +157,88 @@ function nextInLine(c: Counts, lanes: Map<string, number>, lane?: string): numbe
   return slot === undefined ? c.nextSeq++ : takeSeq(c, slot);
 }
 
-/** Numbers one arrival into `op`: its arrival number, line entry (unless a window join), record. */
+/**
+ * Numbers one arrival: its arrival number (and a closing window's round, into the counts commit
+ * `op`), its record and line entry (unless a window join) into its chunk's commit `into`.
+ * Returns its number and round (0 unless a window join).
+ */
 function numberOne(
   ctx: QueueContext,
   q: string,
   op: Deno.AtomicOperation,
+  into: Deno.AtomicOperation,
   s: QueueSettings,
   c: Counts,
   e: Deno.KvEntry<Visitor>,
   lanes: Map<string, number>,
-): void {
+): [seq: number, round: number] {
   const ms = e.key[2] as number;
   const participant = ms >= windowStart(s) && inWindow(s, c, ms);
   // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
   if (!participant) settleRound(ctx, q, op, s, c, Math.max(ms, ctx.now()));
-  const { mark: _, ...rest } = e.value;
-  const v: Visitor = { ...rest, seq: participant ? c.nextSeq++ : nextInLine(c, lanes, rest.lane) };
-  if (participant) v.round = c.preRound;
-  // Its deadline entry stays as the join wrote it (nothing reads its value): three mutations.
-  op.set(keys.visitor(q, v.id), v).delete(e.key);
-  if (!participant) op.set(keys.fifo(q, v.seq), v.id);
+  const seq = participant ? c.nextSeq++ : nextInLine(c, lanes, e.value.lane);
+  const round = participant ? c.preRound : 0;
+  writeNumbered(into, q, e, seq, round);
   c.waiting++;
   c.numberedTo = Math.max(c.numberedTo, ms);
+  return [seq, round];
 }
 
 /**
- * Numbers the arrivals of `q` that wait (and takes early leavers in), a chunk a commit, until none
- * is left or `budgetMs` has passed. Each commit checks the counts read before its lists, so two
- * sequencers never number one arrival twice. Returns how many it numbered, and the leavers
- * numbered meanwhile (their own leave goes on with the tick, see engine.ts).
+ * Writes a numbered arrival into `op`: its record with its number (and round), its line entry
+ * unless a window join (the draw places those), its arrival entry taken out. Its deadline entry
+ * stays as the join wrote it (nothing reads its value): three mutations.
+ */
+function writeNumbered(
+  op: Deno.AtomicOperation,
+  q: string,
+  e: Deno.KvEntry<Visitor>,
+  seq: number,
+  round: number,
+): void {
+  const { mark: _, ...rest } = e.value;
+  const v: Visitor = { ...rest, seq };
+  if (round) v.round = round;
+  op.set(keys.visitor(q, v.id), v).delete(e.key);
+  if (!round) op.set(keys.fifo(q, seq), v.id);
+}
+
+/**
+ * Finishes a wide round cut short (see the header): takes its record over, so its own chunks can
+ * no longer land, writes each arrival of it still unnumbered (checked: one landed meanwhile is
+ * left), then deletes the record. One finishing already (the takeover lost) is left to it.
+ */
+async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
+  const took = { ...found.value, by: `finish ${ctx.instance}`, at: ctx.now() };
+  const res = await ctx.kv.atomic().check(found).set(found.key, took).commit();
+  if (!res.ok) return;
+  const guard = { key: found.key, versionstamp: res.versionstamp };
+  const { inst, base, round, entries } = found.value;
+  for (let i = 0; i < entries.length; i += 5 * FINISH_CHUNK) {
+    const part = entries.slice(i, i + 5 * FINISH_CHUNK);
+    const ks: Deno.KvKey[] = [];
+    for (let j = 0; j < part.length; j += 5) {
+      ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
+    }
+    const got: Deno.KvEntryMaybe<Visitor>[] = [];
+    for (let j = 0; j < ks.length; j += 10) {
+      got.push(...await ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
+    }
+    const op = ctx.kv.atomic().check(guard);
+    got.forEach((e, j) => {
+      const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
+      if (e.value) writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
+    });
+    if (!(await op.commit()).ok) return;
+  }
+  await ctx.kv.atomic().check(guard).delete(found.key).commit();
+}
+
+/**
+ * Numbers the arrivals of `q` that wait (and takes early leavers in), a round at a time, until
+ * none is left or `budgetMs` has passed. Each round's counts commit checks the counts read before
+ * its lists, so two sequencers never number one arrival twice. Returns how many it numbered, and
+ * the leavers numbered meanwhile (their own leave goes on with the tick, see engine.ts).
  */
 export async function sequence(
   ctx: QueueContext,
@@ -160,7 +248,11 @@ export async function sequence(
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
-  const lanes = await laneSlots(ctx.kv, q);
+  const run: Run = {
+    id: `${ctx.instance}/${++runs}`,
+    mine: null,
+    lanes: await laneSlots(ctx.kv, q),
+  };
   // What a commit that landed leaves for the next: its state (one read fewer a commit) and the
   // next batch, read while it was in flight. A lost commit makes the next round read afresh.
   let known: { state: State; next?: Promise<Batch> } | null = null;
@@ -169,7 +261,9 @@ export async function sequence(
       const state = known?.state ?? await ctx.readState(q);
       const batch = known?.next ? await known.next : await readBatch(ctx, q);
       known = null;
-      const done = await numberBatch(ctx, q, state, batch, lanes);
+      const other = await otherRound(ctx, q, run, batch);
+      if (other) return other === "finished" ? null : NONE;
+      const done = await numberBatch(ctx, q, state, batch, run);
       if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
@@ -180,8 +274,19 @@ export async function sequence(
   }
   // A read ahead nobody used (the budget ran out): its failure is nobody's.
   (known as { next?: Promise<Batch> } | null)?.next?.catch(() => {});
+  // The record of this run's last wide round, every chunk of it landed: nothing to finish.
+  const key = keys.numbering(q);
+  if (run.mine) await ctx.kv.atomic().check({ key, versionstamp: run.mine }).delete(key).commit();
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
   return { numbered: total, leavers };
+}
+
+/** One sequencer run: its name in numbering records, the versionstamp of its own record. */
+interface Run {
+  id: string;
+  /** Its numbering record as its last wide round left it, every chunk landed (null: none). */
+  mine: string | null;
+  lanes: Map<string, number>;
 }
 
 /** The counts and settings a sequencing commit checks (as `ctx.readState` reads them). */
@@ -190,7 +295,7 @@ type State = Pick<
   "counts" | "entry" | "settings" | "settingsEntry"
 >;
 
-/** What one sequencing commit did, the state it left and the batch after it (read ahead). */
+/** What one sequencing round did, the state it left and the batch after it (read ahead). */
 interface Numbered {
   n: number;
   taken: number;
@@ -199,33 +304,52 @@ interface Numbered {
   ahead?: Promise<Batch>;
 }
 
+/** A round with nothing done. */
+const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
+
 /**
- * Numbers the next chunk of arrivals (and takes early leavers in) in one commit checked against
- * `state`; null when the commit lost (the caller reads afresh and tries again).
+ * What a batch read afresh says of a numbering record this run did not leave: another
+ * sequencer's round in flight ("stop": left to it), or a round cut short ("finished" here, then
+ * read again). Null when there is none, or it is this run's own with every chunk landed.
+ */
+async function otherRound(
+  ctx: QueueContext,
+  q: string,
+  run: Run,
+  batch: Batch,
+): Promise<"stop" | "finished" | null> {
+  const found = batch.numbering;
+  if (!found || found.versionstamp === run.mine) return null;
+  run.mine = null;
+  if (!found.value) return null;
+  const inFlight = found.value.by !== run.id && ctx.now() - found.value.at < FRESH_MS;
+  if (inFlight) return "stop";
+  await finish(ctx, q, found as Deno.KvEntry<Numbering>);
+  return "finished";
+}
+
+/**
+ * Numbers the next round of arrivals (and takes early leavers in): its counts commit, checked
+ * against `state`, then the round's other chunks side by side (see the header). Null when the
+ * counts commit lost (the caller reads afresh and tries again).
  */
 async function numberBatch(
   ctx: QueueContext,
   q: string,
   state: State,
   batch: Batch,
-  lanes: Map<string, number>,
+  run: Run,
 ): Promise<Numbered | null> {
   const { counts, entry, settings, settingsEntry } = state;
-  const none = { n: 0, taken: 0, numbered: [], next: null };
-  if (!settings) return none;
-  if (batch.arrivals.length === 0 && batch.left.length === 0) return none;
-  const op = ctx.kv.atomic().check(entry, settingsEntry);
+  if (!settings || (batch.arrivals.length === 0 && batch.left.length === 0)) return NONE;
+  const mine = { key: keys.numbering(q), versionstamp: run.mine };
+  const op = ctx.kv.atomic().check(entry, settingsEntry, mine);
   // The pre-queue's round opens with the window's first numbering (its commitment); it
   // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
   const opensAt = settings.opensAt ?? Infinity;
   settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
   const { gone, numbered } = takeLeavers(op, q, batch.left);
-  let n = 0;
-  for (const e of batch.arrivals) {
-    if (gone.has(e.value.id)) continue;
-    numberOne(ctx, q, op, settings, counts, e, lanes);
-    n++;
-  }
+  const { n, chunks } = numberChunks(ctx, q, op, state, batch.arrivals, gone, run);
   // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
   // sum is the one read after the lists: the one read with the counts may predate arrivals
   // listed since, which then stayed in the sum for good (phantom waiters on every instance).
@@ -242,7 +366,54 @@ async function numberBatch(
     ahead?.catch(() => {});
     return null;
   }
+  // The other chunks, each checked against the record the counts commit wrote with them.
+  const guard = { key: mine.key, versionstamp: res.versionstamp };
+  const landed = await Promise.all(chunks.map((c) => c.check(guard).commit()));
+  run.mine = chunks.length > 0 && landed.every((r) => r.ok) ? res.versionstamp : null;
   const next = { ...state, counts: structuredClone(counts) };
   next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
   return { n, taken: n + gone.size, numbered, next, ahead };
+}
+
+/**
+ * Numbers a round's arrivals (less the early leavers `gone`): the first chunk into the counts
+ * commit `op`, the others into commits of their own (returned), whose numbers `op` records
+ * (`keys.numbering`); a round of one chunk deletes the record of the run's last wide round.
+ */
+function numberChunks(
+  ctx: QueueContext,
+  q: string,
+  op: Deno.AtomicOperation,
+  { settings, counts }: State,
+  arrivals: Deno.KvEntry<Visitor>[],
+  gone: Set<string>,
+  run: Run,
+): { n: number; chunks: Deno.AtomicOperation[] } {
+  const base = (arrivals[0]?.key[2] ?? 0) as number;
+  const record: Numbering = { by: run.id, at: ctx.now(), inst: [], base, round: 0, entries: [] };
+  const chunks: Deno.AtomicOperation[] = [];
+  let n = 0;
+  for (const e of arrivals) {
+    if (gone.has(e.value.id)) continue;
+    const c = Math.floor(n++ / SEQUENCE_CHUNK);
+    if (c > chunks.length) chunks.push(ctx.kv.atomic());
+    const [seq, round] = numberOne(
+      ctx,
+      q,
+      op,
+      c ? chunks[c - 1] : op,
+      settings!,
+      counts,
+      e,
+      run.lanes,
+    );
+    if (c === 0) continue;
+    const [, , ms, inst, k] = e.key as [string, string, number, string, number];
+    if (!record.inst.includes(inst)) record.inst.push(inst);
+    if (round) record.round = round;
+    record.entries.push(ms - base, record.inst.indexOf(inst), k, seq, round ? 1 : 0);
+  }
+  if (chunks.length > 0) op.set(keys.numbering(q), record);
+  else if (run.mine) op.delete(keys.numbering(q));
+  return { n, chunks };
 }

@@ -218,4 +218,10 @@ export const keys = {
   mailCount: (q: string, outcome: "sent" | "failed") => ["stats", "mail", q, outcome] as const,
   /** Per-queue search engine rules: what verified crawlers get, the waiting page's status. */
   crawlerSettings: (q: string) => ["settings", "crawlers", q] as const,
+  /**
+   * The sequencer's numbering of a wide round not yet written into every record (its chunks land
+   * beside each other after the counts; lib/queue/sequencer.ts), so a crash mid-round is finished.
+   */
+  numbering: (q: string) => ["nn", q, 0] as const,
+  numberingPrefix: (q: string) => ["nn", q] as const,
 };
