@@ -90,7 +90,8 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
           : Promise.resolve(),
     }),
   });
-  const b = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, { clock, kv: real });
+  // Another instance (another process: its own instance id).
+  const b = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, { clock, kv: real, seed: 2 });
   await a.engine.settings(Q);
   await a.engine.setPaused(Q, true);
   const n = 2 * SEQUENCE_CHUNK + 40;
@@ -99,6 +100,8 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   crash = true;
   const died = await a.engine.sequence(Q).then(() => false, () => true);
   assert(died, "the chunks failed");
+  // Commits of the dead run still in flight fail too.
+  await new Promise((r) => setTimeout(r, 50));
   crash = false;
   assert((await real.get(keys.numbering(Q))).value !== null, "its numbering record stands");
   assertEquals((await countsOf(real)).waiting, n, "the counts took the whole round");
@@ -115,6 +118,32 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   assertEquals(c.nextSeq, n + 1, "no number given twice");
   assertEquals(c.waiting, n - 1, "the leaver's leave went on once it was numbered");
   assertEquals(await a.engine.sequence(Q), 0, "nothing numbered again");
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
+
+Deno.test("a chunk that fails once is finished by its own run at once", async () => {
+  const real = await Deno.openKv(":memory:");
+  let fail = 0;
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
+    kv: delayedKv(real, {
+      readMs: 0,
+      commitMs: 0,
+      beforeCommit: (w) =>
+        fail > 0 && w.some(isVisitor) && !w.some(isCounts) && fail-- > 0
+          ? Promise.reject(new Error("lost on the way"))
+          : Promise.resolve(),
+    }),
+  });
+  await t.engine.settings(Q);
+  await t.engine.setPaused(Q, true);
+  const n = 2 * SEQUENCE_CHUNK + 40;
+  const ids = (await crowd(t, n)).map((c) => c.sub);
+  fail = 1;
+  assertEquals(await t.engine.sequence(Q), n);
+  assertEquals(fail, 0, "one chunk failed");
+  await numberedOnce(real, ids);
+  assertEquals((await real.get(keys.numbering(Q))).value, null, "finished and removed");
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
   real.close();
 });

@@ -209,42 +209,72 @@ function writeNumbered(
  * left), then deletes the record. One finishing already (the takeover lost) is left to it.
  */
 async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
-  const took = { ...found.value, by: `finish ${ctx.instance}`, at: ctx.now() };
+  const took = { ...found.value, by: `${ctx.instance}/finish`, at: ctx.now() };
   const res = await ctx.kv.atomic().check(found).set(found.key, took).commit();
   if (!res.ok) return;
   const guard = { key: found.key, versionstamp: res.versionstamp };
   const { inst, base, round, entries } = found.value;
+  const parts: Promise<boolean>[] = [];
   for (let i = 0; i < entries.length; i += 5 * FINISH_CHUNK) {
     const part = entries.slice(i, i + 5 * FINISH_CHUNK);
-    const ks: Deno.KvKey[] = [];
-    for (let j = 0; j < part.length; j += 5) {
-      ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
-    }
-    const got: Deno.KvEntryMaybe<Visitor>[] = [];
-    for (let j = 0; j < ks.length; j += 10) {
-      got.push(...await ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
-    }
-    const op = ctx.kv.atomic().check(guard);
-    got.forEach((e, j) => {
-      const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
-      if (e.value) writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
-    });
-    if (!(await op.commit()).ok) return;
+    parts.push((async () => {
+      const ks: Deno.KvKey[] = [];
+      for (let j = 0; j < part.length; j += 5) {
+        ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
+      }
+      const reads = [];
+      for (let j = 0; j < ks.length; j += 10) {
+        reads.push(ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
+      }
+      const op = ctx.kv.atomic().check(guard);
+      (await Promise.all(reads)).flat().forEach((e, j) => {
+        const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
+        if (e.value) {
+          writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
+        }
+      });
+      return (await op.commit()).ok;
+    })());
   }
-  await ctx.kv.atomic().check(guard).delete(found.key).commit();
+  // The parts leave the record alone, so they land side by side; a lost one is finished again.
+  if ((await Promise.all(parts)).every(Boolean)) {
+    await ctx.kv.atomic().check(guard).delete(found.key).commit();
+  }
+}
+
+/** What a sequencer run did: arrivals numbered, and early leavers numbered meanwhile. */
+export interface Sequenced {
+  numbered: number;
+  leavers: string[];
+}
+
+/** The sequencer run of each queue in this process, while one runs (see `sequence`). */
+const running = new WeakMap<QueueContext, Map<string, Promise<Sequenced>>>();
+
+/** True while this process numbers `q`'s arrivals. */
+export function sequencing(ctx: QueueContext, q: string): boolean {
+  return running.get(ctx)?.has(q) ?? false;
 }
 
 /**
  * Numbers the arrivals of `q` that wait (and takes early leavers in), a round at a time, until
  * none is left or `budgetMs` has passed. Each round's counts commit checks the counts read before
  * its lists, so two sequencers never number one arrival twice. Returns how many it numbered, and
- * the leavers numbered meanwhile (their own leave goes on with the tick, see engine.ts).
+ * the leavers numbered meanwhile (their own leave goes on with the tick, see engine.ts). One run
+ * at a time in a process: a call while one runs waits for it (and reports nothing of its own).
  */
-export async function sequence(
-  ctx: QueueContext,
-  q: string,
-  budgetMs = 600,
-): Promise<{ numbered: number; leavers: string[] }> {
+export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<Sequenced> {
+  const mine = running.get(ctx) ?? new Map<string, Promise<Sequenced>>();
+  running.set(ctx, mine);
+  const now = mine.get(q);
+  const nothing = () => ({ numbered: 0, leavers: [] });
+  if (now) return now.then(nothing, nothing);
+  const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q));
+  mine.set(q, run);
+  return run;
+}
+
+async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Promise<Sequenced> {
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
@@ -267,6 +297,8 @@ export async function sequence(
       if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
+    // The round's other chunks, outside the retries of its counts commit (which landed).
+    if (out.chunks) await landChunks(ctx, q, run, out.chunks);
     total += out.n;
     leavers.push(...out.numbered);
     if (out.taken === 0 && out.numbered.length === 0) break;
@@ -302,6 +334,8 @@ interface Numbered {
   numbered: string[];
   next: State | null;
   ahead?: Promise<Batch>;
+  /** A wide round's other chunks, to land once its counts commit did (see `landChunks`). */
+  chunks?: { ops: Deno.AtomicOperation[]; stamp: string };
 }
 
 /** A round with nothing done. */
@@ -322,7 +356,9 @@ async function otherRound(
   if (!found || found.versionstamp === run.mine) return null;
   run.mine = null;
   if (!found.value) return null;
-  const inFlight = found.value.by !== run.id && ctx.now() - found.value.at < FRESH_MS;
+  // This process runs one sequencer a queue: a record of another run of it is a dead run's.
+  const dead = found.value.by.startsWith(`${ctx.instance}/`);
+  const inFlight = !dead && ctx.now() - found.value.at < FRESH_MS;
   if (inFlight) return "stop";
   await finish(ctx, q, found as Deno.KvEntry<Numbering>);
   return "finished";
@@ -366,13 +402,35 @@ async function numberBatch(
     ahead?.catch(() => {});
     return null;
   }
-  // The other chunks, each checked against the record the counts commit wrote with them.
-  const guard = { key: mine.key, versionstamp: res.versionstamp };
-  const landed = await Promise.all(chunks.map((c) => c.check(guard).commit()));
-  run.mine = chunks.length > 0 && landed.every((r) => r.ok) ? res.versionstamp : null;
   const next = { ...state, counts: structuredClone(counts) };
   next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
-  return { n, taken: n + gone.size, numbered, next, ahead };
+  // The record is this round's now, or gone: `landChunks` says once every chunk of it landed.
+  run.mine = null;
+  const rest = chunks.length > 0 ? { ops: chunks, stamp: res.versionstamp } : undefined;
+  return { n, taken: n + gone.size, numbered, next, ahead, chunks: rest };
+}
+
+/**
+ * Lands a wide round's other chunks side by side, each checked against the record its counts
+ * commit wrote (`stamp`). One that failed (the store, or the record taken over) is finished from
+ * the record at once: the counts already hold the whole round.
+ */
+async function landChunks(
+  ctx: QueueContext,
+  q: string,
+  run: Run,
+  { ops, stamp }: { ops: Deno.AtomicOperation[]; stamp: string },
+): Promise<void> {
+  const guard = { key: keys.numbering(q), versionstamp: stamp };
+  const landed = await Promise.allSettled(ops.map((c) => c.check(guard).commit()));
+  if (landed.every((r) => r.status === "fulfilled" && r.value.ok)) {
+    run.mine = stamp;
+    return;
+  }
+  const found = await ctx.kv.get<Numbering>(guard.key);
+  if (found.value && found.value.by === run.id) {
+    await finish(ctx, q, found as Deno.KvEntry<Numbering>);
+  }
 }
 
 /**

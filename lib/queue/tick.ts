@@ -5,6 +5,7 @@
  * written with the counts; then the once-a-minute upkeep. All order-keeping happens here.
  */
 import { StoreBusyError } from "../errors.ts";
+import { log } from "../log.ts";
 import { sleep } from "../clock.ts";
 import { lockRetried, recordOp, retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
 
@@ -16,7 +17,7 @@ import { compactGoneLog, type TickRound, tickRound } from "./admit.ts";
 import { bucketCap, type QueueContext, refill } from "./context.ts";
 import { takeInEnters } from "./enters.ts";
 import { leaveById } from "./leave_enter.ts";
-import { sequence, SEQUENCE_CHUNK } from "./sequencer.ts";
+import { sequence, SEQUENCE_CHUNK, sequencing } from "./sequencer.ts";
 import type { Counts, QueueSettings } from "./types.ts";
 
 /** Result of an admission tick. */
@@ -88,8 +89,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     bucketAt: 0,
     bucketLeft: 0,
   };
-  const started = Date.now();
-  const { counts, arrivals } = await ctx.readCounts(q);
+  const { counts, arrivals, settings } = await ctx.readState(q);
   if (counts.tickAt >= sec || !(await claimTick(ctx, q, sec))) return result;
   // Silent waiters passed over by this tick's rounds (see `admitInto`).
   const passed = new Set<string>();
@@ -100,48 +100,42 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
-  // Behind a backlog of joins not numbered yet, the numbered waiters go in first: they came
-  // before all of it (but a join whose commit landed late), and the second's admissions do not
-  // wait for a numbering that takes the second (bench/RESULTS.md, scale-out at 3,000/s).
-  const backlog = arrivals > SEQUENCE_CHUNK;
-  let i = 0;
-  if (backlog) await round(i++);
-  await numberArrivals(ctx, q, result, backlog ? Math.max(100, 900 - (Date.now() - started)) : 600);
-  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish;
-  // after a backlog's numbering one more looks at the joins it numbered.
+  // Behind a backlog of joins not numbered yet, with two seconds' admissions numbered, these go
+  // in first (they came before all of it, but a join whose commit landed late) and the backlog is
+  // numbered beside the ticks, not inside one: a tick that waited for it overran its second, and
+  // the rate budget lost what its bucket could not hold meanwhile (bench/RESULTS.md, 3,000/s).
+  const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
+  if (arrivals > SEQUENCE_CHUNK && counts.waiting >= due) {
+    await round(0);
+    if (!sequencing(ctx, q)) {
+      numberArrivals(ctx, q, result, 1500).catch((e) =>
+        log("warn", "numbering failed", { queue: q, error: String(e) })
+      );
+    }
+    if (result.ran) await afterTick(ctx, q, sec);
+    return result;
+  }
+  await numberArrivals(ctx, q, result, 600);
+  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const from = Date.now();
-  for (; i === 0 || (backlog && i === 1) || Date.now() - from < 900; i++) {
+  for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
     if (!(await round(i))) break;
   }
   if (result.ran) await afterTick(ctx, q, sec);
   return result;
 }
 
-/** The queues whose arrivals this process numbers right now (see `numberArrivals`). */
-const numbering = new WeakMap<QueueContext, Set<string>>();
-
-/**
- * The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`; skipped
- * while an earlier second's tick of this process numbers them still (two would only conflict).
- */
+/** The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`. */
 async function numberArrivals(
   ctx: QueueContext,
   q: string,
   result: TickResult,
   budgetMs: number,
 ): Promise<void> {
-  const mine = numbering.get(ctx) ?? new Set<string>();
-  numbering.set(ctx, mine);
-  if (mine.has(q)) return;
-  mine.add(q);
-  try {
-    const seq = await sequence(ctx, q, budgetMs);
-    result.numbered = seq.numbered;
-    // Visitors that left while their join was being numbered: their leave goes on now.
-    for (const id of seq.leavers) await leaveById(ctx, q, id);
-  } finally {
-    mine.delete(q);
-  }
+  const seq = await sequence(ctx, q, budgetMs);
+  result.numbered = seq.numbered;
+  // Visitors that left while their join was being numbered: their leave goes on now.
+  for (const id of seq.leavers) await leaveById(ctx, q, id);
 }
 
 /** One round of a tick: its reads and work, then its commit; true when another round is due. */
