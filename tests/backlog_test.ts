@@ -9,7 +9,7 @@ import { diagnose } from "../lib/queue/doctor.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "../lib/queue/types.ts";
 import { readTicketUnverified } from "../lib/tokens.ts";
-import { SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
+import { ROUND_MOST } from "../lib/queue/sequencer.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -42,7 +42,7 @@ Deno.test("behind a backlog the tick admits the numbered waiters first and numbe
   await Promise.all(Array.from({ length: 20 }, () => t.engine.join(Q, null)));
   await t.engine.sequence(Q);
   const before = (await countsOf(real)).admitted;
-  const backlog = SEQUENCE_CHUNK + 60;
+  const backlog = ROUND_MOST + 60;
   await Promise.all(Array.from({ length: backlog }, () => t.engine.join(Q, null)));
   t.clock.advance(1000);
   armed = true;

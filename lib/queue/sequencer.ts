@@ -34,8 +34,10 @@ import { laneSlots } from "../priority/store.ts";
 export const SEQUENCE_CHUNK = 290;
 /** Early leavers taken in per commit (each read, then up to four mutations). */
 const LEFT_CHUNK = 20;
-/** Chunks a round numbers at once (its record of the chunks after the first: about 25 KB). */
+/** Chunks a round numbers at once (its record of the chunks after the first: about 45 KB). */
 const WIDTH = 6;
+/** The most arrivals one round numbers (two round trips to the store). */
+export const ROUND_MOST = WIDTH * SEQUENCE_CHUNK;
 /** A numbering record younger than this is another sequencer's round in flight, left to it. */
 const FRESH_MS = 3000;
 /** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
@@ -87,7 +89,7 @@ async function readBatch(
   const notes: Deno.KvEntry<unknown>[] = [];
   const prefix = keys.arrivalPrefix(q);
   const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
-  const most = WIDTH * SEQUENCE_CHUNK;
+  const most = ROUND_MOST;
   const [, , numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
