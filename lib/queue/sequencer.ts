@@ -26,6 +26,15 @@ import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
+import {
+  finish,
+  FRESH_MS,
+  landChunks,
+  newRecord,
+  noteNumbered,
+  type Numbering,
+  writeNumbered,
+} from "./numbering.ts";
 
 /**
  * Arrivals numbered per commit: three mutations each (record, line entry, arrival entry), with
@@ -38,26 +47,6 @@ const LEFT_CHUNK = 20;
 const WIDTH = 6;
 /** The most arrivals one round numbers (two round trips to the store). */
 export const ROUND_MOST = WIDTH * SEQUENCE_CHUNK;
-/** A numbering record younger than this is another sequencer's round in flight, left to it. */
-const FRESH_MS = 3000;
-/** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
-const FINISH_CHUNK = 90;
-
-/**
- * The numbering of a wide round's chunks after the first (see the header), flat, five numbers an
- * arrival (about 30 bytes, well under KV's 64 KiB a value at `WIDTH`): its arrival key's time
- * after `base`, its instance as an index into `inst` and its counter; its arrival number; 1 when it
- * joined the pre-queue's window (of round `round`), else 0.
- */
-interface Numbering {
-  by: string;
-  at: number;
-  inst: string[];
-  base: number;
-  round: number;
-  entries: number[];
-}
-
 /** This process's sequencer runs, told apart in their numbering records. */
 let runs = 0;
 
@@ -186,64 +175,6 @@ function numberOne(
   return [seq, round];
 }
 
-/**
- * Writes a numbered arrival into `op`: its record with its number (and round), its line entry
- * unless a window join (the draw places those), its arrival entry taken out. Its deadline entry
- * stays as the join wrote it (nothing reads its value): three mutations.
- */
-function writeNumbered(
-  op: Deno.AtomicOperation,
-  q: string,
-  e: Deno.KvEntry<Visitor>,
-  seq: number,
-  round: number,
-): void {
-  const { mark: _, ...rest } = e.value;
-  const v: Visitor = { ...rest, seq };
-  if (round) v.round = round;
-  op.set(keys.visitor(q, v.id), v).delete(e.key);
-  if (!round) op.set(keys.fifo(q, seq), v.id);
-}
-
-/**
- * Finishes a wide round cut short (see the header): takes its record over, so its own chunks can
- * no longer land, writes each arrival of it still unnumbered (checked: one landed meanwhile is
- * left), then deletes the record. One finishing already (the takeover lost) is left to it.
- */
-async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
-  const took = { ...found.value, by: `${ctx.instance}/finish`, at: ctx.now() };
-  const res = await ctx.kv.atomic().check(found).set(found.key, took).commit();
-  if (!res.ok) return;
-  const guard = { key: found.key, versionstamp: res.versionstamp };
-  const { inst, base, round, entries } = found.value;
-  const parts: Promise<boolean>[] = [];
-  for (let i = 0; i < entries.length; i += 5 * FINISH_CHUNK) {
-    const part = entries.slice(i, i + 5 * FINISH_CHUNK);
-    parts.push((async () => {
-      const ks: Deno.KvKey[] = [];
-      for (let j = 0; j < part.length; j += 5) {
-        ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
-      }
-      const reads = [];
-      for (let j = 0; j < ks.length; j += 10) {
-        reads.push(ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
-      }
-      const op = ctx.kv.atomic().check(guard);
-      (await Promise.all(reads)).flat().forEach((e, j) => {
-        const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
-        if (e.value) {
-          writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
-        }
-      });
-      return (await op.commit()).ok;
-    })());
-  }
-  // The parts leave the record alone, so they land side by side; a lost one is finished again.
-  if ((await Promise.all(parts)).every(Boolean)) {
-    await ctx.kv.atomic().check(guard).delete(found.key).commit();
-  }
-}
-
 /** What a sequencer run did: arrivals numbered, and early leavers numbered meanwhile. */
 export interface Sequenced {
   numbered: number;
@@ -300,7 +231,7 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
       return done;
     }, "sequence");
     // The round's other chunks, outside the retries of its counts commit (which landed).
-    if (out.chunks) await landChunks(ctx, q, run, out.chunks);
+    if (out.chunks && await landChunks(ctx, q, run.id, out.chunks)) run.mine = out.chunks.stamp;
     total += out.n;
     leavers.push(...out.numbered);
     if (out.taken === 0 && out.numbered.length === 0) break;
@@ -413,29 +344,6 @@ async function numberBatch(
 }
 
 /**
- * Lands a wide round's other chunks side by side, each checked against the record its counts
- * commit wrote (`stamp`). One that failed (the store, or the record taken over) is finished from
- * the record at once: the counts already hold the whole round.
- */
-async function landChunks(
-  ctx: QueueContext,
-  q: string,
-  run: Run,
-  { ops, stamp }: { ops: Deno.AtomicOperation[]; stamp: string },
-): Promise<void> {
-  const guard = { key: keys.numbering(q), versionstamp: stamp };
-  const landed = await Promise.allSettled(ops.map((c) => c.check(guard).commit()));
-  if (landed.every((r) => r.status === "fulfilled" && r.value.ok)) {
-    run.mine = stamp;
-    return;
-  }
-  const found = await ctx.kv.get<Numbering>(guard.key);
-  if (found.value && found.value.by === run.id) {
-    await finish(ctx, q, found as Deno.KvEntry<Numbering>);
-  }
-}
-
-/**
  * Numbers a round's arrivals (less the early leavers `gone`): the first chunk into the counts
  * commit `op`, the others into commits of their own (returned), whose numbers `op` records
  * (`keys.numbering`); a round of one chunk deletes the record of the run's last wide round.
@@ -449,8 +357,7 @@ function numberChunks(
   gone: Set<string>,
   run: Run,
 ): { n: number; chunks: Deno.AtomicOperation[] } {
-  const base = (arrivals[0]?.key[2] ?? 0) as number;
-  const record: Numbering = { by: run.id, at: ctx.now(), inst: [], base, round: 0, entries: [] };
+  const record = newRecord(run.id, ctx.now(), (arrivals[0]?.key[2] ?? 0) as number);
   const chunks: Deno.AtomicOperation[] = [];
   let n = 0;
   for (const e of arrivals) {
@@ -467,11 +374,7 @@ function numberChunks(
       e,
       run.lanes,
     );
-    if (c === 0) continue;
-    const [, , ms, inst, k] = e.key as [string, string, number, string, number];
-    if (!record.inst.includes(inst)) record.inst.push(inst);
-    if (round) record.round = round;
-    record.entries.push(ms - base, record.inst.indexOf(inst), k, seq, round ? 1 : 0);
+    if (c > 0) noteNumbered(record, e.key, seq, round);
   }
   if (chunks.length > 0) op.set(keys.numbering(q), record);
   else if (run.mine) op.delete(keys.numbering(q));

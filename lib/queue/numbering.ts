@@ -1,0 +1,120 @@
+/**
+ * A wide round's numbering record (sequencer.ts): the chunks of a round after the first land
+ * beside each other once its counts commit did, each checked against this record, which holds
+ * their numbers so a round cut short (a crash between its commits, a chunk the store lost) is
+ * finished from it, each arrival numbered once. Kept apart from the sequencer's order-keeping: it
+ * only writes numbers already given.
+ */
+import { keys } from "../store/keys.ts";
+import type { QueueContext } from "./context.ts";
+import type { Visitor } from "./types.ts";
+
+/** A numbering record younger than this is another sequencer's round in flight, left to it. */
+export const FRESH_MS = 3000;
+/** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
+const FINISH_CHUNK = 90;
+
+/**
+ * The numbering of a wide round's chunks after the first, flat, five numbers an arrival (about 30
+ * bytes, under KV's 64 KiB a value at the sequencer's width): its arrival key's time after `base`,
+ * its instance as an index into `inst` and its counter; its arrival number; 1 when it joined the
+ * pre-queue's window (of round `round`), else 0.
+ */
+export interface Numbering {
+  by: string;
+  at: number;
+  inst: string[];
+  base: number;
+  round: number;
+  entries: number[];
+}
+
+/** A numbering record of sequencer run `by` for a round whose first arrival came at `base`. */
+export function newRecord(by: string, at: number, base: number): Numbering {
+  return { by, at, inst: [], base, round: 0, entries: [] };
+}
+
+/** Notes arrival `key` (numbered `seq`, a window join of round `round` unless 0) in `record`. */
+export function noteNumbered(record: Numbering, key: Deno.KvKey, seq: number, round: number) {
+  const [, , ms, inst, k] = key as [string, string, number, string, number];
+  if (!record.inst.includes(inst)) record.inst.push(inst);
+  if (round) record.round = round;
+  record.entries.push(ms - record.base, record.inst.indexOf(inst), k, seq, round ? 1 : 0);
+}
+
+/**
+ * Writes a numbered arrival into `op`: its record with its number (and round), its line entry
+ * unless a window join (the draw places those), its arrival entry taken out. Its deadline entry
+ * stays as the join wrote it (nothing reads its value): three mutations.
+ */
+export function writeNumbered(
+  op: Deno.AtomicOperation,
+  q: string,
+  e: Deno.KvEntry<Visitor>,
+  seq: number,
+  round: number,
+): void {
+  const { mark: _, ...rest } = e.value;
+  const v: Visitor = { ...rest, seq };
+  if (round) v.round = round;
+  op.set(keys.visitor(q, v.id), v).delete(e.key);
+  if (!round) op.set(keys.fifo(q, seq), v.id);
+}
+
+/**
+ * Finishes a wide round cut short (see the header): takes its record over, so its own chunks can
+ * no longer land, writes each arrival of it still unnumbered (checked: one landed meanwhile is
+ * left), then deletes the record. One finishing already (the takeover lost) is left to it.
+ */
+export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
+  const took = { ...found.value, by: `${ctx.instance}/finish`, at: ctx.now() };
+  const res = await ctx.kv.atomic().check(found).set(found.key, took).commit();
+  if (!res.ok) return;
+  const guard = { key: found.key, versionstamp: res.versionstamp };
+  const { inst, base, round, entries } = found.value;
+  const parts: Promise<boolean>[] = [];
+  for (let i = 0; i < entries.length; i += 5 * FINISH_CHUNK) {
+    const part = entries.slice(i, i + 5 * FINISH_CHUNK);
+    parts.push((async () => {
+      const ks: Deno.KvKey[] = [];
+      for (let j = 0; j < part.length; j += 5) {
+        ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
+      }
+      const reads = [];
+      for (let j = 0; j < ks.length; j += 10) {
+        reads.push(ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
+      }
+      const op = ctx.kv.atomic().check(guard);
+      (await Promise.all(reads)).flat().forEach((e, j) => {
+        const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
+        if (e.value) {
+          writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
+        }
+      });
+      return (await op.commit()).ok;
+    })());
+  }
+  // The parts leave the record alone, so they land side by side; a lost one is finished again.
+  if ((await Promise.all(parts)).every(Boolean)) {
+    await ctx.kv.atomic().check(guard).delete(found.key).commit();
+  }
+}
+
+/**
+ * Lands a wide round's other chunks side by side, each checked against the record its counts
+ * commit wrote (`stamp`). One that failed (the store, or the record taken over) is finished from
+ * the record at once: the counts already hold the whole round. True when all landed.
+ */
+export async function landChunks(
+  ctx: QueueContext,
+  q: string,
+  by: string,
+  { ops, stamp }: { ops: Deno.AtomicOperation[]; stamp: string },
+): Promise<boolean> {
+  const guard = { key: keys.numbering(q), versionstamp: stamp };
+  const landed = await Promise.allSettled(ops.map((c) => c.check(guard).commit()));
+  if (landed.every((r) => r.status === "fulfilled" && r.value.ok)) return true;
+  const found = await ctx.kv.get<Numbering>(guard.key);
+  if (found.value?.by === by) await finish(ctx, q, found as Deno.KvEntry<Numbering>);
+  return false;
+}
