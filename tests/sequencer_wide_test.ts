@@ -6,7 +6,7 @@
  */
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
-import { diagnose } from "../lib/queue/doctor.ts";
+import { diagnose, repairCounters } from "../lib/queue/doctor.ts";
 import { SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
@@ -105,6 +105,10 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   crash = false;
   assert((await real.get(keys.numbering(Q))).value !== null, "its numbering record stands");
   assertEquals((await countsOf(real)).waiting, n, "the counts took the whole round");
+  const d = await diagnose(real, Q, { pauseMs: 0 });
+  assert(!d.healthy && d.indexProblems.some((p) => p.includes("not yet in their records")));
+  const refused = await repairCounters(real, Q, 1, { pauseMs: 0 }).then(() => false, () => true);
+  assert(refused, "no repair takes the round's joins off the counts");
   // One of the cut-short round leaves meanwhile (still unnumbered: a note for the sequencer).
   await b.engine.leave(Q, tickets.at(-1)!, ids.at(-1)!);
   assert((await real.get(keys.leftEarly(Q, ids.at(-1)!))).value !== null, "its note is there");
