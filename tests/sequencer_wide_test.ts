@@ -18,6 +18,11 @@ const Q = "default";
 const isCounts = (k: Deno.KvKey) => k[0] === "counts";
 const isVisitor = (k: Deno.KvKey) => k[0] === keys.visitor(Q, "x")[0] && k[1] === Q;
 
+/** The numbering records of wide rounds' chunks not written yet. */
+async function records(kv: Deno.Kv): Promise<number> {
+  return (await Array.fromAsync(kv.list({ prefix: keys.numberingPrefix(Q) }))).length;
+}
+
 async function countsOf(kv: Deno.Kv): Promise<Counts> {
   return withDefaults(EMPTY_COUNTS, (await kv.get<Counts>(keys.counts(Q))).value);
 }
@@ -67,7 +72,7 @@ Deno.test("a backlog of several commits' worth is numbered in one round: one cou
   assertEquals(await t.engine.sequence(Q), n);
   assertEquals(countsCommits, 1, "the whole backlog in one counts commit");
   await numberedOnce(real, ids);
-  assertEquals((await real.get(keys.numbering(Q))).value, null, "no numbering record left");
+  assertEquals(await records(real), 0, "no numbering record left");
   const c = await countsOf(real);
   assertEquals([c.waiting, c.nextSeq], [n, n + 1]);
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
@@ -98,12 +103,12 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   const tickets = await crowd(a, n);
   const ids = tickets.map((c) => c.sub);
   crash = true;
-  const died = await a.engine.sequence(Q).then(() => false, () => true);
-  assert(died, "the chunks failed");
+  // Its chunks, and its own finishing of them, fail.
+  await a.engine.sequence(Q).catch(() => {});
   // Commits of the dead run still in flight fail too.
   await new Promise((r) => setTimeout(r, 50));
   crash = false;
-  assert((await real.get(keys.numbering(Q))).value !== null, "its numbering record stands");
+  assert(await records(real) > 0, "its numbering records stand");
   assertEquals((await countsOf(real)).waiting, n, "the counts took the whole round");
   const d = await diagnose(real, Q, { pauseMs: 0 });
   assert(!d.healthy && d.indexProblems.some((p) => p.includes("not yet in their records")));
@@ -116,7 +121,7 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   assertEquals(await b.engine.sequence(Q), 0, "a fresh record is left to its round");
   clock.advance(5000);
   await b.engine.sequence(Q);
-  assertEquals((await real.get(keys.numbering(Q))).value, null, "finished and removed");
+  assertEquals(await records(real), 0, "finished and removed");
   await numberedOnce(real, ids.slice(0, -1));
   const c = await countsOf(real);
   assertEquals(c.nextSeq, n + 1, "no number given twice");
@@ -147,7 +152,7 @@ Deno.test("a chunk that fails once is finished by its own run at once", async ()
   assertEquals(await t.engine.sequence(Q), n);
   assertEquals(fail, 0, "one chunk failed");
   await numberedOnce(real, ids);
-  assertEquals((await real.get(keys.numbering(Q))).value, null, "finished and removed");
+  assertEquals(await records(real), 0, "finished and removed");
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
   real.close();
 });

@@ -235,10 +235,11 @@ async function examine(kv: Deno.Kv, q: string, opts: DoctorOptions) {
   if (transient > 0) live = true;
   problems = [...new Set(problems)];
   // A wide round counted but not yet written into its records (see numbering.ts).
-  const round = (await kv.get<Numbering>(keys.numbering(q))).value;
-  if (round) {
+  const rounds = await Array.fromAsync(kv.list<Numbering>({ prefix: keys.numberingPrefix(q) }));
+  if (rounds.length > 0) {
+    const joins = rounds.reduce((n, e) => n + e.value.entries.length / 5, 0);
     problems.push(
-      `${round.entries.length / 5} joins are numbered in the counts but not yet in their records ` +
+      `${joins} joins are numbered in the counts but not yet in their records ` +
         "(a numbering round under way or cut short; the next tick finishes it): run again",
     );
   }
@@ -284,8 +285,8 @@ export async function repairCounters(
   const { diagnosis } = await examine(kv, q, opts);
   const persisted = diagnosis.counterDiffs;
   // Joins counted but not yet written would be taken off the counts, then written: no repair.
-  const round = { key: keys.numbering(q), versionstamp: null };
-  if ((await kv.get(round.key)).value) {
+  // (A round begun after this look changes the counts, which the repair checks.)
+  if ((await kv.list({ prefix: keys.numberingPrefix(q) }, { limit: 1 }).next()).value) {
     throw new Error(`queue ${q} is numbering a round of joins; try again in a few seconds`);
   }
   if (persisted.length === 0) return { ...diagnosis, repaired: false };
@@ -295,7 +296,7 @@ export async function repairCounters(
     const now = diffsOf(s).filter((k) => persisted.includes(k));
     if (now.length === 0) return { ...diagnosis, counterDiffs: [], repaired: false };
     const fixed = withDefaults(EMPTY_COUNTS, s.countsEntry.value);
-    const op = kv.atomic().check(s.countsEntry, s.entersEntry, round);
+    const op = kv.atomic().check(s.countsEntry, s.entersEntry);
     takeInEnters(op, q, fixed, pendingOf(s.entersEntry));
     for (const k of now) fixed[k] = s.recounted[k];
     const res = await op.set(keys.counts(q), fixed).commit();

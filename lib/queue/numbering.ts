@@ -1,9 +1,10 @@
 /**
- * A wide round's numbering record (sequencer.ts): the chunks of a round after the first land
- * beside each other once its counts commit did, each checked against this record, which holds
- * their numbers so a round cut short (a crash between its commits, a chunk the store lost) is
- * finished from it, each arrival numbered once. Kept apart from the sequencer's order-keeping: it
- * only writes numbers already given.
+ * A wide round's numbering records (sequencer.ts): each chunk of a round after the first has one,
+ * written by the round's counts commit with the chunk's numbers; the chunk lands once that commit
+ * did, checked against its record, which it deletes. So a chunk cut short (a crash between the
+ * commits, a commit the store lost) is finished from its record, each arrival numbered once, and
+ * the next round need not wait for the chunks of the last. Kept apart from the sequencer's
+ * order-keeping: it only writes numbers already given.
  */
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
@@ -15,8 +16,8 @@ export const FRESH_MS = 3000;
 const FINISH_CHUNK = 90;
 
 /**
- * The numbering of a wide round's chunks after the first, flat, five numbers an arrival (about 30
- * bytes, under KV's 64 KiB a value at the sequencer's width): its arrival key's time after `base`,
+ * The numbering of one chunk of a wide round, flat, five numbers an arrival (about 30 bytes, some 9
+ * KB a chunk, under KV's 64 KiB a value): its arrival key's time after `base`,
  * its instance as an index into `inst` and its counter; its arrival number; 1 when it joined the
  * pre-queue's window (of round `round`), else 0.
  */
@@ -101,20 +102,26 @@ export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<N
 }
 
 /**
- * Lands a wide round's other chunks side by side, each checked against the record its counts
- * commit wrote (`stamp`). One that failed (the store, or the record taken over) is finished from
- * the record at once: the counts already hold the whole round. True when all landed.
+ * Lands a chunk of a wide round, checked against the record its counts commit wrote (`stamp`),
+ * which it deletes. One that failed (the store, or its record taken over) is finished from its
+ * record at once (the counts already hold it). True when it landed.
  */
-export async function landChunks(
+export async function landChunk(
   ctx: QueueContext,
-  q: string,
   by: string,
-  { ops, stamp }: { ops: Deno.AtomicOperation[]; stamp: string },
+  { op, key, stamp }: Chunk,
 ): Promise<boolean> {
-  const guard = { key: keys.numbering(q), versionstamp: stamp };
-  const landed = await Promise.allSettled(ops.map((c) => c.check(guard).commit()));
-  if (landed.every((r) => r.status === "fulfilled" && r.value.ok)) return true;
-  const found = await ctx.kv.get<Numbering>(guard.key);
-  if (found.value?.by === by) await finish(ctx, q, found as Deno.KvEntry<Numbering>);
+  const guard = { key, versionstamp: stamp };
+  const landed = await op.check(guard).delete(key).commit().catch(() => null);
+  if (landed?.ok) return true;
+  const found = await ctx.kv.get<Numbering>(key);
+  if (found.value?.by === by) await finish(ctx, key[1] as string, found as Deno.KvEntry<Numbering>);
   return false;
+}
+
+/** A chunk of a wide round: its commit, the key of its record and the versionstamp it has. */
+export interface Chunk {
+  op: Deno.AtomicOperation;
+  key: Deno.KvKey;
+  stamp: string;
 }

@@ -27,9 +27,10 @@ import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
 import {
+  type Chunk,
   finish,
   FRESH_MS,
-  landChunks,
+  landChunk,
   newRecord,
   noteNumbered,
   type Numbering,
@@ -60,8 +61,8 @@ interface Batch {
    * counts were read.
    */
   pending: number;
-  /** The numbering record as read with a batch read afresh (not with one read ahead). */
-  numbering?: Deno.KvEntryMaybe<Numbering>;
+  /** The numbering records as listed with a batch read afresh (not with one read ahead). */
+  numbering?: Deno.KvEntry<Numbering>[];
 }
 
 /**
@@ -92,7 +93,9 @@ async function readBatch(
       const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
       for await (const e of it) notes.push(e);
     })(),
-    ahead ? undefined : ctx.kv.get<Numbering>(keys.numbering(q)),
+    ahead
+      ? undefined
+      : Array.fromAsync(ctx.kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })),
   ]);
   const left: Deno.KvEntry<Visitor | null>[] = [];
   for (let i = 0; i < notes.length; i += 10) {
@@ -213,7 +216,8 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   const leavers: string[] = [];
   const run: Run = {
     id: `${ctx.instance}/${++runs}`,
-    mine: null,
+    rounds: 0,
+    inFlight: [],
     lanes: await laneSlots(ctx.kv, q),
   };
   // What a commit that landed leaves for the next: its state (one read fewer a commit) and the
@@ -221,17 +225,21 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   let known: { state: State; next?: Promise<Batch> } | null = null;
   for (;;) {
     const out = await retryCommit(async () => {
+      // A batch read afresh lists every arrival not written yet: this run's chunks land first.
+      if (!known?.next) await Promise.all(run.inFlight);
       const state = known?.state ?? await ctx.readState(q);
       const batch = known?.next ? await known.next : await readBatch(ctx, q);
       known = null;
-      const other = await otherRound(ctx, q, run, batch);
+      const other = await otherRounds(ctx, q, batch);
       if (other) return other === "finished" ? null : NONE;
       const done = await numberBatch(ctx, q, state, batch, run);
       if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
-    // The round's other chunks, outside the retries of its counts commit (which landed).
-    if (out.chunks && await landChunks(ctx, q, run.id, out.chunks)) run.mine = out.chunks.stamp;
+    // The round's other chunks land beside the next rounds (their arrivals are behind them).
+    for (const c of out.chunks ?? []) {
+      run.inFlight.push(landChunk(ctx, run.id, c).catch(() => false));
+    }
     total += out.n;
     leavers.push(...out.numbered);
     if (out.taken === 0 && out.numbered.length === 0) break;
@@ -239,18 +247,17 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   }
   // A read ahead nobody used (the budget ran out): its failure is nobody's.
   (known as { next?: Promise<Batch> } | null)?.next?.catch(() => {});
-  // The record of this run's last wide round, every chunk of it landed: nothing to finish.
-  const key = keys.numbering(q);
-  if (run.mine) await ctx.kv.atomic().check({ key, versionstamp: run.mine }).delete(key).commit();
+  // A chunk that could not land nor be finished stays for the next run of this process.
+  await Promise.all(run.inFlight);
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
   return { numbered: total, leavers };
 }
 
-/** One sequencer run: its name in numbering records, the versionstamp of its own record. */
+/** One sequencer run: its name in numbering records, its rounds, its chunks landing. */
 interface Run {
   id: string;
-  /** Its numbering record as its last wide round left it, every chunk landed (null: none). */
-  mine: string | null;
+  rounds: number;
+  inFlight: Promise<boolean>[];
   lanes: Map<string, number>;
 }
 
@@ -267,33 +274,28 @@ interface Numbered {
   numbered: string[];
   next: State | null;
   ahead?: Promise<Batch>;
-  /** A wide round's other chunks, to land once its counts commit did (see `landChunks`). */
-  chunks?: { ops: Deno.AtomicOperation[]; stamp: string };
+  /** A wide round's other chunks, to land once its counts commit did (see `landChunk`). */
+  chunks?: Chunk[];
 }
 
 /** A round with nothing done. */
 const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
 
 /**
- * What a batch read afresh says of a numbering record this run did not leave: another
- * sequencer's round in flight ("stop": left to it), or a round cut short ("finished" here, then
- * read again). Null when there is none, or it is this run's own with every chunk landed.
+ * What a batch read afresh says of numbering records (chunks of wide rounds not written yet):
+ * another instance's round in flight ("stop": left to it), or chunks cut short ("finished" here,
+ * then read again; this process's own chunks have all settled before such a read). Null when none.
  */
-async function otherRound(
+async function otherRounds(
   ctx: QueueContext,
   q: string,
-  run: Run,
   batch: Batch,
 ): Promise<"stop" | "finished" | null> {
-  const found = batch.numbering;
-  if (!found || found.versionstamp === run.mine) return null;
-  run.mine = null;
-  if (!found.value) return null;
-  // This process runs one sequencer a queue: a record of another run of it is a dead run's.
-  const dead = found.value.by.startsWith(`${ctx.instance}/`);
-  const inFlight = !dead && ctx.now() - found.value.at < FRESH_MS;
-  if (inFlight) return "stop";
-  await finish(ctx, q, found as Deno.KvEntry<Numbering>);
+  const found = batch.numbering ?? [];
+  if (found.length === 0) return null;
+  const mine = (e: Deno.KvEntry<Numbering>) => e.value.by.startsWith(`${ctx.instance}/`);
+  if (found.some((e) => !mine(e) && ctx.now() - e.value.at < FRESH_MS)) return "stop";
+  await Promise.all(found.map((e) => finish(ctx, q, e)));
   return "finished";
 }
 
@@ -311,8 +313,7 @@ async function numberBatch(
 ): Promise<Numbered | null> {
   const { counts, entry, settings, settingsEntry } = state;
   if (!settings || (batch.arrivals.length === 0 && batch.left.length === 0)) return NONE;
-  const mine = { key: keys.numbering(q), versionstamp: run.mine };
-  const op = ctx.kv.atomic().check(entry, settingsEntry, mine);
+  const op = ctx.kv.atomic().check(entry, settingsEntry);
   // The pre-queue's round opens with the window's first numbering (its commitment); it
   // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
   const opensAt = settings.opensAt ?? Infinity;
@@ -337,16 +338,14 @@ async function numberBatch(
   }
   const next = { ...state, counts: structuredClone(counts) };
   next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
-  // The record is this round's now, or gone: `landChunks` says once every chunk of it landed.
-  run.mine = null;
-  const rest = chunks.length > 0 ? { ops: chunks, stamp: res.versionstamp } : undefined;
+  const rest = chunks.map(({ op, key }) => ({ op, key, stamp: res.versionstamp }));
   return { n, taken: n + gone.size, numbered, next, ahead, chunks: rest };
 }
 
 /**
  * Numbers a round's arrivals (less the early leavers `gone`): the first chunk into the counts
- * commit `op`, the others into commits of their own (returned), whose numbers `op` records
- * (`keys.numbering`); a round of one chunk deletes the record of the run's last wide round.
+ * commit `op`, the others into commits of their own (returned), each with its numbers in a record
+ * `op` writes (see numbering.ts).
  */
 function numberChunks(
   ctx: QueueContext,
@@ -356,27 +355,25 @@ function numberChunks(
   arrivals: Deno.KvEntry<Visitor>[],
   gone: Set<string>,
   run: Run,
-): { n: number; chunks: Deno.AtomicOperation[] } {
-  const record = newRecord(run.id, ctx.now(), (arrivals[0]?.key[2] ?? 0) as number);
-  const chunks: Deno.AtomicOperation[] = [];
+): { n: number; chunks: { op: Deno.AtomicOperation; key: Deno.KvKey }[] } {
+  const chunks: { op: Deno.AtomicOperation; key: Deno.KvKey; record: Numbering }[] = [];
+  const round = ++run.rounds;
   let n = 0;
   for (const e of arrivals) {
     if (gone.has(e.value.id)) continue;
     const c = Math.floor(n++ / SEQUENCE_CHUNK);
-    if (c > chunks.length) chunks.push(ctx.kv.atomic());
-    const [seq, round] = numberOne(
-      ctx,
-      q,
-      op,
-      c ? chunks[c - 1] : op,
-      settings!,
-      counts,
-      e,
-      run.lanes,
-    );
-    if (c > 0) noteNumbered(record, e.key, seq, round);
+    if (c > chunks.length) {
+      const record = newRecord(run.id, ctx.now(), e.key[2] as number);
+      chunks.push({
+        op: ctx.kv.atomic(),
+        key: keys.numbering(q, `${run.id}:${round}:${c}`),
+        record,
+      });
+    }
+    const into = c ? chunks[c - 1] : null;
+    const [seq, w] = numberOne(ctx, q, op, into?.op ?? op, settings!, counts, e, run.lanes);
+    if (into) noteNumbered(into.record, e.key, seq, w);
   }
-  if (chunks.length > 0) op.set(keys.numbering(q), record);
-  else if (run.mine) op.delete(keys.numbering(q));
+  for (const c of chunks) op.set(c.key, c.record);
   return { n, chunks };
 }

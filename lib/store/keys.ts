@@ -219,9 +219,9 @@ export const keys = {
   /** Per-queue search engine rules: what verified crawlers get, the waiting page's status. */
   crawlerSettings: (q: string) => ["settings", "crawlers", q] as const,
   /**
-   * The sequencer's numbering of a wide round not yet written into every record (its chunks land
-   * beside each other after the counts; lib/queue/sequencer.ts), so a crash mid-round is finished.
+   * The sequencer's numbering of one chunk of a wide round not yet written into its records (it
+   * lands after the counts commit; lib/queue/numbering.ts), so a crash mid-round is finished.
    */
-  numbering: (q: string) => ["nn", q, 0] as const,
+  numbering: (q: string, chunk: string) => ["nn", q, chunk] as const,
   numberingPrefix: (q: string) => ["nn", q] as const,
 };
