@@ -7,7 +7,7 @@
 import { delayedKv, KvTally } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { diagnose, repairCounters } from "../lib/queue/doctor.ts";
-import { SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
+import { ROUND_MOST, SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { readTicketUnverified, type TicketClaims } from "../lib/tokens.ts";
@@ -153,6 +153,42 @@ Deno.test("a chunk that fails once is finished by its own run at once", async ()
   assertEquals(fail, 0, "one chunk failed");
   await numberedOnce(real, ids);
   assertEquals(await records(real), 0, "finished and removed");
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});
+
+Deno.test("the next round's counts commit goes out while the last round's chunks still land", async () => {
+  const real = await Deno.openKv(":memory:");
+  let chunksOut = 0, besideChunks = 0, countsCommits = 0;
+  const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
+    kv: delayedKv(real, {
+      readMs: 0,
+      commitMs: 0,
+      beforeCommit: async (w) => {
+        if (w.some(isCounts)) {
+          countsCommits++;
+          if (chunksOut > 0) besideChunks++;
+        } else if (w.some(isVisitor) && w.some((k) => k[0] === "nn")) {
+          // A chunk (it deletes its record): slow on the way.
+          chunksOut++;
+          await new Promise((r) => setTimeout(r, 30));
+          chunksOut--;
+        }
+      },
+    }),
+  });
+  await t.engine.settings(Q);
+  await t.engine.setPaused(Q, true);
+  const n = 2 * ROUND_MOST + 10;
+  const ids = (await crowd(t, n)).map((c) => c.sub);
+  countsCommits = 0;
+  let numbered = 0;
+  for (let i = 0; i < 5 && numbered < n; i++) numbered += await t.engine.sequence(Q);
+  assertEquals(numbered, n);
+  assert(countsCommits >= 3, `${countsCommits} counts commits`);
+  assert(besideChunks > 0, "a round went out beside the chunks of the one before");
+  await numberedOnce(real, ids);
+  assertEquals(await records(real), 0, "every chunk's record deleted with it");
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
   real.close();
 });
