@@ -16,7 +16,7 @@ import { readConfig } from "./config.ts";
 import { type PhaseEnv, type Server } from "./http_phases.ts";
 import { runLoad } from "./load.ts";
 import { freePort, installCleanup, type Proc, start, stopAll, waitReady } from "./procs.ts";
-import { removeKv, seedFile } from "./seeding.ts";
+import { seedFile } from "./seeding.ts";
 import { notDueTickets } from "./tickets.ts";
 
 const env = Deno.env.toObject();
@@ -30,7 +30,7 @@ if (trees.length === 0) throw new Error("usage: status_ab.ts name=tree [name=tre
 const cfg = readConfig({ BENCH_STATUS_LINE: "10000", ...env });
 const dir = await Deno.makeTempDir({ prefix: "tollgate-status-ab-" });
 const e: PhaseEnv = { cfg, tool: "wrk", dir, log: (m) => console.log(m) };
-const secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
+let secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
 const flags = (env.BENCH_DENO_FLAGS ?? "").split(" ").filter(Boolean);
 installCleanup();
 
@@ -47,6 +47,7 @@ async function mainServer(name: string, tree: string, kvPath: string): Promise<S
       ADMIT_PER_SECOND: String(cfg.serverAdmitPerSecond),
       QUEUES: "default",
       TOLLGATE_ENV: "test",
+      T31_MODE: name,
     },
     cwd: tree,
     logPath: `${dir}/${name}.log`,
@@ -76,32 +77,70 @@ async function cpuUs(p: Proc): Promise<number> {
   return (Number(f[11]) + Number(f[12])) * 10_000; // utime, stime (fields 14, 15)
 }
 
+/** Copies a KV file with its SQLite side files. */
+async function copyKv(from: string, to: string): Promise<void> {
+  for (const suffix of ["", "-shm", "-wal"]) {
+    await Deno.copyFile(from + suffix, to + suffix).catch(() => {});
+  }
+}
+
+/** CPU so far of each thread of a process by thread name, in microseconds (live threads only). */
+async function threadCpuUs(p: Proc): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for await (const t of Deno.readDir(`/proc/${p.child.pid}/task`)) {
+    try {
+      const stat = await Deno.readTextFile(`/proc/${p.child.pid}/task/${t.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "N");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10_000);
+    } catch { /* the thread ended */ }
+  }
+  return out;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`;
 
 try {
-  const sd = await seedFile(e, cfg.statusLine, { joinLater: 0, name: "line", minLifeSec: 600 });
-  const first = await mainServer("tickets", trees[0].dir, sd.kvPath);
-  const until = Date.now() + (trees.length + 3) * (rounds + 1) * sliceSec * 1000 + 120_000;
-  const got = await notDueTickets(first.url, cfg.statusTickets, until, cfg.statusTickets * 40);
-  await first.proc.stop();
-  console.log(`${got.tickets.length} tickets not due (${got.joined} joins)`);
+  // STATUS_AB_PREPARED=dir: the line and tickets of an earlier run in dir (made when missing),
+  // for quick repeats; its tickets' visitors lapse about 10 minutes after it was made.
+  const prepared = env.STATUS_AB_PREPARED;
+  let linePath: string, tickets: string[];
+  try {
+    if (!prepared) throw new Error("not prepared");
+    ({ tickets, secret } = JSON.parse(await Deno.readTextFile(`${prepared}/tickets.json`)));
+    linePath = `${prepared}/line.kv`;
+  } catch {
+    const sd = await seedFile(e, cfg.statusLine, { joinLater: 0, name: "line", minLifeSec: 600 });
+    const first = await mainServer("tickets", trees[0].dir, sd.kvPath);
+    const until = Date.now() + (trees.length + 3) * (rounds + 1) * sliceSec * 1000 + 120_000;
+    const got = await notDueTickets(first.url, cfg.statusTickets, until, cfg.statusTickets * 40);
+    await first.proc.stop();
+    console.log(`${got.tickets.length} tickets not due (${got.joined} joins)`);
+    tickets = got.tickets.map((t) => t.ticket);
+    linePath = sd.kvPath;
+    if (prepared) {
+      await Deno.mkdir(prepared, { recursive: true });
+      await copyKv(linePath, `${prepared}/line.kv`);
+      await Deno.writeTextFile(`${prepared}/tickets.json`, JSON.stringify({ tickets, secret }));
+    }
+  }
   const servers: { name: string; s: Server }[] = [];
   for (const t of trees) {
     const kv = `${dir}/${t.name}.kv`;
-    for (const suffix of ["", "-shm", "-wal"]) {
-      await Deno.copyFile(sd.kvPath + suffix, kv + suffix).catch(() => {});
-    }
+    await copyKv(linePath, kv);
     servers.push({ name: `GET /status, ${t.name}`, s: await mainServer(t.name, t.dir, kv) });
   }
-  servers.push({ name: "HTTP floor", s: await floorServer("floor", false) });
-  servers.push({ name: "HTTP floor + ticket verified", s: await floorServer("floor-v", true) });
+  if (env.STATUS_AB_FLOORS !== "0") {
+    servers.push({ name: "HTTP floor", s: await floorServer("floor", false) });
+    servers.push({ name: "HTTP floor + ticket verified", s: await floorServer("floor-v", true) });
+  }
   const spec = (s: Server, name: string, sec: number) => ({
     name,
     url: s.url,
     method: "GET" as const,
     path: "/status?queue=default",
-    tickets: got.tickets.map((t) => t.ticket),
+    tickets,
     connections: cfg.connections,
     threads: cfg.threads,
     durationSec: sec,
@@ -110,9 +149,16 @@ try {
   const rps: number[][] = servers.map(() => []), us: number[][] = servers.map(() => []);
   for (let r = 0; r < rounds; r++) {
     for (const [i, x] of servers.entries()) {
+      const t0 = await threadCpuUs(x.s.proc);
       const c0 = await cpuUs(x.s.proc);
       const res = await runLoad("wrk", spec(x.s, `r${r}-${i}`, sliceSec), dir);
       const c1 = await cpuUs(x.s.proc);
+      const t1 = await threadCpuUs(x.s.proc);
+      if (env.STATUS_AB_THREADS === "1") {
+        const per = [...t1].map(([k, v]) => [k, (v - (t0.get(k) ?? 0)) / res.requests] as const)
+          .filter(([, v]) => v > 0.05).map(([k, v]) => `${k} ${v.toFixed(1)}`);
+        console.log(`  ${x.name} threads, us/request: ${per.join(", ")}`);
+      }
       if (res.non2xx || res.socketErrors) console.log(`  ${x.name}: ${res.non2xx} non-2xx`);
       rps[i].push(res.rps);
       us[i].push((c1 - c0) / res.requests);
@@ -141,7 +187,7 @@ try {
   const nf = trees.length;
   console.log(`\nper-round ratios (median [range]); CPU ratios as floor CPU / status CPU:`);
   for (let t = 0; t < nf; t++) {
-    for (const f of [nf, nf + 1]) {
+    for (const f of [nf, nf + 1].filter((f) => f < servers.length)) {
       console.log(
         `${servers[t].name} / ${servers[f].name}: req/s ${ratio(t, f, rps)}, CPU ${
           ratio(t, f, us, true)
@@ -149,7 +195,6 @@ try {
       );
     }
   }
-  await removeKv(sd.kvPath);
 } finally {
   await stopAll();
   if (env.BENCH_KEEP_TMP !== "1") await Deno.remove(dir, { recursive: true }).catch(() => {});
