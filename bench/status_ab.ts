@@ -112,8 +112,9 @@ try {
   } catch {
     const sd = await seedFile(e, cfg.statusLine, { joinLater: 0, name: "line", minLifeSec: 600 });
     const first = await mainServer("tickets", trees[0].dir, sd.kvPath);
-    // Not due before the run ends: each server's warm-up and slices, and 3 minutes for the search.
-    const until = Date.now() + ((trees.length + 2) * (2 + rounds * sliceSec) + 180) * 1000;
+    // Not due before the run ends: each server's warm-up and slices, and 2.5 minutes for the search.
+    const servers = trees.length + (env.STATUS_AB_FLOORS === "0" ? 0 : 2);
+    const until = Date.now() + (servers * (2 + rounds * sliceSec) + 150) * 1000;
     const got = await notDueTickets(first.url, cfg.statusTickets, until, cfg.statusTickets * 40);
     await first.proc.stop();
     console.log(`${got.tickets.length} tickets not due (${got.joined} joins)`);
