@@ -11,6 +11,10 @@
  * file with the same secret, beside the plain floor and the floor that verifies tickets
  * (bench/status_floor_server.ts). Each round runs one wrk slice (STATUS_AB_SLICE seconds, default
  * 4) per server in turn; STATUS_AB_ROUNDS rounds (default 6). BENCH_DENO_FLAGS apply to main.ts.
+ * STATUS_AB_FLOORS=0 leaves the floors out; STATUS_AB_THREADS=1 prints each slice's CPU by thread;
+ * STATUS_AB_PREPARED=dir keeps the line and tickets for a repeat within a few minutes. A run whose
+ * tickets would fall due before it ends (slots come within about 4 minutes) is refused: use fewer
+ * or shorter slices, or a longer line (50,000 gives room for two trees and both floors, 6 x 3 s).
  */
 import { readConfig } from "./config.ts";
 import { type PhaseEnv, type Server } from "./http_phases.ts";
