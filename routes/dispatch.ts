@@ -45,23 +45,35 @@ export function servedFetch(
     const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
-    // not validate goes to Hono for its envelope.
-    const answer = ours && req.method === "GET" && STATUS_PATH.test(req.url)
-      ? fastStatus(services, req) ?? app.fetch(req, info)
+    // not validate goes to Hono for its envelope. The URL is read once and handed on.
+    const url = ours && req.method === "GET" ? req.url : "";
+    const status = STATUS_PATH.test(url);
+    const answer = status
+      ? fastStatus(services, req, url) ?? app.fetch(req, info)
       : route(req, info, ours);
+    const path = status ? "/status" : undefined;
     return answer instanceof Response
-      ? finish(req, answer, id, started)
-      : answer.then((res) => finish(req, res, id, started));
+      ? finish(req, answer, id, started, path)
+      : answer.then((res) => finish(req, res, id, started, path));
   };
-  /** Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line. */
-  const finish = (req: Request, res: Response, id: string, started: number): Response => {
+  /**
+   * Gives an answer its request id, counts it and, with `LOG_REQUESTS`, logs its access line;
+   * `path` when known already (a status).
+   */
+  const finish = (
+    req: Request,
+    res: Response,
+    id: string,
+    started: number,
+    known?: string,
+  ): Response => {
     // The origin's answers pass untouched (their headers are often immutable); ours get the id.
     const proxied = (res as FromOrigin)[FROM_ORIGIN] === true;
     if (!proxied) res.headers.set("X-Request-Id", id);
     // Per-instance request metrics (route label, status, duration) and the span's route name.
-    observeRequest(req, res.status, performance.now() - started, proxied);
+    observeRequest(req, res.status, performance.now() - started, proxied, known);
     if (services.config.LOG_REQUESTS) {
-      const path = pathOf(req.url);
+      const path = known ?? pathOf(req.url);
       log("info", "request", {
         requestId: id,
         method: req.method,

@@ -15,6 +15,8 @@ export function visitorResponse(
   ticket: string | undefined,
 ): Response {
   const res = jsonResponse(view, status);
+  // Most answers (a status not due) set no cookie.
+  if (!ticket && !view.accessToken) return res;
   for (const v of visitorCookies(req, s.config.ACCESS_TOKEN_TTL_SECONDS, view, ticket)) {
     res.headers.append("Set-Cookie", v);
   }
@@ -29,19 +31,16 @@ interface StatusQuery {
 }
 
 /** Reads a status request's query; null for a query Hono must answer (bad_request). */
-function statusQuery(req: Request): StatusQuery | null {
-  const url = req.url;
+function statusQuery(req: Request, url: string): StatusQuery | null {
   const q = url.indexOf("?");
   if (q < 0) return null;
-  let queue: string | null, visitorId: string | undefined;
-  // The usual query, `queue=<name>` alone, needs no decoding (the name has no % or +).
+  // The usual query, `queue=<name>` alone, needs no decoding (the name has no % or +) and no
+  // further check (the expression is the name's).
   const plain = PLAIN_QUERY.exec(url.slice(q + 1));
-  if (plain) queue = plain[1];
-  else {
-    const query = new URLSearchParams(url.slice(q + 1));
-    queue = query.get("queue");
-    visitorId = query.get("visitorId") ?? undefined;
-  }
+  if (plain) return { queue: plain[1], cookie: req.headers.get("cookie") };
+  const query = new URLSearchParams(url.slice(q + 1));
+  const queue = query.get("queue");
+  const visitorId = query.get("visitorId") ?? undefined;
   if (
     !queue || !QUEUE_NAME_RE.test(queue) ||
     (visitorId !== undefined && !VISITOR_ID_RE.test(visitorId))
@@ -58,8 +57,12 @@ function statusQuery(req: Request): StatusQuery | null {
  * path. Returns null for a query it does not validate itself, which then goes to the Hono app for
  * the full `bad_request` envelope.
  */
-export function fastStatus(s: Services, req: Request): Response | Promise<Response> | null {
-  const p = statusQuery(req);
+export function fastStatus(
+  s: Services,
+  req: Request,
+  url = req.url,
+): Response | Promise<Response> | null {
+  const p = statusQuery(req, url);
   if (!p) return null;
   const known = p.cookie ? knownTicketFor(s.signer, p.cookie, p.queue) : undefined;
   let now: { view: VisitorView } | undefined;

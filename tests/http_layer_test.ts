@@ -101,3 +101,21 @@ Deno.test("the test client goes through the served handler (request ids only it 
   assertEquals(again.status, 200);
   t.close();
 });
+
+Deno.test("metrics: status polls count under route status, answered from memory or by Hono", async () => {
+  const { instanceMetrics } = await import("../lib/metrics/instance.ts");
+  const { t, ticketA } = await twoQueues();
+  const count = (code: string) => instanceMetrics.requests.value(["status", code]);
+  const [ok0, bad0] = [count("200"), count("400")];
+  const headers = { cookie: `tg_ticket=${ticketA}` };
+  // The first poll verifies the ticket (awaited), the next two are answered from memory.
+  for (let i = 0; i < 3; i++) {
+    assertEquals((await t.app.request("/status?queue=default", { headers })).status, 200);
+  }
+  // A query the fast path does not validate goes to Hono: still the status route.
+  const bad = await t.app.request("/status?queue=NOT%20A%20NAME", { headers });
+  assertEquals(bad.status, 400);
+  await bad.body?.cancel();
+  assertEquals([count("200") - ok0, count("400") - bad0], [3, 1]);
+  t.close();
+});

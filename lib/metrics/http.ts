@@ -75,11 +75,18 @@ function cellsOf(route: string): RouteCells {
 }
 
 /**
- * Counts one answered request; `proxied` marks the protected origin's answers (route `origin`).
+ * Counts one answered request; `proxied` marks the protected origin's answers (route `origin`);
+ * `path`, when the caller knows it already (the status fast path), saves reading the URL again.
  * With tracing on, the request's server span is named after the route too.
  */
-export function observeRequest(req: Request, status: number, ms: number, proxied: boolean): void {
-  const [route, pattern] = proxied ? ORIGIN : routeOf(pathOf(req.url));
+export function observeRequest(
+  req: Request,
+  status: number,
+  ms: number,
+  proxied: boolean,
+  path?: string,
+): void {
+  const [route, pattern] = proxied ? ORIGIN : routeOf(path ?? pathOf(req.url));
   const c = cellsOf(route);
   let code = c.codes.get(status);
   if (code === undefined && !c.codes.has(status)) {
@@ -88,5 +95,5 @@ export function observeRequest(req: Request, status: number, ms: number, proxied
   }
   if (code) code.n++;
   if (c.seconds) instanceMetrics.requestSeconds.record(c.seconds, ms / 1000);
-  if (pattern) nameServerSpan(req.method, pattern);
+  if (pattern) nameServerSpan(req, pattern);
 }

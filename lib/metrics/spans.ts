@@ -5,7 +5,7 @@
  */
 import { AppError } from "../errors.ts";
 import { instanceMetrics } from "./instance.ts";
-import { spanNow, traced } from "./tracing.ts";
+import { spanNow, traced, tracingOn } from "./tracing.ts";
 
 /** Error codes of a join that are not refusals: the request itself was wrong. */
 const NOT_REFUSALS = new Set(["unknown_queue", "bad_request", "internal"]);
@@ -45,6 +45,8 @@ export function observeJoin<T extends { view: { status: string } }>(
 
 /** A `tollgate.status` span for an answer made from memory (no await, no store access). */
 export function noteStatusNow(q: string, status: string): void {
+  // Checked here too: the attributes would be made for nothing on every poll.
+  if (!tracingOn()) return;
   spanNow("tollgate.status", {
     "tollgate.queue": q,
     "tollgate.outcome": status,

@@ -23,7 +23,7 @@ let on: boolean | undefined;
  * True when a tracer provider is registered with the API (Deno's, under `OTEL_DENO=true`: it
  * registers at start-up, before any of this runs). The API keeps its providers on this global.
  */
-function tracingOn(): boolean {
+export function tracingOn(): boolean {
   return on ??= (globalThis as Record<symbol, { trace?: unknown } | undefined>)[
     Symbol.for("opentelemetry.js.api.1")
   ]?.trace !== undefined;
@@ -97,11 +97,14 @@ export function annotateSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
-/** Names the request's server span (Deno's, when tracing is on) after its route. */
-export function nameServerSpan(method: string, route: string): void {
+/**
+ * Names the request's server span (Deno's, when tracing is on) after its route; the method is
+ * read only then (every request calls this).
+ */
+export function nameServerSpan(req: { readonly method: string }, route: string): void {
   if (!tracingOn()) return;
   const span = trace.getActiveSpan();
   if (!span) return;
   span.setAttribute("http.route", route);
-  span.updateName(`${method} ${route}`);
+  span.updateName(`${req.method} ${route}`);
 }
