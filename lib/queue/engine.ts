@@ -1,5 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
-import type { GuardCounts } from "../guard/stats.ts";
+import { type GuardCounts, NO_GUARD_COUNTS } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
@@ -24,7 +24,7 @@ import { placeOf } from "./placement.ts";
 import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
-import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "./shadow.ts";
+import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "../guard/shadow.ts";
 
 /** Operator metrics of one queue (metric names). */
 export interface QueueMetrics {
@@ -498,22 +498,10 @@ export class Engine {
         : unmonitoredSnapshot(s.healthPaused),
       viewAgeMs: Math.max(0, now - v.loadedAt),
       prequeue: await prequeueMetrics(ctx, q, v, now),
-      joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
+      joinGuards: this.guardCounts ? await this.guardCounts(q) : { ...NO_GUARD_COUNTS },
     };
   }
 }
 
 /** Silent waiters counted this far at most (the count is a list of the deadline index). */
 const SILENT_COUNT_MAX = 100_000;
-
-/** All-zero join-guard counts (an engine without the guards wired in). */
-function noGuardCounts(): GuardCounts {
-  return {
-    rateLimited: 0,
-    challengesIssued: 0,
-    challengesSolved: 0,
-    challengesFailed: 0,
-    enqueueTokensRefused: 0,
-    shadowPlaced: 0,
-  };
-}
