@@ -19,7 +19,7 @@ import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
 import { chooseByLane } from "../priority/choose.ts";
-import { slotOf } from "../priority/line.ts";
+import { addLaneAdmitted, slotOf } from "../priority/line.ts";
 import {
   AHEAD,
   type Read,
@@ -194,8 +194,7 @@ async function admitFromLanes(
       take,
       admitted,
     );
-    const before = counts.laneAdmitted[slot] ?? 0;
-    if (got > 0) counts.laneAdmitted = { ...counts.laneAdmitted, [slot]: before + got };
+    addLaneAdmitted(counts, slot, got);
     n += got;
   }
   return n;

@@ -205,13 +205,8 @@ export class Engine {
   }
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
-  tick(q: string): Promise<TickResult> {
-    return this.#ticked(q, observeTick(q, () => tick(this.ctx, q)));
-  }
-
-  /** What follows a tick of this instance. */
-  async #ticked(q: string, ticking: Promise<TickResult>): Promise<TickResult> {
-    const out = await ticking;
+  async tick(q: string): Promise<TickResult> {
+    const out = await observeTick(q, () => tick(this.ctx, q));
     // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
     // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
     this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
@@ -261,12 +256,8 @@ export class Engine {
     running.add(sec);
     this.#ticking.set(q, running);
     // A store too slow for one tick is a warning: the next second's tick goes on from there.
-    this.tick(q).catch((e) =>
-      log(e instanceof StoreBusyError ? "warn" : "error", "tick failed", {
-        queue: q,
-        error: String(e),
-      })
-    )
+    const level = (e: unknown) => e instanceof StoreBusyError ? "warn" : "error";
+    this.tick(q).catch((e) => log(level(e), "tick failed", { queue: q, error: String(e) }))
       .finally(() => {
         running.delete(sec);
         if (running.size === 0 && this.#ticking.get(q) === running) this.#ticking.delete(q);
@@ -456,6 +447,7 @@ export class Engine {
     // view's counts may be a join commit's, which cannot say how many of those it had.
     const slots = await ctx.readCounts(q);
     const s = v.settings, c = v.counts, held = withEnters(slots.counts, slots.pending);
+    const start = admissionStart(s, now) ?? now;
     let oldest = 0;
     if (v.head !== null) {
       // The head's arrival time is read once per head (scrapes come every second or so); arrival
@@ -481,12 +473,7 @@ export class Engine {
       opensAt: s.opensAt,
       admitPerSecond: ctx.ratePerSecond(s),
       admissionMode: s.mode,
-      estimatedWaitSeconds: estimateWaitSeconds(
-        now,
-        admissionStart(s, now) ?? now,
-        c.waiting,
-        ctx.lineRate(v),
-      ),
+      estimatedWaitSeconds: estimateWaitSeconds(now, start, c.waiting, ctx.lineRate(v)),
       averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,
