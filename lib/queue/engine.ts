@@ -19,11 +19,11 @@ import { admissionStart } from "./view.ts";
 import { type LaneMetrics, laneMetrics } from "../priority/metrics.ts";
 import * as visitor from "./visitor.ts";
 import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
-import { type DrawOptions, runDraw } from "./draw.ts";
+import type { DrawOptions } from "./draw.ts";
+import { DrawSchedule } from "./draw_schedule.ts";
 import { placeOf } from "./placement.ts";
-import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
+import { checkPrequeueChange } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
-import { prequeuePhase } from "./prequeue_phase.ts";
 import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "../guard/shadow.ts";
 
 /** Operator metrics of one queue (metric names). */
@@ -64,6 +64,7 @@ export interface QueueMetrics {
 export class Engine {
   readonly ctx: QueueContext;
   #writer: JoinWriter;
+  #draws: DrawSchedule;
   #lastTick = new Map<string, number>();
   #tickAgain = new Set<string>();
   /** The seconds of the ticks running, by queue. */
@@ -75,6 +76,7 @@ export class Engine {
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
     this.#writer = new JoinWriter(this.ctx);
+    this.#draws = new DrawSchedule(this.ctx, autoTick, () => this.drawOptions);
   }
 
   /**
@@ -209,7 +211,7 @@ export class Engine {
     const out = await observeTick(q, () => tick(this.ctx, q));
     // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
     // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
-    this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
+    this.#draws.soon(q);
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) {
       this.onTicked?.(q, out.waiting);
@@ -267,57 +269,10 @@ export class Engine {
 
   /**
    * Publishes the pre-queue's commitment when its window opens and runs the opening draw at
-   * `opensAt` (one run at a time per queue in this instance); resolves when that step is done.
+   * `opensAt` (draw_schedule.ts); resolves when that step is done.
    */
   drawIfDue(q: string): Promise<unknown> {
-    const running = this.#draws.get(q);
-    // A step under way may be an earlier phase's (a tick's, in the background, just before the
-    // opening): this call runs once more after it, shared by the calls meanwhile.
-    if (running) {
-      let again = this.#drawsAgain.get(q);
-      if (!again) {
-        again = running.catch(() => {}).then(() => {
-          this.#drawsAgain.delete(q);
-          return this.drawIfDue(q);
-        });
-        this.#drawsAgain.set(q, again);
-      }
-      return again;
-    }
-    const p = (async () => {
-      // Read without filling the view cache (this runs beside visitor requests).
-      const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
-      if (!settings) return;
-      const phase = prequeuePhase(settings, this.ctx.now());
-      if (phase === "window") {
-        await settleRoundNow(this.ctx, q);
-        this.#drawAtOpening(q, settings.opensAt!);
-      }
-      if (phase === "drawing") {
-        // Every join of the window is numbered before the window closes for the draw.
-        await sequence(this.ctx, q, 2000);
-        await runDraw(this.ctx, q, this.drawOptions);
-      }
-    })().finally(() => this.#draws.delete(q));
-    this.#draws.set(q, p);
-    return p;
-  }
-  #draws = new Map<string, Promise<unknown>>();
-  #drawsAgain = new Map<string, Promise<unknown>>();
-  #drawTimers = new Map<string, number>();
-
-  /**
-   * In a long-lived process (ticks on), starts the draw at `opensAt` itself rather than at the
-   * next tick, which may come up to a second later. The timer does not keep the process alive.
-   */
-  #drawAtOpening(q: string, opensAt: number): void {
-    const wait = opensAt - this.ctx.now();
-    if (!this.autoTick || wait > 2000 || this.#drawTimers.get(q) === opensAt) return;
-    this.#drawTimers.set(q, opensAt);
-    const id = setTimeout(() => {
-      this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
-    }, Math.max(0, wait) + 5);
-    Deno.unrefTimer(id);
+    return this.#draws.ifDue(q);
   }
   /** Test hooks of the draw (see `DrawOptions`). */
   drawOptions: DrawOptions = {};
