@@ -15,7 +15,7 @@ import {
   removeWaiting,
   returnToLine,
 } from "./records.ts";
-import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import type { Counts, QueueSettings } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
 import { chooseByLane } from "../priority/choose.ts";
@@ -144,7 +144,9 @@ async function admitInto(
     }
     op.check(e);
     if (v.deadline < now) {
-      dropLapsed(op, q, v, counts, now);
+      // Silent past its grace: dropped, counted as abandoned.
+      removeWaiting(op, q, v, counts, now);
+      counts.abandoned++;
       handled.add(v.id);
       continue;
     }
@@ -200,12 +202,6 @@ async function admitFromLanes(
   return n;
 }
 
-/** Drops a waiter that stopped checking in; counted as abandoned. */
-function dropLapsed(op: Deno.AtomicOperation, q: string, v: Visitor, counts: Counts, now: number) {
-  removeWaiting(op, q, v, counts, now);
-  counts.abandoned++;
-}
-
 /** Frees the slots of admissions and tokens that expired; drops waiters that stopped checking in. */
 async function expireInto(
   ctx: QueueContext,
@@ -231,7 +227,8 @@ async function expireInto(
       // A participant its draw has not placed yet: the draw must not write its line entry unseen.
       if (e.unplaced && !unplaced.has(v.round)) op.check(e.unplaced);
       if (e.unplaced) unplaced.add(v.round);
-      dropLapsed(op, q, v, counts, now);
+      removeWaiting(op, q, v, counts, now);
+      counts.abandoned++;
     } else if ((v.until ?? 0) > now) {
       continue;
     } else if (

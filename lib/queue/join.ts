@@ -32,12 +32,8 @@ import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import { leaveById } from "./leave_enter.ts";
 
-export { JoinWriter } from "./join_write.ts";
-
 /** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
-export interface JoinOutcome extends Outcome {
-  ticket: string;
-}
+export type JoinOutcome = Outcome & { ticket: string };
 
 /** What the join guards passed: records for the join's commit, the enqueue key's hash. */
 export interface JoinGuardPass {
