@@ -373,7 +373,7 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
         const c = await chooseWaiters(ctx, q, settings, want - inLanes, counts, skip);
         const got = inLanes +
           await admitInto(ctx, q, op, counts, c.ids, c.fromHead, gone, undefined, passed, settings);
-        // Waiters silent past their grace met on the way are gone, those within it passed
+        // Waiters silent past their grace met on the way are dropped, those within it passed
         // over; keep going while anything changed.
         if (got === 0 && gone.size === 0) return passed.size > silent ? 0 : -1;
         op.set(keys.counts(q), counts);
