@@ -12,7 +12,8 @@ import { ConflictError } from "../errors.ts";
 import { b64url, fromB64url, type Signer, type TicketClaims, timingSafeEqual } from "../tokens.ts";
 import type { QueueContext, QueueView } from "../queue/context.ts";
 import { estimateWaitSeconds } from "../queue/timeslot.ts";
-import type { Branding, VisitorView } from "../queue/types.ts";
+import type { Branding } from "../branding.ts";
+import type { VisitorView } from "../queue/types.ts";
 import { waitingView, withPosition } from "../queue/view.ts";
 
 const RANDOM_BYTES = 10;

@@ -1,18 +1,12 @@
 import type { Config } from "../config.ts";
 import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { readBranding } from "../branding.ts";
+import { type Branding, readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf } from "./enters.ts";
 import { b64url } from "../tokens.ts";
 import type { Signer } from "../tokens.ts";
-import {
-  type Branding,
-  type Counts,
-  EMPTY_COUNTS,
-  type QueueSettings,
-  withDefaults,
-} from "./types.ts";
+import { type Counts, EMPTY_COUNTS, type QueueSettings, withDefaults } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { drawPending } from "./prequeue_phase.ts";
