@@ -7,7 +7,6 @@
  */
 import { laneBack } from "../priority/metrics.ts";
 import {
-  AppError,
   JoinUnconfirmedError,
   NotFoundError,
   NotOpenError,
@@ -68,7 +67,7 @@ async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<Joi
     const rec = out.ticket ? null : (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
     return { ...out, ticket: out.ticket ?? (rec ? await ticketFor(ctx, q, rec) : "") };
   } catch (e) {
-    if (!(e instanceof AppError && e.code === "not_in_queue")) throw e;
+    if (!(e instanceof NotFoundError && e.code === "not_in_queue")) throw e;
     await leaveById(ctx, q, id);
     return null;
   }
