@@ -2,9 +2,38 @@ import { z } from "@hono/zod-openapi";
 import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts";
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
-import { type Branding, DEFAULT_BRANDING, withDefaults } from "./queue/types.ts";
+import { withDefaults } from "./queue/types.ts";
 import { MESSAGE_KEYS, type MessageOverrides } from "./i18n/catalogues.ts";
 import { type Lang, LANGS } from "./i18n/langs.ts";
+
+/** Service-wide branding (one record; a queue may override its fields). */
+export interface Branding {
+  title: string;
+  message: string;
+  logoUrl: string;
+  primaryColor: string;
+  backgroundColor: string;
+  showWaitingCount: boolean;
+  clickToEnter: boolean;
+  admitHoldSeconds: number;
+  redirectUrl: string;
+  /** The operator's wording of visitor messages, per language and key (over the catalogues). */
+  messages: MessageOverrides;
+}
+
+/** The branding of a service nobody has branded yet. */
+export const DEFAULT_BRANDING: Branding = {
+  title: "You're in line",
+  message: "Thanks for your patience. We'll let you in as soon as there's room.",
+  logoUrl: "",
+  primaryColor: "#2563eb",
+  backgroundColor: "#f8fafc",
+  showWaitingCount: false,
+  clickToEnter: false,
+  admitHoldSeconds: 60,
+  redirectUrl: "",
+  messages: {},
+};
 
 /** `#rgb` or `#rrggbb`: the only colours a page will ever put into CSS. */
 export const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;

@@ -3,9 +3,8 @@
  * the default), a logo only from an `https://` URL or a same-origin path. Text fields need no
  * treatment here: Preact escapes them when rendering.
  */
-import { COLOR } from "./branding.ts";
+import { type Branding, COLOR, DEFAULT_BRANDING } from "./branding.ts";
 import { isHttpsUrl, isSameOriginPath } from "./destination.ts";
-import { type Branding, DEFAULT_BRANDING } from "./queue/types.ts";
 
 /** The colour when it is `#rgb` or `#rrggbb`, else `fallback`. */
 export function safeColour(value: unknown, fallback: string): string {

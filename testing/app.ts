@@ -7,7 +7,7 @@ import { createApp } from "../app.ts";
 import { FakeClock, seededRandom } from "../lib/clock.ts";
 import { type Config, testConfig } from "../lib/config.ts";
 import { keys } from "../lib/store/keys.ts";
-import { type Branding, DEFAULT_BRANDING } from "../lib/queue/types.ts";
+import { type Branding, DEFAULT_BRANDING } from "../lib/branding.ts";
 
 /** A fresh app over in-memory KV with a fake clock (2026-01-01T00:00:00Z) and seeded randomness. */
 export async function makeApp(

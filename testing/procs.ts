@@ -2,7 +2,7 @@
  * Real server processes (`deno run -A main.ts`) for the multi-instance and crash tests: spawn on a
  * free port, wait until ready, stop (SIGTERM, then SIGKILL), and read access-token claims.
  */
-import { DEFAULT_BRANDING } from "../lib/queue/types.ts";
+import { DEFAULT_BRANDING } from "../lib/branding.ts";
 import { keys } from "../lib/store/keys.ts";
 import { assert } from "./assert.ts";
 

@@ -6,7 +6,7 @@
 import type { PowChallenge } from "../lib/challenge/pow.ts";
 import { PowHasher } from "../lib/challenge/pow_hash.ts";
 import { writeJoinGuards } from "../lib/guard/settings.ts";
-import { isShadowId } from "../lib/queue/shadow.ts";
+import { isShadowId } from "../lib/guard/shadow.ts";
 import { keys } from "../lib/store/keys.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp, type TestApp } from "./helpers.ts";

@@ -8,7 +8,7 @@ import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { num, t as fill } from "../lib/i18n/format.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
 import { turnMail } from "../lib/notify/turn_mail.ts";
-import { DEFAULT_BRANDING } from "../lib/queue/types.ts";
+import { DEFAULT_BRANDING } from "../lib/branding.ts";
 import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client } from "./helpers.ts";

@@ -9,7 +9,7 @@
  */
 import { PowHasher } from "../../lib/challenge/pow_hash.ts";
 import { writeJoinGuards } from "../../lib/guard/settings.ts";
-import { isShadowId } from "../../lib/queue/shadow.ts";
+import { isShadowId } from "../../lib/guard/shadow.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { makeApp } from "../../testing/app.ts";
 import { ATTACKER_IP } from "./attack.ts";

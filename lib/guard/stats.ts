@@ -21,6 +21,10 @@ const CAUSES = {
 export type GuardKind = keyof typeof CAUSES;
 /** The counts of the last hour, by kind. */
 export type GuardCounts = Record<GuardKind, number>;
+/** All-zero counts (an engine without the guards wired in). */
+export const NO_GUARD_COUNTS = Object.freeze(
+  Object.fromEntries(Object.keys(CAUSES).map((k) => [k, 0])) as GuardCounts,
+);
 
 /** How long a queue's counts are reused (metrics scrapes and admin polls list the buckets). */
 const CACHE_MS = 2000;

@@ -6,7 +6,7 @@
 import { type MessageOverrides, messagesFor } from "../i18n/catalogues.ts";
 import { num, t } from "../i18n/format.ts";
 import { isLang, type Lang } from "../i18n/langs.ts";
-import { DEFAULT_BRANDING } from "../queue/types.ts";
+import { DEFAULT_BRANDING } from "../branding.ts";
 
 /** What the e-mail says: the queue's title, the resume link and code, `near` (0: the turn). */
 export interface TurnMailFacts {

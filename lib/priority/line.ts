@@ -32,6 +32,16 @@ export function firstSeq(slot: number): number {
  */
 export const RETURN_SLOT = MAX_SLOT + 1;
 
+/** Adds `n` to lane slot `slot`'s admissions in `c` (its `laneAdmitted` replaced), never below 0. */
+export function addLaneAdmitted(
+  c: { laneAdmitted: Record<string, number> },
+  slot: number,
+  n: number,
+) {
+  const was = c.laneAdmitted[slot] ?? 0;
+  if (n !== 0 && was + n >= 0) c.laneAdmitted = { ...c.laneAdmitted, [slot]: was + n };
+}
+
 /** Takes the next arrival number of lane slot `slot` from `c` (its `laneNext` replaced). */
 export function takeSeq(c: { laneNext: Record<string, number> }, slot: number): number {
   const seq = c.laneNext[slot] ?? firstSeq(slot);

@@ -1,3 +1,8 @@
+/**
+ * Admissions, expiries and drops into an op the caller commits with the counts: the tick's rounds
+ * (by the rate budget) and the operator's force-admit. Silent waiters within their grace are
+ * passed over and keep their place.
+ */
 import { retryCommit } from "../store/commit.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
@@ -10,11 +15,11 @@ import {
   removeWaiting,
   returnToLine,
 } from "./records.ts";
-import type { Counts, QueueSettings, Visitor } from "./types.ts";
+import type { Counts, QueueSettings } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
 import { chooseByLane } from "../priority/choose.ts";
-import { slotOf } from "../priority/line.ts";
+import { addLaneAdmitted, slotOf } from "../priority/line.ts";
 import {
   AHEAD,
   type Read,
@@ -25,10 +30,9 @@ import {
 } from "./tick_reads.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
-export const CHUNK = 80;
-/** Silent waiters passed over whose record notes it, at most, in one round (a check each). */
+const CHUNK = 80;
+/** Silent waiters passed over whose record notes it, at most, by one set of passed waiters. */
 const PASS_NOTES = 10;
-/** How many passed-over notes a round (by its set of passed waiters) wrote so far. */
 const notesIn = new WeakMap<Set<string>, number>();
 
 /**
@@ -42,35 +46,30 @@ async function pickRandom(
   n: number,
   counts: Counts,
   exclude: Set<string>,
-) {
+): Promise<string[]> {
+  const few = counts.waiting <= 1000;
   const ids = new Set<string>();
   const all: string[] = [];
   let head: number | null = null;
   for await (
-    const e of ctx.kv.list<string>(keys.fifoLine(q, 0), {
-      limit: counts.waiting <= 1000 ? 1000 + exclude.size : 1,
-    })
+    const e of ctx.kv.list<string>(keys.fifoLine(q, 0), { limit: few ? 1000 + exclude.size : 1 })
   ) {
     head ??= e.key[2] as number;
     if (!exclude.has(e.value)) all.push(e.value);
   }
   if (head === null) return [];
-  if (counts.waiting <= 1000) {
-    for (let i = 0; i < n && all.length > 0; i++) {
-      const j = Math.floor(ctx.random.float() * all.length);
-      ids.add(all[j]);
-      all[j] = all[all.length - 1];
-      all.pop();
-    }
-    return [...ids];
+  // From the whole list: each pick is swapped out of the rest.
+  while (few && ids.size < n && all.length > 0) {
+    const j = Math.floor(ctx.random.float() * all.length);
+    ids.add(all[j]);
+    all[j] = all[all.length - 1];
+    all.pop();
   }
   const span = counts.nextSeq - head;
-  for (let round = 0; ids.size < n && round < 200; round++) {
-    const seqs = Array.from({ length: 10 }, () => head! + Math.floor(ctx.random.float() * span));
+  for (let round = 0; !few && ids.size < n && round < 200; round++) {
+    const seqs = Array.from({ length: 10 }, () => head + Math.floor(ctx.random.float() * span));
     for (const e of await ctx.kv.getMany<string[]>(seqs.map((s) => keys.fifo(q, s)))) {
-      if (e.value && !exclude.has(e.value) && ids.size < n) {
-        ids.add(e.value);
-      }
+      if (e.value && !exclude.has(e.value) && ids.size < n) ids.add(e.value);
     }
   }
   return [...ids];
@@ -108,6 +107,7 @@ async function chooseWaiters(
  * Admits the chosen visitors into `op`; returns how many. A silent waiter (past its liveness
  * deadline, within its grace) is passed over and keeps its place: nobody could learn of an
  * admission now, so its slot would be wasted; it goes into `passed` so the caller chooses past it.
+ * One silent past its grace is dropped (into `handled`).
  */
 async function admitInto(
   ctx: QueueContext,
@@ -127,36 +127,37 @@ async function admitInto(
   const branding = await ctx.branding(q);
   let n = 0;
   for (const e of await readKnown(ctx, q, ids.filter((id) => !handled.has(id)), known)) {
+    const v = e.value;
     if (n >= limit) break;
     // Not placed by its draw yet (admissions wait for the draw; kept for safety).
-    if (e.value.state !== "waiting" || e.unplaced) continue;
-    if (e.value.deadline < now) {
-      if (settings && dropAt(settings, e.value.deadline) >= now) {
-        passed.add(e.value.id);
-        // Its turn came while it was away: noted once (the turn e-mail is how it learns), a few
-        // a round so the op stays within its checks (the others at a later tick).
-        const notes = notesIn.get(passed) ?? 0;
-        if (e.value.passedAt === undefined && notes < PASS_NOTES) {
-          op.check(e).set(keys.visitor(q, e.value.id), { ...e.value, passedAt: now });
-          notesIn.set(passed, notes + 1);
-        }
-        continue;
+    if (v.state !== "waiting" || e.unplaced) continue;
+    if (v.deadline < now && settings && dropAt(settings, v.deadline) >= now) {
+      passed.add(v.id);
+      // Its turn came while it was away: noted once (the turn e-mail is how it learns), a few
+      // a round so the op stays within its checks (the others at a later tick).
+      const notes = notesIn.get(passed) ?? 0;
+      if (v.passedAt === undefined && notes < PASS_NOTES) {
+        op.check(e).set(keys.visitor(q, v.id), { ...v, passedAt: now });
+        notesIn.set(passed, notes + 1);
       }
-      // Silent past its grace: it is dropped, not admitted.
-      op.check(e);
-      dropLapsed(op, q, e.value, counts, now);
-      handled.add(e.value.id);
       continue;
     }
     op.check(e);
+    if (v.deadline < now) {
+      // Silent past its grace: dropped, counted as abandoned.
+      removeWaiting(op, q, v, counts, now);
+      counts.abandoned++;
+      handled.add(v.id);
+      continue;
+    }
     // The hold starts when the visitor can learn of it: its next check-in. Without
     // click-to-enter it also lasts as long as a late check-in would have kept its place.
-    let hold = Math.max(now, e.value.nextCheckAt) + branding.admitHoldSeconds * 1000;
-    if (!branding.clickToEnter) hold = Math.max(hold, e.value.deadline);
-    admitWaiting(op, q, e.value, counts, now, hold);
-    admitted.add(e.value.id);
+    let hold = Math.max(now, v.nextCheckAt) + branding.admitHoldSeconds * 1000;
+    if (!branding.clickToEnter) hold = Math.max(hold, v.deadline);
+    admitWaiting(op, q, v, counts, now, hold);
+    admitted.add(v.id);
     // Not from the head when a silent waiter ahead of it keeps its place: logged for positions.
-    if (!fromHead || passed.size > 0) logGone(op, q, e.value, now);
+    if (!fromHead || passed.size > 0) logGone(op, q, v, now);
     n++;
   }
   countTraffic(op, q, now, "out", n);
@@ -180,32 +181,25 @@ async function admitFromLanes(
 ): Promise<number> {
   const skip = new Set([...handled, ...passed, ...admitted]);
   let n = 0;
-  for (const l of await chooseByLane(ctx.kv, q, counts.laneNext, want, skip)) {
+  for (const { ids, slot, take } of await chooseByLane(ctx.kv, q, counts.laneNext, want, skip)) {
     const got = await admitInto(
       ctx,
       q,
       op,
       counts,
-      l.ids,
+      ids,
       true,
       handled,
       undefined,
       passed,
       settings,
-      l.take,
+      take,
       admitted,
     );
-    const before = counts.laneAdmitted[l.slot] ?? 0;
-    if (got > 0) counts.laneAdmitted = { ...counts.laneAdmitted, [l.slot]: before + got };
+    addLaneAdmitted(counts, slot, got);
     n += got;
   }
   return n;
-}
-
-/** Drops a waiter that stopped checking in; counted as abandoned. */
-function dropLapsed(op: Deno.AtomicOperation, q: string, v: Visitor, counts: Counts, now: number) {
-  removeWaiting(op, q, v, counts, now);
-  counts.abandoned++;
 }
 
 /** Frees the slots of admissions and tokens that expired; drops waiters that stopped checking in. */
@@ -223,7 +217,7 @@ async function expireInto(
   const [ids, lapsed] = await Promise.all([reads.expired, reads.lapsed]);
   const dead = lapsed.slice(0, budget - ids.length);
   let n = 0;
-  const unplaced = new Set<string>();
+  const unplaced = new Set<number | undefined>();
   const { clickToEnter } = await ctx.branding(q);
   for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
@@ -231,22 +225,22 @@ async function expireInto(
       // Not numbered yet: the sequencer numbers it first (it runs before this, every tick).
       if (v.seq === 0 || dropAt(reads.settings, v.deadline) >= now) continue;
       // A participant its draw has not placed yet: the draw must not write its line entry unseen.
-      if (e.unplaced && !unplaced.has(String(v.round))) {
-        unplaced.add(String(v.round));
-        op.check(e.unplaced);
-      }
-      dropLapsed(op, q, v, counts, now);
-    } else {
-      if ((v.until ?? 0) > now) continue;
+      if (e.unplaced && !unplaced.has(v.round)) op.check(e.unplaced);
+      if (e.unplaced) unplaced.add(v.round);
+      removeWaiting(op, q, v, counts, now);
+      counts.abandoned++;
+    } else if ((v.until ?? 0) > now) {
+      continue;
+    } else if (
+      v.state === "admitted" && !clickToEnter && dropAt(reads.settings, v.deadline) >= now
+    ) {
       // Admitted and never told (without click-to-enter, any check-in after the admission enters
       // it), within its grace: away when its turn came. Its place waits at the front.
-      if (v.state === "admitted" && !clickToEnter && dropAt(reads.settings, v.deadline) >= now) {
-        returnToLine(op, q, v, counts, now);
-      } else {
-        releaseSlot(op, q, v, counts);
-        // A sliding session's end by idleness or its cap is counted as such (lib/session).
-        noteSessionEnd(op, q, v);
-      }
+      returnToLine(op, q, v, counts, now);
+    } else {
+      releaseSlot(op, q, v, counts);
+      // A sliding session's end by idleness or its cap is counted as such (lib/session).
+      noteSessionEnd(op, q, v);
     }
     op.check(e);
     handled.add(v.id);
@@ -355,21 +349,15 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
   while (total < count) {
     const n = await ctx.serial(q, () =>
       retryCommit(async () => {
-        const now = ctx.now();
         const { counts, entry, settings, settingsEntry } = await ctx.readState(q);
-        if (!settings || !ctx.isOpen(settings, now)) return -1;
-        const want = Math.min(
-          count - total,
-          openSlots(settings, counts),
-          counts.waiting,
-          CHUNK,
-        );
+        if (!settings || !ctx.isOpen(settings, ctx.now())) return -1;
+        const want = Math.min(count - total, openSlots(settings, counts), counts.waiting, CHUNK);
         if (want <= 0) return -1;
         const op = ctx.kv.atomic().check(entry, settingsEntry);
-        const dropped = new Set<string>();
         const silent = passed.size;
-        // Priority lanes first, by their parts, as at the tick; the main line the rest.
+        const gone = new Set<string>();
         const admitted = new Set<string>();
+        // Priority lanes first, by their parts, as at the tick; the main line the rest.
         const inLanes = await admitFromLanes(
           ctx,
           q,
@@ -377,27 +365,17 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
           counts,
           settings,
           want,
-          dropped,
+          gone,
           passed,
           admitted,
         );
         const skip = new Set([...passed, ...admitted]);
-        const chosen = await chooseWaiters(ctx, q, settings, want - inLanes, counts, skip);
-        const got = inLanes + await admitInto(
-          ctx,
-          q,
-          op,
-          counts,
-          chosen.ids,
-          chosen.fromHead,
-          dropped,
-          undefined,
-          passed,
-          settings,
-        );
+        const c = await chooseWaiters(ctx, q, settings, want - inLanes, counts, skip);
+        const got = inLanes +
+          await admitInto(ctx, q, op, counts, c.ids, c.fromHead, gone, undefined, passed, settings);
         // Waiters silent past their grace met on the way are dropped, those within it passed
         // over; keep going while anything changed.
-        if (got === 0 && dropped.size === 0) return passed.size > silent ? 0 : -1;
+        if (got === 0 && gone.size === 0) return passed.size > silent ? 0 : -1;
         op.set(keys.counts(q), counts);
         return (await op.commit()).ok ? got : null;
       }, "force-admit"));
@@ -410,20 +388,15 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
 
 /** Deletes old check-in counts and gone-log entries behind the head of the line. */
 export async function compactGoneLog(ctx: QueueContext, q: string): Promise<void> {
-  // Each line's head (the main line's, and each priority lane's that was used).
   ctx.invalidate(q);
   const v = await ctx.view(q).catch(() => null);
   if (!v) return; // the queue was deleted meanwhile: its records went with it
-  const heads = new Map([[0, v.head], ...(v.laneHeads ?? [])]);
-  const old = Math.floor(ctx.now() / 1000) - 120;
-  const end = keys.checkins(q, old);
+  const end = keys.checkins(q, Math.floor(ctx.now() / 1000) - 120);
   await deleteListed(ctx.kv, { start: keys.checkinsPrefix(q), end }, { limit: 5000 });
-  // Gone-log entries still inside the line are needed for exact positions.
-  await deleteListed(ctx.kv, { prefix: keys.gonePrefix(q) }, {
-    limit: 5000,
-    keep: (k) => {
-      const head = heads.get(slotOf(k[3] as number)) ?? null;
-      return head !== null && (k[3] as number) >= head;
-    },
-  });
+  // Gone-log entries still inside their line (the main line's, or a priority lane's) are needed
+  // for exact positions.
+  const heads = new Map([[0, v.head], ...(v.laneHeads ?? [])]);
+  const keep = (k: Deno.KvKey) =>
+    (k[3] as number) >= (heads.get(slotOf(k[3] as number)) ?? Infinity);
+  await deleteListed(ctx.kv, { prefix: keys.gonePrefix(q) }, { limit: 5000, keep });
 }

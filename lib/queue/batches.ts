@@ -1,14 +1,10 @@
 /**
  * Group commits, for the joins' writes (join_write.ts) and the enters (enter_batch.ts): items that
  * come while commits are in flight go together into the next one, so one store round trip carries
- * many of them instead of one.
- *
- * Up to `inFlight` commits go at once, but a further one goes out beside those in flight only once
- * the youngest has been out `SPREAD_MS`, or when a whole commit's worth (`full`) waits. On a local
- * store a commit is back sooner, and the next takes everyone who came meanwhile: fewer, fuller
- * commits (joins over HTTP took about a sixth less CPU each than with four small commits at once;
- * bench/RESULTS.md). Over a remote store (tens of ms a commit) up to `inFlight` overlap, each a
- * few ms apart.
+ * many. Up to `inFlight` commits go at once, but a further one only once the youngest has been out
+ * `SPREAD_MS` or a whole commit's worth (`full`) waits: on a local store fewer, fuller commits
+ * (joins over HTTP took about a sixth less CPU each; bench/RESULTS.md); over a remote store up to
+ * `inFlight` overlap, a few ms apart.
  */
 
 /** How long the youngest commit in flight has been out before another may go beside it. */

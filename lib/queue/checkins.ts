@@ -121,16 +121,10 @@ export function planCheckIn(
 ): { sec: number; reserved: boolean } {
   const front = frontCheckSec(input);
   const [from, until] = checkWindow(input);
-  if (front !== null && front < from) {
-    const nowSec = Math.floor(input.nowMs / 1000);
-    return { sec: ledger.reserveBefore(q, nowSec + 1, front), reserved: true };
-  }
-  if (front === null) {
-    const limit = input.frontToCome ? bulkLimit(input.rate) : STATUS_BUDGET_PER_SECOND;
-    return { sec: ledger.reserve(q, from, until, limit), reserved: true };
-  }
-  return {
-    sec: ledger.reserve(q, from, Math.min(until, front), bulkLimit(input.rate)),
-    reserved: true,
-  };
+  const nowSec = Math.floor(input.nowMs / 1000);
+  let sec: number;
+  if (front !== null && front < from) sec = ledger.reserveBefore(q, nowSec + 1, front);
+  else if (front === null && !input.frontToCome) sec = ledger.reserve(q, from, until);
+  else sec = ledger.reserve(q, from, Math.min(until, front ?? until), bulkLimit(input.rate));
+  return { sec, reserved: true };
 }

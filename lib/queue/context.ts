@@ -1,18 +1,12 @@
 import type { Config } from "../config.ts";
 import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
-import { readBranding } from "../branding.ts";
+import { type Branding, readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf } from "./enters.ts";
 import { b64url } from "../tokens.ts";
 import type { Signer } from "../tokens.ts";
-import {
-  type Branding,
-  type Counts,
-  EMPTY_COUNTS,
-  type QueueSettings,
-  withDefaults,
-} from "./types.ts";
+import { type Counts, EMPTY_COUNTS, type QueueSettings, withDefaults } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
 import { drawPending } from "./prequeue_phase.ts";
@@ -83,11 +77,6 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
   };
 }
 
-/** True when something cached at `at` is still fresh at `now`: under a second old (and not ahead). */
-function withinSecond(at: number, now: number): boolean {
-  return now - at < 1000 && now >= at;
-}
-
 /**
  * A cached view or branding this old is read again in the background by the next request that
  * uses it, so under load it is renewed before it expires: when it expired instead, every request
@@ -136,8 +125,6 @@ export class QueueContext {
   #views = new Map<string, QueueView>();
   #serial = new Map<string, Promise<void>>();
   #loading = new Map<string, Promise<QueueView>>();
-  /** Bumped by `invalidate`: a load that started before a bump must not be cached or shared. */
-  #generation = new Map<string, number>();
   #gone = new Map<string, GoneCache>();
   #branding = new Map<string, { value: Branding; at: number }>();
   #brandingLoading = new Map<string, Promise<Branding>>();
@@ -185,8 +172,8 @@ export class QueueContext {
   }
 
   /**
-   * Runs the writers of a queue's counts record one at a time in this instance (join batches,
-   * ticks, force-admits), so a stream of join commits cannot starve the tick's checked write.
+   * Runs the writers of a queue's counts record one at a time in this instance (joins let in at
+   * once, ticks, force-admits), so a stream of them cannot starve the tick's checked write.
    */
   serial<T>(q: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.#serial.get(q) ?? Promise.resolve();
@@ -237,16 +224,23 @@ export class QueueContext {
     };
   }
 
+  /**
+   * True when something cached at `at` is fresh (under a second old, and not ahead); past
+   * `REFRESH_AHEAD_MS` it is read again in the background unless a read is `loading` already.
+   */
+  #fresh(at: number, loading: boolean, reload: () => Promise<unknown>): boolean {
+    const now = this.now();
+    if (now - at >= 1000 || now < at) return false;
+    // A failed refresh leaves the value to expire.
+    if (now - at >= REFRESH_AHEAD_MS && !loading) reload().catch(() => {});
+    return true;
+  }
+
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
     const v = this.#views.get(q);
-    if (!v) return undefined;
-    const now = this.now();
-    if (!withinSecond(v.loadedAt, now)) return undefined;
-    if (now - v.loadedAt >= REFRESH_AHEAD_MS && !this.#loading.has(q)) {
-      this.#startLoad(q).catch(() => {}); // a failed refresh leaves the view to expire
-    }
-    return v;
+    const fresh = v && this.#fresh(v.loadedAt, this.#loading.has(q), () => this.#startLoad(q));
+    return fresh ? v : undefined;
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
@@ -258,7 +252,11 @@ export class QueueContext {
 
   /** Starts a load of `q`'s view, shared by every caller until it settles. */
   #startLoad(q: string): Promise<QueueView> {
-    const p: Promise<QueueView> = this.#load(q).finally(() => {
+    const p: Promise<QueueView> = this.#load(q).then((view) => {
+      // Not after an `invalidate` meanwhile: its reads may predate the write.
+      if (this.#loading.get(q) === p) this.#views.set(q, view);
+      return view;
+    }).finally(() => {
       if (this.#loading.get(q) === p) this.#loading.delete(q);
     });
     this.#loading.set(q, p);
@@ -272,27 +270,21 @@ export class QueueContext {
   async viewOf(q: string, seq: number): Promise<QueueView> {
     const v = await this.view(q);
     if (seq < lineOf(v, seq).next) return v;
-    this.#drop(q);
+    this.invalidate(q);
     return await this.view(q);
   }
 
-  /** Drops the cached view after a local write: this instance reads its writes. */
-  invalidate(q: string): void {
-    this.#drop(q);
-  }
-
   /**
-   * Forgets the view, and a load under way (its reads may predate the write that made the caller
-   * drop it): the next `view` reads afresh, and the old load's answer is not cached.
+   * Drops the cached view after a local write (this instance reads its writes), and a load under
+   * way (its reads may predate the write): the next `view` reads afresh; the old load's answer is
+   * not cached.
    */
-  #drop(q: string): void {
+  invalidate(q: string): void {
     this.#views.delete(q);
     this.#loading.delete(q);
-    this.#generation.set(q, (this.#generation.get(q) ?? 0) + 1);
   }
 
   async #load(q: string): Promise<QueueView> {
-    const generation = this.#generation.get(q) ?? 0;
     const loadedAt = this.now();
     const [settings, { counts, arrivals }, head, lanes] = await Promise.all([
       this.readSettings(q),
@@ -313,7 +305,7 @@ export class QueueContext {
     const gone = [...goneSet].sort((a, b) => a - b);
     // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
     const shown = { ...counts, waiting: counts.waiting + arrivals };
-    const view = {
+    return {
       settings,
       counts: shown,
       pending: arrivals,
@@ -324,8 +316,6 @@ export class QueueContext {
       goneSet: new Set(gone),
       loadedAt,
     };
-    if ((this.#generation.get(q) ?? 0) === generation) this.#views.set(q, view);
-    return view;
   }
 
   /** The head of line `slot` (0: the main line, else a priority lane's). */
@@ -366,13 +356,8 @@ export class QueueContext {
   /** The cached branding of `q` while it is fresh (under a second old), without an await. */
   freshBranding(q: string): Branding | undefined {
     const b = this.#branding.get(q);
-    if (!b) return undefined;
-    const now = this.now();
-    if (!withinSecond(b.at, now)) return undefined;
-    if (now - b.at >= REFRESH_AHEAD_MS && !this.#brandingLoading.has(q)) {
-      this.#loadBranding(q).catch(() => {});
-    }
-    return b.value;
+    const loading = this.#brandingLoading.has(q);
+    return b && this.#fresh(b.at, loading, () => this.#loadBranding(q)) ? b.value : undefined;
   }
 
   /** The branding of `q` last read, however old (a page that must not wait on the store). */

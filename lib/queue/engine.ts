@@ -1,5 +1,5 @@
 import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
-import type { GuardCounts } from "../guard/stats.ts";
+import { type GuardCounts, NO_GUARD_COUNTS } from "../guard/stats.ts";
 import { log } from "../log.ts";
 import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
@@ -12,19 +12,20 @@ import { forceAdmit } from "./admit.ts";
 import { tick, type TickResult } from "./tick.ts";
 import { sequence } from "./sequencer.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
-import { join, type JoinGuardPass, type JoinOutcome, JoinWriter } from "./join.ts";
+import { join, type JoinGuardPass, type JoinOutcome } from "./join.ts";
+import { JoinWriter } from "./join_write.ts";
 import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import { type LaneMetrics, laneMetrics } from "../priority/metrics.ts";
 import * as visitor from "./visitor.ts";
 import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
-import { type DrawOptions, runDraw } from "./draw.ts";
+import type { DrawOptions } from "./draw.ts";
+import { DrawSchedule } from "./draw_schedule.ts";
 import { placeOf } from "./placement.ts";
-import { checkPrequeueChange, settleRoundNow } from "./prequeue.ts";
+import { checkPrequeueChange } from "./prequeue.ts";
 import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
-import { prequeuePhase } from "./prequeue_phase.ts";
-import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "./shadow.ts";
+import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "../guard/shadow.ts";
 
 /** Operator metrics of one queue (metric names). */
 export interface QueueMetrics {
@@ -64,6 +65,7 @@ export interface QueueMetrics {
 export class Engine {
   readonly ctx: QueueContext;
   #writer: JoinWriter;
+  #draws: DrawSchedule;
   #lastTick = new Map<string, number>();
   #tickAgain = new Set<string>();
   /** The seconds of the ticks running, by queue. */
@@ -75,6 +77,7 @@ export class Engine {
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
     this.#writer = new JoinWriter(this.ctx);
+    this.#draws = new DrawSchedule(this.ctx, autoTick, () => this.drawOptions);
   }
 
   /**
@@ -205,16 +208,11 @@ export class Engine {
   }
 
   /** Runs one admission tick on `q` (a no-op when another instance ran this second). */
-  tick(q: string): Promise<TickResult> {
-    return this.#ticked(q, observeTick(q, () => tick(this.ctx, q)));
-  }
-
-  /** What follows a tick of this instance. */
-  async #ticked(q: string, ticking: Promise<TickResult>): Promise<TickResult> {
-    const out = await ticking;
+  async tick(q: string): Promise<TickResult> {
+    const out = await observeTick(q, () => tick(this.ctx, q));
     // The pre-queue's round and draw run after the tick, in the background: a draw of many takes
     // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
-    this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
+    this.#draws.soon(q);
     // Observers (the depth webhook) run after the tick, never inside it.
     if (out.ran) {
       this.onTicked?.(q, out.waiting);
@@ -261,12 +259,8 @@ export class Engine {
     running.add(sec);
     this.#ticking.set(q, running);
     // A store too slow for one tick is a warning: the next second's tick goes on from there.
-    this.tick(q).catch((e) =>
-      log(e instanceof StoreBusyError ? "warn" : "error", "tick failed", {
-        queue: q,
-        error: String(e),
-      })
-    )
+    const level = (e: unknown) => e instanceof StoreBusyError ? "warn" : "error";
+    this.tick(q).catch((e) => log(level(e), "tick failed", { queue: q, error: String(e) }))
       .finally(() => {
         running.delete(sec);
         if (running.size === 0 && this.#ticking.get(q) === running) this.#ticking.delete(q);
@@ -276,57 +270,10 @@ export class Engine {
 
   /**
    * Publishes the pre-queue's commitment when its window opens and runs the opening draw at
-   * `opensAt` (one run at a time per queue in this instance); resolves when that step is done.
+   * `opensAt` (draw_schedule.ts); resolves when that step is done.
    */
   drawIfDue(q: string): Promise<unknown> {
-    const running = this.#draws.get(q);
-    // A step under way may be an earlier phase's (a tick's, in the background, just before the
-    // opening): this call runs once more after it, shared by the calls meanwhile.
-    if (running) {
-      let again = this.#drawsAgain.get(q);
-      if (!again) {
-        again = running.catch(() => {}).then(() => {
-          this.#drawsAgain.delete(q);
-          return this.drawIfDue(q);
-        });
-        this.#drawsAgain.set(q, again);
-      }
-      return again;
-    }
-    const p = (async () => {
-      // Read without filling the view cache (this runs beside visitor requests).
-      const settings = this.ctx.freshView(q)?.settings ?? await this.ctx.readSettings(q);
-      if (!settings) return;
-      const phase = prequeuePhase(settings, this.ctx.now());
-      if (phase === "window") {
-        await settleRoundNow(this.ctx, q);
-        this.#drawAtOpening(q, settings.opensAt!);
-      }
-      if (phase === "drawing") {
-        // Every join of the window is numbered before the window closes for the draw.
-        await sequence(this.ctx, q, 2000);
-        await runDraw(this.ctx, q, this.drawOptions);
-      }
-    })().finally(() => this.#draws.delete(q));
-    this.#draws.set(q, p);
-    return p;
-  }
-  #draws = new Map<string, Promise<unknown>>();
-  #drawsAgain = new Map<string, Promise<unknown>>();
-  #drawTimers = new Map<string, number>();
-
-  /**
-   * In a long-lived process (ticks on), starts the draw at `opensAt` itself rather than at the
-   * next tick, which may come up to a second later. The timer does not keep the process alive.
-   */
-  #drawAtOpening(q: string, opensAt: number): void {
-    const wait = opensAt - this.ctx.now();
-    if (!this.autoTick || wait > 2000 || this.#drawTimers.get(q) === opensAt) return;
-    this.#drawTimers.set(q, opensAt);
-    const id = setTimeout(() => {
-      this.drawIfDue(q).catch((e) => log("error", "draw failed", { queue: q, error: String(e) }));
-    }, Math.max(0, wait) + 5);
-    Deno.unrefTimer(id);
+    return this.#draws.ifDue(q);
   }
   /** Test hooks of the draw (see `DrawOptions`). */
   drawOptions: DrawOptions = {};
@@ -456,6 +403,7 @@ export class Engine {
     // view's counts may be a join commit's, which cannot say how many of those it had.
     const slots = await ctx.readCounts(q);
     const s = v.settings, c = v.counts, held = withEnters(slots.counts, slots.pending);
+    const start = admissionStart(s, now) ?? now;
     let oldest = 0;
     if (v.head !== null) {
       // The head's arrival time is read once per head (scrapes come every second or so); arrival
@@ -481,12 +429,7 @@ export class Engine {
       opensAt: s.opensAt,
       admitPerSecond: ctx.ratePerSecond(s),
       admissionMode: s.mode,
-      estimatedWaitSeconds: estimateWaitSeconds(
-        now,
-        admissionStart(s, now) ?? now,
-        c.waiting,
-        ctx.lineRate(v),
-      ),
+      estimatedWaitSeconds: estimateWaitSeconds(now, start, c.waiting, ctx.lineRate(v)),
       averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
       oldestWaitSeconds: oldest,
       abandoned: c.abandoned,
@@ -498,22 +441,10 @@ export class Engine {
         : unmonitoredSnapshot(s.healthPaused),
       viewAgeMs: Math.max(0, now - v.loadedAt),
       prequeue: await prequeueMetrics(ctx, q, v, now),
-      joinGuards: this.guardCounts ? await this.guardCounts(q) : noGuardCounts(),
+      joinGuards: this.guardCounts ? await this.guardCounts(q) : { ...NO_GUARD_COUNTS },
     };
   }
 }
 
 /** Silent waiters counted this far at most (the count is a list of the deadline index). */
 const SILENT_COUNT_MAX = 100_000;
-
-/** All-zero join-guard counts (an engine without the guards wired in). */
-function noGuardCounts(): GuardCounts {
-  return {
-    rateLimited: 0,
-    challengesIssued: 0,
-    challengesSolved: 0,
-    challengesFailed: 0,
-    enqueueTokensRefused: 0,
-    shadowPlaced: 0,
-  };
-}

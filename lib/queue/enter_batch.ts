@@ -1,8 +1,7 @@
 /**
- * Group commits of admitted visitors entering (holding -> entered): the enters that come while a
- * commit is in flight go together in the next (batches.ts). Each checks only its visitor's record:
- * the counts take the enters in later (see enters.ts), so enters neither contend with the tick nor
- * with each other for the counts record.
+ * Group commits of admitted visitors entering (holding -> entered), see batches.ts. Each checks
+ * only its visitor's record: the counts take the enters in later (enters.ts), so enters contend
+ * neither with the tick nor with each other for the counts record.
  */
 import { GroupCommits } from "./batches.ts";
 import { addEnters } from "./enters.ts";
@@ -51,12 +50,8 @@ export function enterInBatch(
 ): Promise<Visitor | null> {
   let b = batchers.get(ctx);
   if (!b) {
-    b = new GroupCommits<PendingEnter>({
-      inFlight: 1,
-      full: MAX_ENTERS,
-      cut: () => MAX_ENTERS,
-      commit: (batch) => commitEnters(ctx, batch),
-    });
+    const commit = (batch: PendingEnter[]) => commitEnters(ctx, batch);
+    b = new GroupCommits({ inFlight: 1, full: MAX_ENTERS, cut: () => MAX_ENTERS, commit });
     batchers.set(ctx, b);
   }
   return new Promise((resolve, reject) => b.add({ q, entry, resolve, reject }));

@@ -1,18 +1,12 @@
 /**
- * Enters (an admitted visitor taking its slot: holding -> entered) do not write the checked counts
- * record: they add to a `sum` of their own (`keys.entersPending`), which writers of the counts
- * take in when they commit anyway (the tick, a leave, the doctor's repair).
- *
- * An enter leaves `holding + entered` (the slots in use) as it was, so nothing an admission
- * decides on changes with it. Written into the counts, every instance's enter batches (up to the
- * admission rate a second) contended for the record with the join commits and the tick: with 50
- * instances at 100 ms a commit, the tick's counts commit lost to enters again and again and whole
- * seconds went without a tick (bench/scale_sim.ts).
+ * Enters (an admitted visitor taking its slot: holding -> entered) leave `holding + entered`, the
+ * slots in use, as it was: so they do not write the checked counts record but add to a `sum` of
+ * their own (`keys.entersPending`), which writers of the counts take in when they commit anyway
+ * (the tick, a leave, the doctor's repair). Written into the counts, they contended with the tick:
+ * at 50 instances and 100 ms a commit, whole seconds went without a tick (bench/scale_sim.ts).
  */
 import { keys } from "../store/keys.ts";
 import type { Counts } from "./types.ts";
-
-const WRAP = 1n << 64n;
 
 /** Enters not taken into the counts yet, from the sum's entry (0 when absent). */
 export function pendingOf(e: Deno.KvEntryMaybe<Deno.KvU64>): number {
@@ -26,28 +20,20 @@ export function withEnters(c: Counts, pending: number): Counts {
   return pending === 0 ? c : { ...c, holding: c.holding - pending, entered: c.entered + pending };
 }
 
-/**
- * Takes `pending` enters (read in the same snapshot as the counts `c` that `op` checks) into `c`
- * and off the sum. Enters adding to it meanwhile stay pending: the sum is changed by a difference.
- */
-export function takeInEnters(
-  op: Deno.AtomicOperation,
-  q: string,
-  c: Counts,
-  pending: number,
-): void {
-  if (pending <= 0) return;
-  c.holding -= pending;
-  c.entered += pending;
-  takeIn(op, keys.entersPending(q), pending);
+/** Takes `n` enters (read in the same snapshot as the counts `c` that `op` checks) into `c`. */
+export function takeInEnters(op: Deno.AtomicOperation, q: string, c: Counts, n: number): void {
+  if (n <= 0) return;
+  c.holding -= n;
+  c.entered += n;
+  takeIn(op, keys.entersPending(q), n);
 }
 
 /**
- * Takes `n` off the `sum` at `key` in `op` (a wrapping add): what was added meanwhile stays. The
- * enters (above) and the joins not numbered yet (sequencer.ts) are such sums.
+ * Takes `n` off the `sum` at `key` in `op` by a wrapping add, so what was added meanwhile stays.
+ * The enters (above) and the joins not numbered yet (sequencer.ts) are such sums.
  */
 export function takeIn(op: Deno.AtomicOperation, key: Deno.KvKey, n: number): void {
-  if (n > 0) op.sum(key, WRAP - BigInt(n));
+  if (n > 0) op.sum(key, (1n << 64n) - BigInt(n));
 }
 
 /** Adds `n` enters to the sum in `op`. */

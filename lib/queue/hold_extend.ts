@@ -12,8 +12,6 @@ import type { Engine } from "./engine.ts";
 import { MAX_HOLD_EXTENSIONS, type Visitor, type VisitorView } from "./types.ts";
 import { checkTicket } from "./visitor.ts";
 
-export { MAX_HOLD_EXTENSIONS };
-
 /**
  * `POST /enter/extend`: the admitted view with the later `enterBy` and the extensions left
  * (`holdExtensionsLeft`). 409 `not_admitted` while waiting, `conflict` without click-to-enter,

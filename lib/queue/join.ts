@@ -7,7 +7,6 @@
  */
 import { laneBack } from "../priority/metrics.ts";
 import {
-  AppError,
   JoinUnconfirmedError,
   NotFoundError,
   NotOpenError,
@@ -17,15 +16,14 @@ import {
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
+import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
 import {
-  bucketCap,
-  openSlots,
-  type QueueContext,
-  type QueueView,
-  refill,
-  wholeTokens,
-} from "./context.ts";
-import { type JoinRecord, type JoinWriter, putOwnRecords, refusalOf } from "./join_write.ts";
+  commitJoin,
+  type JoinOwn,
+  type JoinRecord,
+  type JoinWriter,
+  putOwnRecords,
+} from "./join_write.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import { countTraffic, grantSlot } from "./records.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
@@ -33,22 +31,15 @@ import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import { leaveById } from "./leave_enter.ts";
 
-export { JoinWriter } from "./join_write.ts";
-
 /** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
-export interface JoinOutcome extends Outcome {
-  ticket: string;
-}
+export type JoinOutcome = Outcome & { ticket: string };
 
 /** What the join guards passed: records for the join's commit, the enqueue key's hash. */
 export interface JoinGuardPass {
   records: JoinRecord[];
   /** SHA-256 of the enqueue key, base64url: the key holds at most one place in the queue. */
   enqueueKey?: string;
-  /**
-   * The priority lane of a new place (a lane token's claim, or a redeemed priority code's lane,
-   * set by `beforeNewPlace`); the sequencer numbers it into that lane's line.
-   */
+  /** A new place's priority lane (a lane token's, or a code's set by `beforeNewPlace`). */
   lane?: string;
 }
 
@@ -76,7 +67,7 @@ async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<Joi
     const rec = out.ticket ? null : (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
     return { ...out, ticket: out.ticket ?? (rec ? await ticketFor(ctx, q, rec) : "") };
   } catch (e) {
-    if (!(e instanceof AppError && e.code === "not_in_queue")) throw e;
+    if (!(e instanceof NotFoundError && e.code === "not_in_queue")) throw e;
     await leaveById(ctx, q, id);
     return null;
   }
@@ -107,8 +98,7 @@ export async function join(
     id = ticket.sub;
     supplied = true;
   }
-  id ??= newVisitorId(ctx);
-  let charged = false;
+  const j = { q, id: id ?? newVisitorId(ctx), supplied, records: guard.records };
   for (let attempt = 0;; attempt++) {
     const records = [...guard.records];
     if (guard.enqueueKey !== undefined) {
@@ -119,15 +109,14 @@ export async function join(
       const outcome = held.value === null ? null : await resumeHeld(ctx, q, held.value);
       if (outcome) return outcome;
       const conflict = () => new KeyTakenError();
-      records.push({ key, value: id, expect: held.versionstamp, expireIn: KEY_TTL_MS, conflict });
+      records.push({ key, value: j.id, expect: held.versionstamp, expireIn: KEY_TTL_MS, conflict });
     }
     // Only now is this a new place (not a held one resumed): the per-client limit counts it.
-    if (!charged) await beforeNewPlace?.();
-    charged = true;
+    if (attempt === 0) await beforeNewPlace?.();
     try {
-      return await place(ctx, writer, q, id, supplied, records, guard.lane);
+      return await place(ctx, writer, { ...j, records }, guard.lane);
     } catch (e) {
-      if (e instanceof StoreBusyError) throw await unconfirmed(ctx, q, id, e);
+      if (e instanceof StoreBusyError) throw await unconfirmed(ctx, j, e);
       // Another join took the key first: the next round resumes its place.
       if (!(e instanceof KeyTakenError) || attempt >= 3) throw e;
     }
@@ -135,30 +124,21 @@ export async function join(
 }
 
 /** Guards, writes and answers a new place: in at once, or at the back of the line. */
-async function place(
-  ctx: QueueContext,
-  writer: JoinWriter,
-  q: string,
-  id: string,
-  supplied: boolean,
-  records: JoinRecord[],
-  lane?: string,
-): Promise<JoinOutcome> {
+async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: string) {
+  const { q } = j;
   const v = await ctx.view(q);
   const now = ctx.now();
   if (prequeuePhase(v.settings, now) === "before") throw new NotOpenError(q);
   // The cap counts the line as last read plus this instance's joins since: at most a second of
   // other instances' joins over it.
   const max = v.settings.maxWaitingVisitors;
-  if ((ctx.freshView(q) ?? v).counts.waiting >= max) throw new QueueFullError(q, max);
+  const line = (ctx.freshView(q) ?? v).counts;
+  if (line.waiting >= max) throw new QueueFullError(q, max);
   // Its place in arrival order is taken now: a join that tried to go in at once and could not
   // stays ahead of those that came meanwhile.
   const arrival = ctx.nextArrival();
-  if (mayGoInAtOnce(ctx, v, now)) {
-    const admitted = await atOnce(ctx, q, async () => {
-      if (await ctx.queueAll?.(q)) return null;
-      return await admitAtOnce(ctx, q, id, supplied, records);
-    });
+  if (roomNow(ctx, v.settings, { ...line }, now)) {
+    const admitted = await admitAtOnce(ctx, j);
     if (admitted) return admitted;
   }
   // The seconds other instances filled (read once a second): the check-in budget is shared.
@@ -168,7 +148,7 @@ async function place(
   const position = lane === undefined ? back : laneBack(ctx, v, lane) ?? back;
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
   const visitor: Visitor = {
-    id,
+    id: j.id,
     seq: 0,
     joinedAt: now,
     state: "waiting",
@@ -177,7 +157,7 @@ async function place(
     mark: [now, ctx.instance, arrival],
   };
   if (lane !== undefined) visitor.lane = lane;
-  await writer.write({ q, visitor, supplied, records, checkin }).catch((e) => {
+  await writer.write({ ...j, visitor, checkin }).catch((e) => {
     ctx.noteArrival(q, v, -1);
     throw e;
   });
@@ -185,35 +165,6 @@ async function place(
     view: provisionalView(ctx, q, visitor, v, position, await ctx.branding(q)),
     ticket: await ticketFor(ctx, q, visitor),
   };
-}
-
-/**
- * Joins of one instance that may try to go in at once together. Each is a commit on the counts,
- * one after another (`ctx.serial`, which the tick's commits wait in too): a crowd on an empty line
- * all trying it queued thousands of them there, a store round trip each, and over a remote store
- * the tick and the joins waited minutes (bench/scale_sim.ts at 100 ms). The rest take the line.
- */
-const AT_ONCE = 4;
-const trying = new WeakMap<QueueContext, Map<string, number>>();
-
-/** Runs `f` among the joins of `q` trying to go in at once; null (not run) when four already are. */
-async function atOnce<T>(ctx: QueueContext, q: string, f: () => Promise<T | null>) {
-  const m = trying.get(ctx) ?? new Map<string, number>();
-  trying.set(ctx, m);
-  // Counted from now, before any await.
-  if ((m.get(q) ?? 0) >= AT_ONCE) return null;
-  m.set(q, (m.get(q) ?? 0) + 1);
-  try {
-    return await f();
-  } finally {
-    m.set(q, m.get(q)! - 1);
-  }
-}
-
-/** True when the view says a join may go in at once: an empty line, open, a slot and budget. */
-function mayGoInAtOnce(ctx: QueueContext, v: QueueView, now: number): boolean {
-  return (ctx.freshView(v.settings.name) ?? v).counts.waiting === 0 &&
-    roomNow(ctx, v.settings, { ...v.counts }, now);
 }
 
 /** True when `c` (refilled to `now` here) lets one in: open, an empty line, a slot and a token. */
@@ -225,50 +176,66 @@ function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): b
 }
 
 /**
- * A join let in at once: the only join that commits against the counts (checked with the line's
- * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty
- * or the budget or the slots are gone: then it waits like any other.
+ * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE`. Each is a commit on
+ * the counts, one after another (`ctx.serial`, which the tick's commits wait in too): a crowd on
+ * an empty line all trying it queued thousands of them there, a store round trip each, and over a
+ * remote store the tick and the joins waited minutes (bench/scale_sim.ts at 100 ms). The rest
+ * take the line.
  */
-async function admitAtOnce(
-  ctx: QueueContext,
-  q: string,
-  id: string,
-  supplied: boolean,
-  records: JoinRecord[],
-): Promise<JoinOutcome | null> {
-  const branding = await ctx.branding(q);
-  const admitted = await ctx.serial(q, () =>
-    retryCommit<Visitor | false>(async () => {
-      const now = ctx.now();
-      const { counts, entry, arrivals, arrivalsEntry, settings, settingsEntry } = await ctx
-        .readState(q);
-      if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
-      if (arrivals > 0 || !roomNow(ctx, settings, counts, now)) return false;
-      const op = ctx.kv.atomic().check(entry, settingsEntry, arrivalsEntry);
-      putOwnRecords(op, q, id, supplied, records);
-      counts.tokens--;
-      counts.waitCount++;
-      const fresh: Visitor = {
-        id,
-        seq: counts.nextSeq++,
-        joinedAt: now,
-        state: "waiting",
-        nextCheckAt: 0,
-        deadline: 0,
-      };
-      const hold = now + branding.admitHoldSeconds * 1000;
-      const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
-      const next = grantSlot(op, q, fresh, counts, now, hold, ttl);
-      countTraffic(op, q, now, "in", 1);
-      countTraffic(op, q, now, "out", 1);
-      if ((await op.set(keys.counts(q), counts).commit()).ok) return next;
-      const why = supplied || records.length > 0 ? await refusalOf(ctx, q, id, records) : null;
-      if (why) throw why;
-      return null;
-    }, "join"));
-  if (!admitted) return null;
-  ctx.invalidate(q);
-  return { view: await admittedView(ctx, q, admitted), ticket: await ticketFor(ctx, q, admitted) };
+const trying = new WeakMap<QueueContext, Map<string, number>>();
+const AT_ONCE = 4;
+
+/**
+ * A join let in at once: the only join that commits against the counts (checked with the line's
+ * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty,
+ * the budget or the slots are gone or enough joins try it already: then it waits like any other.
+ */
+async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome | null> {
+  const { q } = j;
+  const m = trying.get(ctx) ?? new Map<string, number>();
+  trying.set(ctx, m);
+  // Counted from now, before any await.
+  m.set(q, (m.get(q) ?? 0) + 1);
+  try {
+    if (m.get(q)! > AT_ONCE || await ctx.queueAll?.(q)) return null;
+    const branding = await ctx.branding(q);
+    const admitted = await ctx.serial(q, () =>
+      retryCommit<Visitor | false>(async () => {
+        const now = ctx.now();
+        const state = await ctx.readState(q);
+        const { counts, settings } = state;
+        if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
+        if (state.arrivals > 0 || !roomNow(ctx, settings, counts, now)) return false;
+        const op = ctx.kv.atomic().check(state.entry, state.settingsEntry, state.arrivalsEntry);
+        putOwnRecords(op, j);
+        counts.tokens--;
+        counts.waitCount++;
+        const seq = counts.nextSeq++;
+        const v: Visitor = {
+          id: j.id,
+          seq,
+          joinedAt: now,
+          state: "waiting",
+          nextCheckAt: 0,
+          deadline: 0,
+        };
+        const hold = now + branding.admitHoldSeconds * 1000;
+        const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+        const next = grantSlot(op, q, v, counts, now, hold, ttl);
+        countTraffic(op, q, now, "in", 1);
+        countTraffic(op, q, now, "out", 1);
+        op.set(keys.counts(q), counts);
+        return await commitJoin(ctx, op, j) && next;
+      }, "join"));
+    if (!admitted) return null;
+    ctx.invalidate(q);
+    return {
+      view: await admittedView(ctx, q, admitted),
+      ticket: await ticketFor(ctx, q, admitted),
+    };
+  } finally {
+    m.set(q, m.get(q)! - 1);
+  }
 }
 
 /**
@@ -276,12 +243,7 @@ async function admitAtOnce(
  * late, an instance paused mid-commit), so the answer carries the ticket of the id it tried. With
  * it a retry resumes that place, or joins under that id when it was never written.
  */
-async function unconfirmed(
-  ctx: QueueContext,
-  q: string,
-  id: string,
-  e: StoreBusyError,
-): Promise<JoinUnconfirmedError> {
+async function unconfirmed(ctx: QueueContext, { q, id }: JoinOwn, e: StoreBusyError) {
   const claims = { sub: id, queue: q, iat: Math.floor(ctx.now() / 1000), seq: 0, nextCheckAt: 0 };
   const why = e.message.replace(/^join: /, "").replace(/; try again in a few seconds$/, "");
   return new JoinUnconfirmedError(why, id, await ctx.signer.signTicket(claims));

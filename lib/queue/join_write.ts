@@ -29,63 +29,56 @@ export interface JoinRecord {
   conflict: () => Error;
 }
 
-/** A join's records to write: the visitor (with its arrival key) and what its guards add. */
-export interface JoinWrite {
+/** A join's own keys: its queue, its id and what its guards add. */
+export interface JoinOwn {
   q: string;
-  visitor: Visitor;
+  id: string;
   /** The id came from the client: checked to be free (a generated one is 128 random bits). */
   supplied: boolean;
   records: JoinRecord[];
+}
+
+/** A join's records to write: its own keys, the visitor (with its arrival key) and the check-in. */
+export interface JoinWrite extends JoinOwn {
+  visitor: Visitor;
   /** The check-in second reserved in the ledger, or null. */
   checkin: number | null;
 }
 
-interface Pending extends JoinWrite {
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
+type Pending = JoinWrite & { resolve: () => void; reject: (e: unknown) => void };
 
-/** Mutations one commit may take (KV allows 1000; a join takes 5 plus its records). */
-const MUTATIONS = 900;
-/** Checks one commit may take (KV allows 100; a supplied id and each record take one). */
-const CHECKS = 95;
-/** Joins that fill a commit when they carry no records of their own. */
-const FULL = Math.floor(MUTATIONS / 6);
+/** What one commit may take: mutations (KV allows 1000) and checks (KV allows 100). */
+const MUTATIONS = 900, CHECKS = 95;
 
 /**
- * Mutations of one join: record, arrival, deadline, its records, and its share of the sums
- * (pending, traffic, check-in second), counted per join so that a commit's keys stay within KV's
- * limits even for long queue names; a batch writes each sum once.
+ * How many of the waiting joins the next commit takes, within KV's limits of an op: a join writes
+ * its record, arrival, deadline, records and its share of the sums (counted per join, so a
+ * commit's keys stay within the limits even for long queue names), and checks a supplied id and
+ * its records. The same id twice (a double click) goes in the next commit, where its check tells.
  */
-const mutationsOf = (p: JoinWrite) => 5 + (p.checkin === null ? 0 : 1) + p.records.length;
-/** Checks of one join. */
-const checksOf = (p: JoinWrite) => (p.supplied ? 1 : 0) + p.records.length;
-
-/** How many of the waiting joins the next commit takes, within KV's limits of an op. */
 function cutJoins(waiting: JoinWrite[]): number {
-  let used = 0, checks = 0, i = 0;
-  // The same id twice (a double click) goes in the next commit, where its check tells.
+  let used = 0, checks = 0;
   const ids = new Set<string>();
-  for (; i < waiting.length; i++) {
-    const p = waiting[i];
-    if (used + mutationsOf(p) > MUTATIONS || checks + checksOf(p) > CHECKS) break;
-    if (ids.has(p.visitor.id)) break;
-    ids.add(p.visitor.id);
-    used += mutationsOf(p);
-    checks += checksOf(p);
+  for (const p of waiting) {
+    used += 5 + (p.checkin === null ? 0 : 1) + p.records.length;
+    checks += (p.supplied ? 1 : 0) + p.records.length;
+    if (used > MUTATIONS || checks > CHECKS || ids.has(p.id)) break;
+    ids.add(p.id);
   }
-  return i;
+  return ids.size;
 }
 
 /**
- * Adds joins' records to `op`, each checked as its owner needs (the id, guard records), and the
+ * An op with joins' records, each checked as its owner needs (the id, guard records), and the
  * sums once per queue: one `sum` per key a commit, not one per join (a sum is a read and a write
  * of its key in the store: per join, they were half of a join commit's mutations).
  */
-function writeJoins(op: Deno.AtomicOperation, batch: JoinWrite[], now: number): void {
+function writeJoins(kv: Deno.Kv, batch: JoinWrite[], now: number): Deno.AtomicOperation {
+  const op = kv.atomic();
   const sums = new Map<string, { joins: number; secs: number[] }>();
-  for (const { q, visitor: v, supplied, records, checkin } of batch) {
-    putOwnRecords(op, q, v.id, supplied, records);
+  for (const w of batch) {
+    const { q, visitor: v, checkin } = w;
+    putOwnRecords(op, w);
     op.set(keys.visitor(q, v.id), v)
       .set(keys.arrival(q, ...v.mark!), v)
       .set(keys.deadline(q, v.deadline, v.id), 0);
@@ -99,46 +92,48 @@ function writeJoins(op: Deno.AtomicOperation, batch: JoinWrite[], now: number): 
     sumCheckins(op, q, secs);
     countTraffic(op, q, now, "in", joins);
   }
+  return op;
 }
 
 /** Checks a join's own keys in `op` (a client's id is free) and writes its guards' records. */
-export function putOwnRecords(
-  op: Deno.AtomicOperation,
-  q: string,
-  id: string,
-  supplied: boolean,
-  records: JoinRecord[],
-): void {
-  if (supplied) op.check({ key: keys.visitor(q, id), versionstamp: null });
-  for (const x of records) {
+export function putOwnRecords(op: Deno.AtomicOperation, j: JoinOwn): void {
+  if (j.supplied) op.check({ key: keys.visitor(j.q, j.id), versionstamp: null });
+  for (const x of j.records) {
     op.check({ key: x.key, versionstamp: x.expect ?? null })
       .set(x.key, x.value, x.expireIn ? { expireIn: x.expireIn } : undefined);
   }
 }
 
-/** Why a join's write lost its checks: its id taken, or one of its records changed; else null. */
-export async function refusalOf(
+/**
+ * Commits a join's `op`: true when it landed; null (try again) when it lost no check of the join's
+ * own; else throws the refusal (its id taken, or one of its records changed).
+ */
+export async function commitJoin(
   ctx: QueueContext,
-  q: string,
-  id: string,
-  records: JoinRecord[],
-): Promise<Error | null> {
+  op: Deno.AtomicOperation,
+  j: JoinOwn,
+): Promise<true | null> {
+  if ((await op.commit()).ok) return true;
+  if (!j.supplied && j.records.length === 0) return null;
   // A join has at most a spent solution and an enqueue key: one read of at most 10 keys.
+  const { q, id, records } = j;
   const got = await ctx.kv.getMany<unknown[]>([keys.visitor(q, id), ...records.map((r) => r.key)]);
   if (got[0].versionstamp !== null) {
-    return new UnauthorizedError(
+    throw new UnauthorizedError(
       `visitorId "${id}" is already in queue "${q}"; send its tg_ticket to resume`,
     );
   }
   const changed = records.findIndex((r, i) => got[i + 1].versionstamp !== (r.expect ?? null));
-  return changed < 0 ? null : records[changed].conflict();
+  if (changed >= 0) throw records[changed].conflict();
+  return null;
 }
 
 /** Group commits of joins' own records, per app: up to four in flight (they never conflict). */
 export class JoinWriter {
   #commits = new GroupCommits<Pending>({
     inFlight: 4,
-    full: FULL,
+    // Joins without records of their own that fill a commit.
+    full: Math.floor(MUTATIONS / 6),
     cut: cutJoins,
     commit: (batch) => this.#commit(batch),
   });
@@ -150,34 +145,21 @@ export class JoinWriter {
     return new Promise((resolve, reject) => this.#commits.add({ ...w, resolve, reject }));
   }
 
-  /** One batch: all in one commit, or, when a check lost, each join on its own. */
+  /** One batch: all in one commit, or, when a check lost, each join on its own (or refused). */
   async #commit(batch: Pending[]): Promise<void> {
     instanceMetrics.batchSize.observe([], batch.length);
+    const op = (joins: Pending[]) => writeJoins(this.ctx.kv, joins, this.ctx.now());
     // A throw (the store busy past its retries) rejects every join of the batch (GroupCommits).
     const ok = await retryCommit(async () => {
       annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
-      const op = this.ctx.kv.atomic();
-      writeJoins(op, batch, this.ctx.now());
-      return (await op.commit()).ok;
+      return (await op(batch).commit()).ok;
     }, "join");
     if (ok) return batch.forEach((p) => p.resolve());
-    await Promise.all(batch.map((p) => this.#alone(p)));
-  }
-
-  /** One join's own commit after its batch lost a check: written, or refused with the reason. */
-  async #alone(p: Pending): Promise<void> {
-    try {
-      await retryCommit(async () => {
-        const op = this.ctx.kv.atomic();
-        writeJoins(op, [p], this.ctx.now());
-        if ((await op.commit()).ok) return true;
-        const why = await refusalOf(this.ctx, p.q, p.visitor.id, p.records);
-        if (why) throw why;
-        return null;
-      }, "join");
-      p.resolve();
-    } catch (e) {
-      p.reject(e);
-    }
+    await Promise.all(
+      batch.map((p) =>
+        retryCommit(() => commitJoin(this.ctx, op([p]), p), "join")
+          .then(() => p.resolve(), p.reject)
+      ),
+    );
   }
 }

@@ -1,21 +1,18 @@
 import { keys } from "../store/keys.ts";
-import { RETURN_SLOT, slotOf, takeSeq } from "../priority/line.ts";
+import { addLaneAdmitted, RETURN_SLOT, slotOf, takeSeq } from "../priority/line.ts";
 import type { Counts, Visitor } from "./types.ts";
 
 /** Size of one traffic bucket (about 15 s). */
 export const TRAFFIC_BUCKET_MS = 15_000;
 
-/**
- * Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). A
- * pre-queue participant (`inLine` false) gets no line entry until the draw gives it its place.
- */
-export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor, inLine = true): void {
+/** Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). */
+export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor): void {
   op.set(keys.visitor(q, v.id), v).set(keys.deadline(q, v.deadline, v.id), v.seq);
-  if (inLine) op.set(keys.fifo(q, v.seq), v.id);
+  op.set(keys.fifo(q, v.seq), v.id);
 }
 
 /** Removes a waiting visitor's indexes (the record itself is rewritten or deleted by the caller). */
-export function dropWaitingIndexes(op: Deno.AtomicOperation, q: string, v: Visitor): void {
+function dropWaitingIndexes(op: Deno.AtomicOperation, q: string, v: Visitor): void {
   op.delete(keys.fifo(q, v.seq))
     .delete(keys.deadline(q, v.deadline, v.id));
 }
@@ -40,7 +37,7 @@ export function removeWaiting(
 }
 
 /** When an entry at `now` starts and ends: whole seconds, as the token's `iat` and `exp`. */
-export function tokenWindow(now: number, ttlSeconds: number): { enteredAt: number; until: number } {
+function tokenWindow(now: number, ttlSeconds: number): { enteredAt: number; until: number } {
   const enteredAt = Math.floor(now / 1000) * 1000;
   return { enteredAt, until: enteredAt + ttlSeconds * 1000 };
 }
@@ -153,10 +150,7 @@ export function returnToLine(
   c.admitted--;
   c.waitCount--;
   c.waitMsSum -= (v.admittedAt ?? v.joinedAt) - v.joinedAt;
-  const slot = slotOf(v.seq);
-  if ((c.laneAdmitted[slot] ?? 0) > 0) {
-    c.laneAdmitted = { ...c.laneAdmitted, [slot]: c.laneAdmitted[slot] - 1 };
-  }
+  addLaneAdmitted(c, slotOf(v.seq), -1);
   const { admittedAt: _a, until: _u, holdExtensions: _h, ...rest } = v;
   // Silent until it checks in again (its deadline is past, or now: a hold ends at or after it),
   // so no admission takes it before it comes back.

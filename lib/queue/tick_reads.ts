@@ -1,9 +1,7 @@
 /**
- * The reads of one tick attempt, started together. Each was a round trip after the one before
- * (expired slots, then lapsed waiters, then their records, then the line, then its records), and
- * with 50 instances over a busy store a tick took over a second of them, so the next second went
- * without one (bench/scale_sim.ts). Now the lists go at once, and the records of the line's head
- * are read beside those of the expired and lapsed.
+ * The reads of one tick attempt, started together: one after another (expired slots, lapsed
+ * waiters, their records, the line, its records), with 50 instances over a busy store a tick took
+ * over a second of round trips and the next second went without one (bench/scale_sim.ts).
  */
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
@@ -58,35 +56,22 @@ export function startTickReads(
   settings: QueueSettings,
 ): TickReads {
   const now = ctx.now();
-  const graceMs = settings.returnGraceSeconds * 1000;
-  const ids = async (sel: Deno.KvListSelector) => {
-    const out: string[] = [];
-    for await (const e of ctx.kv.list(sel, { limit: budget })) out.push(e.key[3] as string);
-    return out;
+  // The ids of an index (expiry or deadline) up to `end`.
+  const ids = async (prefix: Deno.KvKey, end: number) => {
+    const list = ctx.kv.list({ start: prefix, end: [...prefix, end] }, { limit: budget });
+    return (await Array.fromAsync(list)).map((e) => e.key[3] as string);
   };
   const line = fifo
-    ? (async () => {
-      const out: Deno.KvEntry<string>[] = [];
-      for await (const e of ctx.kv.list<string>(keys.fifoLine(q, 0), { limit: AHEAD })) {
-        out.push(e);
-      }
-      return out;
-    })()
+    ? Array.fromAsync(ctx.kv.list<string>(keys.fifoLine(q, 0), { limit: AHEAD }))
     : Promise.resolve(undefined);
   const head = fifo
-    ? line.then((entries) => {
-      const ids = entries!.map((e) => e.value);
-      return readVisitors(ctx, q, ids.slice(0, headCount));
-    })
+    ? line.then((l) => readVisitors(ctx, q, l!.slice(0, headCount).map((e) => e.value)))
     : undefined;
   const reads: TickReads = {
     now,
     settings,
-    expired: ids({ start: keys.expiryPrefix(q), end: [...keys.expiryPrefix(q), now + 1] }),
-    lapsed: ids({
-      start: keys.deadlinePrefix(q),
-      end: [...keys.deadlinePrefix(q), now - graceMs],
-    }),
+    expired: ids(keys.expiryPrefix(q), now + 1),
+    lapsed: ids(keys.deadlinePrefix(q), now - settings.returnGraceSeconds * 1000),
     line,
     head,
   };

@@ -1,6 +1,5 @@
 import type { MODES } from "../names.ts";
 import type { JoinGuardSettings } from "../guard/settings.ts";
-import type { MessageOverrides } from "../i18n/catalogues.ts";
 /** Admission mode of a queue. */
 export type Mode = (typeof MODES)[number];
 
@@ -121,34 +120,6 @@ export interface Visitor {
   /** Sliding session with a hard cap: when it ends whatever the visitor does. */
   capAt?: number;
 }
-
-/** Service-wide branding (one record). */
-export interface Branding {
-  title: string;
-  message: string;
-  logoUrl: string;
-  primaryColor: string;
-  backgroundColor: string;
-  showWaitingCount: boolean;
-  clickToEnter: boolean;
-  admitHoldSeconds: number;
-  redirectUrl: string;
-  /** The operator's wording of visitor messages, per language and key (over the catalogues). */
-  messages: MessageOverrides;
-}
-
-export const DEFAULT_BRANDING: Branding = {
-  title: "You're in line",
-  message: "Thanks for your patience. We'll let you in as soon as there's room.",
-  logoUrl: "",
-  primaryColor: "#2563eb",
-  backgroundColor: "#f8fafc",
-  showWaitingCount: false,
-  clickToEnter: false,
-  admitHoldSeconds: 60,
-  redirectUrl: "",
-  messages: {},
-};
 
 /** How often one click-to-enter hold may be extended ("I need more time"; hold_extend.ts). */
 export const MAX_HOLD_EXTENSIONS = 10;

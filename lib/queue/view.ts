@@ -1,6 +1,7 @@
 import type { QueueContext, QueueView } from "./context.ts";
 import { estimateWaitSeconds, periodSeconds } from "./timeslot.ts";
-import type { Branding, QueueSettings, Visitor, VisitorView } from "./types.ts";
+import type { Branding } from "../branding.ts";
+import type { QueueSettings, Visitor, VisitorView } from "./types.ts";
 import { pendingView } from "./prequeue.ts";
 import { drawPending } from "./prequeue_phase.ts";
 import type { Lane } from "../priority/lanes.ts";

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { validationHook } from "../../http/validation.ts";
 import {
+  type Branding,
   BrandingInput,
   BrandingOverrideInput,
   readBranding,
@@ -10,7 +11,6 @@ import {
   saveQueueBranding,
 } from "../../lib/branding.ts";
 import { BadRequestError } from "../../lib/errors.ts";
-import type { Branding } from "../../lib/queue/types.ts";
 import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { BrandingView } from "./state.ts";

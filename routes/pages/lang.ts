@@ -9,7 +9,7 @@ import { type MessageOverrides, messagesFor } from "../../lib/i18n/catalogues.ts
 import type { Lang } from "../../lib/i18n/langs.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { LANG_COOKIE, type LangHints, pickLang } from "../../lib/i18n/negotiate.ts";
-import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { DEFAULT_BRANDING } from "../../lib/branding.ts";
 
 /** A year: a chosen language is a preference, not a session. */
 const LANG_MAX_AGE = 365 * 86400;

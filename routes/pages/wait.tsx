@@ -17,7 +17,7 @@ import { joinWithAccess } from "../../lib/access/join.ts";
 import { withUnconfirmedTicket } from "../../http/response.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
-import type { Branding } from "../../lib/queue/types.ts";
+import type { Branding } from "../../lib/branding.ts";
 import { answerVisitor, requesterOfContext, ticketOf } from "../../http/hono.ts";
 import { QueueName } from "../schemas.ts";
 import type { Assets } from "./assets.ts";

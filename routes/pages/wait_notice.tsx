@@ -9,7 +9,7 @@ import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts";
 import { safeReturnPath } from "../../lib/destination.ts";
-import { type Branding, DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { type Branding, DEFAULT_BRANDING } from "../../lib/branding.ts";
 import { QUEUE_NAME_RE } from "../../lib/names.ts";
 import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";

@@ -14,7 +14,7 @@ import { Notice } from "../../components/Notice.tsx";
 import { ResumeForm } from "../../components/ResumeForm.tsx";
 import { answerVisitor, clientIpOf, ticketOf } from "../../http/hono.ts";
 import { AppError, RateLimitedError } from "../../lib/errors.ts";
-import { DEFAULT_BRANDING } from "../../lib/queue/types.ts";
+import { DEFAULT_BRANDING } from "../../lib/branding.ts";
 import { normalizeResumeCode } from "../../lib/resume/code.ts";
 import { redeemCode } from "../../lib/resume/resume.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";

@@ -5,7 +5,7 @@
 import { type Browser, chromium } from "playwright-core";
 import { type Config, testConfig } from "../../lib/config.ts";
 import { serveApp } from "../live_app.ts";
-import type { Branding } from "../../lib/queue/types.ts";
+import type { Branding } from "../../lib/branding.ts";
 import { writeBranding } from "../helpers.ts";
 
 export { serveApp };

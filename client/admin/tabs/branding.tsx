@@ -5,7 +5,7 @@
  * form as it is typed (the preview mode renders a `draft` without saving it).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Branding } from "../../../lib/queue/types.ts";
+import type { Branding } from "../../../lib/branding.ts";
 import { api, basePath, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { Radios } from "../forms.tsx";

@@ -8,7 +8,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { Branding } from "../../../lib/queue/types.ts";
+import type { Branding } from "../../../lib/branding.ts";
 import { api } from "../api.ts";
 import { BField, ColorField, InheritBox, invalid } from "./branding_fields.tsx";
 import { ActionForm, Check } from "../forms.tsx";

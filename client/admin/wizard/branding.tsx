@@ -4,7 +4,7 @@
  * waiting page that follows the form as it is typed; then Finish makes the edge and bot-check
  * choices live together and opens the control room (the default branding is fine as it is).
  */
-import type { Branding } from "../../../lib/queue/types.ts";
+import type { Branding } from "../../../lib/branding.ts";
 import { useEffect, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import { BrandingForm, BrandingPreview, loadBranding } from "../tabs/branding.tsx";

@@ -10,15 +10,16 @@
  */
 import { ConflictError } from "../errors.ts";
 import { b64url, fromB64url, type Signer, type TicketClaims, timingSafeEqual } from "../tokens.ts";
-import type { QueueContext, QueueView } from "./context.ts";
-import { estimateWaitSeconds } from "./timeslot.ts";
-import type { Branding, VisitorView } from "./types.ts";
-import { waitingView, withPosition } from "./view.ts";
+import type { QueueContext, QueueView } from "../queue/context.ts";
+import { estimateWaitSeconds } from "../queue/timeslot.ts";
+import type { Branding } from "../branding.ts";
+import type { VisitorView } from "../queue/types.ts";
+import { waitingView, withPosition } from "../queue/view.ts";
 
 const RANDOM_BYTES = 10;
 const TAG_BYTES = 6;
 const TAG_PURPOSE = "shadow";
-/** The time prefix of a visitor id (see `newVisitorId`). */
+/** The time prefix of a visitor id (see `newVisitorId`, lib/queue/join.ts). */
 const PREFIX = 9;
 
 /** The tag of a shadow id's time prefix and random part. */
