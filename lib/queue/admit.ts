@@ -35,18 +35,30 @@ const CHUNK = 80;
 const PASS_NOTES = 10;
 const notesIn = new WeakMap<Set<string>, number>();
 
+/** One admitting op under way (a tick's round, a force-admit's commit): what its steps share. */
+interface Round {
+  ctx: QueueContext;
+  q: string;
+  op: Deno.AtomicOperation;
+  counts: Counts;
+  settings: QueueSettings;
+  /** Visitors the op changed other than by admitting them (dropped, expired). */
+  handled: Set<string>;
+  /** Silent waiters passed over (across a tick's rounds). */
+  passed: Set<string>;
+  /** Visitors the op admits: still in the line's index, so the next choice skips them. */
+  admitted: Set<string>;
+}
+
+/** The ids a round's next choice skips. */
+const skipOf = (r: Round) => new Set([...r.handled, ...r.passed, ...r.admitted]);
+
 /**
  * Picks up to `n` waiters uniformly at random. While 1000 or fewer wait, from the full list;
  * beyond that by rejection sampling: a uniform arrival number between the head and the newest,
  * kept only when that arrival is still waiting, which is exactly uniform among the waiters.
  */
-async function pickRandom(
-  ctx: QueueContext,
-  q: string,
-  n: number,
-  counts: Counts,
-  exclude: Set<string>,
-): Promise<string[]> {
+async function pickRandom({ ctx, q, counts }: Round, n: number, exclude: Set<string>) {
   const few = counts.waiting <= 1000;
   const ids = new Set<string>();
   const all: string[] = [];
@@ -77,17 +89,15 @@ async function pickRandom(
 
 /** Chooses the next `n` waiters by the queue's mode. */
 async function chooseWaiters(
-  ctx: QueueContext,
-  q: string,
-  settings: QueueSettings,
+  r: Round,
   n: number,
-  counts: Counts,
-  exclude = new Set<string>(),
   ahead?: Deno.KvEntry<string>[],
 ): Promise<{ ids: string[]; fromHead: boolean }> {
+  const { ctx, q } = r;
+  const exclude = skipOf(r);
   if (n <= 0) return { ids: [], fromHead: true };
-  if (settings.mode === "lottery") {
-    return { ids: await pickRandom(ctx, q, n, counts, exclude), fromHead: false };
+  if (r.settings.mode === "lottery") {
+    return { ids: await pickRandom(r, n, exclude), fromHead: false };
   }
   // Waiters dropped earlier in the same op are still in the index: skip them. The line's head
   // read ahead with the tick's other lists serves when it is long enough.
@@ -110,19 +120,12 @@ async function chooseWaiters(
  * One silent past its grace is dropped (into `handled`).
  */
 async function admitInto(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  counts: Counts,
-  ids: string[],
-  fromHead: boolean,
-  handled = new Set<string>(),
-  known?: Promise<Read[]>,
-  passed = new Set<string>(),
-  settings?: QueueSettings,
+  r: Round,
+  { ids, fromHead }: { ids: string[]; fromHead: boolean },
   limit = Infinity,
-  admitted = new Set<string>(),
+  known?: Promise<Read[]>,
 ): Promise<number> {
+  const { ctx, q, op, counts, settings, handled, passed, admitted } = r;
   const now = ctx.now();
   const branding = await ctx.branding(q);
   let n = 0;
@@ -131,7 +134,7 @@ async function admitInto(
     if (n >= limit) break;
     // Not placed by its draw yet (admissions wait for the draw; kept for safety).
     if (v.state !== "waiting" || e.unplaced) continue;
-    if (v.deadline < now && settings && dropAt(settings, v.deadline) >= now) {
+    if (v.deadline < now && dropAt(settings, v.deadline) >= now) {
       passed.add(v.id);
       // Its turn came while it was away: noted once (the turn e-mail is how it learns), a few
       // a round so the op stays within its checks (the others at a later tick).
@@ -168,50 +171,19 @@ async function admitInto(
  * Admits the priority lanes' parts of `want` (lib/priority/choose.ts) into `op`, each lane from
  * its head in arrival order, passing over silent waiters; counts them per lane. Returns how many.
  */
-async function admitFromLanes(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  counts: Counts,
-  settings: QueueSettings,
-  want: number,
-  handled: Set<string>,
-  passed: Set<string>,
-  admitted: Set<string>,
-): Promise<number> {
-  const skip = new Set([...handled, ...passed, ...admitted]);
+async function admitFromLanes(r: Round, want: number): Promise<number> {
   let n = 0;
-  for (const { ids, slot, take } of await chooseByLane(ctx.kv, q, counts.laneNext, want, skip)) {
-    const got = await admitInto(
-      ctx,
-      q,
-      op,
-      counts,
-      ids,
-      true,
-      handled,
-      undefined,
-      passed,
-      settings,
-      take,
-      admitted,
-    );
-    addLaneAdmitted(counts, slot, got);
+  for (const l of await chooseByLane(r.ctx.kv, r.q, r.counts.laneNext, want, skipOf(r))) {
+    const got = await admitInto(r, { ids: l.ids, fromHead: true }, l.take);
+    addLaneAdmitted(r.counts, l.slot, got);
     n += got;
   }
   return n;
 }
 
 /** Frees the slots of admissions and tokens that expired; drops waiters that stopped checking in. */
-async function expireInto(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  counts: Counts,
-  budget: number,
-  handled: Set<string>,
-  reads: TickReads,
-): Promise<number> {
+async function expireInto(r: Round, budget: number, reads: TickReads): Promise<number> {
+  const { ctx, q, op, counts, handled } = r;
   const now = reads.now;
   // Expired slots first; lapsed waiters fill what is left of the budget.
   const [ids, lapsed] = await Promise.all([reads.expired, reads.lapsed]);
@@ -277,8 +249,9 @@ export async function tickRound(
   handled: Set<string>,
   passed = new Set<string>(),
 ): Promise<TickRound> {
+  const r: Round = { ctx, q, op, counts, settings, handled, passed, admitted: new Set() };
   const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK, settings);
-  const expired = await expireInto(ctx, q, op, counts, CHUNK / 2, handled, reads);
+  const expired = await expireInto(r, CHUNK / 2, reads);
   const open = ctx.isOpen(settings, now);
   const rate = ctx.ratePerSecond(settings);
   refill(counts, rate, now, open, bucketCap(rate));
@@ -293,40 +266,16 @@ export async function tickRound(
       CHUNK - expired,
     );
     const ahead = await reads.line;
-    const admitted = new Set<string>();
     // Priority lanes take their parts of the second first; the main line the rest.
-    n += await admitFromLanes(ctx, q, op, counts, settings, want, handled, passed, admitted);
+    n += await admitFromLanes(r, want);
     // Silent waiters met on the way are passed over: the next choice goes past them (a few
-    // times at most: each is a read of the line).
-    // The ones admitted are in this round's op, not yet out of the line: the next choice skips
-    // them. Each choice takes a few more than needed, so a few silent ones cost no extra read.
+    // times at most: each is a read of the line), and past the ones admitted (in this round's op,
+    // not yet out of the line). Each takes a few more than needed: a few silent cost no read.
     for (let i = 0, before = -1; i < 4 && n < want && passed.size !== before; i++) {
       before = passed.size;
-      const skip = new Set([...handled, ...passed, ...admitted]);
       const extra = passed.size > 0 || i > 0 ? 40 : 0;
-      const chosen = await chooseWaiters(
-        ctx,
-        q,
-        settings,
-        want - n + extra,
-        counts,
-        skip,
-        ahead,
-      );
-      n += await admitInto(
-        ctx,
-        q,
-        op,
-        counts,
-        chosen.ids,
-        chosen.fromHead,
-        handled,
-        reads.head,
-        passed,
-        settings,
-        want - n,
-        admitted,
-      );
+      const chosen = await chooseWaiters(r, want - n + extra, ahead);
+      n += await admitInto(r, chosen, want - n, reads.head);
     }
     counts.tokens -= n;
     // Admissions the round's size cut short, or lapsed waiters took the place of, with budget and
@@ -355,27 +304,14 @@ export async function forceAdmit(ctx: QueueContext, q: string, count: number): P
         if (want <= 0) return -1;
         const op = ctx.kv.atomic().check(entry, settingsEntry);
         const silent = passed.size;
-        const gone = new Set<string>();
-        const admitted = new Set<string>();
+        const handled = new Set<string>();
+        const r = { ctx, q, op, counts, settings, handled, passed, admitted: new Set<string>() };
         // Priority lanes first, by their parts, as at the tick; the main line the rest.
-        const inLanes = await admitFromLanes(
-          ctx,
-          q,
-          op,
-          counts,
-          settings,
-          want,
-          gone,
-          passed,
-          admitted,
-        );
-        const skip = new Set([...passed, ...admitted]);
-        const c = await chooseWaiters(ctx, q, settings, want - inLanes, counts, skip);
-        const got = inLanes +
-          await admitInto(ctx, q, op, counts, c.ids, c.fromHead, gone, undefined, passed, settings);
+        const inLanes = await admitFromLanes(r, want);
+        const got = inLanes + await admitInto(r, await chooseWaiters(r, want - inLanes));
         // Waiters silent past their grace met on the way are dropped, those within it passed
         // over; keep going while anything changed.
-        if (got === 0 && gone.size === 0) return passed.size > silent ? 0 : -1;
+        if (got === 0 && handled.size === 0) return passed.size > silent ? 0 : -1;
         op.set(keys.counts(q), counts);
         return (await op.commit()).ok ? got : null;
       }, "force-admit"));
