@@ -235,5 +235,8 @@ if ((!quick || Deno.args.includes("--write")) && !only) {
     ? doc.slice(0, old) + block + "\n\n" + doc.slice(old)
     : doc.trimEnd() + "\n\n" + block + "\n";
   await Deno.writeTextFile(path, out);
+  // As `deno fmt --check` (CI) wants it: the tables padded, the prose wrapped.
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", path], stdout: "null", stderr: "null" })
+    .output();
 }
 Deno.exit(0);
