@@ -284,15 +284,15 @@ export async function repairCounters(
 ): Promise<Diagnosis & { repaired: boolean }> {
   const { diagnosis } = await examine(kv, q, opts);
   const persisted = diagnosis.counterDiffs;
-  // Joins counted but not yet written would be taken off the counts, then written: no repair.
-  // (A round begun after this look changes the counts, which the repair checks.)
-  if ((await kv.list({ prefix: keys.numberingPrefix(q) }, { limit: 1 }).next()).value) {
-    throw new Error(`queue ${q} is numbering a round of joins; try again in a few seconds`);
-  }
   if (persisted.length === 0) return { ...diagnosis, repaired: false };
   for (let i = 0; i < attempts; i++) {
     const s = await scan(kv, q);
     if (!s.consistent) continue;
+    // Joins counted but not yet written would be taken off the counts, then written: no repair.
+    // Looked for after the scan: a round begun since changed the counts the repair checks.
+    if ((await kv.list({ prefix: keys.numberingPrefix(q) }, { limit: 1 }).next()).value) {
+      throw new Error(`queue ${q} is numbering a round of joins; try again in a few seconds`);
+    }
     const now = diffsOf(s).filter((k) => persisted.includes(k));
     if (now.length === 0) return { ...diagnosis, counterDiffs: [], repaired: false };
     const fixed = withDefaults(EMPTY_COUNTS, s.countsEntry.value);

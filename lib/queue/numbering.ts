@@ -104,19 +104,14 @@ export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<N
 /**
  * Lands a chunk of a wide round, checked against the record its counts commit wrote (`stamp`),
  * which it deletes. One that failed (the store, or its record taken over) is finished from its
- * record at once (the counts already hold it). True when it landed.
+ * record at once (the counts already hold it), unless another sequencer took it over.
  */
-export async function landChunk(
-  ctx: QueueContext,
-  by: string,
-  { op, key, stamp }: Chunk,
-): Promise<boolean> {
+export async function landChunk(ctx: QueueContext, by: string, { op, key, stamp }: Chunk) {
   const guard = { key, versionstamp: stamp };
   const landed = await op.check(guard).delete(key).commit().catch(() => null);
-  if (landed?.ok) return true;
+  if (landed?.ok) return;
   const found = await ctx.kv.get<Numbering>(key);
   if (found.value?.by === by) await finish(ctx, key[1] as string, found as Deno.KvEntry<Numbering>);
-  return false;
 }
 
 /** A chunk of a wide round: its commit, the key of its record and the versionstamp it has. */

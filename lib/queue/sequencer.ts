@@ -11,11 +11,12 @@
  * sequencer takes in with the arrivals: nobody but the sequencer writes an unnumbered record.
  *
  * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round: the
- * counts commit carries the first chunk and the others' numbers in one record (`keys.numbering`);
- * the other chunks then land side by side, each checked against that record. A round so costs two
- * round trips to the store whatever its width (over a remote store the commits' latency, not
- * their size, bounded the numbering: bench/RESULTS.md). A round cut short (a crash between its
- * commits) is finished from the record by the next sequencer (`finish`).
+ * counts commit carries the first chunk and, for each other chunk, a record of its numbers
+ * (numbering.ts); those chunks land side by side, each checked against its record and deleting
+ * it, while the next round's counts commit already goes out. A round so costs about one round trip
+ * to the store whatever its width (over a remote store the commits' latency, not their size,
+ * bounded the numbering: bench/RESULTS.md). A chunk cut short (a crash between the commits) is
+ * finished from its record by the next sequencer.
  */
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -44,9 +45,9 @@ import {
 export const SEQUENCE_CHUNK = 290;
 /** Early leavers taken in per commit (each read, then up to four mutations). */
 const LEFT_CHUNK = 20;
-/** Chunks a round numbers at once (its record of the chunks after the first: about 45 KB). */
+/** Chunks a round numbers at once (each after the first with a record of about 9 KB). */
 const WIDTH = 6;
-/** The most arrivals one round numbers (two round trips to the store). */
+/** The most arrivals one round numbers. */
 export const ROUND_MOST = WIDTH * SEQUENCE_CHUNK;
 /** This process's sequencer runs, told apart in their numbering records. */
 let runs = 0;
@@ -238,7 +239,7 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
     }, "sequence");
     // The round's other chunks land beside the next rounds (their arrivals are behind them).
     for (const c of out.chunks ?? []) {
-      run.inFlight.push(landChunk(ctx, run.id, c).catch(() => false));
+      run.inFlight.push(landChunk(ctx, run.id, c).catch(() => {}));
     }
     total += out.n;
     leavers.push(...out.numbered);
@@ -257,7 +258,7 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
 interface Run {
   id: string;
   rounds: number;
-  inFlight: Promise<boolean>[];
+  inFlight: Promise<void>[];
   lanes: Map<string, number>;
 }
 

@@ -109,15 +109,16 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
   if (arrivals > ROUND_MOST && counts.waiting >= due) {
     await round(0);
+    // Its count is not this tick's result (that is answered before the run ends).
     if (!sequencing(ctx, q)) {
-      numberArrivals(ctx, q, result, 1500).catch((e) =>
+      numberArrivals(ctx, q, 1500).catch((e) =>
         log("warn", "numbering failed", { queue: q, error: String(e) })
       );
     }
     if (result.ran) await afterTick(ctx, q, sec);
     return result;
   }
-  await numberArrivals(ctx, q, result, 600);
+  result.numbered = await numberArrivals(ctx, q, 600);
   // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
   const from = Date.now();
   for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
@@ -127,17 +128,15 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   return result;
 }
 
-/** The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`. */
-async function numberArrivals(
-  ctx: QueueContext,
-  q: string,
-  result: TickResult,
-  budgetMs: number,
-): Promise<void> {
+/**
+ * The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`; returns
+ * how many it numbered.
+ */
+async function numberArrivals(ctx: QueueContext, q: string, budgetMs: number): Promise<number> {
   const seq = await sequence(ctx, q, budgetMs);
-  result.numbered = seq.numbered;
   // Visitors that left while their join was being numbered: their leave goes on now.
   for (const id of seq.leavers) await leaveById(ctx, q, id);
+  return seq.numbered;
 }
 
 /** One round of a tick: its reads and work, then its commit; true when another round is due. */

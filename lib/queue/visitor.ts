@@ -179,9 +179,9 @@ function fromMemory(
   if (notDue(ctx, t, v)) {
     return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
   }
-  if (t.seq !== 0 || !(t.arrivedAt! > v.counts.numberedTo) || v.pending <= COUNT_AHEAD) return;
+  const position = farBehind(v);
+  if (t.seq !== 0 || !(t.arrivedAt! > v.counts.numberedTo) || position === null) return;
   const nextCheckAt = Math.max(t.nextCheckAt, (Math.floor(ctx.now() / 1000) + 1) * 1000);
-  const position = Math.max(1, v.counts.waiting);
   return { view: provisionalView(ctx, q, { id: t.sub, nextCheckAt }, v, position, branding) };
 }
 
@@ -372,6 +372,11 @@ export async function heartbeat(
 /** Joins not numbered yet up to which those ahead of an unnumbered join are counted one by one. */
 const COUNT_AHEAD = 100;
 
+/** Behind a backlog too long to count: the back of the line as last read; null otherwise. */
+function farBehind(v: QueueView): number | null {
+  return v.pending > COUNT_AHEAD ? Math.max(1, v.counts.waiting) : null;
+}
+
 /**
  * The place of a join not numbered yet: the numbered waiters plus the arrivals before its own in
  * key order, listed while the view's backlog is short; past `COUNT_AHEAD` the back of the line as
@@ -384,7 +389,8 @@ async function unnumberedPosition(
   rec: Visitor,
   v: QueueView,
 ): Promise<number> {
-  if (v.pending > COUNT_AHEAD) return Math.max(1, v.counts.waiting);
+  const far = farBehind(v);
+  if (far !== null) return far;
   let ahead = 0;
   const end = keys.arrival(q, ...rec.mark!);
   const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
