@@ -16,7 +16,7 @@ import { slotOf } from "../priority/line.ts";
 import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf, takeInEnters, withEnters } from "./enters.ts";
-import type { Numbering } from "./numbering.ts";
+import { arrivalKeyOf, numberedInRecords } from "./numbering.ts";
 import { placeOf } from "./placement.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";
 
@@ -145,17 +145,20 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   const byId = new Map<string, Visitor>();
   const recounted = { waiting: 0, holding: 0, entered: 0, nextSeq: stored.nextSeq };
   let maxSeq = 0;
+  // Numbered in a wide round whose chunk is not written yet: the counts hold them (numbering.ts).
+  const inRecords = await numberedInRecords(kv, q);
   for await (const e of kv.list<Visitor>({ prefix: keys.visitorPrefix(q) })) {
     // As the opening draw placed it: its line entry is at its place (see placement.ts).
     const v = (await placeOf(kv, q, e.value)).v;
     byId.set(v.id, v);
+    const seq = unnumbered(v) && v.mark ? inRecords.get(arrivalKeyOf(v.mark)) : v.seq;
     // Not numbered yet: counted by the sum of pending joins, not by the counts.
-    if (unnumbered(v)) continue;
+    if (seq === undefined || seq === 0) continue;
     if (v.state === "waiting") recounted.waiting++;
     else if (v.state === "admitted") recounted.holding++;
     else recounted.entered++;
     // The main line's numbers only: a priority lane numbers in a range of its own (line.ts).
-    if (slotOf(v.seq) === 0) maxSeq = Math.max(maxSeq, v.seq);
+    if (slotOf(seq) === 0) maxSeq = Math.max(maxSeq, seq);
   }
   // The next arrival number must be past every number handed out, or two visitors share one.
   if (recounted.nextSeq <= maxSeq) recounted.nextSeq = maxSeq + 1;
@@ -234,15 +237,6 @@ async function examine(kv: Deno.Kv, q: string, opts: DoctorOptions) {
   const transient = first.suspects.length - problems.length;
   if (transient > 0) live = true;
   problems = [...new Set(problems)];
-  // A wide round counted but not yet written into its records (see numbering.ts).
-  const rounds = await Array.fromAsync(kv.list<Numbering>({ prefix: keys.numberingPrefix(q) }));
-  if (rounds.length > 0) {
-    const joins = rounds.reduce((n, e) => n + e.value.entries.length / 5, 0);
-    problems.push(
-      `${joins} joins are numbered in the counts but not yet in their records ` +
-        "(a numbering round under way or cut short; the next tick finishes it): run again",
-    );
-  }
   const diagnosis: Diagnosis = {
     queue: q,
     visitors: last.visitors,
@@ -288,11 +282,6 @@ export async function repairCounters(
   for (let i = 0; i < attempts; i++) {
     const s = await scan(kv, q);
     if (!s.consistent) continue;
-    // Joins counted but not yet written would be taken off the counts, then written: no repair.
-    // Looked for after the scan: a round begun since changed the counts the repair checks.
-    if ((await kv.list({ prefix: keys.numberingPrefix(q) }, { limit: 1 }).next()).value) {
-      throw new Error(`queue ${q} is numbering a round of joins; try again in a few seconds`);
-    }
     const now = diffsOf(s).filter((k) => persisted.includes(k));
     if (now.length === 0) return { ...diagnosis, counterDiffs: [], repaired: false };
     const fixed = withDefaults(EMPTY_COUNTS, s.countsEntry.value);

@@ -10,8 +10,13 @@ import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import type { Visitor } from "./types.ts";
 
-/** A numbering record younger than this is another sequencer's round in flight, left to it. */
-export const FRESH_MS = 3000;
+/**
+ * A numbering record younger than this may be another sequencer's round in flight, left to it.
+ * A takeover is safe at any age (the chunk's own commit then fails its check); this only spares
+ * the work twice. A chunk lands within a round trip, and a process restarted after a crash
+ * finishes what it left at its first tick (tests/crash_test.ts).
+ */
+export const FRESH_MS = 1000;
 /** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
 const FINISH_CHUNK = 90;
 
@@ -28,6 +33,26 @@ export interface Numbering {
   base: number;
   round: number;
   entries: number[];
+}
+
+/**
+ * The arrival numbers queue `q`'s numbering records give, by arrival key (`arrivalKeyOf`): joins
+ * the counts hold as numbered whose records are not written yet (the doctor counts them so).
+ */
+export async function numberedInRecords(kv: Deno.Kv, q: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for await (const { value: r } of kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })) {
+    for (let j = 0; j < r.entries.length; j += 5) {
+      const [dms, i, k, seq] = r.entries.slice(j, j + 4);
+      out.set(arrivalKeyOf([r.base + dms, r.inst[i], k]), seq);
+    }
+  }
+  return out;
+}
+
+/** An arrival key (a join's `mark`) as one string. */
+export function arrivalKeyOf(mark: [number, string, number]): string {
+  return mark.join("|");
 }
 
 /** A numbering record of sequencer run `by` for a round whose first arrival came at `base`. */
