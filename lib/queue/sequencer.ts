@@ -19,6 +19,7 @@
  * finished from its record by the next sequencer.
  */
 import { retryCommit } from "../store/commit.ts";
+import { density, listWindows } from "./arrivals_ahead.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "./enters.ts";
@@ -69,12 +70,13 @@ interface Batch {
 /**
  * Reads the next arrivals and early leavers of `q`. `ahead` reads the batch after one whose commit
  * is still in flight: arrivals only, after that batch's last key (`from`), without those it took
- * out (`skip`); leavers wait for a batch read after a commit landed.
+ * out (`skip`), its pages at once given that batch's density (`msPer`, see arrivals_ahead.ts);
+ * leavers wait for a batch read after a commit landed.
  */
 async function readBatch(
   ctx: QueueContext,
   q: string,
-  ahead?: { from: Deno.KvKey; skip: Set<string> },
+  ahead?: { from: Deno.KvKey; skip: Set<string>; msPer?: number },
 ): Promise<Batch> {
   const arrivals: Deno.KvEntry<Visitor>[] = [];
   const notes: Deno.KvEntry<unknown>[] = [];
@@ -84,7 +86,10 @@ async function readBatch(
   const [, , numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
-      for await (const e of ctx.kv.list<Visitor>(sel, { limit: most + 1, batchSize: 500 })) {
+      const listed = ahead?.msPer !== undefined
+        ? await listWindows(ctx.kv, q, ahead.from, ahead.msPer, most + 1)
+        : ctx.kv.list<Visitor>(sel, { limit: most + 1, batchSize: 500 });
+      for await (const e of listed) {
         if (ahead && (same(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
         if (arrivals.length < most) arrivals.push(e);
       }
@@ -331,7 +336,8 @@ async function numberBatch(
   // without the early leavers it took out (their arrival entries go with this commit).
   // A batch of leavers alone reads nothing ahead: the next batch is read once this one landed.
   const last = batch.arrivals.at(-1)?.key;
-  const ahead = last ? readBatch(ctx, q, { from: last, skip: gone }) : undefined;
+  const msPer = density(batch.arrivals);
+  const ahead = last ? readBatch(ctx, q, { from: last, skip: gone, msPer }) : undefined;
   const res = await sent;
   if (!res.ok) {
     ahead?.catch(() => {});
