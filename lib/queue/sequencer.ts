@@ -331,7 +331,9 @@ async function numberBatch(
   // listed since, which then stayed in the sum for good (phantom waiters on every instance).
   takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
   op.set(keys.counts(q), counts);
-  const sent = op.commit();
+  // In line with this process's other commits on the counts (`ctx.serial`): a tick's commit in
+  // flight would otherwise lose to rounds back to back, and its second went by (bench/RESULTS.md).
+  const sent = ctx.serial(q, () => op.commit());
   // The next batch is read while this commit is in flight: after this one's last arrival,
   // without the early leavers it took out (their arrival entries go with this commit).
   // A batch of leavers alone reads nothing ahead: the next batch is read once this one landed.
