@@ -9,8 +9,7 @@ import { withEnters } from "./enters.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit } from "./admit.ts";
-import { tick, type TickResult } from "./tick.ts";
-import { sequence } from "./sequencer.ts";
+import { numberArrivals, tick, type TickResult } from "./tick.ts";
 import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
 import { join, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { JoinWriter } from "./join_write.ts";
@@ -19,7 +18,7 @@ import type { Mode, QueueSettings, Visitor } from "./types.ts";
 import { admissionStart } from "./view.ts";
 import { type LaneMetrics, laneMetrics } from "../priority/metrics.ts";
 import * as visitor from "./visitor.ts";
-import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
+import { enter as enterAdmitted, leave as leaveQueue } from "./leave_enter.ts";
 import type { DrawOptions } from "./draw.ts";
 import { DrawSchedule } from "./draw_schedule.ts";
 import { placeOf } from "./placement.ts";
@@ -282,10 +281,8 @@ export class Engine {
    * Numbers the joins that wait for it into the line now (what each tick does first; see
    * sequencer.ts). Safe beside a tick: every numbering checks the counts it read.
    */
-  async sequence(q: string): Promise<number> {
-    const out = await sequence(this.ctx, q);
-    for (const id of out.leavers) await leaveById(this.ctx, q, id);
-    return out.numbered;
+  sequence(q: string): Promise<number> {
+    return numberArrivals(this.ctx, q);
   }
 
   /** Operator force-admit; returns how many were really admitted. */

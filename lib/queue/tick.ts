@@ -115,26 +115,24 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
         log("warn", "numbering failed", { queue: q, error: String(e) })
       );
     }
-    if (result.ran) await afterTick(ctx, q, sec);
-    return result;
-  }
-  result.numbered = await numberArrivals(ctx, q, 600);
-  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
-  const from = Date.now();
-  for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
-    if (!(await round(i))) break;
+  } else {
+    result.numbered = await numberArrivals(ctx, q);
+    // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
+    const from = Date.now();
+    for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
+      if (!(await round(i))) break;
+    }
   }
   if (result.ran) await afterTick(ctx, q, sec);
   return result;
 }
 
 /**
- * The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`; returns
- * how many it numbered.
+ * Numbers the joins since the last tick (sequencer.ts) within `budgetMs`, then lets those that
+ * left meanwhile leave; returns how many it numbered.
  */
-async function numberArrivals(ctx: QueueContext, q: string, budgetMs: number): Promise<number> {
+export async function numberArrivals(ctx: QueueContext, q: string, budgetMs = 600) {
   const seq = await sequence(ctx, q, budgetMs);
-  // Visitors that left while their join was being numbered: their leave goes on now.
   for (const id of seq.leavers) await leaveById(ctx, q, id);
   return seq.numbered;
 }
@@ -258,7 +256,7 @@ function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Count
 }
 
 /** The once-a-minute upkeep after a tick of second `sec` that ran on this instance. */
-export async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
+async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
   ctx.invalidate(q);
   // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
   // (a fixed second could be missed when ticks come only from requests).
