@@ -10,15 +10,14 @@
  * A visitor that leaves before it is numbered leaves a note (`keys.leftEarly`), which the
  * sequencer takes in with the arrivals: nobody but the sequencer writes an unnumbered record.
  *
- * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round: the
- * counts commit carries the first chunk and, for each other chunk, a record of its numbers
- * (numbering.ts); those chunks land side by side, each checked against its record and deleting
- * it, while the next round's counts commit already goes out. A round so costs about one round trip
- * to the store whatever its width (over a remote store the commits' latency, not their size,
- * bounded the numbering: bench/RESULTS.md). A chunk cut short (a crash between the commits) is
- * finished from its record by the next sequencer.
+ * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round, the
+ * chunks after the first landing side by side from their numbering records (numbering.ts) while
+ * the next round's counts commit goes out: a round costs about one round trip to the store whatever
+ * its width (over a remote store the commits' latency, not their size, bounded the numbering:
+ * bench/RESULTS.md).
  */
 import { retryCommit } from "../store/commit.ts";
+import { getAll } from "../store/get_all.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "./enters.ts";
@@ -27,16 +26,8 @@ import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
-import {
-  type Chunk,
-  finish,
-  FRESH_MS,
-  landChunk,
-  newRecord,
-  noteNumbered,
-  type Numbering,
-  writeNumbered,
-} from "./numbering.ts";
+import { type Chunk, landChunk, noteNumbered, otherRounds, writeNumbered } from "./numbering.ts";
+import type { Numbering } from "./numbering.ts";
 
 /**
  * Arrivals numbered per commit: three mutations each (record, line entry, arrival entry), with
@@ -55,11 +46,11 @@ let runs = 0;
 /** What one sequencing commit read: the arrivals and early leavers, in key order. */
 interface Batch {
   arrivals: Deno.KvEntry<Visitor>[];
-  left: Deno.KvEntry<Visitor | null>[];
+  left: Deno.KvEntryMaybe<Visitor>[];
   /**
-   * The sum of joins not numbered yet, read after the lists: it holds every listed arrival (a
-   * join writes its entry and its one in the sum together), also those that landed after the
-   * counts were read.
+   * The sum of joins not numbered yet, read after the lists, so it holds every listed arrival (a
+   * join writes its entry and its one in the sum together): the sum read with the counts may
+   * predate arrivals listed since, which then stayed in it for good (phantom waiters everywhere).
    */
   pending: number;
   /** The numbering records as listed with a batch read afresh (not with one read ahead). */
@@ -80,13 +71,12 @@ async function readBatch(
   const notes: Deno.KvEntry<unknown>[] = [];
   const prefix = keys.arrivalPrefix(q);
   const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
-  const most = ROUND_MOST;
   const [, , numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
-      for await (const e of ctx.kv.list<Visitor>(sel, { limit: most + 1, batchSize: 500 })) {
+      for await (const e of ctx.kv.list<Visitor>(sel, { limit: ROUND_MOST + 1, batchSize: 500 })) {
         if (ahead && (same(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
-        if (arrivals.length < most) arrivals.push(e);
+        if (arrivals.length < ROUND_MOST) arrivals.push(e);
       }
     })(),
     (async () => {
@@ -98,12 +88,7 @@ async function readBatch(
       ? undefined
       : Array.fromAsync(ctx.kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })),
   ]);
-  const left: Deno.KvEntry<Visitor | null>[] = [];
-  for (let i = 0; i < notes.length; i += 10) {
-    const ids = notes.slice(i, i + 10).map((e) => e.key[2] as string);
-    const got = await ctx.kv.getMany<Visitor[]>(ids.map((id) => keys.visitor(q, id)));
-    left.push(...got as Deno.KvEntry<Visitor | null>[]);
-  }
+  const left = await getAll<Visitor>(ctx.kv, notes.map((e) => keys.visitor(q, e.key[2] as string)));
   const pending = arrivals.length + left.length === 0
     ? 0
     : pendingOf(await ctx.kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
@@ -117,7 +102,7 @@ async function readBatch(
 function takeLeavers(
   op: Deno.AtomicOperation,
   q: string,
-  left: Deno.KvEntry<Visitor | null>[],
+  left: Deno.KvEntryMaybe<Visitor>[],
 ): { gone: Set<string>; numbered: string[] } {
   const gone = new Set<string>();
   const numbered: string[] = [];
@@ -150,33 +135,6 @@ function inWindow(s: QueueSettings, c: Counts, ms: number): boolean {
 function nextInLine(c: Counts, lanes: Map<string, number>, lane?: string): number {
   const slot = lane === undefined ? undefined : lanes.get(lane);
   return slot === undefined ? c.nextSeq++ : takeSeq(c, slot);
-}
-
-/**
- * Numbers one arrival: its arrival number (and a closing window's round, into the counts commit
- * `op`), its record and line entry (unless a window join) into its chunk's commit `into`.
- * Returns its number and round (0 unless a window join).
- */
-function numberOne(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  into: Deno.AtomicOperation,
-  s: QueueSettings,
-  c: Counts,
-  e: Deno.KvEntry<Visitor>,
-  lanes: Map<string, number>,
-): [seq: number, round: number] {
-  const ms = e.key[2] as number;
-  const participant = ms >= windowStart(s) && inWindow(s, c, ms);
-  // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
-  if (!participant) settleRound(ctx, q, op, s, c, Math.max(ms, ctx.now()));
-  const seq = participant ? c.nextSeq++ : nextInLine(c, lanes, e.value.lane);
-  const round = participant ? c.preRound : 0;
-  writeNumbered(into, q, e, seq, round);
-  c.waiting++;
-  c.numberedTo = Math.max(c.numberedTo, ms);
-  return [seq, round];
 }
 
 /** What a sequencer run did: arrivals numbered, and early leavers numbered meanwhile. */
@@ -231,7 +189,7 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
       const state = known?.state ?? await ctx.readState(q);
       const batch = known?.next ? await known.next : await readBatch(ctx, q);
       known = null;
-      const other = await otherRounds(ctx, q, batch);
+      const other = await otherRounds(ctx, q, batch.numbering ?? []);
       if (other) return other === "finished" ? null : NONE;
       const done = await numberBatch(ctx, q, state, batch, run);
       if (done?.next) known = { state: done.next, next: done.ahead };
@@ -283,24 +241,6 @@ interface Numbered {
 const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
 
 /**
- * What a batch read afresh says of numbering records (chunks of wide rounds not written yet):
- * another instance's round in flight ("stop": left to it), or chunks cut short ("finished" here,
- * then read again; this process's own chunks have all settled before such a read). Null when none.
- */
-async function otherRounds(
-  ctx: QueueContext,
-  q: string,
-  batch: Batch,
-): Promise<"stop" | "finished" | null> {
-  const found = batch.numbering ?? [];
-  if (found.length === 0) return null;
-  const mine = (e: Deno.KvEntry<Numbering>) => e.value.by.startsWith(`${ctx.instance}/`);
-  if (found.some((e) => !mine(e) && ctx.now() - e.value.at < FRESH_MS)) return "stop";
-  await Promise.all(found.map((e) => finish(ctx, q, e)));
-  return "finished";
-}
-
-/**
  * Numbers the next round of arrivals (and takes early leavers in): its counts commit, checked
  * against `state`, then the round's other chunks side by side (see the header). Null when the
  * counts commit lost (the caller reads afresh and tries again).
@@ -321,9 +261,7 @@ async function numberBatch(
   settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
   const { gone, numbered } = takeLeavers(op, q, batch.left);
   const { n, chunks } = numberChunks(ctx, q, op, state, batch.arrivals, gone, run);
-  // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
-  // sum is the one read after the lists: the one read with the counts may predate arrivals
-  // listed since, which then stayed in the sum for good (phantom waiters on every instance).
+  // Every arrival read is taken in, numbered or gone (never more than the sum holds).
   takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
   op.set(keys.counts(q), counts);
   const sent = op.commit();
@@ -344,15 +282,16 @@ async function numberBatch(
 }
 
 /**
- * Numbers a round's arrivals (less the early leavers `gone`): the first chunk into the counts
- * commit `op`, the others into commits of their own (returned), each with its numbers in a record
- * `op` writes (see numbering.ts).
+ * Numbers a round's arrivals (less the early leavers `gone`): each gets its arrival number (and
+ * a closing window's round) in the counts commit `op`, its record and line entry (unless a window
+ * join) in its chunk's commit: the first chunk's is `op`, the others' are returned, each with its
+ * numbers in a record `op` writes (see numbering.ts).
  */
 function numberChunks(
   ctx: QueueContext,
   q: string,
   op: Deno.AtomicOperation,
-  { settings, counts }: State,
+  { settings: s, counts: c }: State,
   arrivals: Deno.KvEntry<Visitor>[],
   gone: Set<string>,
   run: Run,
@@ -362,19 +301,27 @@ function numberChunks(
   let n = 0;
   for (const e of arrivals) {
     if (gone.has(e.value.id)) continue;
-    const c = Math.floor(n++ / SEQUENCE_CHUNK);
-    if (c > chunks.length) {
-      const record = newRecord(run.id, ctx.now(), e.key[2] as number);
+    const i = Math.floor(n++ / SEQUENCE_CHUNK);
+    const ms = e.key[2] as number;
+    if (i > chunks.length) {
+      const record = { by: run.id, at: ctx.now(), inst: [], base: ms, round: 0, entries: [] };
       chunks.push({
         op: ctx.kv.atomic(),
-        key: keys.numbering(q, `${run.id}:${round}:${c}`),
+        key: keys.numbering(q, `${run.id}:${round}:${i}`),
         record,
       });
     }
-    const into = c ? chunks[c - 1] : null;
-    const [seq, w] = numberOne(ctx, q, op, into?.op ?? op, settings!, counts, e, run.lanes);
+    const participant = ms >= windowStart(s!) && inWindow(s!, c, ms);
+    // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
+    if (!participant) settleRound(ctx, q, op, s!, c, Math.max(ms, ctx.now()));
+    const seq = participant ? c.nextSeq++ : nextInLine(c, run.lanes, e.value.lane);
+    const w = participant ? c.preRound : 0;
+    const into = i ? chunks[i - 1] : null;
+    writeNumbered(into?.op ?? op, q, e, seq, w);
     if (into) noteNumbered(into.record, e.key, seq, w);
+    c.waiting++;
+    c.numberedTo = Math.max(c.numberedTo, ms);
   }
-  for (const c of chunks) op.set(c.key, c.record);
+  for (const x of chunks) op.set(x.key, x.record);
   return { n, chunks };
 }
