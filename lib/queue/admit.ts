@@ -36,7 +36,7 @@ const PASS_NOTES = 10;
 const notesIn = new WeakMap<Set<string>, number>();
 
 /** One admitting op under way (a tick's round, a force-admit's commit): what its steps share. */
-interface Round {
+export interface Round {
   ctx: QueueContext;
   q: string;
   op: Deno.AtomicOperation;
@@ -223,8 +223,6 @@ async function expireInto(r: Round, budget: number, reads: TickReads): Promise<n
 
 /** What one round of a tick did (see `tickRound`). */
 export interface TickRound {
-  /** Slots freed and waiters dropped. */
-  expired: number;
   /** Waiters admitted. */
   n: number;
   rate: number;
@@ -234,22 +232,12 @@ export interface TickRound {
 }
 
 /**
- * One round of a tick's work on `counts`, into `op`: frees expired slots, drops lapsed waiters and
- * admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in `op`.
- * `handled` collects the visitors it changed, `passed` the silent waiters passed over (kept across
- * a tick's rounds). The caller claims the second and writes the counts.
+ * One round of a tick's work on `r.counts`, into `r.op`: frees expired slots, drops lapsed waiters
+ * and admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in the
+ * op. The caller claims the second and writes the counts.
  */
-export async function tickRound(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  counts: Counts,
-  settings: QueueSettings,
-  now: number,
-  handled: Set<string>,
-  passed = new Set<string>(),
-): Promise<TickRound> {
-  const r: Round = { ctx, q, op, counts, settings, handled, passed, admitted: new Set() };
+export async function tickRound(r: Round, now: number): Promise<TickRound> {
+  const { ctx, q, counts, settings, passed } = r;
   const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK, settings);
   const expired = await expireInto(r, CHUNK / 2, reads);
   const open = ctx.isOpen(settings, now);
@@ -285,7 +273,7 @@ export async function tickRound(
     more ||= cut && wholeTokens(counts) >= 1 && counts.waiting > 0 &&
       openSlots(settings, counts) > 0;
   }
-  return { expired, n, rate, open, more };
+  return { n, rate, open, more };
 }
 
 /**

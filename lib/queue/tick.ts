@@ -8,9 +8,6 @@ import { StoreBusyError } from "../errors.ts";
 import { log } from "../log.ts";
 import { sleep } from "../clock.ts";
 import { lockRetried, recordOp, retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
-
-/** A recorded op (see `recordOp`). */
-type RecordedOp = ReturnType<typeof recordOp>;
 import { keys } from "../store/keys.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { compactGoneLog, type TickRound, tickRound } from "./admit.ts";
@@ -156,11 +153,12 @@ async function tickOnce(
   const rec = recordOp();
   const op = rec.op.check(settingsEntry);
   const handled = new Set<string>();
-  const r = await tickRound(ctx, q, op, counts, settings, now, handled, passed);
+  const admitted = new Set<string>();
+  const r = await tickRound({ ctx, q, op, counts, settings, handled, passed, admitted }, now);
   // A later round with nothing to do writes nothing (the second is claimed already).
   if (round > 0 && r.n === 0 && handled.size === 0) return false;
   counts.tickAt = Math.max(counts.tickAt, sec);
-  const t = { settings, n: r.n, rate: r.rate, now, open: r.open, sec, round };
+  const t = { ...r, settings, now, sec, round };
   const out = await ctx.serial(q, () => commitRound(ctx, q, rec, base, counts, entry, t));
   if (out === false || out === null) return out;
   ctx.invalidate(q);
@@ -170,22 +168,14 @@ async function tickOnce(
   result.waiting = out.waiting;
   result.bucketAt = out.tokensAt;
   result.bucketLeft = out.tokens;
-  return (r as TickRound).more;
+  return r.more;
 }
 
 /** Commits of a tick's changes against counts read again, before it reads everything afresh. */
 const COUNTS_TRIES = 4;
 
 /** What a round's commit needs to know of it (see `rebase`). */
-interface RoundFacts {
-  settings: QueueSettings;
-  n: number;
-  rate: number;
-  now: number;
-  open: boolean;
-  sec: number;
-  round: number;
-}
+type RoundFacts = TickRound & { settings: QueueSettings; now: number; sec: number; round: number };
 
 /**
  * Commits a round: its visitors checked one by one, its counts applied to the counts as they are
@@ -195,7 +185,7 @@ interface RoundFacts {
 async function commitRound(
   ctx: QueueContext,
   q: string,
-  rec: RecordedOp,
+  rec: ReturnType<typeof recordOp>,
   base: Counts,
   counts: Counts,
   entry: Deno.KvEntryMaybe<Counts>,
