@@ -110,7 +110,8 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
  * Computes a waiter's next timeslot and liveness deadline: the first second with room under the
  * 750/s budget in its window, or the second after its predicted admission when that comes first
  * (queue mode; see `planCheckIn`).
- * Returns the second reserved in the occupancy ledger (null when none was), to be summed in KV.
+ * Returns the second reserved in the occupancy ledger (null with a fixed poll interval), to be
+ * summed in KV.
  */
 export function schedule(
   ctx: QueueContext,
@@ -140,9 +141,8 @@ export function schedule(
     startMs: now,
     kind,
   };
-  const { sec, reserved } = planCheckIn(ctx.checkins, q, input);
-  const nca = sec * 1000;
-  return [nca, livenessDeadline(nca, periodMs), reserved ? sec : null];
+  const sec = planCheckIn(ctx.checkins, q, input);
+  return [sec * 1000, livenessDeadline(sec * 1000, periodMs), sec];
 }
 
 /**
