@@ -3,7 +3,7 @@ import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { type Branding, readBranding } from "../branding.ts";
 import { keys } from "../store/keys.ts";
-import { pendingOf } from "./enters.ts";
+import { pendingOf } from "../store/sums.ts";
 import { b64url } from "../tokens.ts";
 import type { Signer } from "../tokens.ts";
 import { type Counts, EMPTY_COUNTS, type QueueSettings, withDefaults } from "./types.ts";

@@ -20,7 +20,7 @@ import { retryCommit } from "../store/commit.ts";
 import { getAll } from "../store/get_all.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
-import { pendingOf, takeIn } from "./enters.ts";
+import { pendingOf, takeIn } from "../store/sums.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
