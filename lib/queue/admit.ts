@@ -7,14 +7,8 @@ import { retryCommit } from "../store/commit.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
-import {
-  admitWaiting,
-  countTraffic,
-  logGone,
-  releaseSlot,
-  removeWaiting,
-  returnToLine,
-} from "./records.ts";
+import { admitWaiting, logGone, releaseSlot, removeWaiting, returnToLine } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import type { Counts, QueueSettings } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";

@@ -25,7 +25,8 @@ import {
   putOwnRecords,
 } from "./join_write.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
-import { countTraffic, grantSlot } from "./records.ts";
+import { grantSlot } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";

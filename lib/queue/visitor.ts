@@ -16,7 +16,8 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import { admitWaiting, countTraffic, logGone } from "./records.ts";
+import { admitWaiting, logGone } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./checkins.ts";
