@@ -45,11 +45,6 @@ export interface QueueView {
   loadedAt: number;
 }
 
-interface GoneCache {
-  seqs: Set<number>;
-  fromMs: number;
-}
-
 /** A silent waiter's grace by default (seconds; see `QueueSettings.returnGraceSeconds`). */
 export const DEFAULT_RETURN_GRACE_SECONDS = 300;
 
@@ -125,7 +120,8 @@ export class QueueContext {
     1024,
   );
   #serial = new Map<string, Promise<void>>();
-  #gone = new Map<string, GoneCache>();
+  /** Each queue's gone log as read so far, and from when the next read starts. */
+  #gone = new Map<string, { seqs: Set<number>; fromMs: number }>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
   readonly upkeepMinute = new Map<string, number>();
 
@@ -153,14 +149,10 @@ export class QueueContext {
    * former record of the join guards (`guardsEntry`), which a commit that writes the settings
    * checks too (see `resolveJoinGuards`).
    */
-  async readSettingsEntry(q: string): Promise<{
-    settings: QueueSettings | null;
-    entry: Deno.KvEntryMaybe<Partial<QueueSettings>>;
-    guardsEntry: Deno.KvEntryMaybe<unknown>;
-  }> {
+  async readSettingsEntry(q: string) {
     const both = await readGuardEntries(this.kv, q);
     const entry = both.queue as Deno.KvEntryMaybe<Partial<QueueSettings>>;
-    const settings = entry.value
+    const settings: QueueSettings | null = entry.value
       ? {
         ...withDefaults(defaultSettings(q, this.config, 0), entry.value),
         joinGuards: resolveJoinGuards(both),
@@ -201,13 +193,7 @@ export class QueueContext {
    * enters they have not taken in yet (`pending`, see enters.ts) and the joins not numbered yet
    * (`arrivals`, see sequencer.ts).
    */
-  async readCounts(q: string): Promise<{
-    counts: Counts;
-    entry: Deno.KvEntryMaybe<Counts>;
-    pending: number;
-    arrivals: number;
-    arrivalsEntry: Deno.KvEntryMaybe<Deno.KvU64>;
-  }> {
+  async readCounts(q: string) {
     const [entry, enters, arrivals] = await this.kv.getMany<[Counts, Deno.KvU64, Deno.KvU64]>([
       keys.counts(q),
       keys.entersPending(q),
