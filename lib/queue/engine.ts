@@ -232,11 +232,6 @@ export class Engine {
   /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
   healthSnapshot?: () => Promise<HealthSnapshot>;
 
-  /** Ticks every queue once. */
-  async tickAll(): Promise<void> {
-    for (const q of await this.queueNames()) await this.tick(q);
-  }
-
   /**
    * Starts a tick for `q` in the background when this instance has not tried one this second;
    * called by every visitor request so admission runs while anyone is there to see it.

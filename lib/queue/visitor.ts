@@ -50,11 +50,7 @@ export function checkTicket(q: string, t: TicketClaims | null, visitorId?: strin
 }
 
 /** Why ticket `t` may not act in queue `q` (for `visitorId`, when given); null when it may. */
-function ticketMismatch(
-  q: string,
-  t: Readonly<TicketClaims>,
-  visitorId?: string,
-): string | null {
+function ticketMismatch(q: string, t: Readonly<TicketClaims>, visitorId?: string): string | null {
   if (t.queue !== q) return `tg_ticket is for queue "${t.queue}", not "${q}"`;
   if (visitorId !== undefined && visitorId !== t.sub) {
     return `visitorId "${visitorId}" does not match the tg_ticket`;
