@@ -428,7 +428,7 @@ Deno.test("periodSeconds = max(5, ceil(waiting / 750))", () => {
 Deno.test("checkWindow: newcomers from the next second, renewals one period later", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0) + 250;
   const nowSec = Math.floor(now / 1000);
-  const base = { nowMs: now, rate: 10, startMs: now };
+  const base = { nowMs: now, rate: 10 };
   assertEquals(checkWindow({ ...base, waiting: 10, kind: "join" }), [nowSec + 1, nowSec + 10]);
   assertEquals(checkWindow({ ...base, waiting: 10, kind: "renew" }), [nowSec + 5, nowSec + 10]);
   assertEquals(
@@ -440,7 +440,7 @@ Deno.test("checkWindow: newcomers from the next second, renewals one period late
 Deno.test("frontCheckSec: the second after the predicted admission, never sooner than 5 s, none without a prediction", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0) + 700;
   const nowSec = Math.floor(now / 1000);
-  const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
+  const base = { nowMs: now, waiting: 75_000, rate: 10, kind: "renew" as const };
   // Predicted by x+4 (positions 1 to 32 at 10/s from x.7; 33 is x+4.0 in floating point): the
   // 5 s minimum.
   for (let position = 1; position <= 32; position++) {
@@ -454,12 +454,6 @@ Deno.test("frontCheckSec: the second after the predicted admission, never sooner
   assertEquals(frontCheckSec({ ...base, position: 100 }), nowSec + 12);
   assertEquals(frontCheckSec({ ...base, position: 100, rate: 20 }), nowSec + 7, "5.7 s ahead");
   assertEquals(frontCheckSec({ ...base }), null, "lottery: no position, no prediction");
-  assertEquals(frontCheckSec({ ...base, position: 1, startMs: null }), null, "paused");
-  assertEquals(
-    frontCheckSec({ ...base, position: 10, startMs: now + 60_000 }),
-    nowSec + 63,
-    "before the opening time the prediction starts there (x.7 + 60 s + 1 s)",
-  );
 });
 
 Deno.test("bulkLimit: the budget less twice the rate for front check-ins, 20 to 150 of it", () => {
@@ -514,7 +508,7 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
   const ledger = new CheckinLedger(null as unknown as Deno.Kv);
   const now = Date.UTC(2026, 0, 1, 0, 0, 0);
   const nowSec = now / 1000;
-  const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
+  const base = { nowMs: now, waiting: 75_000, rate: 10, kind: "renew" as const };
   assertEquals(planCheckIn(ledger, "q", { ...base, position: 1 }), nowSec + 5);
   // Predicted admission in 4.5 s: the second after it.
   assertEquals(planCheckIn(ledger, "q", { ...base, position: 45 }), nowSec + 6);

@@ -133,9 +133,6 @@ export function schedule(
     position: s.mode === "queue" && !drawPending(s) ? position ?? ctx.position(v, seq) : undefined,
     frontToCome: s.mode === "queue" && drawPending(s),
     rate: ctx.lineRate(v),
-    // While paused or before the opening, schedule as if running now: the front keeps its 5 s
-    // cadence and nothing in the schedule gives the silent pause or the opening time away.
-    startMs: now,
     kind,
   };
   const sec = planCheckIn(ctx.checkins, q, input);
