@@ -159,7 +159,7 @@ export async function status(
 /**
  * A status answered from the view alone: a waiter whose slot is not due, or a join that surely
  * waits unnumbered (it arrived after the last arrival the sequencer numbered) behind a backlog
- * too long to count (see `unnumberedPosition`), given the back of the line and asked back the
+ * too long to count (see `unnumbered`), given the back of the line and asked back the
  * next second. Nothing else is written for such a join, so its record need not be read (every
  * second of a backlog, for every join in it: the store reads the ticks needed, bench/RESULTS.md).
  */
@@ -342,9 +342,7 @@ export async function enterNow(
   q: string,
   entry: Deno.KvEntry<Visitor>,
 ): Promise<Outcome | null> {
-  // In line with this instance's other counts writers (join batches, ticks): racing them on the
-  // checked counts record starved both under load (found by the flash-crowd load scenario).
-  // Enters that come together share one commit.
+  // Enters that come together share one commit, which leaves the counts record alone (enters.ts).
   const next = await enterInBatch(ctx, q, entry);
   if (!next) return null;
   ctx.invalidate(q);
@@ -372,31 +370,13 @@ function farBehind(v: QueueView): number | null {
 }
 
 /**
- * The place of a join not numbered yet: the numbered waiters plus the arrivals before its own in
- * key order, listed while the view's backlog is short; past `COUNT_AHEAD` the back of the line as
- * last read. (Listing a long backlog for each of its statuses, which come every second until the
- * tick numbers them, took the CPU the ticks needed: bench/RESULTS.md, scale-out simulation.)
- */
-async function unnumberedPosition(
-  ctx: QueueContext,
-  q: string,
-  rec: Visitor,
-  v: QueueView,
-): Promise<number> {
-  const far = farBehind(v);
-  if (far !== null) return far;
-  let ahead = 0;
-  const end = keys.arrival(q, ...rec.mark!);
-  const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
-  for await (const _ of list) ahead++;
-  return v.counts.waiting - v.pending + ahead + 1;
-}
-
-/**
- * The answer to a join not numbered yet (the next tick does): its place among the numbered line
- * and the joins that arrived before it (see `unnumberedPosition`).
- * Nothing is written (only the sequencer writes an unnumbered record); one due meanwhile is asked
- * back the next second, after the tick, by its ticket.
+ * The answer to a join not numbered yet (the next tick does). Its place: the numbered waiters plus
+ * the arrivals before its own in key order, listed while the view's backlog is short; past
+ * `COUNT_AHEAD` the back of the line as last read (listing a long backlog for each of its
+ * statuses, which come every second until the tick numbers them, took the CPU the ticks needed:
+ * bench/RESULTS.md, scale-out simulation). Nothing is written (only the sequencer writes an
+ * unnumbered record); one due meanwhile is asked back the next second, after the tick, by its
+ * ticket.
  */
 async function unnumbered(
   ctx: QueueContext,
@@ -407,7 +387,14 @@ async function unnumbered(
   const now = ctx.now();
   const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
   const asked = { ...rec, nextCheckAt: nca };
-  const position = await unnumberedPosition(ctx, q, rec, v);
+  let position = farBehind(v);
+  if (position === null) {
+    let ahead = 0;
+    const end = keys.arrival(q, ...rec.mark!);
+    const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
+    for await (const _ of list) ahead++;
+    position = v.counts.waiting - v.pending + ahead + 1;
+  }
   return {
     view: provisionalView(ctx, q, asked, v, position, await ctx.branding(q)),
     ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
