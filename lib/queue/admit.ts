@@ -232,7 +232,7 @@ export interface TickRound {
  */
 export async function tickRound(r: Round, now: number): Promise<TickRound> {
   const { ctx, q, counts, settings, passed } = r;
-  const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK, settings);
+  const reads = startTickReads(ctx, q, CHUNK / 2, CHUNK, settings);
   const expired = await expireInto(r, CHUNK / 2, reads);
   const open = ctx.isOpen(settings, now);
   const rate = ctx.ratePerSecond(settings);

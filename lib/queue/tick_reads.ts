@@ -45,11 +45,11 @@ export function startTickReads(
   ctx: QueueContext,
   q: string,
   budget: number,
-  fifo: boolean,
   headCount: number,
   settings: QueueSettings,
 ): TickReads {
   const now = ctx.now();
+  const fifo = settings.mode === "queue";
   // The ids of an index (expiry or deadline) up to `end`.
   const ids = async (prefix: Deno.KvKey, end: number) => {
     const list = ctx.kv.list({ start: prefix, end: [...prefix, end] }, { limit: budget });
