@@ -155,7 +155,7 @@ export function sequencing(ctx: QueueContext, q: string): boolean {
  * Numbers the arrivals of `q` that wait (and takes early leavers in), a round at a time, until
  * none is left or `budgetMs` has passed. Each round's counts commit checks the counts read before
  * its lists, so two sequencers never number one arrival twice. Returns how many it numbered, and
- * the leavers numbered meanwhile (their own leave goes on with the tick, see engine.ts). One run
+ * the leavers numbered meanwhile (their own leave goes on with the tick, see tick.ts). One run
  * at a time in a process: a call while one runs waits for it (and reports nothing of its own).
  */
 export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<Sequenced> {

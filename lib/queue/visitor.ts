@@ -104,11 +104,8 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
 }
 
 /**
- * Computes a waiter's next timeslot and liveness deadline: the first second with room under the
- * 750/s budget in its window, or the second after its predicted admission when that comes first
- * (queue mode; see `planCheckIn`).
- * Returns the second reserved in the occupancy ledger (null with a fixed poll interval), to be
- * summed in KV.
+ * A waiter's next timeslot (see `planCheckIn`), its liveness deadline, and the second reserved in
+ * the occupancy ledger, to be summed in KV (null with a fixed poll interval).
  */
 export function schedule(
   ctx: QueueContext,
@@ -370,13 +367,11 @@ function farBehind(v: QueueView): number | null {
 }
 
 /**
- * The answer to a join not numbered yet (the next tick does). Its place: the numbered waiters plus
- * the arrivals before its own in key order, listed while the view's backlog is short; past
- * `COUNT_AHEAD` the back of the line as last read (listing a long backlog for each of its
- * statuses, which come every second until the tick numbers them, took the CPU the ticks needed:
- * bench/RESULTS.md, scale-out simulation). Nothing is written (only the sequencer writes an
- * unnumbered record); one due meanwhile is asked back the next second, after the tick, by its
- * ticket.
+ * The answer to a join not numbered yet, written nowhere (only the sequencer writes an unnumbered
+ * record); one due meanwhile is asked back the next second, after the tick, by its ticket. Its
+ * place: the numbered waiters plus the arrivals before its own, listed while the view's backlog is
+ * short, else the back of the line as last read (listing a long backlog for each of its statuses,
+ * every second until the tick numbers them, took the CPU the ticks needed: bench/RESULTS.md).
  */
 async function unnumbered(
   ctx: QueueContext,
