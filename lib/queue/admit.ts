@@ -261,8 +261,8 @@ export async function tickRound(r: Round, now: number): Promise<TickRound> {
     }
     counts.tokens -= n;
     // Admissions the round's size cut short, or lapsed waiters took the place of, with budget and
-    // waiters left. (Not after every round that admitted many: at 50 a second, the round after
-    // each tick held the turn holder's joins up by a commit every second, bench/scale_sim.ts.)
+    // waiters left. (Not after every round that admitted many: at 50 a second that was one commit
+    // more on the counts every second, bench/scale_sim.ts.)
     const cut = want === CHUNK - expired || n < want;
     more ||= cut && wholeTokens(counts) >= 1 && counts.waiting > 0 &&
       openSlots(settings, counts) > 0;
