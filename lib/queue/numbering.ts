@@ -119,10 +119,9 @@ async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numberin
 }
 
 /**
- * What the numbering records a sequencer run read afresh say (chunks of wide rounds not written
- * yet): another instance's round in flight ("stop": left to it), or chunks cut short ("finished"
- * here, then read again; this process's own chunks have all settled before such a read). Null
- * when none.
+ * What numbering records read afresh say (chunks of wide rounds not written yet): another
+ * instance's round in flight ("stop": left to it), or chunks cut short ("finished" here, then read
+ * again; this process's own chunks have all settled before such a read). Null when none.
  */
 export async function otherRounds(
   ctx: QueueContext,

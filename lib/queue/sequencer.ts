@@ -68,10 +68,9 @@ async function readBatch(
   ahead?: { from: Deno.KvKey; skip: Set<string> },
 ): Promise<Batch> {
   const arrivals: Deno.KvEntry<Visitor>[] = [];
-  const notes: Deno.KvEntry<unknown>[] = [];
   const prefix = keys.arrivalPrefix(q);
   const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
-  const [, , numbering] = await Promise.all([
+  const [, notes, numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
       for await (const e of ctx.kv.list<Visitor>(sel, { limit: ROUND_MOST + 1, batchSize: 500 })) {
@@ -79,11 +78,9 @@ async function readBatch(
         if (arrivals.length < ROUND_MOST) arrivals.push(e);
       }
     })(),
-    (async () => {
-      if (ahead) return;
-      const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
-      for await (const e of it) notes.push(e);
-    })(),
+    ahead
+      ? []
+      : Array.fromAsync(ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK })),
     ahead
       ? undefined
       : Array.fromAsync(ctx.kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })),
@@ -256,7 +253,7 @@ async function numberBatch(
   if (!settings || (batch.arrivals.length === 0 && batch.left.length === 0)) return NONE;
   const op = ctx.kv.atomic().check(entry, settingsEntry);
   // The pre-queue's round opens with the window's first numbering (its commitment); it
-  // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
+  // closes at the first arrival from `opensAt` on (in `numberChunks`), or before the draw.
   const opensAt = settings.opensAt ?? Infinity;
   settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
   const { gone, numbered } = takeLeavers(op, q, batch.left);
