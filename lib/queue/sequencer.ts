@@ -62,11 +62,8 @@ interface Batch {
  * is still in flight: arrivals only, after that batch's last key (`from`), without those it took
  * out (`skip`); leavers wait for a batch read after a commit landed.
  */
-async function readBatch(
-  ctx: QueueContext,
-  q: string,
-  ahead?: { from: Deno.KvKey; skip: Set<string> },
-): Promise<Batch> {
+async function readBatch(run: Run, ahead?: { from: Deno.KvKey; skip: Set<string> }) {
+  const { ctx, q } = run;
   const arrivals: Deno.KvEntry<Visitor>[] = [];
   const prefix = keys.arrivalPrefix(q);
   const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
@@ -171,6 +168,8 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   let total = 0;
   const leavers: string[] = [];
   const run: Run = {
+    ctx,
+    q,
     id: `${ctx.instance}/${++runs}`,
     rounds: 0,
     inFlight: [],
@@ -184,11 +183,11 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
       // A batch read afresh lists every arrival not written yet: this run's chunks land first.
       if (!known?.next) await Promise.all(run.inFlight);
       const state = known?.state ?? await ctx.readState(q);
-      const batch = known?.next ? await known.next : await readBatch(ctx, q);
+      const batch = known?.next ? await known.next : await readBatch(run);
       known = null;
       const other = await otherRounds(ctx, q, batch.numbering ?? []);
       if (other) return other === "finished" ? null : NONE;
-      const done = await numberBatch(ctx, q, state, batch, run);
+      const done = await numberBatch(run, state, batch);
       if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
@@ -209,8 +208,10 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   return { numbered: total, leavers };
 }
 
-/** One sequencer run: its name in numbering records, its rounds, its chunks landing. */
+/** One sequencer run of queue `q`: its name in numbering records, its rounds, its chunks landing. */
 interface Run {
+  ctx: QueueContext;
+  q: string;
   id: string;
   rounds: number;
   inFlight: Promise<void>[];
@@ -242,13 +243,8 @@ const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
  * against `state`, then the round's other chunks side by side (see the header). Null when the
  * counts commit lost (the caller reads afresh and tries again).
  */
-async function numberBatch(
-  ctx: QueueContext,
-  q: string,
-  state: State,
-  batch: Batch,
-  run: Run,
-): Promise<Numbered | null> {
+async function numberBatch(run: Run, state: State, batch: Batch): Promise<Numbered | null> {
+  const { ctx, q } = run;
   const { counts, entry, settings, settingsEntry } = state;
   if (!settings || (batch.arrivals.length === 0 && batch.left.length === 0)) return NONE;
   const op = ctx.kv.atomic().check(entry, settingsEntry);
@@ -257,7 +253,7 @@ async function numberBatch(
   const opensAt = settings.opensAt ?? Infinity;
   settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
   const { gone, numbered } = takeLeavers(op, q, batch.left);
-  const { n, chunks } = numberChunks(ctx, q, op, state, batch.arrivals, gone, run);
+  const { n, chunks } = numberChunks(run, op, state, batch.arrivals, gone);
   // Every arrival read is taken in, numbered or gone (never more than the sum holds).
   takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
   op.set(keys.counts(q), counts);
@@ -266,7 +262,7 @@ async function numberBatch(
   // without the early leavers it took out (their arrival entries go with this commit).
   // A batch of leavers alone reads nothing ahead: the next batch is read once this one landed.
   const last = batch.arrivals.at(-1)?.key;
-  const ahead = last ? readBatch(ctx, q, { from: last, skip: gone }) : undefined;
+  const ahead = last ? readBatch(run, { from: last, skip: gone }) : undefined;
   const res = await sent;
   if (!res.ok) {
     ahead?.catch(() => {});
@@ -285,14 +281,13 @@ async function numberBatch(
  * numbers in a record `op` writes (see numbering.ts).
  */
 function numberChunks(
-  ctx: QueueContext,
-  q: string,
+  run: Run,
   op: Deno.AtomicOperation,
   { settings: s, counts: c }: State,
   arrivals: Deno.KvEntry<Visitor>[],
   gone: Set<string>,
-  run: Run,
 ): { n: number; chunks: { op: Deno.AtomicOperation; key: Deno.KvKey }[] } {
+  const { ctx, q } = run;
   const chunks: { op: Deno.AtomicOperation; key: Deno.KvKey; record: Numbering }[] = [];
   const round = ++run.rounds;
   let n = 0;
