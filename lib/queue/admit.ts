@@ -14,14 +14,7 @@ import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
 import { chooseByLane } from "../priority/choose.ts";
 import { addLaneAdmitted, slotOf } from "../priority/line.ts";
-import {
-  AHEAD,
-  type Read,
-  readKnown,
-  readVisitors,
-  startTickReads,
-  type TickReads,
-} from "./tick_reads.ts";
+import { AHEAD, type Read, readKnown, startTickReads, type TickReads } from "./tick_reads.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
@@ -185,7 +178,7 @@ async function expireInto(r: Round, budget: number, reads: TickReads): Promise<n
   let n = 0;
   const unplaced = new Set<number | undefined>();
   const { clickToEnter } = await ctx.branding(q);
-  for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
+  for (const e of await readKnown(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
       // Not numbered yet: the sequencer numbers it first (it runs before this, every tick).

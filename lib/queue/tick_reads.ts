@@ -16,7 +16,7 @@ export type Read = Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<unknown
 export const AHEAD = 120;
 
 /** Reads visitor records (those not gone) as the opening draw placed them (see placement.ts). */
-export async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
+async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
   const out: Read[] = [];
   for (const g of await getAll<Visitor>(ctx.kv, ids.map((id) => keys.visitor(q, id)))) {
     if (g.value) out.push(await placedEntry(ctx.kv, q, g as Deno.KvEntry<Visitor>));
