@@ -35,6 +35,7 @@ export class Engine {
   /** The seconds of the ticks running, by queue. */
   #ticking = new Map<string, Set<number>>();
   #names: { value: string[]; at: number } | null = null;
+  /** The operator metrics, with their caches (lib/metrics/queue.ts). */
   #metrics = new QueueMetricsReader(this);
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
