@@ -1,15 +1,17 @@
 /**
  * Traffic history (~15 s buckets, ~24 h retention): the engine sums joins ("in") and
- * admissions ("out") per bucket with KV `sum` (lib/queue/records.ts `countTraffic`); this reads
+ * admissions ("out") per bucket with KV `sum` in its commits (`countTraffic`); this also reads
  * them back with empty buckets filled in, exports CSV, and prunes what is past retention.
  *
  * @example
  * const rows = await readTraffic(kv, "default", clock.now(), 3600_000);
  * const csv = trafficCsv(rows); // "at,iso,inflow,outflow\n1767225600000,2026-01-01T00:00:00.000Z,3,1\n..."
  */
-import { TRAFFIC_BUCKET_MS } from "./queue/records.ts";
 import { deleteListed } from "./store/delete.ts";
 import { keys } from "./store/keys.ts";
+
+/** Size of one traffic bucket (about 15 s). */
+export const TRAFFIC_BUCKET_MS = 15_000;
 
 /** Default and largest window of the history. */
 export const TRAFFIC_WINDOW_MS = 24 * 3600_000;
@@ -18,6 +20,17 @@ export const TRAFFIC_WINDOW_MS = 24 * 3600_000;
  * (a sum even drops the expiry of a key set with one), so retention is an explicit sweep.
  */
 export const TRAFFIC_RETENTION_MS = 25 * 3600_000;
+
+/** Counts inflow (joins) or outflow (admissions) in the current traffic bucket, in `op`. */
+export function countTraffic(
+  op: Deno.AtomicOperation,
+  q: string,
+  now: number,
+  dir: "in" | "out",
+  n: number,
+): void {
+  if (n > 0) op.sum(keys.traffic(q, Math.floor(now / TRAFFIC_BUCKET_MS), dir), BigInt(n));
+}
 
 /** One bucket: its start (unix ms) and how many joined and were admitted in it. */
 export interface TrafficRow {

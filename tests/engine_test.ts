@@ -428,7 +428,7 @@ Deno.test("periodSeconds = max(5, ceil(waiting / 750))", () => {
 Deno.test("checkWindow: newcomers from the next second, renewals one period later", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0) + 250;
   const nowSec = Math.floor(now / 1000);
-  const base = { nowMs: now, rate: 10, startMs: now };
+  const base = { nowMs: now, rate: 10 };
   assertEquals(checkWindow({ ...base, waiting: 10, kind: "join" }), [nowSec + 1, nowSec + 10]);
   assertEquals(checkWindow({ ...base, waiting: 10, kind: "renew" }), [nowSec + 5, nowSec + 10]);
   assertEquals(
@@ -440,7 +440,7 @@ Deno.test("checkWindow: newcomers from the next second, renewals one period late
 Deno.test("frontCheckSec: the second after the predicted admission, never sooner than 5 s, none without a prediction", () => {
   const now = Date.UTC(2026, 0, 1, 0, 0, 0) + 700;
   const nowSec = Math.floor(now / 1000);
-  const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
+  const base = { nowMs: now, waiting: 75_000, rate: 10, kind: "renew" as const };
   // Predicted by x+4 (positions 1 to 32 at 10/s from x.7; 33 is x+4.0 in floating point): the
   // 5 s minimum.
   for (let position = 1; position <= 32; position++) {
@@ -454,12 +454,6 @@ Deno.test("frontCheckSec: the second after the predicted admission, never sooner
   assertEquals(frontCheckSec({ ...base, position: 100 }), nowSec + 12);
   assertEquals(frontCheckSec({ ...base, position: 100, rate: 20 }), nowSec + 7, "5.7 s ahead");
   assertEquals(frontCheckSec({ ...base }), null, "lottery: no position, no prediction");
-  assertEquals(frontCheckSec({ ...base, position: 1, startMs: null }), null, "paused");
-  assertEquals(
-    frontCheckSec({ ...base, position: 10, startMs: now + 60_000 }),
-    nowSec + 63,
-    "before the opening time the prediction starts there (x.7 + 60 s + 1 s)",
-  );
 });
 
 Deno.test("bulkLimit: the budget less twice the rate for front check-ins, 20 to 150 of it", () => {
@@ -514,38 +508,29 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
   const ledger = new CheckinLedger(null as unknown as Deno.Kv);
   const now = Date.UTC(2026, 0, 1, 0, 0, 0);
   const nowSec = now / 1000;
-  const base = { nowMs: now, waiting: 75_000, rate: 10, startMs: now, kind: "renew" as const };
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 1 }), {
-    sec: nowSec + 5,
-    reserved: true,
-  });
+  const base = { nowMs: now, waiting: 75_000, rate: 10, kind: "renew" as const };
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 1 }), nowSec + 5);
   // Predicted admission in 4.5 s: the second after it.
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 45 }).sec, nowSec + 6);
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 45 }), nowSec + 6);
   // A front check-in that meets a full second moves earlier, never later.
   for (let i = 0; i < STATUS_BUDGET_PER_SECOND; i++) ledger.reserve("q", nowSec + 4, nowSec + 4);
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 2 }).sec, nowSec + 5);
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 2 }), nowSec + 5);
   for (let i = 0; i < STATUS_BUDGET_PER_SECOND; i++) ledger.reserve("q", nowSec + 5, nowSec + 5);
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 3 }).sec, nowSec + 3);
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 3 }), nowSec + 3);
   // Position 2000 at 10/s is predicted in 200 s, after its renewal one period (100 s) later.
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 2000 }), {
-    sec: nowSec + 100,
-    reserved: true,
-  });
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 2000 }), nowSec + 100);
   // Position 500 is predicted in 50 s: the ledger search ends in the second after it.
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }), {
-    sec: nowSec + 1,
-    reserved: true,
-  });
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }), nowSec + 1);
   // Bulk placements fill a second to 730 at 10/s (bulkLimit), then take the next one.
   for (let i = 0; i < 729; i++) planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" });
-  assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }).sec, nowSec + 2);
+  assertEquals(planCheckIn(ledger, "q", { ...base, position: 500, kind: "join" }), nowSec + 2);
   // A newcomer predicted in 4.5 s searches up to the second after it: seconds 1 to 6 fill to 730,
   // then to the whole budget (front check-ins would have used that room), then the first is
   // overbooked.
   const b = new CheckinLedger(null as unknown as Deno.Kv);
   const got = new Map<number, number>();
   for (let i = 0; i < 6 * 750 + 1; i++) {
-    const s = planCheckIn(b, "q", { ...base, position: 45, kind: "join" }).sec - nowSec;
+    const s = planCheckIn(b, "q", { ...base, position: 45, kind: "join" }) - nowSec;
     got.set(s, (got.get(s) ?? 0) + 1);
     if (i === 6 * 730 - 1) {
       assertEquals([...got.values()], [730, 730, 730, 730, 730, 730], "first to 730 each");
@@ -555,7 +540,7 @@ Deno.test("planCheckIn: front waiters keep their 5 s check-in, the rest use the 
   // Lottery mode (no prediction) fills the whole budget with bulk placements.
   const lottery = { ...base, position: undefined, kind: "join" as const };
   for (let i = 0; i < 750; i++) planCheckIn(ledger, "l", lottery);
-  assertEquals(planCheckIn(ledger, "l", lottery).sec, nowSec + 2);
+  assertEquals(planCheckIn(ledger, "l", lottery), nowSec + 2);
 });
 
 Deno.test("livenessDeadline, effectiveRate and estimateWaitSeconds", () => {

@@ -15,7 +15,8 @@
 import { seededRandom } from "../lib/clock.ts";
 import { RETURN_SLOT, slotOf } from "../lib/priority/line.ts";
 import { keys } from "../lib/store/keys.ts";
-import { pendingOf, withEnters } from "../lib/queue/enters.ts";
+import { withEnters } from "../lib/queue/enters.ts";
+import { pendingOf } from "../lib/store/sums.ts";
 import {
   type Counts,
   EMPTY_COUNTS,

@@ -14,7 +14,8 @@
  */
 import { keys } from "../lib/store/keys.ts";
 import { diagnose } from "../lib/queue/doctor.ts";
-import { pendingOf, withEnters } from "../lib/queue/enters.ts";
+import { withEnters } from "../lib/queue/enters.ts";
+import { pendingOf } from "../lib/store/sums.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import {

@@ -12,7 +12,8 @@
  */
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
-import { pendingOf, withEnters } from "../lib/queue/enters.ts";
+import { withEnters } from "../lib/queue/enters.ts";
+import { pendingOf } from "../lib/store/sums.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { claimsOf, type Server, sleep, startServers, stopServers } from "./server_procs.ts";
 

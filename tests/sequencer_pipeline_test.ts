@@ -8,7 +8,7 @@
  */
 import { keys } from "../lib/store/keys.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "../lib/queue/types.ts";
-import { SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
+import { sequence, SEQUENCE_CHUNK } from "../lib/queue/sequencer.ts";
 import { delayedKv } from "../testing/delayed_kv.ts";
 import { FakeClock } from "../lib/clock.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -115,5 +115,27 @@ Deno.test("leaves and joins landing while a numbering commit is in flight", asyn
     await checkLine(real, gone, n + extra);
   } finally {
     t.close(); // both instances' store
+  }
+});
+
+Deno.test("a leave note taken in after its visitor was numbered makes it leave, whoever ran the sequencer", async () => {
+  // The draw runs the sequencer itself before the opening draw (draw_schedule.ts): the run sees to
+  // such leaves, not its caller (that caller once dropped them, and the visitor stayed in line).
+  const t = await makeApp({});
+  try {
+    await t.engine.setPaused(Q, true);
+    for (const id of ["v-a", "v-b", "v-c"]) await t.engine.join(Q, null, id);
+    await t.engine.sequence(Q);
+    const b = (await t.kv.get<Visitor>(keys.visitor(Q, "v-b"))).value!;
+    assert(b.seq > 0, "numbered");
+    // Its note, as a leave written while it was still unnumbered leaves it.
+    await t.kv.set(keys.leftEarly(Q, "v-b"), 1);
+    await sequence(t.engine.ctx, Q);
+    assertEquals(await t.engine.visitor(Q, "v-b"), null, "v-b left");
+    assertEquals((await t.kv.get(keys.leftEarly(Q, "v-b"))).value, null, "its note taken in");
+    const counts = withDefaults(EMPTY_COUNTS, (await t.kv.get<Counts>(keys.counts(Q))).value);
+    assertEquals(counts.waiting, 2, "two wait");
+  } finally {
+    t.close();
   }
 });

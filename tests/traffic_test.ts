@@ -1,4 +1,4 @@
-import { TRAFFIC_BUCKET_MS } from "../lib/queue/records.ts";
+import { TRAFFIC_BUCKET_MS } from "../lib/traffic.ts";
 import { keys } from "../lib/store/keys.ts";
 import { pruneTraffic, readTraffic, trafficCsv } from "../lib/traffic.ts";
 import { adminClient } from "./admin_helpers.ts";

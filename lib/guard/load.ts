@@ -4,7 +4,7 @@
  * recent attempts (counted in this instance's memory, so no KV write per attempt).
  */
 import type { Clock } from "../clock.ts";
-import { TRAFFIC_BUCKET_MS } from "../queue/records.ts";
+import { TRAFFIC_BUCKET_MS } from "../traffic.ts";
 import { keys } from "../store/keys.ts";
 import { MAX_DIFFICULTY } from "../challenge/pow_hash.ts";
 import type { JoinGuardSettings } from "./settings.ts";

@@ -2,7 +2,8 @@
  * The Prometheus exposition of `GET /metrics`: each queue's state from the shared store (as this
  * instance's cached view has it, under a second old) and this instance's own counters.
  */
-import type { Engine, QueueMetrics } from "../queue/engine.ts";
+import type { Engine } from "../queue/engine.ts";
+import type { QueueMetrics } from "./queue.ts";
 import type { SessionMetrics } from "../session/stats.ts";
 import { VERSION } from "../version.ts";
 import type { RoomMetrics } from "../room/metrics.ts";

@@ -7,27 +7,14 @@ import { retryCommit } from "../store/commit.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 import { bucketCap, dropAt, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
-import {
-  admitWaiting,
-  countTraffic,
-  logGone,
-  releaseSlot,
-  removeWaiting,
-  returnToLine,
-} from "./records.ts";
+import { admitWaiting, logGone, releaseSlot, removeWaiting, returnToLine } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import type { Counts, QueueSettings } from "./types.ts";
 import { lotteryDrawsAtTick } from "./view.ts";
 import { noteSessionEnd } from "../session/stats.ts";
 import { chooseByLane } from "../priority/choose.ts";
 import { addLaneAdmitted, slotOf } from "../priority/line.ts";
-import {
-  AHEAD,
-  type Read,
-  readKnown,
-  readVisitors,
-  startTickReads,
-  type TickReads,
-} from "./tick_reads.ts";
+import { AHEAD, type Read, readKnown, startTickReads, type TickReads } from "./tick_reads.ts";
 
 /** Visitors touched by one atomic op: each costs one check (limit 100) and up to 5 mutations. */
 const CHUNK = 80;
@@ -36,7 +23,7 @@ const PASS_NOTES = 10;
 const notesIn = new WeakMap<Set<string>, number>();
 
 /** One admitting op under way (a tick's round, a force-admit's commit): what its steps share. */
-interface Round {
+export interface Round {
   ctx: QueueContext;
   q: string;
   op: Deno.AtomicOperation;
@@ -191,7 +178,7 @@ async function expireInto(r: Round, budget: number, reads: TickReads): Promise<n
   let n = 0;
   const unplaced = new Set<number | undefined>();
   const { clickToEnter } = await ctx.branding(q);
-  for (const e of await readVisitors(ctx, q, [...new Set([...ids, ...dead])])) {
+  for (const e of await readKnown(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
       // Not numbered yet: the sequencer numbers it first (it runs before this, every tick).
@@ -223,8 +210,6 @@ async function expireInto(r: Round, budget: number, reads: TickReads): Promise<n
 
 /** What one round of a tick did (see `tickRound`). */
 export interface TickRound {
-  /** Slots freed and waiters dropped. */
-  expired: number;
   /** Waiters admitted. */
   n: number;
   rate: number;
@@ -234,23 +219,13 @@ export interface TickRound {
 }
 
 /**
- * One round of a tick's work on `counts`, into `op`: frees expired slots, drops lapsed waiters and
- * admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in `op`.
- * `handled` collects the visitors it changed, `passed` the silent waiters passed over (kept across
- * a tick's rounds). The caller claims the second and writes the counts.
+ * One round of a tick's work on `r.counts`, into `r.op`: frees expired slots, drops lapsed waiters
+ * and admits by the rate budget (refilled to `now`), at most `CHUNK` visitors, each checked in the
+ * op. The caller claims the second and writes the counts.
  */
-export async function tickRound(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  counts: Counts,
-  settings: QueueSettings,
-  now: number,
-  handled: Set<string>,
-  passed = new Set<string>(),
-): Promise<TickRound> {
-  const r: Round = { ctx, q, op, counts, settings, handled, passed, admitted: new Set() };
-  const reads = startTickReads(ctx, q, CHUNK / 2, settings.mode === "queue", CHUNK, settings);
+export async function tickRound(r: Round, now: number): Promise<TickRound> {
+  const { ctx, q, counts, settings, passed } = r;
+  const reads = startTickReads(ctx, q, CHUNK / 2, CHUNK, settings);
   const expired = await expireInto(r, CHUNK / 2, reads);
   const open = ctx.isOpen(settings, now);
   const rate = ctx.ratePerSecond(settings);
@@ -279,13 +254,13 @@ export async function tickRound(
     }
     counts.tokens -= n;
     // Admissions the round's size cut short, or lapsed waiters took the place of, with budget and
-    // waiters left. (Not after every round that admitted many: at 50 a second, the round after
-    // each tick held the turn holder's joins up by a commit every second, bench/scale_sim.ts.)
+    // waiters left. (Not after every round that admitted many: at 50 a second that was one commit
+    // more on the counts every second, bench/scale_sim.ts.)
     const cut = want === CHUNK - expired || n < want;
     more ||= cut && wholeTokens(counts) >= 1 && counts.waiting > 0 &&
       openSlots(settings, counts) > 0;
   }
-  return { expired, n, rate, open, more };
+  return { n, rate, open, more };
 }
 
 /**

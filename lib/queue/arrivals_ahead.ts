@@ -60,14 +60,14 @@ async function page(kv: Deno.Kv, prefix: Deno.KvKey, w: Window): Promise<void> {
   const sel = w.end ? { start: w.next, end: w.end } : { prefix, start: w.next };
   const got = await Array.fromAsync(kv.list<Visitor>(sel, { limit: PAGE, batchSize: PAGE }));
   const last = w.got.at(-1)?.key;
-  const fresh = last && got[0] && same(got[0].key, last) ? got.slice(1) : got;
+  const fresh = last && got[0] && sameKey(got[0].key, last) ? got.slice(1) : got;
   w.got.push(...fresh);
   w.done = got.length < PAGE;
   if (!w.done) w.next = got[got.length - 1].key;
 }
 
 /** True when keys `a` and `b` are the same. */
-function same(a: Deno.KvKey, b: Deno.KvKey): boolean {
+export function sameKey(a: Deno.KvKey, b: Deno.KvKey): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 

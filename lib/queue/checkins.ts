@@ -112,19 +112,13 @@ export function sumCheckins(op: Deno.AtomicOperation, q: string, secs: number[])
  * or the second after its predicted admission when that comes first (queue mode). In queue mode
  * the window fills seconds only up to `bulkLimit`, so the front-of-line check-ins, which may use
  * the whole 750/s budget, find room instead of landing on full seconds.
- * Every placement is counted in the ledger (`reserved`), to be summed into KV.
+ * Every placement is reserved in the ledger, to be summed into KV.
  */
-export function planCheckIn(
-  ledger: CheckinLedger,
-  q: string,
-  input: ScheduleInput,
-): { sec: number; reserved: boolean } {
+export function planCheckIn(ledger: CheckinLedger, q: string, input: ScheduleInput): number {
   const front = frontCheckSec(input);
   const [from, until] = checkWindow(input);
   const nowSec = Math.floor(input.nowMs / 1000);
-  let sec: number;
-  if (front !== null && front < from) sec = ledger.reserveBefore(q, nowSec + 1, front);
-  else if (front === null && !input.frontToCome) sec = ledger.reserve(q, from, until);
-  else sec = ledger.reserve(q, from, Math.min(until, front ?? until), bulkLimit(input.rate));
-  return { sec, reserved: true };
+  if (front !== null && front < from) return ledger.reserveBefore(q, nowSec + 1, front);
+  if (front === null && !input.frontToCome) return ledger.reserve(q, from, until);
+  return ledger.reserve(q, from, Math.min(until, front ?? until), bulkLimit(input.rate));
 }

@@ -2,8 +2,9 @@ import type { Config } from "../config.ts";
 import type { Clock, Random } from "../clock.ts";
 import { NotFoundError } from "../errors.ts";
 import { type Branding, readBranding } from "../branding.ts";
+import { SecondCache } from "../second_cache.ts";
 import { keys } from "../store/keys.ts";
-import { pendingOf } from "./enters.ts";
+import { pendingOf } from "../store/sums.ts";
 import { b64url } from "../tokens.ts";
 import type { Signer } from "../tokens.ts";
 import { type Counts, EMPTY_COUNTS, type QueueSettings, withDefaults } from "./types.ts";
@@ -44,11 +45,6 @@ export interface QueueView {
   loadedAt: number;
 }
 
-interface GoneCache {
-  seqs: Set<number>;
-  fromMs: number;
-}
-
 /** A silent waiter's grace by default (seconds; see `QueueSettings.returnGraceSeconds`). */
 export const DEFAULT_RETURN_GRACE_SECONDS = 300;
 
@@ -77,13 +73,6 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
   };
 }
 
-/**
- * A cached view or branding this old is read again in the background by the next request that
- * uses it, so under load it is renewed before it expires: when it expired instead, every request
- * of the moment a reload took fell through to the awaited path and its own store reads.
- */
-const REFRESH_AHEAD_MS = 750;
-
 /** Shared state and cached reads of the admission engine. */
 export class QueueContext {
   readonly kv: Deno.Kv;
@@ -108,13 +97,13 @@ export class QueueContext {
    * two joins of one instance never get one place. `delta` -1 takes back a join refused after.
    */
   noteArrival(q: string, read: QueueView, delta = 1): number {
-    const v = this.#views.get(q) ?? read;
+    const v = this.#views.last(q) ?? read;
     const next = {
       ...v,
       counts: { ...v.counts, waiting: v.counts.waiting + delta },
       pending: v.pending + delta,
     };
-    if (this.#views.get(q) === v) this.#views.set(q, next);
+    this.#views.replace(q, v, next);
     return next.counts.waiting;
   }
 
@@ -122,12 +111,17 @@ export class QueueContext {
   nextArrival(): number {
     return ++this.#arrivals;
   }
-  #views = new Map<string, QueueView>();
+  /** Each queue's view and branding, read at most about once a second (see `SecondCache`). */
+  #views = new SecondCache<QueueView>(() => this.now(), (q, at) => this.#load(q, at));
+  // Queue names come from requests (an unknown queue is refused later): 1024 brandings at most.
+  #branding = new SecondCache<Branding>(
+    () => this.now(),
+    (q) => readBranding(this.kv, q || undefined),
+    1024,
+  );
   #serial = new Map<string, Promise<void>>();
-  #loading = new Map<string, Promise<QueueView>>();
-  #gone = new Map<string, GoneCache>();
-  #branding = new Map<string, { value: Branding; at: number }>();
-  #brandingLoading = new Map<string, Promise<Branding>>();
+  /** Each queue's gone log as read so far, and from when the next read starts. */
+  #gone = new Map<string, { seqs: Set<number>; fromMs: number }>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
   readonly upkeepMinute = new Map<string, number>();
 
@@ -155,14 +149,10 @@ export class QueueContext {
    * former record of the join guards (`guardsEntry`), which a commit that writes the settings
    * checks too (see `resolveJoinGuards`).
    */
-  async readSettingsEntry(q: string): Promise<{
-    settings: QueueSettings | null;
-    entry: Deno.KvEntryMaybe<Partial<QueueSettings>>;
-    guardsEntry: Deno.KvEntryMaybe<unknown>;
-  }> {
+  async readSettingsEntry(q: string) {
     const both = await readGuardEntries(this.kv, q);
     const entry = both.queue as Deno.KvEntryMaybe<Partial<QueueSettings>>;
-    const settings = entry.value
+    const settings: QueueSettings | null = entry.value
       ? {
         ...withDefaults(defaultSettings(q, this.config, 0), entry.value),
         joinGuards: resolveJoinGuards(both),
@@ -203,13 +193,7 @@ export class QueueContext {
    * enters they have not taken in yet (`pending`, see enters.ts) and the joins not numbered yet
    * (`arrivals`, see sequencer.ts).
    */
-  async readCounts(q: string): Promise<{
-    counts: Counts;
-    entry: Deno.KvEntryMaybe<Counts>;
-    pending: number;
-    arrivals: number;
-    arrivalsEntry: Deno.KvEntryMaybe<Deno.KvU64>;
-  }> {
+  async readCounts(q: string) {
     const [entry, enters, arrivals] = await this.kv.getMany<[Counts, Deno.KvU64, Deno.KvU64]>([
       keys.counts(q),
       keys.entersPending(q),
@@ -224,43 +208,14 @@ export class QueueContext {
     };
   }
 
-  /**
-   * True when something cached at `at` is fresh (under a second old, and not ahead); past
-   * `REFRESH_AHEAD_MS` it is read again in the background unless a read is `loading` already.
-   */
-  #fresh(at: number, loading: boolean, reload: () => Promise<unknown>): boolean {
-    const now = this.now();
-    if (now - at >= 1000 || now < at) return false;
-    // A failed refresh leaves the value to expire.
-    if (now - at >= REFRESH_AHEAD_MS && !loading) reload().catch(() => {});
-    return true;
-  }
-
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
-    const v = this.#views.get(q);
-    const fresh = v && this.#fresh(v.loadedAt, this.#loading.has(q), () => this.#startLoad(q));
-    return fresh ? v : undefined;
+    return this.#views.fresh(q);
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
-  async view(q: string): Promise<QueueView> {
-    const v = this.freshView(q);
-    if (v) return v;
-    return await (this.#loading.get(q) ?? this.#startLoad(q));
-  }
-
-  /** Starts a load of `q`'s view, shared by every caller until it settles. */
-  #startLoad(q: string): Promise<QueueView> {
-    const p: Promise<QueueView> = this.#load(q).then((view) => {
-      // Not after an `invalidate` meanwhile: its reads may predate the write.
-      if (this.#loading.get(q) === p) this.#views.set(q, view);
-      return view;
-    }).finally(() => {
-      if (this.#loading.get(q) === p) this.#loading.delete(q);
-    });
-    this.#loading.set(q, p);
-    return p;
+  view(q: string): Promise<QueueView> {
+    return this.#views.get(q);
   }
 
   /**
@@ -280,12 +235,10 @@ export class QueueContext {
    * not cached.
    */
   invalidate(q: string): void {
-    this.#views.delete(q);
-    this.#loading.delete(q);
+    this.#views.forget(q);
   }
 
-  async #load(q: string): Promise<QueueView> {
-    const loadedAt = this.now();
+  async #load(q: string, loadedAt: number): Promise<QueueView> {
     const [settings, { counts, arrivals }, head, lanes] = await Promise.all([
       this.readSettings(q),
       this.readCounts(q),
@@ -355,46 +308,25 @@ export class QueueContext {
 
   /** The cached branding of `q` while it is fresh (under a second old), without an await. */
   freshBranding(q: string): Branding | undefined {
-    const b = this.#branding.get(q);
-    const loading = this.#brandingLoading.has(q);
-    return b && this.#fresh(b.at, loading, () => this.#loadBranding(q)) ? b.value : undefined;
+    return this.#branding.fresh(q);
   }
 
   /** The branding of `q` last read, however old (a page that must not wait on the store). */
   lastBranding(q: string): Branding | undefined {
-    return this.#branding.get(q)?.value;
+    return this.#branding.last(q);
   }
 
   /**
    * The branding `q`'s visitors see (service-wide plus the queue's overrides; `""`: only the
    * service-wide record), cached a second.
    */
-  async branding(q: string): Promise<Branding> {
-    const fresh = this.freshBranding(q);
-    if (fresh) return fresh;
-    return await (this.#brandingLoading.get(q) ?? this.#loadBranding(q));
+  branding(q: string): Promise<Branding> {
+    return this.#branding.get(q);
   }
 
-  /** Reads `q`'s branding into the cache, one read shared by every caller until it settles. */
-  #loadBranding(q: string): Promise<Branding> {
-    const now = this.now();
-    const p: Promise<Branding> = readBranding(this.kv, q || undefined).then((value) => {
-      // Names come from requests (an unknown queue is refused later): the cache stays bounded.
-      if (this.#branding.size >= 1024) this.#branding.clear();
-      if (this.#brandingLoading.get(q) === p) this.#branding.set(q, { value, at: now });
-      return value;
-    }).finally(() => {
-      if (this.#brandingLoading.get(q) === p) this.#brandingLoading.delete(q);
-    });
-    this.#brandingLoading.set(q, p);
-    return p;
-  }
-
-  /** Forgets cached branding after a write. */
+  /** Forgets cached branding after a write (and a read under way, which may predate it). */
   invalidateBranding(): void {
-    this.#branding.clear();
-    // A read under way may predate the write: it must not fill the cache again.
-    this.#brandingLoading.clear();
+    this.#branding.forget();
   }
 
   /** The effective admission rate setting of a queue. */

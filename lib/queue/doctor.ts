@@ -15,7 +15,8 @@
 import { slotOf } from "../priority/line.ts";
 import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
-import { pendingOf, takeInEnters, withEnters } from "./enters.ts";
+import { takeInEnters, withEnters } from "./enters.ts";
+import { pendingOf } from "../store/sums.ts";
 import { arrivalKeyOf, numberedInRecords } from "./numbering.ts";
 import { placeOf } from "./placement.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";

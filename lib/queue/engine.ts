@@ -1,65 +1,30 @@
-import { type HealthSnapshot, unmonitoredSnapshot } from "../access/health_config.ts";
-import { type GuardCounts, NO_GUARD_COUNTS } from "../guard/stats.ts";
+import type { HealthSnapshot } from "../access/health_config.ts";
+import type { GuardCounts } from "../guard/stats.ts";
 import { log } from "../log.ts";
+import { type QueueMetrics, QueueMetricsReader } from "../metrics/queue.ts";
 import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
-import { withEnters } from "./enters.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit } from "./admit.ts";
 import { tick, type TickResult } from "./tick.ts";
 import { sequence } from "./sequencer.ts";
-import { defaultSettings, openSlots, QueueContext, type QueueDeps } from "./context.ts";
+import { defaultSettings, QueueContext, type QueueDeps } from "./context.ts";
 import { join, type JoinGuardPass, type JoinOutcome } from "./join.ts";
 import { JoinWriter } from "./join_write.ts";
-import { estimateWaitSeconds } from "./timeslot.ts";
 import type { Mode, QueueSettings, Visitor } from "./types.ts";
-import { admissionStart } from "./view.ts";
-import { type LaneMetrics, laneMetrics } from "../priority/metrics.ts";
 import * as visitor from "./visitor.ts";
-import { enter as enterAdmitted, leave as leaveQueue, leaveById } from "./leave_enter.ts";
+import { enter as enterAdmitted, leave as leaveQueue } from "./leave_enter.ts";
 import type { DrawOptions } from "./draw.ts";
 import { DrawSchedule } from "./draw_schedule.ts";
 import { placeOf } from "./placement.ts";
 import { checkPrequeueChange } from "./prequeue.ts";
-import { type PrequeueMetrics, prequeueMetrics } from "./prequeue_metrics.ts";
 import { isShadowId, shadowEnter, shadowJoin, shadowOutcome, shadowView } from "../guard/shadow.ts";
 
-/** Operator metrics of one queue (metric names). */
-export interface QueueMetrics {
-  queue: string;
-  waiting: number;
-  capacity: number;
-  entered: number;
-  holding: number;
-  openSlots: number;
-  paused: boolean;
-  healthPaused: boolean;
-  opensAt: number | null;
-  admitPerSecond: number;
-  admissionMode: Mode;
-  estimatedWaitSeconds: number;
-  averageWaitSeconds: number;
-  oldestWaitSeconds: number;
-  abandoned: number;
-  /** Waiters past their check-in (silent) but within their grace: they keep their place. */
-  silent: number;
-  /** Silent waiters that came back within their grace (ever). */
-  returned: number;
-  /** Priority lanes: each lane's line (waiting in it, admitted from it ever). */
-  lanes: LaneMetrics[];
-  admittedTotal: number;
-  /** The service-wide origin health snapshot (the same in every queue's metrics). */
-  health: HealthSnapshot;
-  /** How old the counts and settings shown are, in ms: this instance reads them once a second. */
-  viewAgeMs: number;
-  /** The pre-queue and its opening draw. */
-  prequeue: PrequeueMetrics;
-  /** Refused and challenged joins of the last hour (lib/guard/stats.ts). */
-  joinGuards: GuardCounts;
-}
+// Routes and the admin bundle name the metrics' type from here.
+export type { QueueMetrics };
 
 /** The admission engine: queues, visitors, admission ticks and operator controls. No HTTP here. */
 export class Engine {
@@ -71,8 +36,8 @@ export class Engine {
   /** The seconds of the ticks running, by queue. */
   #ticking = new Map<string, Set<number>>();
   #names: { value: string[]; at: number } | null = null;
-  /** Arrival time of each queue's first waiter, by its arrival number (for `oldestWaitSeconds`). */
-  #heads = new Map<string, { seq: number; createdAt: number; joinedAt: number | null }>();
+  /** The operator metrics, with their caches (lib/metrics/queue.ts). */
+  #metrics = new QueueMetricsReader(this);
 
   constructor(deps: QueueDeps, readonly autoTick = true) {
     this.ctx = new QueueContext(deps);
@@ -233,11 +198,6 @@ export class Engine {
   /** The origin health snapshot for the metrics (app.ts wires the health monitor in). */
   healthSnapshot?: () => Promise<HealthSnapshot>;
 
-  /** Ticks every queue once. */
-  async tickAll(): Promise<void> {
-    for (const q of await this.queueNames()) await this.tick(q);
-  }
-
   /**
    * Starts a tick for `q` in the background when this instance has not tried one this second;
    * called by every visitor request so admission runs while anyone is there to see it.
@@ -282,10 +242,8 @@ export class Engine {
    * Numbers the joins that wait for it into the line now (what each tick does first; see
    * sequencer.ts). Safe beside a tick: every numbering checks the counts it read.
    */
-  async sequence(q: string): Promise<number> {
-    const out = await sequence(this.ctx, q);
-    for (const id of out.leavers) await leaveById(this.ctx, q, id);
-    return out.numbered;
+  sequence(q: string): Promise<number> {
+    return sequence(this.ctx, q);
   }
 
   /** Operator force-admit; returns how many were really admitted. */
@@ -374,77 +332,8 @@ export class Engine {
     return await Promise.all((await this.queueNames()).map((q) => this.metrics(q)));
   }
 
-  /**
-   * Silent waiters (deadline passed, not dropped yet) and those that returned: listed at most
-   * every 5 s per queue, up to `SILENT_COUNT_MAX`.
-   */
-  async #silence(q: string, now: number): Promise<{ silent: number; returned: number }> {
-    const had = this.#silent.get(q);
-    if (had && now >= had.at && now - had.at < 5000) return had.value;
-    let silent = 0;
-    const end = [...keys.deadlinePrefix(q), now];
-    for await (const _ of this.ctx.kv.list({ start: keys.deadlinePrefix(q), end })) {
-      if (++silent >= SILENT_COUNT_MAX) break;
-    }
-    const sum = (await this.ctx.kv.get<Deno.KvU64>(keys.returned(q))).value;
-    const value = { silent, returned: Number(sum?.value ?? 0n) };
-    if (this.#silent.size >= 1024) this.#silent.clear();
-    this.#silent.set(q, { value, at: now });
-    return value;
-  }
-  #silent = new Map<string, { value: { silent: number; returned: number }; at: number }>();
-
-  /** Operator metrics of one queue. */
-  async metrics(q: string): Promise<QueueMetrics> {
-    const ctx = this.ctx;
-    const v = await ctx.view(q);
-    const now = ctx.now();
-    // Holding and entered read afresh with the enters not taken in yet (see enters.ts): the
-    // view's counts may be a join commit's, which cannot say how many of those it had.
-    const slots = await ctx.readCounts(q);
-    const s = v.settings, c = v.counts, held = withEnters(slots.counts, slots.pending);
-    const start = admissionStart(s, now) ?? now;
-    let oldest = 0;
-    if (v.head !== null) {
-      // The head's arrival time is read once per head (scrapes come every second or so); arrival
-      // numbers are never reused within a queue, and a queue made again has a new createdAt.
-      let head = this.#heads.get(q);
-      if (head?.seq !== v.head || head.createdAt !== s.createdAt) {
-        const id = (await ctx.kv.get<string>(keys.fifo(q, v.head))).value;
-        const rec = id ? (await ctx.kv.get<Visitor>(keys.visitor(q, id))).value : null;
-        head = { seq: v.head, createdAt: s.createdAt, joinedAt: rec?.joinedAt ?? null };
-        this.#heads.set(q, head);
-      }
-      if (head.joinedAt !== null) oldest = Math.max(0, Math.round((now - head.joinedAt) / 1000));
-    }
-    return {
-      queue: q,
-      waiting: c.waiting,
-      capacity: s.capacity,
-      entered: held.entered,
-      holding: held.holding,
-      openSlots: openSlots(s, held),
-      paused: s.paused,
-      healthPaused: s.healthPaused,
-      opensAt: s.opensAt,
-      admitPerSecond: ctx.ratePerSecond(s),
-      admissionMode: s.mode,
-      estimatedWaitSeconds: estimateWaitSeconds(now, start, c.waiting, ctx.lineRate(v)),
-      averageWaitSeconds: c.waitCount ? Math.round(c.waitMsSum / c.waitCount / 100) / 10 : 0,
-      oldestWaitSeconds: oldest,
-      abandoned: c.abandoned,
-      ...await this.#silence(q, now),
-      lanes: laneMetrics(ctx, v),
-      admittedTotal: c.admitted,
-      health: this.healthSnapshot
-        ? await this.healthSnapshot()
-        : unmonitoredSnapshot(s.healthPaused),
-      viewAgeMs: Math.max(0, now - v.loadedAt),
-      prequeue: await prequeueMetrics(ctx, q, v, now),
-      joinGuards: this.guardCounts ? await this.guardCounts(q) : { ...NO_GUARD_COUNTS },
-    };
+  /** Operator metrics of one queue (lib/metrics/queue.ts). */
+  metrics(q: string): Promise<QueueMetrics> {
+    return this.#metrics.of(q);
   }
 }
-
-/** Silent waiters counted this far at most (the count is a list of the deadline index). */
-const SILENT_COUNT_MAX = 100_000;

@@ -1,7 +1,6 @@
 /**
- * Group commits of admitted visitors entering (holding -> entered), see batches.ts. Each checks
- * only its visitor's record: the counts take the enters in later (enters.ts), so enters contend
- * neither with the tick nor with each other for the counts record.
+ * Group commits of admitted visitors entering (holding -> entered), see batches.ts: each checks
+ * only its visitor's record, the counts take the enters in later (enters.ts says why).
  */
 import { GroupCommits } from "./batches.ts";
 import { addEnters } from "./enters.ts";

@@ -6,14 +6,8 @@
  * at 50 instances and 100 ms a commit, whole seconds went without a tick (bench/scale_sim.ts).
  */
 import { keys } from "../store/keys.ts";
+import { takeIn } from "../store/sums.ts";
 import type { Counts } from "./types.ts";
-
-/** Enters not taken into the counts yet, from the sum's entry (0 when absent). */
-export function pendingOf(e: Deno.KvEntryMaybe<Deno.KvU64>): number {
-  const n = e.value?.value ?? 0n;
-  // Never more than 2^63 in practice: a larger value is a sum taken in twice (not expected).
-  return n < 1n << 63n ? Number(n) : 0;
-}
 
 /** Counts with `pending` enters taken in: what they are, for display and recounts. */
 export function withEnters(c: Counts, pending: number): Counts {
@@ -26,14 +20,6 @@ export function takeInEnters(op: Deno.AtomicOperation, q: string, c: Counts, n: 
   c.holding -= n;
   c.entered += n;
   takeIn(op, keys.entersPending(q), n);
-}
-
-/**
- * Takes `n` off the `sum` at `key` in `op` by a wrapping add, so what was added meanwhile stays.
- * The enters (above) and the joins not numbered yet (sequencer.ts) are such sums.
- */
-export function takeIn(op: Deno.AtomicOperation, key: Deno.KvKey, n: number): void {
-  if (n > 0) op.sum(key, (1n << 64n) - BigInt(n));
 }
 
 /** Adds `n` enters to the sum in `op`. */

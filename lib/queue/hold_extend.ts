@@ -11,6 +11,7 @@ import type { TicketClaims } from "../tokens.ts";
 import type { Engine } from "./engine.ts";
 import { MAX_HOLD_EXTENSIONS, type Visitor, type VisitorView } from "./types.ts";
 import { checkTicket } from "./visitor.ts";
+import { admittedView } from "./view.ts";
 
 /**
  * `POST /enter/extend`: the admitted view with the later `enterBy` and the extensions left
@@ -52,13 +53,7 @@ export async function extendHold(
       .set(keys.visitor(q, rec.id), next)
       .commit();
     if (!ok.ok) return null;
-    return {
-      queue: q,
-      visitorId: rec.id,
-      status: "admitted" as const,
-      entered: false,
-      enterBy: until,
-      holdExtensionsLeft: MAX_HOLD_EXTENSIONS - used - 1,
-    };
+    const view = await admittedView(d.engine.ctx, q, next);
+    return { ...view, holdExtensionsLeft: MAX_HOLD_EXTENSIONS - used - 1 };
   }, "hold extension");
 }

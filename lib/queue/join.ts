@@ -25,7 +25,8 @@ import {
   putOwnRecords,
 } from "./join_write.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
-import { countTraffic, grantSlot } from "./records.ts";
+import { grantSlot } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
@@ -176,11 +177,10 @@ function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): b
 }
 
 /**
- * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE`. Each is a commit on
- * the counts, one after another (`ctx.serial`, which the tick's commits wait in too): a crowd on
- * an empty line all trying it queued thousands of them there, a store round trip each, and over a
- * remote store the tick and the joins waited minutes (bench/scale_sim.ts at 100 ms). The rest
- * take the line.
+ * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE` (the rest take the
+ * line): each is a commit on the counts in `ctx.serial`, where the tick's commits wait too, and a
+ * crowd on an empty line all trying it made the tick and the joins wait minutes over a remote
+ * store (bench/scale_sim.ts at 100 ms).
  */
 const trying = new WeakMap<QueueContext, Map<string, number>>();
 const AT_ONCE = 4;

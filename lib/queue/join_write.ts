@@ -11,7 +11,7 @@ import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { sumCheckins } from "./checkins.ts";
 import type { QueueContext } from "./context.ts";
-import { countTraffic } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import { GroupCommits } from "./batches.ts";
 import type { Visitor } from "./types.ts";
 

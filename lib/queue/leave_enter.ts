@@ -68,11 +68,8 @@ export async function leaveById(ctx: QueueContext, q: string, id: string): Promi
       takeInEnters(op, q, counts, pending);
       // Not placed yet: the draw must not write its line entry unseen (see placement.ts).
       if (entry.unplaced) op.check(entry.unplaced);
-      if (rec.state === "waiting") {
-        removeWaiting(op, q, rec, counts, ctx.now());
-      } else {
-        releaseSlot(op, q, rec, counts);
-      }
+      if (rec.state === "waiting") removeWaiting(op, q, rec, counts, ctx.now());
+      else releaseSlot(op, q, rec, counts);
       op.set(keys.counts(q), counts);
       op.delete(keys.leftEarly(q, id));
       return (await op.commit()).ok;

@@ -6,6 +6,7 @@
  * the next round need not wait for the chunks of the last. Kept apart from the sequencer's
  * order-keeping: it only writes numbers already given.
  */
+import { getAll } from "../store/get_all.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import type { Visitor } from "./types.ts";
@@ -16,7 +17,7 @@ import type { Visitor } from "./types.ts";
  * the work twice. A chunk lands within a round trip, and a process restarted after a crash
  * finishes what it left at its first tick (tests/crash_test.ts).
  */
-export const FRESH_MS = 1000;
+const FRESH_MS = 1000;
 /** Arrivals a finishing commit writes, each checked (KV allows 100 checks a commit). */
 const FINISH_CHUNK = 90;
 
@@ -55,11 +56,6 @@ export function arrivalKeyOf(mark: [number, string, number]): string {
   return mark.join("|");
 }
 
-/** A numbering record of sequencer run `by` for a round whose first arrival came at `base`. */
-export function newRecord(by: string, at: number, base: number): Numbering {
-  return { by, at, inst: [], base, round: 0, entries: [] };
-}
-
 /** Notes arrival `key` (numbered `seq`, a window join of round `round` unless 0) in `record`. */
 export function noteNumbered(record: Numbering, key: Deno.KvKey, seq: number, round: number) {
   const [, , ms, inst, k] = key as [string, string, number, string, number];
@@ -92,7 +88,7 @@ export function writeNumbered(
  * no longer land, writes each arrival of it still unnumbered (checked: one landed meanwhile is
  * left), then deletes the record. One finishing already (the takeover lost) is left to it.
  */
-export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
+async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<Numbering>) {
   const took = { ...found.value, by: `${ctx.instance}/finish`, at: ctx.now() };
   const res = await ctx.kv.atomic().check(found).set(found.key, took).commit();
   if (!res.ok) return;
@@ -106,12 +102,8 @@ export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<N
       for (let j = 0; j < part.length; j += 5) {
         ks.push(keys.arrival(q, base + part[j], inst[part[j + 1]], part[j + 2]));
       }
-      const reads = [];
-      for (let j = 0; j < ks.length; j += 10) {
-        reads.push(ctx.kv.getMany<Visitor[]>(ks.slice(j, j + 10)));
-      }
       const op = ctx.kv.atomic().check(guard);
-      (await Promise.all(reads)).flat().forEach((e, j) => {
+      (await getAll<Visitor>(ctx.kv, ks)).forEach((e, j) => {
         const [seq, window] = [part[5 * j + 3], part[5 * j + 4]];
         if (e.value) {
           writeNumbered(op.check(e), q, e as Deno.KvEntry<Visitor>, seq, window && round);
@@ -124,6 +116,23 @@ export async function finish(ctx: QueueContext, q: string, found: Deno.KvEntry<N
   if ((await Promise.all(parts)).every(Boolean)) {
     await ctx.kv.atomic().check(guard).delete(found.key).commit();
   }
+}
+
+/**
+ * What numbering records read afresh say (chunks of wide rounds not written yet): another
+ * instance's round in flight ("stop": left to it), or chunks cut short ("finished" here, then read
+ * again; this process's own chunks have all settled before such a read). Null when none.
+ */
+export async function otherRounds(
+  ctx: QueueContext,
+  q: string,
+  found: Deno.KvEntry<Numbering>[],
+): Promise<"stop" | "finished" | null> {
+  if (found.length === 0) return null;
+  const mine = (e: Deno.KvEntry<Numbering>) => e.value.by.startsWith(`${ctx.instance}/`);
+  if (found.some((e) => !mine(e) && ctx.now() - e.value.at < FRESH_MS)) return "stop";
+  await Promise.all(found.map((e) => finish(ctx, q, e)));
+  return "finished";
 }
 
 /**

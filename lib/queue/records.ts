@@ -1,9 +1,10 @@
+/**
+ * The records of a waiter and an admitted visitor, written the same way by every path that places,
+ * admits or removes one (joins let in at once, the tick, force-admits, leaves, the draw).
+ */
 import { keys } from "../store/keys.ts";
 import { addLaneAdmitted, RETURN_SLOT, slotOf, takeSeq } from "../priority/line.ts";
 import type { Counts, Visitor } from "./types.ts";
-
-/** Size of one traffic bucket (about 15 s). */
-export const TRAFFIC_BUCKET_MS = 15_000;
 
 /** Adds a waiting visitor's record and its two indexes (arrival order, liveness deadline). */
 export function putWaiting(op: Deno.AtomicOperation, q: string, v: Visitor): void {
@@ -45,19 +46,6 @@ function tokenWindow(now: number, ttlSeconds: number): { enteredAt: number; unti
 /** Logs a departure that was not from the head of the line, for exact positions. */
 export function logGone(op: Deno.AtomicOperation, q: string, v: Visitor, now: number): void {
   op.set(keys.gone(q, now, v.seq), 1);
-}
-
-/** Counts inflow (joins) or outflow (admissions) in the current traffic bucket. */
-export function countTraffic(
-  op: Deno.AtomicOperation,
-  q: string,
-  now: number,
-  dir: "in" | "out",
-  n: number,
-): void {
-  if (n > 0) {
-    op.sum(keys.traffic(q, Math.floor(now / TRAFFIC_BUCKET_MS), dir), BigInt(n));
-  }
 }
 
 /**

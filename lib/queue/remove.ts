@@ -9,7 +9,7 @@
 import { AppError, ConflictError, NotFoundError } from "../errors.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
-import { pendingOf } from "./enters.ts";
+import { pendingOf } from "../store/sums.ts";
 import type { QueueContext } from "./context.ts";
 import { type Counts, EMPTY_COUNTS, withDefaults } from "./types.ts";
 

@@ -10,34 +10,26 @@
  * A visitor that leaves before it is numbered leaves a note (`keys.leftEarly`), which the
  * sequencer takes in with the arrivals: nobody but the sequencer writes an unnumbered record.
  *
- * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round: the
- * counts commit carries the first chunk and, for each other chunk, a record of its numbers
- * (numbering.ts); those chunks land side by side, each checked against its record and deleting
- * it, while the next round's counts commit already goes out. A round so costs about one round trip
- * to the store whatever its width (over a remote store the commits' latency, not their size,
- * bounded the numbering: bench/RESULTS.md). A chunk cut short (a crash between the commits) is
- * finished from its record by the next sequencer.
+ * A backlog (more than a commit's worth waiting) is numbered up to `WIDTH` chunks a round, the
+ * chunks after the first landing side by side from their numbering records (numbering.ts) while
+ * the next round's counts commit goes out: a round costs about one round trip to the store whatever
+ * its width (over a remote store the commits' latency, not their size, bounded the numbering:
+ * bench/RESULTS.md).
  */
 import { retryCommit } from "../store/commit.ts";
-import { density, listWindows } from "./arrivals_ahead.ts";
+import { getAll } from "../store/get_all.ts";
+import { density, listWindows, sameKey } from "./arrivals_ahead.ts";
 import { keys } from "../store/keys.ts";
+import { leaveById } from "./leave_enter.ts";
 import type { QueueContext } from "./context.ts";
-import { pendingOf, takeIn } from "./enters.ts";
+import { pendingOf, takeIn } from "../store/sums.ts";
 import { settleRound } from "./prequeue.ts";
 import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
-import {
-  type Chunk,
-  finish,
-  FRESH_MS,
-  landChunk,
-  newRecord,
-  noteNumbered,
-  type Numbering,
-  writeNumbered,
-} from "./numbering.ts";
+import { type Chunk, landChunk, noteNumbered, otherRounds, writeNumbered } from "./numbering.ts";
+import type { Numbering } from "./numbering.ts";
 
 /**
  * Arrivals numbered per commit: three mutations each (record, line entry, arrival entry), with
@@ -56,11 +48,11 @@ let runs = 0;
 /** What one sequencing commit read: the arrivals and early leavers, in key order. */
 interface Batch {
   arrivals: Deno.KvEntry<Visitor>[];
-  left: Deno.KvEntry<Visitor | null>[];
+  left: Deno.KvEntryMaybe<Visitor>[];
   /**
-   * The sum of joins not numbered yet, read after the lists: it holds every listed arrival (a
-   * join writes its entry and its one in the sum together), also those that landed after the
-   * counts were read.
+   * The sum of joins not numbered yet, read after the lists, so it holds every listed arrival (a
+   * join writes its entry and its one in the sum together): the sum read with the counts may
+   * predate arrivals listed since, which then stayed in it for good (phantom waiters everywhere).
    */
   pending: number;
   /** The numbering records as listed with a batch read afresh (not with one read ahead). */
@@ -74,41 +66,31 @@ interface Batch {
  * leavers wait for a batch read after a commit landed.
  */
 async function readBatch(
-  ctx: QueueContext,
-  q: string,
+  run: Run,
   ahead?: { from: Deno.KvKey; skip: Set<string>; msPer?: number },
-): Promise<Batch> {
+) {
+  const { ctx, q } = run;
   const arrivals: Deno.KvEntry<Visitor>[] = [];
-  const notes: Deno.KvEntry<unknown>[] = [];
   const prefix = keys.arrivalPrefix(q);
-  const same = (a: Deno.KvKey, b: Deno.KvKey) => a.every((x, i) => x === b[i]);
-  const most = ROUND_MOST;
-  const [, , numbering] = await Promise.all([
+  const [, notes, numbering] = await Promise.all([
     (async () => {
       const sel = ahead ? { prefix, start: ahead.from } : { prefix };
       const listed = ahead?.msPer !== undefined
-        ? await listWindows(ctx.kv, q, ahead.from, ahead.msPer, most + 1)
-        : ctx.kv.list<Visitor>(sel, { limit: most + 1, batchSize: 500 });
+        ? await listWindows(ctx.kv, q, ahead.from, ahead.msPer, ROUND_MOST + 1)
+        : ctx.kv.list<Visitor>(sel, { limit: ROUND_MOST + 1, batchSize: 500 });
       for await (const e of listed) {
-        if (ahead && (same(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
-        if (arrivals.length < most) arrivals.push(e);
+        if (ahead && (sameKey(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
+        if (arrivals.length < ROUND_MOST) arrivals.push(e);
       }
     })(),
-    (async () => {
-      if (ahead) return;
-      const it = ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK });
-      for await (const e of it) notes.push(e);
-    })(),
+    ahead
+      ? []
+      : Array.fromAsync(ctx.kv.list({ prefix: keys.leftEarlyPrefix(q) }, { limit: LEFT_CHUNK })),
     ahead
       ? undefined
       : Array.fromAsync(ctx.kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })),
   ]);
-  const left: Deno.KvEntry<Visitor | null>[] = [];
-  for (let i = 0; i < notes.length; i += 10) {
-    const ids = notes.slice(i, i + 10).map((e) => e.key[2] as string);
-    const got = await ctx.kv.getMany<Visitor[]>(ids.map((id) => keys.visitor(q, id)));
-    left.push(...got as Deno.KvEntry<Visitor | null>[]);
-  }
+  const left = await getAll<Visitor>(ctx.kv, notes.map((e) => keys.visitor(q, e.key[2] as string)));
   const pending = arrivals.length + left.length === 0
     ? 0
     : pendingOf(await ctx.kv.get<Deno.KvU64>(keys.arrivalsPending(q)));
@@ -122,7 +104,7 @@ async function readBatch(
 function takeLeavers(
   op: Deno.AtomicOperation,
   q: string,
-  left: Deno.KvEntry<Visitor | null>[],
+  left: Deno.KvEntryMaybe<Visitor>[],
 ): { gone: Set<string>; numbered: string[] } {
   const gone = new Set<string>();
   const numbered: string[] = [];
@@ -157,41 +139,8 @@ function nextInLine(c: Counts, lanes: Map<string, number>, lane?: string): numbe
   return slot === undefined ? c.nextSeq++ : takeSeq(c, slot);
 }
 
-/**
- * Numbers one arrival: its arrival number (and a closing window's round, into the counts commit
- * `op`), its record and line entry (unless a window join) into its chunk's commit `into`.
- * Returns its number and round (0 unless a window join).
- */
-function numberOne(
-  ctx: QueueContext,
-  q: string,
-  op: Deno.AtomicOperation,
-  into: Deno.AtomicOperation,
-  s: QueueSettings,
-  c: Counts,
-  e: Deno.KvEntry<Visitor>,
-  lanes: Map<string, number>,
-): [seq: number, round: number] {
-  const ms = e.key[2] as number;
-  const participant = ms >= windowStart(s) && inWindow(s, c, ms);
-  // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
-  if (!participant) settleRound(ctx, q, op, s, c, Math.max(ms, ctx.now()));
-  const seq = participant ? c.nextSeq++ : nextInLine(c, lanes, e.value.lane);
-  const round = participant ? c.preRound : 0;
-  writeNumbered(into, q, e, seq, round);
-  c.waiting++;
-  c.numberedTo = Math.max(c.numberedTo, ms);
-  return [seq, round];
-}
-
-/** What a sequencer run did: arrivals numbered, and early leavers numbered meanwhile. */
-export interface Sequenced {
-  numbered: number;
-  leavers: string[];
-}
-
 /** The sequencer run of each queue in this process, while one runs (see `sequence`). */
-const running = new WeakMap<QueueContext, Map<string, Promise<Sequenced>>>();
+const running = new WeakMap<QueueContext, Map<string, Promise<number>>>();
 
 /** True while this process numbers `q`'s arrivals. */
 export function sequencing(ctx: QueueContext, q: string): boolean {
@@ -201,26 +150,29 @@ export function sequencing(ctx: QueueContext, q: string): boolean {
 /**
  * Numbers the arrivals of `q` that wait (and takes early leavers in), a round at a time, until
  * none is left or `budgetMs` has passed. Each round's counts commit checks the counts read before
- * its lists, so two sequencers never number one arrival twice. Returns how many it numbered, and
- * the leavers numbered meanwhile (their own leave goes on with the tick, see engine.ts). One run
- * at a time in a process: a call while one runs waits for it (and reports nothing of its own).
+ * its lists, so two sequencers never number one arrival twice. Visitors whose leave note came in
+ * after they were numbered then leave as any numbered waiter does (the run took their note in, so
+ * it sees to their leave, whoever called it). Returns how many it numbered. One run at a time in a
+ * process: a call while one runs waits for it (and reports nothing of its own).
  */
-export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<Sequenced> {
-  const mine = running.get(ctx) ?? new Map<string, Promise<Sequenced>>();
+export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<number> {
+  const mine = running.get(ctx) ?? new Map<string, Promise<number>>();
   running.set(ctx, mine);
   const now = mine.get(q);
-  const nothing = () => ({ numbered: 0, leavers: [] });
+  const nothing = () => 0;
   if (now) return now.then(nothing, nothing);
   const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q));
   mine.set(q, run);
   return run;
 }
 
-async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Promise<Sequenced> {
+async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Promise<number> {
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
   const run: Run = {
+    ctx,
+    q,
     id: `${ctx.instance}/${++runs}`,
     rounds: 0,
     inFlight: [],
@@ -234,11 +186,11 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
       // A batch read afresh lists every arrival not written yet: this run's chunks land first.
       if (!known?.next) await Promise.all(run.inFlight);
       const state = known?.state ?? await ctx.readState(q);
-      const batch = known?.next ? await known.next : await readBatch(ctx, q);
+      const batch = known?.next ? await known.next : await readBatch(run);
       known = null;
-      const other = await otherRounds(ctx, q, batch);
+      const other = await otherRounds(ctx, q, batch.numbering ?? []);
       if (other) return other === "finished" ? null : NONE;
-      const done = await numberBatch(ctx, q, state, batch, run);
+      const done = await numberBatch(run, state, batch);
       if (done?.next) known = { state: done.next, next: done.ahead };
       return done;
     }, "sequence");
@@ -256,11 +208,14 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
   // A chunk that could not land nor be finished stays for the next run of this process.
   await Promise.all(run.inFlight);
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
-  return { numbered: total, leavers };
+  for (const id of leavers) await leaveById(ctx, q, id);
+  return total;
 }
 
-/** One sequencer run: its name in numbering records, its rounds, its chunks landing. */
+/** One sequencer run of queue `q`: its name in numbering records, its rounds, its chunks landing. */
 interface Run {
+  ctx: QueueContext;
+  q: string;
   id: string;
   rounds: number;
   inFlight: Promise<void>[];
@@ -288,47 +243,22 @@ interface Numbered {
 const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
 
 /**
- * What a batch read afresh says of numbering records (chunks of wide rounds not written yet):
- * another instance's round in flight ("stop": left to it), or chunks cut short ("finished" here,
- * then read again; this process's own chunks have all settled before such a read). Null when none.
- */
-async function otherRounds(
-  ctx: QueueContext,
-  q: string,
-  batch: Batch,
-): Promise<"stop" | "finished" | null> {
-  const found = batch.numbering ?? [];
-  if (found.length === 0) return null;
-  const mine = (e: Deno.KvEntry<Numbering>) => e.value.by.startsWith(`${ctx.instance}/`);
-  if (found.some((e) => !mine(e) && ctx.now() - e.value.at < FRESH_MS)) return "stop";
-  await Promise.all(found.map((e) => finish(ctx, q, e)));
-  return "finished";
-}
-
-/**
  * Numbers the next round of arrivals (and takes early leavers in): its counts commit, checked
  * against `state`, then the round's other chunks side by side (see the header). Null when the
  * counts commit lost (the caller reads afresh and tries again).
  */
-async function numberBatch(
-  ctx: QueueContext,
-  q: string,
-  state: State,
-  batch: Batch,
-  run: Run,
-): Promise<Numbered | null> {
+async function numberBatch(run: Run, state: State, batch: Batch): Promise<Numbered | null> {
+  const { ctx, q } = run;
   const { counts, entry, settings, settingsEntry } = state;
   if (!settings || (batch.arrivals.length === 0 && batch.left.length === 0)) return NONE;
   const op = ctx.kv.atomic().check(entry, settingsEntry);
   // The pre-queue's round opens with the window's first numbering (its commitment); it
-  // closes at the first arrival from `opensAt` on (in `numberOne`), or before the draw.
+  // closes at the first arrival from `opensAt` on (in `numberChunks`), or before the draw.
   const opensAt = settings.opensAt ?? Infinity;
   settleRound(ctx, q, op, settings, counts, Math.min(ctx.now(), opensAt - 1));
   const { gone, numbered } = takeLeavers(op, q, batch.left);
-  const { n, chunks } = numberChunks(ctx, q, op, state, batch.arrivals, gone, run);
-  // Every arrival read is taken in, numbered or gone (never more than the sum holds). The
-  // sum is the one read after the lists: the one read with the counts may predate arrivals
-  // listed since, which then stayed in the sum for good (phantom waiters on every instance).
+  const { n, chunks } = numberChunks(run, op, state, batch.arrivals, gone);
+  // Every arrival read is taken in, numbered or gone (never more than the sum holds).
   takeIn(op, keys.arrivalsPending(q), Math.min(batch.pending, n + gone.size));
   op.set(keys.counts(q), counts);
   // In line with this process's other commits on the counts (`ctx.serial`): a tick's commit in
@@ -339,7 +269,7 @@ async function numberBatch(
   // A batch of leavers alone reads nothing ahead: the next batch is read once this one landed.
   const last = batch.arrivals.at(-1)?.key;
   const msPer = density(batch.arrivals);
-  const ahead = last ? readBatch(ctx, q, { from: last, skip: gone, msPer }) : undefined;
+  const ahead = last ? readBatch(run, { from: last, skip: gone, msPer }) : undefined;
   const res = await sent;
   if (!res.ok) {
     ahead?.catch(() => {});
@@ -352,37 +282,45 @@ async function numberBatch(
 }
 
 /**
- * Numbers a round's arrivals (less the early leavers `gone`): the first chunk into the counts
- * commit `op`, the others into commits of their own (returned), each with its numbers in a record
- * `op` writes (see numbering.ts).
+ * Numbers a round's arrivals (less the early leavers `gone`): each gets its arrival number (and
+ * a closing window's round) in the counts commit `op`, its record and line entry (unless a window
+ * join) in its chunk's commit: the first chunk's is `op`, the others' are returned, each with its
+ * numbers in a record `op` writes (see numbering.ts).
  */
 function numberChunks(
-  ctx: QueueContext,
-  q: string,
+  run: Run,
   op: Deno.AtomicOperation,
-  { settings, counts }: State,
+  { settings: s, counts: c }: State,
   arrivals: Deno.KvEntry<Visitor>[],
   gone: Set<string>,
-  run: Run,
 ): { n: number; chunks: { op: Deno.AtomicOperation; key: Deno.KvKey }[] } {
+  const { ctx, q } = run;
   const chunks: { op: Deno.AtomicOperation; key: Deno.KvKey; record: Numbering }[] = [];
   const round = ++run.rounds;
   let n = 0;
   for (const e of arrivals) {
     if (gone.has(e.value.id)) continue;
-    const c = Math.floor(n++ / SEQUENCE_CHUNK);
-    if (c > chunks.length) {
-      const record = newRecord(run.id, ctx.now(), e.key[2] as number);
+    const i = Math.floor(n++ / SEQUENCE_CHUNK);
+    const ms = e.key[2] as number;
+    if (i > chunks.length) {
+      const record = { by: run.id, at: ctx.now(), inst: [], base: ms, round: 0, entries: [] };
       chunks.push({
         op: ctx.kv.atomic(),
-        key: keys.numbering(q, `${run.id}:${round}:${c}`),
+        key: keys.numbering(q, `${run.id}:${round}:${i}`),
         record,
       });
     }
-    const into = c ? chunks[c - 1] : null;
-    const [seq, w] = numberOne(ctx, q, op, into?.op ?? op, settings!, counts, e, run.lanes);
+    const participant = ms >= windowStart(s!) && inWindow(s!, c, ms);
+    // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.
+    if (!participant) settleRound(ctx, q, op, s!, c, Math.max(ms, ctx.now()));
+    const seq = participant ? c.nextSeq++ : nextInLine(c, run.lanes, e.value.lane);
+    const w = participant ? c.preRound : 0;
+    const into = i ? chunks[i - 1] : null;
+    writeNumbered(into?.op ?? op, q, e, seq, w);
     if (into) noteNumbered(into.record, e.key, seq, w);
+    c.waiting++;
+    c.numberedTo = Math.max(c.numberedTo, ms);
   }
-  for (const c of chunks) op.set(c.key, c.record);
+  for (const x of chunks) op.set(x.key, x.record);
   return { n, chunks };
 }

@@ -8,15 +8,11 @@ import { StoreBusyError } from "../errors.ts";
 import { log } from "../log.ts";
 import { sleep } from "../clock.ts";
 import { lockRetried, recordOp, retryCommit, STORE_DEADLINE_MS } from "../store/commit.ts";
-
-/** A recorded op (see `recordOp`). */
-type RecordedOp = ReturnType<typeof recordOp>;
 import { keys } from "../store/keys.ts";
 import { pruneTraffic } from "../traffic.ts";
 import { compactGoneLog, type TickRound, tickRound } from "./admit.ts";
 import { bucketCap, type QueueContext, refill } from "./context.ts";
 import { takeInEnters } from "./enters.ts";
-import { leaveById } from "./leave_enter.ts";
 import { ROUND_MOST, sequence, sequencing } from "./sequencer.ts";
 import type { Counts, QueueSettings } from "./types.ts";
 
@@ -111,32 +107,20 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     await round(0);
     // Its count is not this tick's result (that is answered before the run ends).
     if (!sequencing(ctx, q)) {
-      numberArrivals(ctx, q, 1500).catch((e) =>
+      sequence(ctx, q, 1500).catch((e) =>
         log("warn", "numbering failed", { queue: q, error: String(e) })
       );
     }
-    if (result.ran) await afterTick(ctx, q, sec);
-    return result;
-  }
-  result.numbered = await numberArrivals(ctx, q, 600);
-  // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
-  const from = Date.now();
-  for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
-    if (!(await round(i))) break;
+  } else {
+    result.numbered = await sequence(ctx, q);
+    // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
+    const from = Date.now();
+    for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
+      if (!(await round(i))) break;
+    }
   }
   if (result.ran) await afterTick(ctx, q, sec);
   return result;
-}
-
-/**
- * The tick's numbering of the joins since the last (sequencer.ts), within `budgetMs`; returns
- * how many it numbered.
- */
-async function numberArrivals(ctx: QueueContext, q: string, budgetMs: number): Promise<number> {
-  const seq = await sequence(ctx, q, budgetMs);
-  // Visitors that left while their join was being numbered: their leave goes on now.
-  for (const id of seq.leavers) await leaveById(ctx, q, id);
-  return seq.numbered;
 }
 
 /** One round of a tick: its reads and work, then its commit; true when another round is due. */
@@ -158,11 +142,12 @@ async function tickOnce(
   const rec = recordOp();
   const op = rec.op.check(settingsEntry);
   const handled = new Set<string>();
-  const r = await tickRound(ctx, q, op, counts, settings, now, handled, passed);
+  const admitted = new Set<string>();
+  const r = await tickRound({ ctx, q, op, counts, settings, handled, passed, admitted }, now);
   // A later round with nothing to do writes nothing (the second is claimed already).
   if (round > 0 && r.n === 0 && handled.size === 0) return false;
   counts.tickAt = Math.max(counts.tickAt, sec);
-  const t = { settings, n: r.n, rate: r.rate, now, open: r.open, sec, round };
+  const t = { ...r, settings, now, sec, round };
   const out = await ctx.serial(q, () => commitRound(ctx, q, rec, base, counts, entry, t));
   if (out === false || out === null) return out;
   ctx.invalidate(q);
@@ -172,22 +157,14 @@ async function tickOnce(
   result.waiting = out.waiting;
   result.bucketAt = out.tokensAt;
   result.bucketLeft = out.tokens;
-  return (r as TickRound).more;
+  return r.more;
 }
 
 /** Commits of a tick's changes against counts read again, before it reads everything afresh. */
 const COUNTS_TRIES = 4;
 
 /** What a round's commit needs to know of it (see `rebase`). */
-interface RoundFacts {
-  settings: QueueSettings;
-  n: number;
-  rate: number;
-  now: number;
-  open: boolean;
-  sec: number;
-  round: number;
-}
+type RoundFacts = TickRound & { settings: QueueSettings; now: number; sec: number; round: number };
 
 /**
  * Commits a round: its visitors checked one by one, its counts applied to the counts as they are
@@ -197,7 +174,7 @@ interface RoundFacts {
 async function commitRound(
   ctx: QueueContext,
   q: string,
-  rec: RecordedOp,
+  rec: ReturnType<typeof recordOp>,
   base: Counts,
   counts: Counts,
   entry: Deno.KvEntryMaybe<Counts>,
@@ -258,7 +235,7 @@ function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Count
 }
 
 /** The once-a-minute upkeep after a tick of second `sec` that ran on this instance. */
-export async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
+async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
   ctx.invalidate(q);
   // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
   // (a fixed second could be missed when ticks come only from requests).

@@ -3,6 +3,7 @@
  * waiters, their records, the line, its records), with 50 instances over a busy store a tick took
  * over a second of round trips and the next second went without one (bench/scale_sim.ts).
  */
+import { getAll } from "../store/get_all.ts";
 import { keys } from "../store/keys.ts";
 import type { QueueContext } from "./context.ts";
 import { placedEntry } from "./placement.ts";
@@ -15,17 +16,10 @@ export type Read = Deno.KvEntry<Visitor> & { unplaced: Deno.KvEntryMaybe<unknown
 export const AHEAD = 120;
 
 /** Reads visitor records (those not gone) as the opening draw placed them (see placement.ts). */
-export async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
+async function readVisitors(ctx: QueueContext, q: string, ids: string[]): Promise<Read[]> {
   const out: Read[] = [];
-  const reads = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    reads.push(ctx.kv.getMany<Visitor[]>(ids.slice(i, i + 10).map((id) => keys.visitor(q, id))));
-  }
-  for (const got of await Promise.all(reads)) {
-    for (const g of got) {
-      if (!g.value) continue;
-      out.push(await placedEntry(ctx.kv, q, g as Deno.KvEntry<Visitor>));
-    }
+  for (const g of await getAll<Visitor>(ctx.kv, ids.map((id) => keys.visitor(q, id)))) {
+    if (g.value) out.push(await placedEntry(ctx.kv, q, g as Deno.KvEntry<Visitor>));
   }
   return out;
 }
@@ -51,11 +45,11 @@ export function startTickReads(
   ctx: QueueContext,
   q: string,
   budget: number,
-  fifo: boolean,
   headCount: number,
   settings: QueueSettings,
 ): TickReads {
   const now = ctx.now();
+  const fifo = settings.mode === "queue";
   // The ids of an index (expiry or deadline) up to `end`.
   const ids = async (prefix: Deno.KvKey, end: number) => {
     const list = ctx.kv.list({ start: prefix, end: [...prefix, end] }, { limit: budget });

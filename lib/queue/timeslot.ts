@@ -49,8 +49,6 @@ export interface ScheduleInput {
   position?: number;
   /** Effective admissions per second. */
   rate: number;
-  /** When admissions may start (opening time), unix ms; null when paused (no prediction). */
-  startMs: number | null;
   /** A newcomer's first check-in, or a renewal at a due check-in. */
   kind: "join" | "renew";
   /**
@@ -77,11 +75,13 @@ export function checkWindow(s: ScheduleInput): [number, number] {
  * one its admission is predicted in, but never sooner than 5 s ahead; null without a prediction.
  * The tick of a second starts with its first request, so a check-in in the predicted second itself
  * would often be answered before that tick commits and learn of the admission only 5 s later.
+ * Predicted from now even while paused or before the opening: the front keeps its 5 s cadence and
+ * nothing in the schedule gives the silent pause or the opening time away.
  */
 export function frontCheckSec(s: ScheduleInput): number | null {
-  if (s.position === undefined || s.startMs === null) return null;
+  if (s.position === undefined) return null;
   const nowSec = Math.floor(s.nowMs / 1000);
-  const predictedSec = Math.max(s.startMs, s.nowMs) / 1000 + s.position / s.rate;
+  const predictedSec = s.nowMs / 1000 + s.position / s.rate;
   return Math.max(nowSec + FRONT_PERIOD_SECONDS, Math.ceil(predictedSec) + 1);
 }
 

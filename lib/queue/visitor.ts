@@ -16,7 +16,8 @@ import {
   refill,
   wholeTokens,
 } from "./context.ts";
-import { admitWaiting, countTraffic, logGone } from "./records.ts";
+import { admitWaiting, logGone } from "./records.ts";
+import { countTraffic } from "../traffic.ts";
 import { enterInBatch } from "./enter_batch.ts";
 import { livenessDeadline, type ScheduleInput } from "./timeslot.ts";
 import { planCheckIn, sumCheckins } from "./checkins.ts";
@@ -49,11 +50,7 @@ export function checkTicket(q: string, t: TicketClaims | null, visitorId?: strin
 }
 
 /** Why ticket `t` may not act in queue `q` (for `visitorId`, when given); null when it may. */
-function ticketMismatch(
-  q: string,
-  t: Readonly<TicketClaims>,
-  visitorId?: string,
-): string | null {
+function ticketMismatch(q: string, t: Readonly<TicketClaims>, visitorId?: string): string | null {
   if (t.queue !== q) return `tg_ticket is for queue "${t.queue}", not "${q}"`;
   if (visitorId !== undefined && visitorId !== t.sub) {
     return `visitorId "${visitorId}" does not match the tg_ticket`;
@@ -107,10 +104,8 @@ export function ticketFor(ctx: QueueContext, q: string, v: Visitor): Promise<str
 }
 
 /**
- * Computes a waiter's next timeslot and liveness deadline: the first second with room under the
- * 750/s budget in its window, or the second after its predicted admission when that comes first
- * (queue mode; see `planCheckIn`).
- * Returns the second reserved in the occupancy ledger (null when none was), to be summed in KV.
+ * A waiter's next timeslot (see `planCheckIn`), its liveness deadline, and the second reserved in
+ * the occupancy ledger, to be summed in KV (null with a fixed poll interval).
  */
 export function schedule(
   ctx: QueueContext,
@@ -135,14 +130,10 @@ export function schedule(
     position: s.mode === "queue" && !drawPending(s) ? position ?? ctx.position(v, seq) : undefined,
     frontToCome: s.mode === "queue" && drawPending(s),
     rate: ctx.lineRate(v),
-    // While paused or before the opening, schedule as if running now: the front keeps its 5 s
-    // cadence and nothing in the schedule gives the silent pause or the opening time away.
-    startMs: now,
     kind,
   };
-  const { sec, reserved } = planCheckIn(ctx.checkins, q, input);
-  const nca = sec * 1000;
-  return [nca, livenessDeadline(nca, periodMs), reserved ? sec : null];
+  const sec = planCheckIn(ctx.checkins, q, input);
+  return [sec * 1000, livenessDeadline(sec * 1000, periodMs), sec];
 }
 
 /**
@@ -165,7 +156,7 @@ export async function status(
 /**
  * A status answered from the view alone: a waiter whose slot is not due, or a join that surely
  * waits unnumbered (it arrived after the last arrival the sequencer numbered) behind a backlog
- * too long to count (see `unnumberedPosition`), given the back of the line and asked back the
+ * too long to count (see `unnumbered`), given the back of the line and asked back the
  * next second. Nothing else is written for such a join, so its record need not be read (every
  * second of a backlog, for every join in it: the store reads the ticks needed, bench/RESULTS.md).
  */
@@ -348,9 +339,7 @@ export async function enterNow(
   q: string,
   entry: Deno.KvEntry<Visitor>,
 ): Promise<Outcome | null> {
-  // In line with this instance's other counts writers (join batches, ticks): racing them on the
-  // checked counts record starved both under load (found by the flash-crowd load scenario).
-  // Enters that come together share one commit.
+  // Enters that come together share one commit, which leaves the counts record alone (enters.ts).
   const next = await enterInBatch(ctx, q, entry);
   if (!next) return null;
   ctx.invalidate(q);
@@ -378,31 +367,11 @@ function farBehind(v: QueueView): number | null {
 }
 
 /**
- * The place of a join not numbered yet: the numbered waiters plus the arrivals before its own in
- * key order, listed while the view's backlog is short; past `COUNT_AHEAD` the back of the line as
- * last read. (Listing a long backlog for each of its statuses, which come every second until the
- * tick numbers them, took the CPU the ticks needed: bench/RESULTS.md, scale-out simulation.)
- */
-async function unnumberedPosition(
-  ctx: QueueContext,
-  q: string,
-  rec: Visitor,
-  v: QueueView,
-): Promise<number> {
-  const far = farBehind(v);
-  if (far !== null) return far;
-  let ahead = 0;
-  const end = keys.arrival(q, ...rec.mark!);
-  const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
-  for await (const _ of list) ahead++;
-  return v.counts.waiting - v.pending + ahead + 1;
-}
-
-/**
- * The answer to a join not numbered yet (the next tick does): its place among the numbered line
- * and the joins that arrived before it (see `unnumberedPosition`).
- * Nothing is written (only the sequencer writes an unnumbered record); one due meanwhile is asked
- * back the next second, after the tick, by its ticket.
+ * The answer to a join not numbered yet, written nowhere (only the sequencer writes an unnumbered
+ * record); one due meanwhile is asked back the next second, after the tick, by its ticket. Its
+ * place: the numbered waiters plus the arrivals before its own, listed while the view's backlog is
+ * short, else the back of the line as last read (listing a long backlog for each of its statuses,
+ * every second until the tick numbers them, took the CPU the ticks needed: bench/RESULTS.md).
  */
 async function unnumbered(
   ctx: QueueContext,
@@ -413,7 +382,14 @@ async function unnumbered(
   const now = ctx.now();
   const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
   const asked = { ...rec, nextCheckAt: nca };
-  const position = await unnumberedPosition(ctx, q, rec, v);
+  let position = farBehind(v);
+  if (position === null) {
+    let ahead = 0;
+    const end = keys.arrival(q, ...rec.mark!);
+    const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
+    for await (const _ of list) ahead++;
+    position = v.counts.waiting - v.pending + ahead + 1;
+  }
   return {
     view: provisionalView(ctx, q, asked, v, position, await ctx.branding(q)),
     ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),

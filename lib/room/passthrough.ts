@@ -8,7 +8,7 @@
  */
 import type { HitCounter } from "../access/hits.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
-import { TRAFFIC_BUCKET_MS } from "../queue/records.ts";
+import { TRAFFIC_BUCKET_MS } from "../traffic.ts";
 import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 

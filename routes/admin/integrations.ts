@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
-import { TRAFFIC_BUCKET_MS } from "../../lib/queue/records.ts";
+import { TRAFFIC_BUCKET_MS } from "../../lib/traffic.ts";
 import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
 import { isHttpsUrl } from "../../lib/destination.ts";
