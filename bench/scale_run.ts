@@ -221,6 +221,18 @@ const lines = [
   ...checks.map((c) => `- ${c}`),
 ];
 const block = lines.join("\n");
+
+/**
+ * What was written by hand below the last run's targets in its section (comparisons, runs above
+ * the ceiling): kept after the new run's block, as "\n\n" + it, or "" when there is none.
+ */
+function byHand(section: string): string {
+  const at = section.search(/^(Targets missed:|Every target met\.)$/m);
+  if (at < 0) return "";
+  const after = section.slice(at).split("\n").slice(1);
+  const first = after.findIndex((l) => !l.startsWith("- ") && l.trim() !== "");
+  return first < 0 ? "" : "\n\n" + after.slice(first).join("\n").trimEnd();
+}
 console.log("\n" + block);
 if ((!quick || Deno.args.includes("--write")) && !only) {
   const path = new URL("./RESULTS.md", import.meta.url).pathname;
@@ -230,7 +242,8 @@ if ((!quick || Deno.args.includes("--write")) && !only) {
   const next = rest.search(/\n## /);
   const old = doc.indexOf(HEADING_073);
   const out = b >= 0
-    ? doc.slice(0, b) + block + (next >= 0 ? rest.slice(next) : "\n")
+    ? doc.slice(0, b) + block + byHand(next >= 0 ? rest.slice(0, next) : rest) +
+      (next >= 0 ? rest.slice(next) : "\n")
     : old >= 0
     ? doc.slice(0, old) + block + "\n\n" + doc.slice(old)
     : doc.trimEnd() + "\n\n" + block + "\n";
