@@ -139,3 +139,32 @@ Deno.test("a leave note taken in after its visitor was numbered makes it leave, 
     t.close();
   }
 });
+
+Deno.test("a numbering run stops once it caught up, not chasing the joins that come meanwhile", async () => {
+  // A tick's numbering that chased every join arriving during it used its whole budget at any
+  // rate, and the tick ran past its second (bench/RESULTS.md, the scale simulation at 100 ms).
+  const real = await Deno.openKv(":memory:");
+  const t = await makeApp({}, { kv: delayedKv(real, { readMs: 2, commitMs: 10 }) });
+  let joining = true;
+  try {
+    await t.engine.setPaused(Q, true);
+    await Promise.all(Array.from({ length: 300 }, (_, i) => t.engine.join(Q, null, `v-${i}`)));
+    // Joins keep coming, several every commit's time, while the run numbers.
+    const more = Promise.all(Array.from({ length: 20 }, async (_, k) => {
+      for (let i = 0; joining; i++) await t.engine.join(Q, null, `w-${k}-${i}`);
+    }));
+    const started = performance.now();
+    const numbered = await sequence(t.engine.ctx, Q, 5_000);
+    const ms = performance.now() - started;
+    joining = false;
+    await more;
+    assert(numbered >= 300, `the 300 there were numbered (${numbered})`);
+    assert(
+      ms < 2_500,
+      `the run ended once caught up, not at its 5 s budget (${Math.round(ms)} ms)`,
+    );
+  } finally {
+    joining = false;
+    t.close();
+  }
+});

@@ -4,24 +4,15 @@
  * over a remote store waited four reads one after another, longer than its commit
  * (bench/RESULTS.md, "The sequencer behind a backlog"). With the last round's density the pages
  * are read side by side instead, as windows of arrival time of about half a page each, the last
- * one open-ended. A window that came back full reads on from its last key (a burst, one more round
- * trip), and what is returned is always the arrivals from `from` on, in key order, as far as it goes
- * (each page is its own snapshot, as each page of one list already was).
+ * one open-ended. A window that came back full (a burst) ends that: the rest is read on from its
+ * last key as one list, as before. What is returned is always the arrivals from `from` on, in key
+ * order, as far as it goes (each page is its own snapshot, as each page of one list already was).
  */
 import { keys } from "../store/keys.ts";
 import type { Visitor } from "./types.ts";
 
 /** KV's largest list batch. */
 const PAGE = 500;
-
-/** One window of arrival time: where its next page starts, its end, what it listed so far. */
-interface Window {
-  next: Deno.KvKey;
-  end?: Deno.KvKey;
-  got: Deno.KvEntry<Visitor>[];
-  /** True once a page came back short: the window holds nothing more. */
-  done: boolean;
-}
 
 /**
  * Up to `most` arrivals of `q` from the key `from` on (it included, when still there), read as
@@ -35,35 +26,31 @@ export async function listWindows(
   most: number,
 ): Promise<Deno.KvEntry<Visitor>[]> {
   const prefix = keys.arrivalPrefix(q);
-  // Windows of about half a page each: a burst seldom fills one, and one it fills reads on.
+  // Windows of about half a page each, so that a burst seldom fills one.
   const count = Math.max(1, Math.ceil(2 * most / PAGE));
   const width = Math.max(1, Math.ceil(PAGE / 2 * msPer));
   const at = (i: number): Deno.KvKey => [...prefix, (from[2] as number) + i * width];
-  const windows: Window[] = Array.from({ length: count }, (_, i) => ({
-    next: i === 0 ? from : at(i),
-    end: i === count - 1 ? undefined : at(i + 1),
-    got: [],
-    done: false,
+  const pages = await Promise.all(Array.from({ length: count }, (_, i) => {
+    const start = i === 0 ? from : at(i);
+    const sel = i === count - 1 ? { prefix, start } : { start, end: at(i + 1) };
+    return Array.fromAsync(kv.list<Visitor>(sel, { limit: PAGE, batchSize: PAGE }));
   }));
-  for (;;) {
-    // The arrivals known in order: every window up to and with the first that may hold more.
-    const open = windows.findIndex((w) => !w.done);
-    const upTo = open < 0 ? windows.length : open + 1;
-    const known = windows.slice(0, upTo).flatMap((w) => w.got);
-    if (open < 0 || known.length >= most) return known.slice(0, most);
-    await Promise.all(windows.slice(open).filter((w) => !w.done).map((w) => page(kv, prefix, w)));
+  const out: Deno.KvEntry<Visitor>[] = [];
+  for (const page of pages) {
+    out.push(...page);
+    if (page.length < PAGE) continue;
+    // A full window may hold more: the windows after it are dropped, and the rest is one list
+    // on from its last key (a hole can then only lie behind what was read, as in any list).
+    const last = page[PAGE - 1].key;
+    const rest = { limit: most - out.length + 1, batchSize: PAGE };
+    if (out.length < most) {
+      for await (const e of kv.list<Visitor>({ prefix, start: last }, rest)) {
+        if (!sameKey(e.key, last)) out.push(e);
+      }
+    }
+    break;
   }
-}
-
-/** Reads the next page of window `w` (its start key is the last one read: skipped). */
-async function page(kv: Deno.Kv, prefix: Deno.KvKey, w: Window): Promise<void> {
-  const sel = w.end ? { start: w.next, end: w.end } : { prefix, start: w.next };
-  const got = await Array.fromAsync(kv.list<Visitor>(sel, { limit: PAGE, batchSize: PAGE }));
-  const last = w.got.at(-1)?.key;
-  const fresh = last && got[0] && sameKey(got[0].key, last) ? got.slice(1) : got;
-  w.got.push(...fresh);
-  w.done = got.length < PAGE;
-  if (!w.done) w.next = got[got.length - 1].key;
+  return out.slice(0, most);
 }
 
 /** True when keys `a` and `b` are the same. */

@@ -20,6 +20,7 @@ import { retryCommit } from "../store/commit.ts";
 import { getAll } from "../store/get_all.ts";
 import { density, listWindows, sameKey } from "./arrivals_ahead.ts";
 import { keys } from "../store/keys.ts";
+import { log } from "../log.ts";
 import { leaveById } from "./leave_enter.ts";
 import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "../store/sums.ts";
@@ -161,12 +162,22 @@ export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<
   const now = mine.get(q);
   const nothing = () => 0;
   if (now) return now.then(nothing, nothing);
-  const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q));
+  const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q))
+    .then(async ({ total, leavers }) => {
+      // Once the run is over (the next may start): a leave that fails here is not retried, and
+      // the visitor is dropped when its liveness deadline passes.
+      for (const id of leavers) {
+        await leaveById(ctx, q, id).catch((e) =>
+          log("warn", "leave after numbering failed", { queue: q, error: String(e) })
+        );
+      }
+      return total;
+    });
   mine.set(q, run);
   return run;
 }
 
-async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Promise<number> {
+async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number) {
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
@@ -200,16 +211,17 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number): Prom
     }
     total += out.n;
     leavers.push(...out.numbered);
-    if (out.taken === 0 && out.numbered.length === 0) break;
-    if (Date.now() >= end) break;
+    // Caught up with the arrivals there were (a batch not full): those that came meanwhile are
+    // the next tick's. Chasing them kept a tick numbering for its whole budget at every rate,
+    // and it ran past its second (bench/RESULTS.md).
+    if (!out.more || Date.now() >= end) break;
   }
   // A read ahead nobody used (the budget ran out): its failure is nobody's.
   (known as { next?: Promise<Batch> } | null)?.next?.catch(() => {});
   // A chunk that could not land nor be finished stays for the next run of this process.
   await Promise.all(run.inFlight);
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
-  for (const id of leavers) await leaveById(ctx, q, id);
-  return total;
+  return { total, leavers };
 }
 
 /** One sequencer run of queue `q`: its name in numbering records, its rounds, its chunks landing. */
@@ -231,7 +243,8 @@ type State = Pick<
 /** What one sequencing round did, the state it left and the batch after it (read ahead). */
 interface Numbered {
   n: number;
-  taken: number;
+  /** Its batch was full (a round's most arrivals, or leavers): more may wait. */
+  more: boolean;
   numbered: string[];
   next: State | null;
   ahead?: Promise<Batch>;
@@ -240,7 +253,7 @@ interface Numbered {
 }
 
 /** A round with nothing done. */
-const NONE: Numbered = { n: 0, taken: 0, numbered: [], next: null };
+const NONE: Numbered = { n: 0, more: false, numbered: [], next: null };
 
 /**
  * Numbers the next round of arrivals (and takes early leavers in): its counts commit, checked
@@ -270,7 +283,10 @@ async function numberBatch(run: Run, state: State, batch: Batch): Promise<Number
   const last = batch.arrivals.at(-1)?.key;
   const msPer = density(batch.arrivals);
   const ahead = last ? readBatch(run, { from: last, skip: gone, msPer }) : undefined;
-  const res = await sent;
+  const res = await sent.catch((e) => {
+    ahead?.catch(() => {});
+    throw e;
+  });
   if (!res.ok) {
     ahead?.catch(() => {});
     return null;
@@ -278,7 +294,8 @@ async function numberBatch(run: Run, state: State, batch: Batch): Promise<Number
   const next = { ...state, counts: structuredClone(counts) };
   next.entry = { key: entry.key, value: next.counts, versionstamp: res.versionstamp };
   const rest = chunks.map(({ op, key }) => ({ op, key, stamp: res.versionstamp }));
-  return { n, taken: n + gone.size, numbered, next, ahead, chunks: rest };
+  const more = batch.arrivals.length >= ROUND_MOST || batch.left.length >= LEFT_CHUNK;
+  return { n, more, numbered, next, ahead, chunks: rest };
 }
 
 /**
