@@ -230,7 +230,8 @@ function byHand(section: string): string {
   const at = section.search(/^(Targets missed:|Every target met\.)$/m);
   if (at < 0) return "";
   const after = section.slice(at).split("\n").slice(1);
-  const first = after.findIndex((l) => !l.startsWith("- ") && l.trim() !== "");
+  // The targets' bullets, and their lines `deno fmt` wrapped (indented), are the run's own.
+  const first = after.findIndex((l) => !/^(- |  )/.test(l) && l.trim() !== "");
   return first < 0 ? "" : "\n\n" + after.slice(first).join("\n").trimEnd();
 }
 console.log("\n" + block);
