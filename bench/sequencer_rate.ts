@@ -1,7 +1,8 @@
 /**
  * The sequencer's numbering rate over a remote store: ARRIVALS joins written (undelayed), then one
  * engine over a store that delays every read by READ_MS and every commit by COMMIT_MS numbers them
- * with its tick's sequencer (600 ms budget a call, as at a tick). Prints arrivals numbered a second
+ * with its tick's sequencer (600 ms budget a call, as at a tick); with SPREAD, their arrival times
+ * spread out (see `SPREAD`). Prints arrivals numbered a second
  * of sequencer time and a second of wall time (calls back to back, as one tick a second would not).
  * With RATE set, a tick probe instead (see `tickProbe`).
  */
@@ -12,12 +13,15 @@ import { migrate } from "../lib/store/migrate.ts";
 import { Signer } from "../lib/tokens.ts";
 import { delayedKv } from "../testing/delayed_kv.ts";
 import { keys } from "../lib/store/keys.ts";
+import { sequence } from "../lib/queue/sequencer.ts";
 
 const ARRIVALS = Number(Deno.env.get("ARRIVALS") ?? 3000);
 const COMMIT_MS = Number(Deno.env.get("COMMIT_MS") ?? 100);
 const READ_MS = Number(Deno.env.get("READ_MS") ?? 25);
 const RATE = Number(Deno.env.get("RATE") ?? 0);
 const SECONDS = Number(Deno.env.get("SECONDS") ?? 8);
+/** A call's budget: 600 ms as at a tick; 1,500 as the run beside the ticks behind a backlog. */
+const BUDGET_MS = Number(Deno.env.get("BUDGET_MS") ?? 600);
 const Q = "default";
 const dir = await Deno.makeTempDir({ prefix: "tollgate-seq-", dir: "/dev/shm" });
 const real = await Deno.openKv(`${dir}/store.kv`);
@@ -33,13 +37,25 @@ const deps = {
   random: cryptoRandom,
   signer: new Signer(config.TOKEN_SECRET),
 };
-const writer = new Engine({ ...deps, kv: real }, false);
+/**
+ * SPREAD (joins a second of arrival time): the ARRIVALS are written with arrival times spread at
+ * that rate (5 ms of arrival time a group), as a crowd arriving over time would have them, not in
+ * bursts of 500 in one millisecond.
+ */
+const SPREAD = Number(Deno.env.get("SPREAD") ?? 0);
+const spreadClock = { t: Date.now() - (SPREAD > 0 ? ARRIVALS / SPREAD * 1000 : 0) };
+const writer = new Engine(
+  { ...deps, kv: real, clock: SPREAD > 0 ? { now: () => spreadClock.t } : systemClock },
+  false,
+);
 await writer.ensureQueues([Q]);
 await writer.setPaused(Q, true);
-for (let i = 0; i < ARRIVALS; i += 500) {
+const group = SPREAD > 0 ? Math.max(1, Math.round(SPREAD / 200)) : 500;
+for (let i = 0; i < ARRIVALS; i += group) {
   await Promise.all(
-    Array.from({ length: Math.min(500, ARRIVALS - i) }, () => writer.join(Q, null)),
+    Array.from({ length: Math.min(group, ARRIVALS - i) }, () => writer.join(Q, null)),
   );
+  spreadClock.t += 5;
 }
 const far = new Engine(
   { ...deps, kv: delayedKv(real, { readMs: READ_MS, commitMs: COMMIT_MS }) },
@@ -55,7 +71,7 @@ async function backToBack() {
   let numbered = 0, calls = 0;
   const t0 = performance.now();
   while (numbered < ARRIVALS && calls < 200) {
-    numbered += await far.sequence(Q);
+    numbered += await sequence(far.ctx, Q, BUDGET_MS);
     calls++;
   }
   const s = (performance.now() - t0) / 1000;
