@@ -264,6 +264,7 @@ Deno.test("per-instance counters: requests by bounded route, refusals by cause, 
     );
     for (const r of routes) assert(/^[a-z_]+$/.test(r), `route label ${r}`);
     assert((valueOf(after, "tollgate_ticks_total", { result: "ran" }) ?? 0) >= 1);
+    assert((valueOf(after, "tollgate_joins_numbered_total", { queue: "default" }) ?? 0) >= 1);
     assertEquals(valueOf(after, "tollgate_queue_tick_lag_seconds", { queue: "default" }), 0);
     assert(
       (valueOf(after, "tollgate_http_request_duration_seconds_count", { route: "join" }) ?? 0) >= 3,

@@ -235,6 +235,7 @@ function writeInstance(w: ExpositionWriter, listed: Set<string>): void {
   w.counterOf(m.commitFailures);
   w.histogramOf(m.tickSeconds);
   w.counterOf(m.ticks);
+  w.counterOf(m.numbered, (l) => listed.has(l.queue));
   w.counterOf(m.connectionsClosed);
   w.counterOf(m.acceptErrors);
   w.gauge("tollgate_http_connections_open", "Connections open on this instance.", [[

@@ -93,6 +93,13 @@ export class InstanceMetrics {
     ["result"],
   );
 
+  readonly numbered = new Counter(
+    "tollgate_joins_numbered_total",
+    "Joins this instance's sequencer numbered into the line, by queue (a tick's own numbering and " +
+      "the run beside the ticks behind a backlog alike).",
+    ["queue"],
+  );
+
   readonly roomAdmissions = new Counter(
     "tollgate_room_admissions_total",
     "Visitors this instance let in or turned away by a room switch, by queue and effective mode " +
@@ -124,6 +131,7 @@ export class InstanceMetrics {
       this.commitFailures,
       this.tickSeconds,
       this.ticks,
+      this.numbered,
       this.connectionsClosed,
       this.acceptErrors,
       this.roomAdmissions,

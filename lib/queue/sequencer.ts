@@ -21,6 +21,7 @@ import { getAll } from "../store/get_all.ts";
 import { density, listWindows, sameKey } from "./arrivals_ahead.ts";
 import { keys } from "../store/keys.ts";
 import { log } from "../log.ts";
+import { instanceMetrics } from "../metrics/instance.ts";
 import { leaveById } from "./leave_enter.ts";
 import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "../store/sums.ts";
@@ -221,6 +222,7 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number) {
   // A chunk that could not land nor be finished stays for the next run of this process.
   await Promise.all(run.inFlight);
   if (total > 0 || leavers.length > 0) ctx.invalidate(q);
+  if (total > 0) instanceMetrics.numbered.inc([q], total);
   return { total, leavers };
 }
 
