@@ -231,7 +231,7 @@ function byHand(section: string): string {
   if (at < 0) return "";
   const after = section.slice(at).split("\n").slice(1);
   // The targets' bullets, and their lines `deno fmt` wrapped (indented), are the run's own.
-  const first = after.findIndex((l) => !/^(- |  )/.test(l) && l.trim() !== "");
+  const first = after.findIndex((l) => !/^(- | {2})/.test(l) && l.trim() !== "");
   return first < 0 ? "" : "\n\n" + after.slice(first).join("\n").trimEnd();
 }
 console.log("\n" + block);
