@@ -185,10 +185,17 @@ function throughputSpec(
   };
 }
 
-/** Starts main.ts on a free port over `kvPath`. */
-export async function startServer(e: PhaseEnv, name: string, kvPath: string): Promise<Server> {
+/**
+ * Starts main.ts on a free port over `kvPath`: this tree's, or `tree`'s (bench/status_ab.ts runs
+ * several), with a fresh secret or the one given.
+ */
+export async function startServer(
+  e: PhaseEnv,
+  name: string,
+  kvPath: string,
+  { tree = ROOT, secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}` } = {},
+): Promise<Server> {
   const port = freePort();
-  const secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
   const proc = await start(name, Deno.execPath(), ["run", "-A", ...denoFlags(), "main.ts"], {
     env: {
       DENO_KV_PATH: kvPath,
@@ -201,7 +208,7 @@ export async function startServer(e: PhaseEnv, name: string, kvPath: string): Pr
       QUEUES: "default",
       TOLLGATE_ENV: "test",
     },
-    cwd: ROOT,
+    cwd: tree,
     logPath: `${e.dir}/${name}.log`,
   });
   const url = `http://127.0.0.1:${port}`;

@@ -17,7 +17,7 @@
  * or shorter slices, or a longer line (50,000 gives room for two trees and both floors, 6 x 3 s).
  */
 import { readConfig } from "./config.ts";
-import { type PhaseEnv, type Server } from "./http_phases.ts";
+import { type PhaseEnv, type Server, startServer } from "./http_phases.ts";
 import { runLoad } from "./load.ts";
 import { freePort, installCleanup, type Proc, start, stopAll, waitReady } from "./procs.ts";
 import { seedFile } from "./seeding.ts";
@@ -35,29 +35,11 @@ const cfg = readConfig({ BENCH_STATUS_LINE: "10000", ...env });
 const dir = await Deno.makeTempDir({ prefix: "tollgate-status-ab-" });
 const e: PhaseEnv = { cfg, tool: "wrk", dir, log: (m) => console.log(m) };
 let secret = `bench-${crypto.randomUUID()}-${crypto.randomUUID()}`;
-const flags = (env.BENCH_DENO_FLAGS ?? "").split(" ").filter(Boolean);
 installCleanup();
 
-/** main.ts of `tree` over `kvPath`, with the bench's server settings. */
-async function mainServer(name: string, tree: string, kvPath: string): Promise<Server> {
-  const port = freePort();
-  const proc = await start(name, Deno.execPath(), ["run", "-A", ...flags, "main.ts"], {
-    env: {
-      DENO_KV_PATH: kvPath,
-      TOKEN_SECRET: secret,
-      PORT: String(port),
-      MAX_WAITING_VISITORS: "50000000",
-      JOINS_PER_CLIENT_PER_MINUTE: "0",
-      ADMIT_PER_SECOND: String(cfg.serverAdmitPerSecond),
-      QUEUES: "default",
-      TOLLGATE_ENV: "test",
-    },
-    cwd: tree,
-    logPath: `${dir}/${name}.log`,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitReady(`${url}/health`, proc);
-  return { proc, url, secret };
+/** main.ts of `tree` over `kvPath`, with the bench's server settings and the shared secret. */
+function mainServer(name: string, tree: string, kvPath: string): Promise<Server> {
+  return startServer(e, name, kvPath, { tree, secret });
 }
 
 /** bench/status_floor_server.ts, plain or verifying tickets. */

@@ -18,6 +18,21 @@ const Q = "default";
 const isCounts = (k: Deno.KvKey) => k[0] === "counts";
 const isVisitor = (k: Deno.KvKey) => k[0] === keys.visitor(Q, "x")[0] && k[1] === Q;
 
+/**
+ * `real` seen through a store where a wide round's chunk commits (visitor records without the
+ * counts) fail with `why` while `fails()` says so (asked only for those commits).
+ */
+function chunksFailing(real: Deno.Kv, fails: () => boolean, why: string): Deno.Kv {
+  return delayedKv(real, {
+    readMs: 0,
+    commitMs: 0,
+    beforeCommit: (w) =>
+      w.some(isVisitor) && !w.some(isCounts) && fails()
+        ? Promise.reject(new Error(why))
+        : Promise.resolve(),
+  });
+}
+
 /** The numbering records of wide rounds' chunks not written yet. */
 async function records(kv: Deno.Kv): Promise<number> {
   return (await Array.fromAsync(kv.list({ prefix: keys.numberingPrefix(Q) }))).length;
@@ -83,17 +98,10 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   const real = await Deno.openKv(":memory:");
   const clock = new FakeClock();
   let crash = false;
+  // The chunks after the counts commit never reach the store (the process died).
   const a = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
     clock,
-    kv: delayedKv(real, {
-      readMs: 0,
-      commitMs: 0,
-      // The chunks after the counts commit never reach the store (the process died).
-      beforeCommit: (w) =>
-        crash && w.some(isVisitor) && !w.some(isCounts)
-          ? Promise.reject(new Error("killed"))
-          : Promise.resolve(),
-    }),
+    kv: chunksFailing(real, () => crash, "killed"),
   });
   // Another instance (another process: its own instance id).
   const b = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, { clock, kv: real, seed: 2 });
@@ -136,14 +144,7 @@ Deno.test("a chunk that fails once is finished by its own run at once", async ()
   const real = await Deno.openKv(":memory:");
   let fail = 0;
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
-    kv: delayedKv(real, {
-      readMs: 0,
-      commitMs: 0,
-      beforeCommit: (w) =>
-        fail > 0 && w.some(isVisitor) && !w.some(isCounts) && fail-- > 0
-          ? Promise.reject(new Error("lost on the way"))
-          : Promise.resolve(),
-    }),
+    kv: chunksFailing(real, () => fail > 0 && fail-- > 0, "lost on the way"),
   });
   await t.engine.settings(Q);
   await t.engine.setPaused(Q, true);

@@ -30,8 +30,14 @@ import { windowStart } from "./prequeue_phase.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { takeSeq } from "../priority/line.ts";
 import { laneSlots } from "../priority/store.ts";
-import { type Chunk, landChunk, noteNumbered, otherRounds, writeNumbered } from "./numbering.ts";
-import type { Numbering } from "./numbering.ts";
+import {
+  type Chunk,
+  landChunk,
+  noteNumbered,
+  type Numbering,
+  otherRounds,
+  writeNumbered,
+} from "./numbering.ts";
 
 /**
  * Arrivals numbered per commit: three mutations each (record, line entry, arrival entry), with
@@ -76,10 +82,12 @@ async function readBatch(
   const prefix = keys.arrivalPrefix(q);
   const [, notes, numbering] = await Promise.all([
     (async () => {
-      const sel = ahead ? { prefix, start: ahead.from } : { prefix };
       const listed = ahead?.msPer !== undefined
         ? await listWindows(ctx.kv, q, ahead.from, ahead.msPer, ROUND_MOST + 1)
-        : ctx.kv.list<Visitor>(sel, { limit: ROUND_MOST + 1, batchSize: 500 });
+        : ctx.kv.list<Visitor>(ahead ? { prefix, start: ahead.from } : { prefix }, {
+          limit: ROUND_MOST + 1,
+          batchSize: 500,
+        });
       for await (const e of listed) {
         if (ahead && (sameKey(e.key, ahead.from) || ahead.skip.has(e.value.id))) continue;
         if (arrivals.length < ROUND_MOST) arrivals.push(e);
