@@ -59,8 +59,10 @@ async function numberedOnce(kv: Deno.Kv, ids: string[]): Promise<void> {
   assertEquals(arrivals, 0, "no arrival left unnumbered");
 }
 
-/** Joins `n` visitors (none goes in at once: the queue is paused), their tickets in order. */
+/** Pauses the queue and joins `n` visitors (none goes in at once), their tickets in order. */
 async function crowd(t: Awaited<ReturnType<typeof makeApp>>, n: number) {
+  await t.engine.settings(Q);
+  await t.engine.setPaused(Q, true);
   const tickets: TicketClaims[] = [];
   for (let i = 0; i < n; i++) {
     tickets.push(readTicketUnverified((await t.engine.join(Q, null)).ticket!));
@@ -79,8 +81,6 @@ Deno.test("a backlog of several commits' worth is numbered in one round: one cou
       beforeCommit: (w) => Promise.resolve(void (w.some(isCounts) && countsCommits++)),
     }, tally),
   });
-  await t.engine.settings(Q);
-  await t.engine.setPaused(Q, true);
   const n = 3 * SEQUENCE_CHUNK + 50;
   const ids = (await crowd(t, n)).map((c) => c.sub);
   countsCommits = 0;
@@ -105,8 +105,6 @@ Deno.test("a wide round cut short after its counts commit is finished by the nex
   });
   // Another instance (another process: its own instance id).
   const b = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, { clock, kv: real, seed: 2 });
-  await a.engine.settings(Q);
-  await a.engine.setPaused(Q, true);
   const n = 2 * SEQUENCE_CHUNK + 40;
   const tickets = await crowd(a, n);
   const ids = tickets.map((c) => c.sub);
@@ -146,8 +144,6 @@ Deno.test("a chunk that fails once is finished by its own run at once", async ()
   const t = await makeApp({ ADMIT_PER_SECOND: 1, CAPACITY: 1 }, {
     kv: chunksFailing(real, () => fail > 0 && fail-- > 0, "lost on the way"),
   });
-  await t.engine.settings(Q);
-  await t.engine.setPaused(Q, true);
   const n = 2 * SEQUENCE_CHUNK + 40;
   const ids = (await crowd(t, n)).map((c) => c.sub);
   fail = 1;
@@ -179,8 +175,6 @@ Deno.test("the next round's counts commit goes out while the last round's chunks
       },
     }),
   });
-  await t.engine.settings(Q);
-  await t.engine.setPaused(Q, true);
   const n = 2 * ROUND_MOST + 10;
   const ids = (await crowd(t, n)).map((c) => c.sub);
   countsCommits = 0;
