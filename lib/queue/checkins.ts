@@ -13,7 +13,12 @@ interface QueueLedger {
   counts: Map<number, number>;
   /** Lowest second at or after which a second with room may be found. */
   hint: number;
+  /** Reservations made while a read of the store runs (it may not see them): added to its counts. */
+  during?: Map<number, number>;
 }
+
+/** How old a ledger may be and still serve while it is read again (see `refresh`), seconds. */
+const STALE_SECONDS = 3;
 
 /** How far ahead the ledger reads and assigns, in seconds. */
 const HORIZON_SECONDS = 4 * 3600;
@@ -31,7 +36,14 @@ export class CheckinLedger {
 
   constructor(private kv: Deno.Kv) {}
 
-  /** Re-reads the counts of the coming seconds when this instance has not this second. */
+  /**
+   * Re-reads the counts of the coming seconds when this instance has not this second. A ledger
+   * read within the last `STALE_SECONDS` is used as it is while the read runs behind it: the
+   * read lists every second ahead with a check-in (thousands behind a long line), and a join or
+   * status that waited for it once a second in every instance made the p99 of joins six round
+   * trips over a remote store (bench/RESULTS.md). Other instances' seconds are a second old
+   * either way; this instance's own reservations are always in the ledger.
+   */
   async refresh(q: string, nowSec: number, periodSec: number): Promise<void> {
     const l = this.#queues.get(q);
     if (l && l.readSec >= nowSec) return;
@@ -39,6 +51,11 @@ export class CheckinLedger {
     if (!p) {
       p = this.#read(q, nowSec, periodSec).finally(() => this.#loading.delete(q));
       this.#loading.set(q, p);
+    }
+    if (l && l.readSec >= nowSec - STALE_SECONDS) {
+      // Its failure is the next caller's to see (it reads again).
+      p.catch(() => {});
+      return;
     }
     await p;
   }
@@ -50,15 +67,31 @@ export class CheckinLedger {
       start: keys.checkins(q, nowSec + 1),
       end: keys.checkins(q, end),
     });
-    for await (const e of iter) counts.set(e.key[2] as number, Number(e.value.value));
+    const before = this.#queues.get(q);
+    const during = new Map<number, number>();
+    if (before) before.during = during;
+    try {
+      for await (const e of iter) counts.set(e.key[2] as number, Number(e.value.value));
+    } finally {
+      if (before) delete before.during;
+    }
     const old = this.#queues.get(q);
-    // Keep local reservations the read may not have seen yet (made while it ran).
     if (old) {
+      // Reservations made while the read ran are on top of what it saw; others of this instance
+      // not written yet are kept as the old ledger had them.
+      for (const [s, n] of during) counts.set(s, (counts.get(s) ?? 0) + n);
       for (const [s, n] of old.counts) {
         if (s > nowSec) counts.set(s, Math.max(n, counts.get(s) ?? 0));
       }
     }
     this.#queues.set(q, { readSec: nowSec, counts, hint: nowSec + 1 });
+  }
+
+  /** Takes a check-in of second `s` in ledger `l`. */
+  #take(l: QueueLedger, s: number): number {
+    l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
+    l.during?.set(s, (l.during.get(s) ?? 0) + 1);
+    return s;
   }
 
   /**
@@ -80,8 +113,7 @@ export class CheckinLedger {
     }
     if (s > untilSec) s = spare ?? fromSec;
     else if (dense) l.hint = s;
-    l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
-    return s;
+    return this.#take(l, s);
   }
 
   /**
@@ -95,8 +127,7 @@ export class CheckinLedger {
     let s = untilSec;
     while (s >= fromSec && (l.counts.get(s) ?? 0) >= STATUS_BUDGET_PER_SECOND) s--;
     if (s < fromSec) s = untilSec;
-    l.counts.set(s, (l.counts.get(s) ?? 0) + 1);
-    return s;
+    return this.#take(l, s);
   }
 }
 

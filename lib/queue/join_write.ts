@@ -47,6 +47,15 @@ export interface JoinWrite extends JoinOwn {
 
 type Pending = JoinWrite & { resolve: () => void; reject: (e: unknown) => void };
 
+/**
+ * A join commit still under way at the store deadline is waited for this much longer, its own
+ * outcome then answering the join. A host that stalled (a stopped process, a frozen VM) finds its
+ * deadlines past and its commits landed at the same moment it runs again: cut off at once, such
+ * joins were answered 503 though placed (tests/multiprocess_sigstop_test.ts). Short enough that
+ * the waiting page still answers within 3 s.
+ */
+const SETTLE = { settleMs: 100 };
+
 /** What one commit may take: mutations (KV allows 1000) and checks (KV allows 100). */
 const MUTATIONS = 900, CHECKS = 95;
 
@@ -150,14 +159,18 @@ export class JoinWriter {
     instanceMetrics.batchSize.observe([], batch.length);
     const op = (joins: Pending[]) => writeJoins(this.ctx.kv, joins, this.ctx.now());
     // A throw (the store busy past its retries) rejects every join of the batch (GroupCommits).
-    const ok = await retryCommit(async () => {
-      annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
-      return (await op(batch).commit()).ok;
-    }, "join");
+    const ok = await retryCommit(
+      async () => {
+        annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
+        return (await op(batch).commit()).ok;
+      },
+      "join",
+      SETTLE,
+    );
     if (ok) return batch.forEach((p) => p.resolve());
     await Promise.all(
       batch.map((p) =>
-        retryCommit(() => commitJoin(this.ctx, op([p]), p), "join")
+        retryCommit(() => commitJoin(this.ctx, op([p]), p), "join", SETTLE)
           .then(() => p.resolve(), p.reject)
       ),
     );

@@ -22,6 +22,12 @@ export interface CommitDetail {
   deadlineMs?: number;
   /** The longest pause before attempt `i + 1` (ms; default: grows with how long attempts take). */
   pause?: (i: number, tookMs: number) => number;
+  /**
+   * An attempt still under way at the deadline is waited for this much longer (ms, from when the
+   * deadline is seen; default 0): its own outcome is the answer, so a write that lands just late is
+   * not answered as failed. No attempt starts after the deadline.
+   */
+  settleMs?: number;
 }
 
 /**
@@ -50,6 +56,7 @@ export function retryCommit<T>(
         detail.deadlineMs ?? STORE_DEADLINE_MS,
         () => conflicts++,
         detail.pause ?? growingPause,
+        detail.settleMs ?? 0,
       );
       span.setAttribute("tollgate.outcome", "committed");
       return out;
@@ -87,6 +94,7 @@ async function retrySteps<T>(
   deadlineMs: number,
   conflict: () => void,
   pause: (i: number, tookMs: number) => number,
+  settleMs: number,
 ): Promise<T> {
   const end = Date.now() + deadlineMs;
   for (let i = 0; i < attempts; i++) {
@@ -94,7 +102,7 @@ async function retrySteps<T>(
     // Out of time before a step starts (a caller's wait used it up): the step never runs.
     if (started >= end) break;
     try {
-      const out = await beforeDeadline(step(), end, what);
+      const out = await beforeDeadline(step(), end, what, settleMs);
       if (out !== null) return out;
     } catch (e) {
       if (!isLockError(e)) throw e;
@@ -120,18 +128,26 @@ function growingPause(i: number, tookMs: number): number {
 }
 
 /**
- * `p`, or `StoreBusyError` once the clock passes `end`. A step cut off here may still commit
- * later; every step checks what it read, so a retry by the caller cannot apply it twice, and
- * this write gives up instead of retrying after a cut-off.
+ * `p`, or `StoreBusyError` once the clock passes `end` (and `settleMs` more from when that was
+ * seen: a process that stalled past its deadlines sees them and its answers together when it runs
+ * again, and the answer should win). A step cut off here may still commit later; every step checks
+ * what it read, so a retry by the caller cannot apply it twice, and this write gives up instead of
+ * retrying after a cut-off.
  */
-export function beforeDeadline<T>(p: Promise<T>, end: number, what: string): Promise<T> {
+export function beforeDeadline<T>(
+  p: Promise<T>,
+  end: number,
+  what: string,
+  settleMs = 0,
+): Promise<T> {
   // The step runs on after a cut-off: its own failure then has nobody to hear it.
   p.catch(() => {});
   return new Promise<T>((resolve, reject) => {
-    const cancel = onDeadline(
-      end,
-      () => reject(new StoreBusyError(what, "the store did not answer in time")),
-    );
+    const late = () => reject(new StoreBusyError(what, "the store did not answer in time"));
+    let cancel = onDeadline(end, () => {
+      if (settleMs > 0) cancel = onDeadline(Date.now() + settleMs, late);
+      else late();
+    });
     p.then((v) => (cancel(), resolve(v)), (e) => (cancel(), reject(e)));
   });
 }
