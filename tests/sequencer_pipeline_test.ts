@@ -140,6 +140,46 @@ Deno.test("a leave note taken in after its visitor was numbered makes it leave, 
   }
 });
 
+Deno.test("a leave after numbering that fails gets its note back, and the next run sees to it", async () => {
+  const real = await Deno.openKv(":memory:");
+  let fail = true;
+  const same = (a: Deno.KvKey, b: Deno.KvKey) =>
+    a.length === b.length && a.every((x, i) => x === b[i]);
+  const t = await makeApp({}, {
+    kv: delayedKv(real, {
+      readMs: 0,
+      commitMs: 0,
+      beforeCommit: (written) => {
+        // The leave's own commit (it deletes the record and the note): the store goes away once.
+        const leave = written.some((k) => same(k, keys.visitor(Q, "v-b"))) &&
+          written.some((k) => same(k, keys.leftEarly(Q, "v-b")));
+        if (leave && fail) {
+          fail = false;
+          return Promise.reject(new Error("connection reset"));
+        }
+        return Promise.resolve();
+      },
+    }),
+  });
+  try {
+    await t.engine.setPaused(Q, true);
+    for (const id of ["v-a", "v-b", "v-c"]) await t.engine.join(Q, null, id);
+    await t.engine.sequence(Q);
+    await real.set(keys.leftEarly(Q, "v-b"), 1);
+    await sequence(t.engine.ctx, Q);
+    assert(!fail, "the leave was tried and failed");
+    assert((await real.get(keys.leftEarly(Q, "v-b"))).value, "its note is back");
+    assert((await real.get(keys.visitor(Q, "v-b"))).value, "still in line meanwhile");
+    await sequence(t.engine.ctx, Q);
+    assertEquals(await t.engine.visitor(Q, "v-b"), null, "v-b left at the next run");
+    assertEquals((await real.get(keys.leftEarly(Q, "v-b"))).value, null, "its note taken in");
+    const counts = withDefaults(EMPTY_COUNTS, (await real.get<Counts>(keys.counts(Q))).value);
+    assertEquals(counts.waiting, 2, "two wait");
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("a numbering run stops once it caught up, not chasing the joins that come meanwhile", async () => {
   // A tick's numbering that chased every join arriving during it used its whole budget at any
   // rate, and the tick ran past its second (bench/RESULTS.md, the scale simulation at 100 ms).

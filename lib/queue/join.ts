@@ -13,7 +13,7 @@ import {
   QueueFullError,
   StoreBusyError,
 } from "../errors.ts";
-import { retryCommit } from "../store/commit.ts";
+import { growingPause, retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
 import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
@@ -23,6 +23,7 @@ import {
   type JoinRecord,
   type JoinWriter,
   putOwnRecords,
+  SETTLE,
 } from "./join_write.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { Branding } from "../branding.ts";
@@ -216,8 +217,8 @@ async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome |
           return out === null && ++lost >= AT_ONCE_TRIES ? false : out;
         },
         "join",
-        // A lock error (another process holds the file) waits as long as the try took.
-        { pause: (i, took) => i < AT_ONCE_TRIES ? 0 : took },
+        // No pause after a lost check; a lock error (another process holds the file) backs off.
+        { ...SETTLE, pause: (i, took) => lost === i + 1 ? 0 : growingPause(i, took) },
       );
     });
     if (!admitted) return null;

@@ -48,13 +48,13 @@ export interface JoinWrite extends JoinOwn {
 type Pending = JoinWrite & { resolve: () => void; reject: (e: unknown) => void };
 
 /**
- * A join commit still under way at the store deadline is waited for this much longer, its own
- * outcome then answering the join. A host that stalled (a stopped process, a frozen VM) finds its
- * deadlines past and its commits landed at the same moment it runs again: cut off at once, such
- * joins were answered 503 though placed (tests/multiprocess_sigstop_test.ts). Short enough that
- * the waiting page still answers within 3 s.
+ * A join commit still under way at a store deadline its process saw late (it stalled: a stopped
+ * process, a frozen VM) is waited for this much longer, its own outcome then answering the join.
+ * Such a host sees its deadlines past and its commits landed at the same moment it runs again:
+ * cut off at once, its joins were answered 503 though placed (tests/multiprocess_sigstop_test.ts).
+ * A deadline seen on time (a slow store) gets nothing more: the waiting page answers within 3 s.
  */
-const SETTLE = { settleMs: 100 };
+export const SETTLE = { settleMs: 100 };
 
 /** What one commit may take: mutations (KV allows 1000) and checks (KV allows 100). */
 const MUTATIONS = 900, CHECKS = 95;

@@ -46,6 +46,16 @@ export async function leave(
   await leaveById(ctx, q, t.sub);
 }
 
+/** An op that notes visitor `id`'s leave for the sequencer (see `leaveById`). */
+function noteOp(ctx: QueueContext, q: string, id: string): Deno.AtomicOperation {
+  return ctx.kv.atomic().set(keys.leftEarly(q, id), 1, { expireIn: 86_400_000 });
+}
+
+/** Notes visitor `id`'s leave again for the sequencer's next run (one it could not finish). */
+export async function noteLeave(ctx: QueueContext, q: string, id: string): Promise<void> {
+  await noteOp(ctx, q, id).commit();
+}
+
 /**
  * Frees visitor `id`'s place or slot. A join not numbered yet leaves a note for the sequencer
  * instead (nobody else writes an unnumbered record; see sequencer.ts), checked against the record
@@ -56,8 +66,7 @@ export async function leaveById(ctx: QueueContext, q: string, id: string): Promi
     const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
     if (!raw.value) return true;
     if (raw.value.state === "waiting" && raw.value.seq === 0) {
-      const op = ctx.kv.atomic().check(raw).set(keys.leftEarly(q, id), 1, { expireIn: 86_400_000 });
-      return (await op.commit()).ok ? true : null;
+      return (await noteOp(ctx, q, id).check(raw).commit()).ok ? true : null;
     }
     const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
     const rec = entry.value;

@@ -22,7 +22,7 @@ import { density, listWindows, sameKey } from "./arrivals_ahead.ts";
 import { keys } from "../store/keys.ts";
 import { log } from "../log.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
-import { leaveById } from "./leave_enter.ts";
+import { leaveById, noteLeave } from "./leave_enter.ts";
 import type { QueueContext } from "./context.ts";
 import { pendingOf, takeIn } from "../store/sums.ts";
 import { settleRound } from "./prequeue.ts";
@@ -173,12 +173,13 @@ export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<
   if (now) return now.then(nothing, nothing);
   const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q))
     .then(async ({ total, leavers }) => {
-      // Once the run is over (the next may start): a leave that fails here is not retried, and
-      // the visitor is dropped when its liveness deadline passes.
+      // Once the run is over (the next may start). A leave that fails here gets its note back,
+      // for the next run to see to it again.
       for (const id of leavers) {
-        await leaveById(ctx, q, id).catch((e) =>
-          log("warn", "leave after numbering failed", { queue: q, error: String(e) })
-        );
+        await leaveById(ctx, q, id).catch(async (e) => {
+          log("warn", "leave after numbering failed", { queue: q, error: String(e) });
+          await noteLeave(ctx, q, id).catch(() => {});
+        });
       }
       return total;
     });

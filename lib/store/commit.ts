@@ -2,7 +2,7 @@ import { AppError, StoreBusyError } from "../errors.ts";
 import { sleep } from "../clock.ts";
 import { instanceMetrics } from "../metrics/instance.ts";
 import { traced } from "../metrics/tracing.ts";
-import { onDeadline } from "../deadlines.ts";
+import { GRAIN_MS, onDeadline } from "../deadlines.ts";
 
 /**
  * How long one logical write may take, all attempts together, before it fails with 503
@@ -23,9 +23,10 @@ export interface CommitDetail {
   /** The longest pause before attempt `i + 1` (ms; default: grows with how long attempts take). */
   pause?: (i: number, tookMs: number) => number;
   /**
-   * An attempt still under way at the deadline is waited for this much longer (ms, from when the
-   * deadline is seen; default 0): its own outcome is the answer, so a write that lands just late is
-   * not answered as failed. No attempt starts after the deadline.
+   * An attempt still under way at a deadline that the process saw late (it stalled) is waited for
+   * this much longer (ms, from when it is seen; default 0): its own outcome is the answer, so a
+   * write that landed during the stall is not answered as failed. No attempt starts after the
+   * deadline.
    */
   settleMs?: number;
 }
@@ -123,14 +124,15 @@ async function retrySteps<T>(
  * an attempt takes: against a remote store (100 ms a commit) instances that retried at once kept
  * losing to each other (bench/scale_sim.ts); on a local file it stays a few ms.
  */
-function growingPause(i: number, tookMs: number): number {
+export function growingPause(i: number, tookMs: number): number {
   return (i > 2 ? Math.min(50, i) : 0) + tookMs * Math.min(i + 1, 4) / 2;
 }
 
 /**
  * `p`, or `StoreBusyError` once the clock passes `end` (and `settleMs` more from when that was
- * seen: a process that stalled past its deadlines sees them and its answers together when it runs
- * again, and the answer should win). A step cut off here may still commit later; every step checks
+ * seen, when it was seen well after it was due: a process that stalled past its deadlines sees
+ * them and its answers together when it runs again, and the answer should win; a store that is
+ * merely slow gets no more time). A step cut off here may still commit later; every step checks
  * what it read, so a retry by the caller cannot apply it twice, and this write gives up instead of
  * retrying after a cut-off.
  */
@@ -145,8 +147,10 @@ export function beforeDeadline<T>(
   return new Promise<T>((resolve, reject) => {
     const late = () => reject(new StoreBusyError(what, "the store did not answer in time"));
     let cancel = onDeadline(end, () => {
-      if (settleMs > 0) cancel = onDeadline(Date.now() + settleMs, late);
-      else late();
+      // Seen well after it was due: the process itself stalled, not the store.
+      if (settleMs > 0 && Date.now() - end > 2 * GRAIN_MS) {
+        cancel = onDeadline(Date.now() + settleMs, late);
+      } else late();
     });
     p.then((v) => (cancel(), resolve(v)), (e) => (cancel(), reject(e)));
   });
