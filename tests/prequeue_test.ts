@@ -32,9 +32,17 @@ Deno.test("before the window a join is refused with not_open, never saying when,
 Deno.test("in the window: waiting without a position, arrival number and commitment shown, estimate from the opening", async () => {
   const { t, opensAt } = await prequeueApp(HOUR, 90);
   const vs = Array.from({ length: 9 }, () => served(t));
-  for (const v of vs) assertEquals((await v.join()).status, 202);
+  for (const v of vs) {
+    const j = await v.join();
+    assertEquals(j.status, 202);
+    // Not numbered yet: no arrival number (every join of the second would show the same one).
+    assertEquals(j.json.arrivalNumber, undefined, "no arrival number before the tick");
+  }
   // The tick numbers the window's joins: arrival numbers and the commitment from then (0.8.0).
   await t.engine.tick(Q);
+  const numbers = [];
+  for (const v of vs) numbers.push((await v.status()).json.arrivalNumber);
+  assertEquals(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9], "each its own, in arrival order");
   const last = (await vs[8].status()).json;
   const m = await t.engine.metrics(Q);
   assertEquals(m.prequeue.phase, "window");
@@ -51,6 +59,12 @@ Deno.test("in the window: waiting without a position, arrival number and commitm
   t.clock.advance(HOUR / 2);
   const later = (await vs[8].status()).json;
   assertEquals(later.estimatedWaitSeconds, 1);
+  // With the round open, joins of one second on one instance: none shows a number not its own.
+  const more = Array.from({ length: 3 }, () => served(t));
+  for (const v of more) {
+    const j = await v.join();
+    assertEquals([j.status, j.json.arrivalNumber], [202, undefined], "none before the tick");
+  }
   t.close();
 });
 

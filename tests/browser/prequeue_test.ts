@@ -28,6 +28,8 @@ Deno.test({
       await page.goto(`${srv.base}/wait?queue=${Q}`);
       const words = await page.locator(".lottery").textContent();
       assert(words?.includes("ahead of everyone who arrives later"), `${words}`);
+      // The arrival number comes with the first check-in after the tick numbered the join.
+      await page.locator(".arrival").waitFor({ timeout: 10_000 });
       assert((await page.locator(".arrival").textContent())?.includes("#1"));
       assert(await page.locator(".place").count() === 0, "no place before the draw");
       await page.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
