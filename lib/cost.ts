@@ -53,11 +53,13 @@ export const DEPLOY_PRICING = {
   kvWriteUnits: { includedPerMonth: 900_000, usdPerMillion: 2.5, bytesPerUnit: 1024 },
 } as const;
 
-/** Joins per group commit assumed under sale load (a commit holds up to 250). */
+/** Joins per group commit assumed under sale load (a commit holds up to 150). */
 const JOINS_PER_COMMIT = 10;
+/** Joins the sequencer numbers a commit (lib/queue/sequencer.ts SEQUENCE_CHUNK). */
+const NUMBERED_PER_COMMIT = 290;
 /** Seconds ahead the check-in ledger is read (lib/queue/checkins.ts HORIZON_SECONDS). */
 const LEDGER_HORIZON_SECONDS = 4 * 3600;
-const WHY = kvWhy(JOINS_PER_COMMIT);
+const WHY = kvWhy(JOINS_PER_COMMIT, NUMBERED_PER_COMMIT);
 
 /** The documented default of `pollIntervalSeconds`: adaptive max(5, ceil(visitors/750)), fixed 15. */
 export function defaultPollIntervalSeconds(mode: PollingMode, visitors: number): number {
@@ -187,9 +189,12 @@ function estimateMode(inputs: CostInputs, mode: PollingMode) {
   // Per due check-in and per join commit, adaptive also sums a second into the check-in ledger.
   const w = adaptive ? { commit: 3, checkIn: 4 } : { commit: 2, checkIn: 3 };
   const perCommit = `visitors / ${JOINS_PER_COMMIT}`;
+  const perNumbering = `visitors / ${NUMBERED_PER_COMMIT}`;
   const terms = [
     term("joins", V, 0, 3, "visitors", WHY.joins),
-    term("joinCommits", V / JOINS_PER_COMMIT, 2, w.commit, perCommit, WHY[mode].commit),
+    term("joinCommits", V / JOINS_PER_COMMIT, 0, w.commit, perCommit, WHY[mode].commit),
+    term("numbering", V, 1, 3, "visitors", WHY.numbering),
+    term("numberingCommits", V / NUMBERED_PER_COMMIT, 2, 2, perNumbering, WHY.numberingCommit),
     term("waitingCheckIns", V * (checkIns - 1), 1, w.checkIn, REPEAT, WHY[mode].checkIn),
     term("heartbeats", V * beats, 1, 3, "visitors × heartbeatsPerVisitor", WHY.heartbeat),
     term("admissions", V, 2, 4, "visitors", WHY.admission),

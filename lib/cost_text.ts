@@ -9,12 +9,17 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /**
  * What each KV term is, read off lib/queue/*.ts (one read unit per key read, one write unit per
- * key set, deleted or summed), for `joinsPerCommit` joins per group commit.
+ * key set, deleted or summed), for `joinsPerCommit` joins per group commit and `numbered` joins per
+ * numbering commit.
  */
-export function kvWhy(joinsPerCommit: number) {
+export function kvWhy(joinsPerCommit: number, numbered: number) {
   return {
     joins:
-      "POST /join, per visitor: its record, its arrival-order index entry and its liveness-deadline index entry, all in the group commit",
+      "POST /join, per visitor: its record, its arrival entry (the record again, for the sequencer) and its liveness-deadline index entry, all in the group commit",
+    numbering:
+      "the tick's sequencer, per visitor: list its arrival entry; write its record with its arrival number and its line entry, delete its arrival entry",
+    numberingCommit:
+      `per numbering commit (${numbered} joins): read the counts and settings; write the counts and take the joins off the sum of joins not numbered yet`,
     heartbeat:
       "POST /heartbeat: read the visitor; write its record and move its liveness-deadline index entry (delete + set)",
     admission:
@@ -27,7 +32,7 @@ export function kvWhy(joinsPerCommit: number) {
       "each second while the line exists, per instance (one assumed): the cached queue view (settings, counts, head of line, departures, branding) and the admission tick (counts, settings; writes counts and traffic)",
     adaptive: {
       commit:
-        `per group commit (assumed ${joinsPerCommit} joins each under sale load; up to 250 fit): read the counts and settings; write the counts, the traffic counter and the check-in ledger sum`,
+        `per group commit (assumed ${joinsPerCommit} joins each under sale load; up to 150 fit): nothing read; sum the joins not numbered yet, the traffic counter and the check-in ledger`,
       checkIn:
         "a due status while still waiting: read the visitor; write its record, move its liveness-deadline index entry (delete + set) and sum its next second into the check-in ledger. A status before its timeslot is answered from memory (0 reads, 0 writes); the built-in page never sends one",
       ledger:
@@ -35,7 +40,7 @@ export function kvWhy(joinsPerCommit: number) {
     },
     fixed: {
       commit:
-        `per group commit (assumed ${joinsPerCommit} joins each under sale load; up to 250 fit): read the counts and settings; write the counts and the traffic counter (fixed polling books no ledger seconds)`,
+        `per group commit (assumed ${joinsPerCommit} joins each under sale load; up to 150 fit): nothing read; sum the joins not numbered yet and the traffic counter (fixed polling books no ledger seconds)`,
       checkIn:
         "a due status while still waiting: read the visitor; write its record and move its liveness-deadline index entry (delete + set). Every fixed poll is due: each one sets the next timeslot one interval ahead",
       ledger: "the once-a-second ledger read finds nothing with fixed polling (one unit assumed)",

@@ -139,29 +139,35 @@ Deno.test("cost estimate: arithmetic matches numbers worked out by hand", async 
   assertEquals(a.requests, { join: 100000, status: 447761, heartbeat: 0, total: 547761 });
   // Fixed: 600/15 = 40 polls and 600/30 = 20 heartbeats each.
   assertEquals(f.requests, { join: 100000, status: 4000000, heartbeat: 2000000, total: 6100000 });
-  // Fixed reads: commits 10,000x2 + 3.9M renewals x1 + 2M heartbeats x1 + (admit, enter,
-  // release) 3 x 100,000 x 2 + background 1,200 s x 7 + empty ledger reads 1,200 x 1.
-  assertEquals(f.kv.reads, 20000 + 3900000 + 2000000 + 600000 + 8400 + 1200);
+  // 0.8: a join commit reads nothing; the sequencer lists each join's arrival entry (1 read) and
+  // writes 3 (record, line entry, arrival entry deleted); 345 numbering commits (100,000 / 290)
+  // read counts and settings and write counts and the sum.
+  // Fixed reads: 3.9M renewals x1 + 2M heartbeats x1 + (admit, enter, release) 3 x 100,000 x 2 +
+  // background 1,200 s x 7 + empty ledger reads 1,200 x 1 + numbering 100,000 + 345 x 2.
+  assertEquals(f.kv.reads, 3900000 + 2000000 + 600000 + 8400 + 1200 + 100000 + 690);
   // Fixed writes: joins 300,000 + commits 20,000 + renewals 3.9M x3 + heartbeats 2M x3 +
-  // admit 400,000 + enter 400,000 + release 200,000 + background 2,400.
-  assertEquals(f.kv.writes, 300000 + 20000 + 11700000 + 6000000 + 1000000 + 2400);
+  // admit 400,000 + enter 400,000 + release 200,000 + background 2,400 + numbering 300,000 + 690.
+  assertEquals(
+    f.kv.writes,
+    300000 + 20000 + 11700000 + 6000000 + 1000000 + 2400 + 300000 + 690,
+  );
   // Adaptive: 347,761 renewals (1 read, 4 writes), ledger 1,200 s x 134/2 entries.
-  assertEquals(a.kv.reads, 20000 + 347761 + 600000 + 8400 + 80400);
-  assertEquals(a.kv.writes, 300000 + 30000 + 347761 * 4 + 1000000 + 2400);
+  assertEquals(a.kv.reads, 347761 + 600000 + 8400 + 80400 + 100000 + 690);
+  assertEquals(a.kv.writes, 300000 + 30000 + 347761 * 4 + 1000000 + 2400 + 300000 + 690);
   // Pro plan: $20 + $2/M requests over 5M + $1/M reads over 1.3M + $2.50/M writes over 0.9M.
   assertEquals(f.monthlyCost.requestsUsd, 2.2);
-  assertEquals(f.monthlyCost.kvReadsUsd, 5.23); // (6,529,600 - 1,300,000) / 1e6
-  assertEquals(f.monthlyCost.kvWritesUsd, 45.31); // (19,022,400 - 900,000) / 1e6 x 2.5
-  assertEquals(f.monthlyCost.totalUsd, 72.74);
+  assertEquals(f.monthlyCost.kvReadsUsd, 5.31); // (6,610,290 - 1,300,000) / 1e6
+  assertEquals(f.monthlyCost.kvWritesUsd, 46.06); // (19,323,090 - 900,000) / 1e6 x 2.5
+  assertEquals(f.monthlyCost.totalUsd, 73.57);
   assertEquals(a.monthlyCost.requestsUsd, 0);
   assertEquals(a.monthlyCost.kvReadsUsd, 0);
-  assertEquals(a.monthlyCost.kvWritesUsd, 4.56); // (2,723,444 - 900,000) / 1e6 x 2.5
-  assertEquals(a.monthlyCost.totalUsd, 24.56);
+  assertEquals(a.monthlyCost.kvWritesUsd, 5.31); // (3,024,134 - 900,000) / 1e6 x 2.5
+  assertEquals(a.monthlyCost.totalUsd, 25.31);
   // Peaks: 100,000 / 134 = 746.27 check-ins/s; fixed 100,000/15 + 100,000/30 requests/s.
   assertEquals(a.perSecond.peakStatus, 746.27);
   assertEquals(f.perSecond.peakStatus, 6666.67);
   assertEquals(f.perSecond.peakRequests, 10000);
-  assertEquals(r.json.savings.monthlyUsd, 48.18);
+  assertEquals(r.json.savings.monthlyUsd, 48.26);
   assertEquals(r.json.savings.requests, 6100000 - 547761);
 
   // One visitor, one second: a join and the one check-in that learns of the admission.
