@@ -180,6 +180,10 @@ export async function runCell(cell: Cell): Promise<CellResult> {
     engines.push(e);
   }
   await engines[0].ensureQueues([Q]);
+  // Instances are up before the crowd, as a sale's are (each ticks every second, its view read):
+  // all fifty reading their first view inside the crowd's first 300 ms was a start-up, not a
+  // join's latency.
+  await Promise.all(engines.map((e) => e.settings(Q)));
   const pick = () => engines[Math.floor(Math.random() * engines.length)];
   // Each instance's once-a-second timer, at its own phase (as main.ts runs it).
   const timers: ReturnType<typeof setTimeout>[] = [];

@@ -74,7 +74,7 @@ Deno.test({
       CAPACITY: "150",
     };
     const [first] = await startServers(1, env);
-    // 0.8: a crowd's joins mostly take the line (at most four of an instance try to go in at
+    // 0.8: a crowd's joins mostly take the line (one of an instance at a time tries to go in at
     // once, and the line is rarely empty in it): a few joins alone first go in at once.
     const alone = flashCrowd(first, 1, "alone");
     while (alone.answered.length < 5) await sleep(5);

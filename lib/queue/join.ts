@@ -179,13 +179,15 @@ function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): b
 }
 
 /**
- * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE` (the rest take the
- * line): each is a commit on the counts in `ctx.serial`, where the tick's commits wait too, and a
- * crowd on an empty line all trying it made the tick and the joins wait minutes over a remote
- * store (bench/scale_sim.ts at 100 ms).
+ * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE`: one arriving while
+ * another of its instance is being let in takes the line (the next tick admits it). Each try is a
+ * commit on the counts in `ctx.serial`, where the tick's commits wait too: a crowd on an empty line
+ * all trying it made the tick and the joins wait minutes over a remote store, and four at a time
+ * an instance were still the slowest joins of a crowd's first second (bench/scale_sim.ts: join p99
+ * at 20 ms with 25 and 50 instances 102 to 128 ms with four, 50 to 94 with one).
  */
 const trying = new WeakMap<QueueContext, Map<string, number>>();
-const AT_ONCE = 4;
+const AT_ONCE = 1;
 /**
  * Tries of a join let in at once, each read again at once after a lost check: waiting out the
  * growing pause of other writers before the read that tells the line formed made a crowd's first
