@@ -37,12 +37,9 @@ export class CheckinLedger {
   constructor(private kv: Deno.Kv) {}
 
   /**
-   * Re-reads the counts of the coming seconds when this instance has not this second. A ledger
-   * read within the last `STALE_SECONDS` is used as it is while the read runs behind it: the
-   * read lists every second ahead with a check-in (thousands behind a long line), and a join or
-   * status that waited for it once a second in every instance made the p99 of joins six round
-   * trips over a remote store (bench/RESULTS.md). Other instances' seconds are a second old
-   * either way; this instance's own reservations are always in the ledger.
+   * Re-reads the counts of the coming seconds when this instance has not this second; a ledger
+   * read within `STALE_SECONDS` serves meanwhile (joins that waited for that read were the slowest
+   * of a crowd, bench/RESULTS.md; other instances' seconds are a second old either way).
    */
   async refresh(q: string, nowSec: number, periodSec: number): Promise<void> {
     const l = this.#queues.get(q);
@@ -67,22 +64,18 @@ export class CheckinLedger {
       start: keys.checkins(q, nowSec + 1),
       end: keys.checkins(q, end),
     });
-    const before = this.#queues.get(q);
+    const l = this.#queues.get(q);
     const during = new Map<number, number>();
-    if (before) before.during = during;
+    if (l) l.during = during;
     try {
       for await (const e of iter) counts.set(e.key[2] as number, Number(e.value.value));
     } finally {
-      if (before) delete before.during;
+      if (l) delete l.during;
     }
-    const old = this.#queues.get(q);
-    if (old) {
-      // Reservations made while the read ran are on top of what it saw; others of this instance
-      // not written yet are kept as the old ledger had them.
-      for (const [s, n] of during) counts.set(s, (counts.get(s) ?? 0) + n);
-      for (const [s, n] of old.counts) {
-        if (s > nowSec) counts.set(s, Math.max(n, counts.get(s) ?? 0));
-      }
+    // Reservations made while it ran come on top; others not written yet are kept.
+    for (const [s, n] of during) counts.set(s, (counts.get(s) ?? 0) + n);
+    for (const [s, n] of this.#queues.get(q)?.counts ?? []) {
+      if (s > nowSec) counts.set(s, Math.max(n, counts.get(s) ?? 0));
     }
     this.#queues.set(q, { readSec: nowSec, counts, hint: nowSec + 1 });
   }

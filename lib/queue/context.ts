@@ -98,11 +98,8 @@ export class QueueContext {
    */
   noteArrival(q: string, read: QueueView, delta = 1): number {
     const v = this.#views.last(q) ?? read;
-    const next = {
-      ...v,
-      counts: { ...v.counts, waiting: v.counts.waiting + delta },
-      pending: v.pending + delta,
-    };
+    const counts = { ...v.counts, waiting: v.counts.waiting + delta };
+    const next = { ...v, counts, pending: v.pending + delta };
     this.#views.replace(q, v, next);
     return next.counts.waiting;
   }

@@ -179,50 +179,35 @@ function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): b
 }
 
 /**
- * Joins of one instance trying to go in at once, by queue, at most `AT_ONCE`: one arriving while
- * another of its instance is being let in takes the line (the next tick admits it). Each try is a
- * commit on the counts in `ctx.serial`, where the tick's commits wait too: a crowd on an empty line
- * all trying it made the tick and the joins wait minutes over a remote store, and four at a time
- * an instance were still the slowest joins of a crowd's first second (bench/scale_sim.ts: join p99
- * at 20 ms with 25 and 50 instances 102 to 128 ms with four, 50 to 94 with one).
+ * The queues of each instance where a join is being let in at once: one at a time (one arriving
+ * meanwhile takes the line), three tries at most (a lost check is another writer first: in a
+ * crowd, the line forming). A crowd trying it together was its slowest joins (bench/RESULTS.md).
  */
-const trying = new WeakMap<QueueContext, Map<string, number>>();
-const AT_ONCE = 1;
-/**
- * Tries of a join let in at once, each read again at once after a lost check: waiting out the
- * growing pause of other writers before the read that tells the line formed made a crowd's first
- * joins on an empty line the slowest joins of all (bench/RESULTS.md, 50 instances at 20 ms).
- */
+const trying = new WeakMap<QueueContext, Set<string>>();
 const AT_ONCE_TRIES = 3;
 
 /**
  * A join let in at once: the only join that commits against the counts (checked with the line's
  * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty,
- * the budget or the slots are gone or enough joins try it already: then it waits like any other.
+ * the budget or the slots are gone or another join tries it: then it waits like any other.
  */
 async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome | null> {
   const { q } = j;
-  const m = trying.get(ctx) ?? new Map<string, number>();
-  trying.set(ctx, m);
-  // Counted from now, before any await.
-  m.set(q, (m.get(q) ?? 0) + 1);
+  const busy = trying.get(ctx) ?? new Set<string>();
+  trying.set(ctx, busy);
+  if (busy.has(q)) return null;
+  busy.add(q);
   try {
-    if (m.get(q)! > AT_ONCE || await ctx.queueAll?.(q)) return null;
+    if (await ctx.queueAll?.(q)) return null;
     const branding = await ctx.branding(q);
-    const admitted = await ctx.serial(q, () => {
-      let lost = 0;
-      return retryCommit<Visitor | false>(
-        async () => {
-          const out = await tryAtOnce(ctx, j, branding);
-          // A lost check, again and again: another writer of the counts came first (in a crowd,
-          // the line forming); the join takes the line.
-          return out === null && ++lost >= AT_ONCE_TRIES ? false : out;
-        },
-        "join",
-        // No pause after a lost check; a lock error (another process holds the file) backs off.
-        { ...SETTLE, pause: (i, took) => lost === i + 1 ? 0 : growingPause(i, took) },
-      );
-    });
+    let lost = 0;
+    const step = async () => {
+      const out = await tryAtOnce(ctx, j, branding);
+      return out === null && ++lost >= AT_ONCE_TRIES ? false : out;
+    };
+    // No pause after a lost check; a lock error (another process holds the file) backs off.
+    const pause = (i: number, took: number) => lost === i + 1 ? 0 : growingPause(i, took);
+    const admitted = await ctx.serial(q, () => retryCommit(step, "join", { ...SETTLE, pause }));
     if (!admitted) return null;
     ctx.invalidate(q);
     return {
@@ -230,20 +215,15 @@ async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome |
       ticket: await ticketFor(ctx, q, admitted),
     };
   } finally {
-    m.set(q, m.get(q)! - 1);
+    busy.delete(q);
   }
 }
 
 /**
- * One try of a join let in at once (`admitAtOnce`): its own records and its slot, committed against
- * the counts. False when there is no room for it (or this instance put a join in line while this
- * one waited its turn: the line formed); null when the commit lost a check.
+ * One try of a join let in at once: its records and slot, committed against the counts. False
+ * without room (or a line formed meanwhile in this instance); null when the commit lost a check.
  */
-async function tryAtOnce(
-  ctx: QueueContext,
-  j: JoinOwn,
-  branding: Branding,
-): Promise<Visitor | false | null> {
+async function tryAtOnce(ctx: QueueContext, j: JoinOwn, branding: Branding) {
   const { q } = j;
   if ((ctx.freshView(q)?.pending ?? 0) > 0) return false;
   const now = ctx.now();

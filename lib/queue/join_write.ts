@@ -48,11 +48,9 @@ export interface JoinWrite extends JoinOwn {
 type Pending = JoinWrite & { resolve: () => void; reject: (e: unknown) => void };
 
 /**
- * A join commit still under way at a store deadline its process saw late (it stalled: a stopped
- * process, a frozen VM) is waited for this much longer, its own outcome then answering the join.
- * Such a host sees its deadlines past and its commits landed at the same moment it runs again:
- * cut off at once, its joins were answered 503 though placed (tests/multiprocess_sigstop_test.ts).
- * A deadline seen on time (a slow store) gets nothing more: the waiting page answers within 3 s.
+ * A join commit under way at a store deadline its process saw late (it stalled) answers with its
+ * own outcome within 100 ms more: cut off, a stalled host's joins were answered 503 though placed
+ * (tests/multiprocess_sigstop_test.ts). A slow store gets no more (the page answers within 3 s).
  */
 export const SETTLE = { settleMs: 100 };
 
@@ -159,14 +157,11 @@ export class JoinWriter {
     instanceMetrics.batchSize.observe([], batch.length);
     const op = (joins: Pending[]) => writeJoins(this.ctx.kv, joins, this.ctx.now());
     // A throw (the store busy past its retries) rejects every join of the batch (GroupCommits).
-    const ok = await retryCommit(
-      async () => {
-        annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
-        return (await op(batch).commit()).ok;
-      },
-      "join",
-      SETTLE,
-    );
+    const all = async () => {
+      annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
+      return (await op(batch).commit()).ok;
+    };
+    const ok = await retryCommit(all, "join", SETTLE);
     if (ok) return batch.forEach((p) => p.resolve());
     await Promise.all(
       batch.map((p) =>

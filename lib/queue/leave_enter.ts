@@ -46,14 +46,10 @@ export async function leave(
   await leaveById(ctx, q, t.sub);
 }
 
-/** An op that notes visitor `id`'s leave for the sequencer (see `leaveById`). */
-function noteOp(ctx: QueueContext, q: string, id: string): Deno.AtomicOperation {
-  return ctx.kv.atomic().set(keys.leftEarly(q, id), 1, { expireIn: 86_400_000 });
-}
-
-/** Notes visitor `id`'s leave again for the sequencer's next run (one it could not finish). */
-export async function noteLeave(ctx: QueueContext, q: string, id: string): Promise<void> {
-  await noteOp(ctx, q, id).commit();
+/** Notes visitor `id`'s leave for the sequencer, checked against its record as read (`at`). */
+export async function noteLeave(ctx: QueueContext, q: string, id: string, at?: Deno.AtomicCheck) {
+  const op = ctx.kv.atomic().set(keys.leftEarly(q, id), 1, { expireIn: 86_400_000 });
+  return (await (at ? op.check(at) : op).commit()).ok;
 }
 
 /**
@@ -66,7 +62,7 @@ export async function leaveById(ctx: QueueContext, q: string, id: string): Promi
     const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
     if (!raw.value) return true;
     if (raw.value.state === "waiting" && raw.value.seq === 0) {
-      return (await noteOp(ctx, q, id).check(raw).commit()).ok ? true : null;
+      return await noteLeave(ctx, q, id, raw) ? true : null;
     }
     const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>);
     const rec = entry.value;

@@ -173,8 +173,7 @@ export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<
   if (now) return now.then(nothing, nothing);
   const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q))
     .then(async ({ total, leavers }) => {
-      // Once the run is over (the next may start). A leave that fails here gets its note back,
-      // for the next run to see to it again.
+      // Once the run is over; a leave that fails gets its note back, for the next run.
       for (const id of leavers) {
         await leaveById(ctx, q, id).catch(async (e) => {
           log("warn", "leave after numbering failed", { queue: q, error: String(e) });
@@ -191,14 +190,8 @@ async function sequenceRun(ctx: QueueContext, q: string, budgetMs: number) {
   const end = Date.now() + budgetMs;
   let total = 0;
   const leavers: string[] = [];
-  const run: Run = {
-    ctx,
-    q,
-    id: `${ctx.instance}/${++runs}`,
-    rounds: 0,
-    inFlight: [],
-    lanes: await laneSlots(ctx.kv, q),
-  };
+  const lanes = await laneSlots(ctx.kv, q);
+  const run: Run = { ctx, q, id: `${ctx.instance}/${++runs}`, rounds: 0, inFlight: [], lanes };
   // What a commit that landed leaves for the next: its state (one read fewer a commit) and the
   // next batch, read while it was in flight. A lost commit makes the next round read afresh.
   let known: { state: State; next?: Promise<Batch> } | null = null;

@@ -75,16 +75,8 @@ async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boo
  */
 export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const sec = Math.floor(ctx.now() / 1000);
-  const result: TickResult = {
-    sec,
-    ran: false,
-    numbered: 0,
-    admitted: 0,
-    expired: 0,
-    waiting: 0,
-    bucketAt: 0,
-    bucketLeft: 0,
-  };
+  const none = { numbered: 0, admitted: 0, expired: 0, waiting: 0, bucketAt: 0, bucketLeft: 0 };
+  const result: TickResult = { sec, ran: false, ...none };
   const { counts, arrivals, settings } = await ctx.readState(q);
   if (counts.tickAt >= sec || !(await claimTick(ctx, q, sec))) return result;
   // Silent waiters passed over by this tick's rounds (see `admitInto`).

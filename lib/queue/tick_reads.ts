@@ -61,14 +61,9 @@ export function startTickReads(
   const head = fifo
     ? line.then((l) => readVisitors(ctx, q, l!.slice(0, headCount).map((e) => e.value)))
     : undefined;
-  const reads: TickReads = {
-    now,
-    settings,
-    expired: ids(keys.expiryPrefix(q), now + 1),
-    lapsed: ids(keys.deadlinePrefix(q), now - settings.returnGraceSeconds * 1000),
-    line,
-    head,
-  };
+  const expired = ids(keys.expiryPrefix(q), now + 1);
+  const lapsed = ids(keys.deadlinePrefix(q), now - settings.returnGraceSeconds * 1000);
+  const reads: TickReads = { now, settings, expired, lapsed, line, head };
   // An attempt that ends early leaves some unawaited: their failures are its own, not the process's.
   for (const p of [reads.expired, reads.lapsed, reads.line, reads.head]) p?.catch(() => {});
   return reads;

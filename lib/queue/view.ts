@@ -156,8 +156,7 @@ export function provisionalView(
   branding: Branding,
 ): VisitorView {
   const out = waitingView(ctx, q, rec.id, v.counts.nextSeq, rec.nextCheckAt, v, branding);
-  // Its arrival number is the sequencer's to give: the next number as last read was every join's
-  // of that second on this instance (the draw's list would not show it).
+  // Its arrival number is the sequencer's to give (the next one as read was every join's).
   delete out.arrivalNumber;
   withPosition(ctx, out, v, position);
   // The line as read before this join, which it is in (a lottery answer has no position to show).
