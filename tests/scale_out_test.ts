@@ -247,3 +247,25 @@ Deno.test("a join let in at once waits out a KV file another process holds locke
   assert(lockErrors < 100, `backed off between tries (${lockErrors} lock errors in 600 ms)`);
   real.close();
 });
+
+Deno.test("joins that come together on an empty line with room all go in at once, a round's commit for them", async () => {
+  // DECISIONS: capacity available at once (open, nobody waiting, a slot, the budget) admits on
+  // join. Joins of one instance that come while a round is in flight share the next round's one
+  // commit on the counts; past the slots or the budget they take the line.
+  const real = await Deno.openKv(":memory:");
+  const tally = new KvTally();
+  const t = await makeApp({ ADMIT_PER_SECOND: 100, CAPACITY: 5 }, {
+    kv: delayedKv(real, { readMs: 5, commitMs: 20 }, tally),
+  });
+  await t.engine.settings(Q);
+  const commitsBefore = tally.commits;
+  const outs = await Promise.all(Array.from({ length: 8 }, () => t.engine.join(Q, null)));
+  const statuses = outs.map((o) => o.view.status).sort();
+  assertEquals(statuses, [...Array(5).fill("admitted"), ...Array(3).fill("waiting")]);
+  // Two rounds at most (the first join's, then everyone who came meanwhile) and the line's write.
+  assert(tally.commits - commitsBefore <= 4, `${tally.commits - commitsBefore} commits`);
+  const c = await countsOf(real);
+  assertEquals([c.admitted, c.holding + c.entered], [5, 5], "capacity held");
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});

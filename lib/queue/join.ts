@@ -18,13 +18,13 @@ import { keys } from "../store/keys.ts";
 import { b64url, type TicketClaims } from "../tokens.ts";
 import { bucketCap, openSlots, type QueueContext, refill, wholeTokens } from "./context.ts";
 import {
-  commitJoin,
   type JoinOwn,
   type JoinRecord,
   type JoinWriter,
   putOwnRecords,
   SETTLE,
 } from "./join_write.ts";
+import { GroupCommits } from "./batches.ts";
 import { prequeuePhase } from "./prequeue_phase.ts";
 import type { Branding } from "../branding.ts";
 import { grantSlot } from "./records.ts";
@@ -178,79 +178,127 @@ function roomNow(ctx: QueueContext, s: QueueSettings, c: Counts, now: number): b
   return open && c.waiting === 0 && openSlots(s, c) > 0 && wholeTokens(c) >= 1;
 }
 
-/**
- * The queues of each instance where a join is being let in at once: one at a time (one arriving
- * meanwhile takes the line), three tries at most (a lost check is another writer first: in a
- * crowd, the line forming). A crowd trying it together was its slowest joins (bench/RESULTS.md).
- */
-const trying = new WeakMap<QueueContext, Set<string>>();
-const AT_ONCE_TRIES = 3;
+/** A join waiting to be let in at once, with what its commit needs. */
+interface AtOnce {
+  j: JoinOwn;
+  branding: Branding;
+  resolve: (v: Visitor | false) => void;
+  reject: (e: unknown) => void;
+}
 
 /**
- * A join let in at once: the only join that commits against the counts (checked with the line's
- * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty,
- * the budget or the slots are gone or another join tries it: then it waits like any other.
+ * Joins of one instance that may go in at once share a round: one commit on the counts (those that
+ * come meanwhile, the next). A round tries three times at most, read again at once after a lost
+ * check (another writer first: in a crowd, the line forming), then its joins take the line; joins
+ * that come once it lost a check take the line at once (one commit a join, in `ctx.serial`, or
+ * rounds waited for by all, made a crowd's first joins its slowest: bench/RESULTS.md).
  */
-async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome | null> {
-  const { q } = j;
-  const busy = trying.get(ctx) ?? new Set<string>();
-  trying.set(ctx, busy);
-  if (busy.has(q)) return null;
-  busy.add(q);
+interface Rounds {
+  commits: GroupCommits<AtOnce>;
+  /** Joins waiting for a round: more than a round's worth take the line. */
+  waiting: number;
+  /** The round in flight lost a check. */
+  contended: boolean;
+}
+const rounds = new WeakMap<QueueContext, Map<string, Rounds>>();
+const AT_ONCE_TRIES = 3;
+/** A visitor let in at once is written as a waiter that never checks in, then given its slot. */
+const NO_CHECK_IN = { state: "waiting", nextCheckAt: 0, deadline: 0 } as const;
+/** Joins a round takes: each may check its id and guard records (KV allows 100 checks). */
+const PER_ROUND = 20;
+
+/** `q`'s rounds of joins let in at once in this instance. */
+function roundsOf(ctx: QueueContext, q: string): Rounds {
+  const m = rounds.get(ctx) ?? new Map<string, Rounds>();
+  rounds.set(ctx, m);
+  let r = m.get(q);
+  if (!r) {
+    const commit = (batch: AtOnce[]) => commitAtOnce(ctx, q, r!, batch);
+    const commits = new GroupCommits({
+      inFlight: 1,
+      full: PER_ROUND,
+      cut: () => PER_ROUND,
+      commit,
+    });
+    m.set(q, r = { commits, waiting: 0, contended: false });
+  }
+  return r;
+}
+
+/** Commits a round (see `Rounds`) and tells each join whether it went in. */
+async function commitAtOnce(ctx: QueueContext, q: string, r: Rounds, batch: AtOnce[]) {
+  let lost = 0;
+  const step = async () => {
+    const out = await tryAtOnce(ctx, q, batch);
+    if (out === null) r.contended = true;
+    return out === null && ++lost >= AT_ONCE_TRIES ? batch.map(() => false as const) : out;
+  };
+  // No pause after a lost check; a lock error (another process holds the file) backs off.
+  const pause = (i: number, took: number) => lost === i + 1 ? 0 : growingPause(i, took);
   try {
-    if (await ctx.queueAll?.(q)) return null;
-    const branding = await ctx.branding(q);
-    let lost = 0;
-    const step = async () => {
-      const out = await tryAtOnce(ctx, j, branding);
-      return out === null && ++lost >= AT_ONCE_TRIES ? false : out;
-    };
-    // No pause after a lost check; a lock error (another process holds the file) backs off.
-    const pause = (i: number, took: number) => lost === i + 1 ? 0 : growingPause(i, took);
-    const admitted = await ctx.serial(q, () => retryCommit(step, "join", { ...SETTLE, pause }));
-    if (!admitted) return null;
-    ctx.invalidate(q);
-    return {
-      view: await admittedView(ctx, q, admitted),
-      ticket: await ticketFor(ctx, q, admitted),
-    };
+    const outs = await ctx.serial(q, () => retryCommit(step, "join", { ...SETTLE, pause }));
+    batch.forEach((p, i) => p.resolve(outs[i]));
   } finally {
-    busy.delete(q);
+    r.contended = false;
   }
 }
 
 /**
- * One try of a join let in at once: its records and slot, committed against the counts. False
- * without room (or a line formed meanwhile in this instance); null when the commit lost a check.
+ * A join let in at once: the only join that commits against the counts (checked with the line's
+ * pending joins, so the budget and the capacity stay exact). Null when the line is no longer empty
+ * or the budget or the slots are gone: then it waits like any other.
  */
-async function tryAtOnce(ctx: QueueContext, j: JoinOwn, branding: Branding) {
+async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome | null> {
   const { q } = j;
-  if ((ctx.freshView(q)?.pending ?? 0) > 0) return false;
+  if (await ctx.queueAll?.(q)) return null;
+  const branding = await ctx.branding(q);
+  const r = roundsOf(ctx, q);
+  if (r.contended || r.waiting >= PER_ROUND) return null;
+  r.waiting++;
+  const admitted = await new Promise<Visitor | false>((resolve, reject) =>
+    r.commits.add({ j, branding, resolve, reject })
+  ).finally(() => r.waiting--);
+  if (!admitted) return null;
+  ctx.invalidate(q);
+  return {
+    view: await admittedView(ctx, q, admitted),
+    ticket: await ticketFor(ctx, q, admitted),
+  };
+}
+
+/**
+ * One try of a round: each join's records and slot while there is room, in one commit against the
+ * counts. All false when a line formed; null when the commit lost a check (a join's own check too:
+ * after the last try, the line's write tells it).
+ */
+async function tryAtOnce(ctx: QueueContext, q: string, batch: AtOnce[]) {
+  const none = batch.map(() => false as const);
+  if ((ctx.freshView(q)?.pending ?? 0) > 0) return none;
   const now = ctx.now();
   const state = await ctx.readState(q);
   const { counts, settings } = state;
   if (!settings) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
-  if (state.arrivals > 0 || !roomNow(ctx, settings, counts, now)) return false;
+  if (state.arrivals > 0) return none;
   const op = ctx.kv.atomic().check(state.entry, state.settingsEntry, state.arrivalsEntry);
-  putOwnRecords(op, j);
-  counts.tokens--;
-  counts.waitCount++;
-  const seq = counts.nextSeq++;
-  const v: Visitor = {
-    id: j.id,
-    seq,
-    joinedAt: now,
-    state: "waiting",
-    nextCheckAt: 0,
-    deadline: 0,
-  };
-  const hold = now + branding.admitHoldSeconds * 1000;
-  const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
-  const next = grantSlot(op, q, v, counts, now, hold, ttl);
-  countTraffic(op, q, now, "in", 1);
-  countTraffic(op, q, now, "out", 1);
+  const ids = new Set<string>();
+  const outs = batch.map(({ j, branding }): Visitor | false => {
+    // The same id twice (a double click): the second takes the line, where its check tells.
+    if (ids.has(j.id) || !roomNow(ctx, settings, counts, now)) return false;
+    ids.add(j.id);
+    putOwnRecords(op, j);
+    counts.tokens--;
+    counts.waitCount++;
+    const v: Visitor = { id: j.id, seq: counts.nextSeq++, joinedAt: now, ...NO_CHECK_IN };
+    const hold = now + branding.admitHoldSeconds * 1000;
+    const ttl = branding.clickToEnter ? undefined : ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+    return grantSlot(op, q, v, counts, now, hold, ttl);
+  });
+  const n = outs.filter(Boolean).length;
+  if (n === 0) return none;
+  countTraffic(op, q, now, "in", n);
+  countTraffic(op, q, now, "out", n);
   op.set(keys.counts(q), counts);
-  return await commitJoin(ctx, op, j) && next;
+  return (await op.commit()).ok ? outs : null;
 }
 
 /**
