@@ -98,7 +98,7 @@ async function createServices(deps: AppDeps): Promise<Services> {
   // Deliveries use `services.fetch` at call time, so a swapped client (tests' TLS trust) applies.
   const webhooks = createWebhooks({ ...deps, fetch: (i, init) => services.fetch(i, init) });
   // The depth event is checked after each tick this instance ran, off the visitor's path.
-  engine.onTicked = (q, waiting) => {
+  engine.onTickRan = (q, { waiting }) => {
     void webhooks.checkDepth(q, waiting).catch(() => {});
     // The Safety Net looks at its figures once a second (a no-op unless the queue is on auto).
     void services.rooms.maybeStep(q);

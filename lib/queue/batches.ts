@@ -16,8 +16,8 @@ export interface GroupCommitter<P> {
   inFlight: number;
   /** Waiting items that fill a commit: that many go out at once, whatever the spread. */
   full: number;
-  /** How many of the waiting items (in order) the next commit takes: at least one. */
-  cut: (waiting: P[]) => number;
+  /** How many of the waiting items (in order) the next commit takes (at least one; `full`). */
+  cut?: (waiting: P[]) => number;
   /** Writes a batch and settles each item; a throw rejects every item of the batch. */
   commit: (batch: P[]) => Promise<void>;
 }
@@ -48,7 +48,8 @@ export class GroupCommits<P extends { reject: (e: unknown) => void }> {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#sentAt = performance.now();
-      const batch = this.#waiting.splice(0, Math.max(1, this.c.cut(this.#waiting)));
+      const take = this.c.cut?.(this.#waiting) ?? this.c.full;
+      const batch = this.#waiting.splice(0, Math.max(1, take));
       this.#inFlight++;
       this.c.commit(batch)
         .catch((e) => batch.forEach((p) => p.reject(e)))

@@ -45,9 +45,6 @@ export interface QueueView {
   loadedAt: number;
 }
 
-/** A silent waiter's grace by default (seconds; see `QueueSettings.returnGraceSeconds`). */
-export const DEFAULT_RETURN_GRACE_SECONDS = 300;
-
 /** When a waiter whose liveness deadline is `deadline` is dropped: after the queue's grace. */
 export function dropAt(s: QueueSettings, deadline: number): number {
   return deadline + s.returnGraceSeconds * 1000;
@@ -69,7 +66,8 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     drawnFor: null,
     joinsPerClientPerMinute: null,
     joinGuards: { ...DEFAULT_JOIN_GUARDS },
-    returnGraceSeconds: DEFAULT_RETURN_GRACE_SECONDS,
+    // A silent waiter's grace (see `QueueSettings.returnGraceSeconds`).
+    returnGraceSeconds: 300,
   };
 }
 

@@ -17,7 +17,7 @@ import { sleep } from "../clock.ts";
 import { keys } from "../store/keys.ts";
 import { takeInEnters, withEnters } from "./enters.ts";
 import { pendingOf } from "../store/sums.ts";
-import { arrivalKeyOf, numberedInRecords } from "./numbering.ts";
+import type { Numbering } from "./numbering.ts";
 import { placeOf } from "./placement.ts";
 import { type Counts, EMPTY_COUNTS, type Visitor, withDefaults } from "./types.ts";
 
@@ -139,6 +139,21 @@ function readCounts(kv: Deno.Kv, q: string) {
   return kv.getMany<[Counts, Deno.KvU64]>([keys.counts(q), keys.entersPending(q)]);
 }
 
+/**
+ * The arrival numbers queue `q`'s numbering records give, by arrival key (a join's `mark` joined
+ * by "|"): joins the counts hold as numbered whose records are not written yet (numbering.ts).
+ */
+async function numberedInRecords(kv: Deno.Kv, q: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for await (const { value: r } of kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })) {
+    for (let j = 0; j < r.entries.length; j += 5) {
+      const [dms, i, k, seq] = r.entries.slice(j, j + 4);
+      out.set([r.base + dms, r.inst[i], k].join("|"), seq);
+    }
+  }
+  return out;
+}
+
 async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
   const [countsEntry, entersEntry] = await readCounts(kv, q);
   // As they are: with the enters they have not taken in yet.
@@ -152,7 +167,7 @@ async function scan(kv: Deno.Kv, q: string): Promise<Scan> {
     // As the opening draw placed it: its line entry is at its place (see placement.ts).
     const v = (await placeOf(kv, q, e.value)).v;
     byId.set(v.id, v);
-    const seq = unnumbered(v) && v.mark ? inRecords.get(arrivalKeyOf(v.mark)) : v.seq;
+    const seq = unnumbered(v) && v.mark ? inRecords.get(v.mark.join("|")) : v.seq;
     // Not numbered yet: counted by the sum of pending joins, not by the counts.
     if (seq === undefined || seq === 0) continue;
     if (v.state === "waiting") recounted.waiting++;

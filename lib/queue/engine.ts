@@ -179,17 +179,11 @@ export class Engine {
     // seconds. (Not beside it: a view loaded meanwhile could be cached with pre-tick counts.)
     this.#draws.soon(q);
     // Observers (the depth webhook) run after the tick, never inside it.
-    if (out.ran) {
-      this.onTicked?.(q, out.waiting);
-      this.onTickRan?.(q, out);
-    }
+    if (out.ran) this.onTickRan?.(q, out);
     return out;
   }
 
-  /** Called after each tick this instance ran, with the queue's waiting count. */
-  onTicked?: (q: string, waiting: number) => void;
-
-  /** Called after each tick this instance ran (the simulation). */
+  /** Called after each tick this instance ran (the depth webhook, the simulation). */
   onTickRan?: (q: string, result: TickResult) => void;
 
   /** The join guards' counts of the last hour for the metrics (app.ts wires them in). */

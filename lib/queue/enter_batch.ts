@@ -50,7 +50,7 @@ export function enterInBatch(
   let b = batchers.get(ctx);
   if (!b) {
     const commit = (batch: PendingEnter[]) => commitEnters(ctx, batch);
-    b = new GroupCommits({ inFlight: 1, full: MAX_ENTERS, cut: () => MAX_ENTERS, commit });
+    b = new GroupCommits({ inFlight: 1, full: MAX_ENTERS, commit });
     batchers.set(ctx, b);
   }
   return new Promise((resolve, reject) => b.add({ q, entry, resolve, reject }));

@@ -4,13 +4,13 @@
  * record's new end and its slot-expiry index entry move together (the tick's sweep re-reads the
  * record before freeing a slot, so a sweep that read the old entry frees nothing).
  */
-import { ConflictError, NotFoundError } from "../errors.ts";
+import { ConflictError } from "../errors.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import type { Engine } from "./engine.ts";
 import { MAX_HOLD_EXTENSIONS, type Visitor, type VisitorView } from "./types.ts";
-import { checkTicket } from "./visitor.ts";
+import { checkTicket, liveEntry } from "./visitor.ts";
 import { admittedView } from "./view.ts";
 
 /**
@@ -31,12 +31,9 @@ export async function extendHold(
   }
   const holdMs = branding.admitHoldSeconds * 1000;
   return await retryCommit(async () => {
-    const now = d.engine.ctx.now();
-    const entry = await d.kv.get<Visitor>(keys.visitor(q, t.sub));
+    // 404 `not_in_queue` once gone or its hold over.
+    const { entry } = await liveEntry(d.engine.ctx, q, t.sub);
     const rec = entry.value;
-    if (!rec || (rec.state !== "waiting" && (rec.until ?? Infinity) <= now)) {
-      throw new NotFoundError("not_in_queue", `visitor "${t.sub}" is not in queue "${q}"`);
-    }
     if (rec.state === "waiting") {
       throw new ConflictError("not_admitted", `visitor "${t.sub}" is still waiting`);
     }

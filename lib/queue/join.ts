@@ -214,12 +214,7 @@ function roundsOf(ctx: QueueContext, q: string): Rounds {
   let r = m.get(q);
   if (!r) {
     const commit = (batch: AtOnce[]) => commitAtOnce(ctx, q, r!, batch);
-    const commits = new GroupCommits({
-      inFlight: 1,
-      full: PER_ROUND,
-      cut: () => PER_ROUND,
-      commit,
-    });
+    const commits = new GroupCommits({ inFlight: 1, full: PER_ROUND, commit });
     m.set(q, r = { commits, waiting: 0, contended: false });
   }
   return r;

@@ -36,26 +36,6 @@ export interface Numbering {
   entries: number[];
 }
 
-/**
- * The arrival numbers queue `q`'s numbering records give, by arrival key (`arrivalKeyOf`): joins
- * the counts hold as numbered whose records are not written yet (the doctor counts them so).
- */
-export async function numberedInRecords(kv: Deno.Kv, q: string): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for await (const { value: r } of kv.list<Numbering>({ prefix: keys.numberingPrefix(q) })) {
-    for (let j = 0; j < r.entries.length; j += 5) {
-      const [dms, i, k, seq] = r.entries.slice(j, j + 4);
-      out.set(arrivalKeyOf([r.base + dms, r.inst[i], k]), seq);
-    }
-  }
-  return out;
-}
-
-/** An arrival key (a join's `mark`) as one string. */
-export function arrivalKeyOf(mark: [number, string, number]): string {
-  return mark.join("|");
-}
-
 /** Notes arrival `key` (numbered `seq`, a window join of round `round` unless 0) in `record`. */
 export function noteNumbered(record: Numbering, key: Deno.KvKey, seq: number, round: number) {
   const [, , ms, inst, k] = key as [string, string, number, string, number];

@@ -30,14 +30,9 @@ export interface QueueDeleted {
   reusableAt: number;
 }
 
-/** Reads the tombstone of `q`, or null. */
-export async function readTombstone(kv: Deno.Kv, q: string): Promise<QueueTombstone | null> {
-  return (await kv.get<QueueTombstone>(keys.queueTombstone(q))).value;
-}
-
 /** 409 `conflict` when `q` was deleted and its name is not free yet. */
 export async function requireNameFree(kv: Deno.Kv, q: string, now: number): Promise<void> {
-  const t = await readTombstone(kv, q);
+  const t = (await kv.get<QueueTombstone>(keys.queueTombstone(q))).value;
   if (t && (t.cleaning || t.reusableAt > now)) {
     throw new ConflictError(
       "conflict",
@@ -63,7 +58,7 @@ export async function deleteQueue(
     keys.arrivalsPending(q),
   ]);
   if (se.value === null) {
-    const t = await readTombstone(ctx.kv, q);
+    const t = (await ctx.kv.get<QueueTombstone>(keys.queueTombstone(q))).value;
     if (!t) throw new NotFoundError("unknown_queue", `unknown queue "${q}"`);
     // Deleted already (maybe cut short): finish the cleanup, answer as before.
     if (t.cleaning) await cleanUp(ctx, q);

@@ -33,13 +33,8 @@ export interface TickResult {
   bucketLeft: number;
 }
 
-/** Which instance runs a queue's tick of a second (see `claimTick`). */
-interface TickClaim {
-  sec: number;
-  by: string;
-  /** When it was claimed (unix ms). */
-  at?: number;
-}
+/** Which instance runs a queue's tick of second `sec` (see `claimTick`), claimed `at` (unix ms). */
+type TickClaim = { sec: number; by: string; at?: number };
 
 /** How long a claim of a second's tick stands before another instance may take it over. */
 const CLAIM_MS = 600;

@@ -73,15 +73,13 @@ export interface Counts {
   numberedTo: number;
 }
 
-/** Visitor states as stored. `admitted` means holding a slot, not yet entered. */
-export type VisitorState = "waiting" | "admitted" | "entered";
-
 /** A visitor record, stored at `keys.visitor(queue, id)`. */
 export interface Visitor {
   id: string;
   seq: number;
   joinedAt: number;
-  state: VisitorState;
+  /** `admitted` means holding a slot, not yet entered. */
+  state: "waiting" | "admitted" | "entered";
   /** Next timeslot (waiting). */
   nextCheckAt: number;
   /** Liveness deadline (waiting). */

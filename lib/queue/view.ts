@@ -74,14 +74,8 @@ export function waitingView(
     if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, pace);
     out.position = position;
   } else if (s.mode === "queue") {
-    const position = Math.min(ctx.position(v, seq), waiting);
-    if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, position, rate);
-    out.position = position;
-    if (branding.showWaitingCount) {
-      out.ahead = position - 1;
-      out.behind = waiting - position;
-      out.waiting = waiting;
-    }
+    if (branding.showWaitingCount) out.waiting = waiting;
+    withPosition(ctx, out, v, Math.min(ctx.position(v, seq), waiting));
   } else {
     if (moving) out.estimatedWaitSeconds = estimateWaitSeconds(now, null, waiting, rate);
     if (branding.showWaitingCount) {
@@ -121,8 +115,8 @@ export async function admittedView(
 }
 
 /**
- * Sets a waiting view's place to `position` (queue mode): the estimate that place has, and, where
- * the branding shows the line, the waiters ahead and behind.
+ * Sets a waiting view's place to `position` (queue mode): the estimate that place has while the
+ * line moves, and, where the branding shows the line, the waiters ahead and behind.
  */
 export function withPosition(
   ctx: QueueContext,
@@ -133,10 +127,11 @@ export function withPosition(
   if (v.settings.mode !== "queue" || drawPending(v.settings)) return out;
   const waiting = Math.max(v.counts.waiting, position);
   out.position = position;
-  // No estimate where the view gives none (a paused line promises nothing).
-  if (out.estimatedWaitSeconds !== undefined) {
+  // A paused line moves at no pace: no estimate (the pause itself stays unsaid to visitors).
+  if (!v.settings.paused && !v.settings.healthPaused) {
     out.estimatedWaitSeconds = estimateWaitSeconds(ctx.now(), null, position, ctx.lineRate(v));
   }
+  // Where the branding shows the line (the view has its length).
   if (out.waiting !== undefined) {
     Object.assign(out, { ahead: position - 1, behind: waiting - position, waiting });
   }
