@@ -118,3 +118,38 @@ Deno.test("a short backlog is counted one by one in the store, not answered from
   assertEquals(out.view.position, waiting, "the back of the line, counted");
   t.close();
 });
+
+Deno.test("with two seconds' admissions numbered, a tick admits before it numbers the joins since, then numbers them", async () => {
+  const real = await Deno.openKv(":memory:");
+  const order: string[] = [];
+  let armed = false;
+  const t = await makeApp({ ADMIT_PER_SECOND: 5, CAPACITY: 100 }, {
+    kv: delayedKv(real, {
+      readMs: 0,
+      commitMs: 0,
+      beforeCommit: (written) => {
+        if (armed && written.some(countsKey)) {
+          order.push(written.some(arrivalKey) ? "numbering" : "admission");
+        }
+        return Promise.resolve();
+      },
+    }),
+  });
+  await t.engine.settings(Q);
+  await Promise.all(Array.from({ length: 20 }, () => t.engine.join(Q, null)));
+  await t.engine.sequence(Q);
+  const numbered = (await countsOf(real)).waiting;
+  assert(numbered >= 10, `${numbered} numbered: two seconds' admissions at 5 a second`);
+  // Fewer than a round numbers: not a backlog, numbered inside the tick.
+  await Promise.all(Array.from({ length: 30 }, () => t.engine.join(Q, null)));
+  t.clock.advance(1000);
+  armed = true;
+  const r = await t.engine.tick(Q);
+  assert(r.ran && r.admitted > 0, `the tick admitted ${r.admitted}`);
+  assertEquals(r.numbered, 30, "the joins since were numbered in the tick");
+  assertEquals(order[0], "admission", `commits on the counts: ${order.join(", ")}`);
+  assert(order.includes("numbering"), "then numbered");
+  assertEquals((await countsOf(real)).waiting, numbered + 30 - r.admitted, "each counted once");
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  t.close();
+});

@@ -202,8 +202,7 @@ export class Engine {
     if ((this.#lastTick.get(q) ?? -1) >= sec) return;
     const running = this.#ticking.get(q) ?? new Set<number>();
     if (running.has(sec) || running.size >= 2) {
-      // This second's tick runs already, or two do: the next starts when one ends, not at the
-      // next request.
+      // This second's tick runs already, or two do: the next starts when one ends.
       this.#tickAgain.add(q);
       return;
     }

@@ -169,8 +169,7 @@ export function sequence(ctx: QueueContext, q: string, budgetMs = 600): Promise<
   const mine = running.get(ctx) ?? new Map<string, Promise<number>>();
   running.set(ctx, mine);
   const now = mine.get(q);
-  const nothing = () => 0;
-  if (now) return now.then(nothing, nothing);
+  if (now) return now.then(() => 0, () => 0);
   const run = sequenceRun(ctx, q, budgetMs).finally(() => mine.delete(q))
     .then(async ({ total, leavers }) => {
       // Once the run is over; a leave that fails gets its note back, for the next run.

@@ -38,14 +38,17 @@ type TickClaim = { sec: number; by: string; at?: number };
 
 /** How long a claim of a second's tick stands before another instance may take it over. */
 const CLAIM_MS = 600;
+const EXPIRE = { expireIn: 60_000 };
 
 /**
  * Claims second `sec`'s tick of `q` for this instance with a small checked write that only other
  * claimers contend for: false when another instance has it. A claim whose tick has not landed
- * within `CLAIM_MS` (its instance stopped, or its store calls failed) is taken over once.
+ * within `CLAIM_MS` (its instance stopped, or its store calls failed) is taken over once. A claim
+ * lost to an earlier second's (a late tick's claim landing meanwhile) is made again: given up,
+ * that second went without a tick (bench/scale_sim.ts, 100 ms a commit, one instance).
  */
 async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boolean> {
-  const claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
+  let claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
   const held = claim.value;
   if (held && held.sec > sec) return false;
   if (held && held.sec === sec) {
@@ -53,15 +56,15 @@ async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boo
     await sleep((held.at ?? 0) + CLAIM_MS - Date.now());
     if ((await ctx.readCounts(q)).counts.tickAt >= sec) return false;
   }
-  // Checked against the claim as read: of several taking one over, one does.
-  const claimed = { sec, by: ctx.instance, at: Date.now() };
-  const r = await lockRetried(
-    () =>
-      ctx.kv.atomic().check(claim).set(keys.tickClaim(q), claimed, { expireIn: 60_000 }).commit(),
-    Date.now() + STORE_DEADLINE_MS,
-    "tick",
-  );
-  return r.ok;
+  const mine = { sec, by: ctx.instance, at: Date.now() };
+  const put = () => ctx.kv.atomic().check(claim).set(keys.tickClaim(q), mine, EXPIRE).commit();
+  // Checked against the claim as read: of several taking one over, one does (three tries).
+  for (let i = 0; i < 3; i++) {
+    if ((await lockRetried(put, Date.now() + STORE_DEADLINE_MS, "tick")).ok) return true;
+    claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
+    if ((claim.value?.sec ?? 0) >= sec) return false;
+  }
+  return false;
 }
 
 /**
@@ -83,15 +86,17 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
-  // Behind a backlog of joins not numbered yet (more than a round numbers), with two seconds'
-  // admissions numbered, these go in first (they came before all of it, but a join whose commit
-  // landed late) and the backlog is numbered beside the ticks, not inside one: a tick that waited
-  // for it overran its second, and the rate budget lost what its bucket could not hold meanwhile
-  // (bench/RESULTS.md, 3,000/s). Less is numbered inline: beside the ticks, its commits and theirs
-  // on the counts kept losing to each other (800/s over 5 to 50 instances).
+  // With two seconds' admissions numbered (or a backlog, first come, first served), those go in
+  // first: they came before every join not numbered yet. Numbering first, a tick could take its
+  // second and a later one land first, leaving it unticked (bench/RESULTS.md, 3,000/s). A backlog
+  // (more than a round) is then numbered beside the ticks: waited for, a tick overran its second;
+  // less inline: beside, its commits and the ticks' kept losing (800/s, 5 to 50 instances).
   const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
-  if (arrivals > ROUND_MOST && counts.waiting >= due) {
-    await round(0);
+  const backlog = arrivals > ROUND_MOST && counts.waiting >= due;
+  const long = counts.waiting >= due || (arrivals > ROUND_MOST && counts.waiting > 0);
+  const first = backlog || (settings?.mode === "queue" && long);
+  const more = first ? await round(0) : true;
+  if (backlog) {
     // Its count is not this tick's result (that is answered before the run ends).
     if (!sequencing(ctx, q)) {
       sequence(ctx, q, 1500).catch((e) =>
@@ -102,7 +107,8 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     result.numbered = await sequence(ctx, q);
     // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
     const from = Date.now();
-    for (let i = 0; i === 0 || Date.now() - from < 900; i++) {
+    const again = more || result.numbered > 0; // those numbered now may go in too
+    for (let i = first ? 1 : 0; again && (i === 0 || Date.now() - from < 900); i++) {
       if (!(await round(i))) break;
     }
   }
