@@ -344,3 +344,20 @@ Deno.test("the doctor finds nothing wrong with lanes' lines (their numbers are t
     t.close();
   }
 });
+
+Deno.test("a strict lane's join goes in at the next tick though two seconds' main line waits numbered", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
+  try {
+    await threeLines(t, LANES);
+    await t.engine.setPaused(Q, false);
+    t.clock.advance(1000);
+    assertEquals((await t.engine.tick(Q)).admitted, 10);
+    // The line numbered holds over two seconds' admissions; a staff join comes, not numbered yet.
+    await joinInto(t, 1, "late-staff", "staff");
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    assertEquals(await admittedOf(t, "late-staff", 1), [0], "numbered, then admitted first");
+  } finally {
+    t.close();
+  }
+});

@@ -15,6 +15,7 @@ import { bucketCap, type QueueContext, refill } from "./context.ts";
 import { takeInEnters } from "./enters.ts";
 import { ROUND_MOST, sequence, sequencing } from "./sequencer.ts";
 import type { Counts, QueueSettings } from "./types.ts";
+import { RETURN_SLOT } from "../priority/line.ts";
 
 /** Result of an admission tick. */
 export interface TickResult {
@@ -81,20 +82,20 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const passed = new Set<string>();
   const round = (i: number) =>
     retryCommit(() => tickOnce(ctx, q, sec, i, passed, result), "tick").catch((e) => {
-      // A later round that found no write in time: the second's tick has run all the same (its
-      // first round landed), and says so.
+      // A later round that found no write in time: the second's tick ran all the same, as said.
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
-  // With two seconds' admissions numbered (or a backlog, first come, first served), those go in
-  // first: they came before every join not numbered yet. Numbering first, a tick could take its
-  // second and a later one land first, leaving it unticked (bench/RESULTS.md, 3,000/s). A backlog
-  // (more than a round) is then numbered beside the ticks: waited for, a tick overran its second;
-  // less inline: beside, its commits and the ticks' kept losing (800/s, 5 to 50 instances).
+  // With two seconds' admissions numbered (or a backlog; first come, first served, no lane ever
+  // used: a lane's join would wait behind them), those go in first: they came before every join not
+  // numbered. Numbering first, a tick could take its second and a later tick land first, leaving it
+  // unticked (bench/RESULTS.md, 3,000/s). A backlog (over a round) is numbered beside the ticks:
+  // waited for, a tick overran its second; less inline: beside, commits kept losing (800/s).
   const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
   const backlog = arrivals > ROUND_MOST && counts.waiting >= due;
   const long = counts.waiting >= due || (arrivals > ROUND_MOST && counts.waiting > 0);
-  const first = backlog || (settings?.mode === "queue" && long);
+  const lanes = Object.keys(counts.laneNext).some((s) => Number(s) !== RETURN_SLOT);
+  const first = backlog || (settings?.mode === "queue" && long && !lanes);
   const more = first ? await round(0) : true;
   if (backlog) {
     // Its count is not this tick's result (that is answered before the run ends).
@@ -230,8 +231,7 @@ function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Count
 /** The once-a-minute upkeep after a tick of second `sec` that ran on this instance. */
 async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
   ctx.invalidate(q);
-  // Upkeep once a minute per instance, from whichever tick of that minute this instance ran
-  // (a fixed second could be missed when ticks come only from requests).
+  // From whichever tick of the minute ran here (a fixed second is missed without requests then).
   const minute = Math.floor(sec / 60);
   if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
     ctx.upkeepMinute.set(q, minute);
