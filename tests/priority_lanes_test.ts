@@ -40,6 +40,14 @@ async function threeLines(t: App, lanes: Lane[]) {
   await t.engine.tick(Q);
 }
 
+/** Three lines opened (see `threeLines`, with `LANES`) and the first second's tick: 10 admitted. */
+async function firstSecond(t: App) {
+  await threeLines(t, LANES);
+  await t.engine.setPaused(Q, false);
+  t.clock.advance(1000);
+  assertEquals((await t.engine.tick(Q)).admitted, 10);
+}
+
 /** The states of `prefix-0` .. `prefix-(n-1)`: how many were admitted (or entered). */
 async function admittedOf(t: App, prefix: string, n: number): Promise<number[]> {
   const out: number[] = [];
@@ -92,10 +100,7 @@ Deno.test("each lane is a line of its own: numbered apart, positions exact and F
 Deno.test("a second's admissions: strict lane first, then the share, the main line the rest", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
   try {
-    await threeLines(t, LANES);
-    await t.engine.setPaused(Q, false);
-    t.clock.advance(1000);
-    assertEquals((await t.engine.tick(Q)).admitted, 10);
+    await firstSecond(t);
     // 3 staff (strict), then 30% of the 7 left (2) to members, 5 to the main line: each from the
     // head of its own line.
     assertEquals(await admittedOf(t, "staff", 3), [0, 1, 2]);
@@ -348,10 +353,7 @@ Deno.test("the doctor finds nothing wrong with lanes' lines (their numbers are t
 Deno.test("a strict lane's join goes in at the next tick though two seconds' main line waits numbered", async () => {
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
   try {
-    await threeLines(t, LANES);
-    await t.engine.setPaused(Q, false);
-    t.clock.advance(1000);
-    assertEquals((await t.engine.tick(Q)).admitted, 10);
+    await firstSecond(t);
     // The line numbered holds over two seconds' admissions; a staff join comes, not numbered yet.
     await joinInto(t, 1, "late-staff", "staff");
     t.clock.advance(1000);
