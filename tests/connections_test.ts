@@ -3,7 +3,7 @@
  * header and idle timeouts, shedding the connection that waited longest at the cap, refusing
  * when every connection is busy; and the descriptor arithmetic of lib/http/serve.ts.
  */
-import { type CloseReason, ConnectionPool } from "../lib/http/connections.ts";
+import { type CloseReason, ConnectionPool, type Slot } from "../lib/http/connections.ts";
 import { connectionLimit, isDescriptorExhaustion, tcpServeAddress } from "../lib/http/serve.ts";
 import { assert, assertEquals } from "./assert.ts";
 
@@ -101,4 +101,55 @@ Deno.test("DENO_SERVE_ADDRESS: its tcp form is honoured, other forms are left to
   for (const other of ["unix:/run/t.sock", "vsock:3:80", "tcp:127.0.0.1", "tcp:h:70000"]) {
     assertEquals(tcpServeAddress(other), null, other);
   }
+});
+
+Deno.test("pool: random admits, requests, closes and sweeps close what a plain model closes", () => {
+  // The model: every connection in an array; the one to shed and the ones due found by scanning.
+  type M = { name: string; inFlight: number; since: number; order: number; fresh: boolean };
+  const open: M[] = [];
+  let seed = 7, order = 0;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const t = pool(8);
+  const slots = new Map<string, Slot>();
+  const now = () => t.advance(0);
+  const waiting = () => open.filter((m) => m.inFlight === 0);
+  const drop = (m: M) => open.splice(open.indexOf(m), 1);
+  for (let i = 0; i < 5000; i++) {
+    const op = rnd(6), m = open[rnd(Math.max(1, open.length))];
+    if (op === 0) {
+      // Oldest first; at the same time a fresh one before an idle one, then the earlier in.
+      const oldest = waiting().sort((a, b) =>
+        a.since - b.since || Number(b.fresh) - Number(a.fresh) || a.order - b.order
+      )[0];
+      const full = open.length >= 8;
+      if (full && oldest) {
+        drop(oldest);
+      }
+      const s = t.open(`c${i}`);
+      assertEquals(s === null, full && !oldest, `admit c${i}`);
+      if (s) {
+        open.push({ name: `c${i}`, inFlight: 0, since: now(), order: order++, fresh: true });
+        slots.set(`c${i}`, s);
+      }
+    } else if (op === 1 && m) {
+      t.p.started(slots.get(m.name)!);
+      m.inFlight++;
+      m.fresh = false;
+    } else if (op === 2 && m?.inFlight) {
+      t.p.ended(slots.get(m.name)!);
+      if (--m.inFlight === 0) [m.since, m.order] = [now(), order++];
+    } else if (op === 3 && m) {
+      t.p.gone(slots.get(m.name)!);
+      drop(m);
+    } else if (op === 4) {
+      t.advance(rnd(700));
+    } else {
+      for (const w of waiting()) if (now() - w.since >= (w.fresh ? 1000 : 5000)) drop(w);
+      t.p.sweep();
+    }
+    const live = [...slots].filter(([, s]) => !s.closed).map(([n]) => n);
+    assertEquals(live, open.map((x) => x.name), `open after step ${i}`);
+    assertEquals([t.p.live, t.p.waiting], [open.length, waiting().length]);
+  }
+  assert(t.closed.length > 50, `only ${t.closed.length} closed by the pool`);
 });
