@@ -119,30 +119,42 @@ Deno.test("a short backlog is counted one by one in the store, not answered from
   t.close();
 });
 
-Deno.test("with two seconds' admissions numbered, a tick admits before it numbers the joins since, then numbers them", async () => {
-  const real = await Deno.openKv(":memory:");
-  const order: string[] = [];
-  let armed = false;
+/**
+ * An app over `real` (5 admissions a second) with 20 joins numbered, then `more` joins not numbered
+ * yet, the clock at the next second; each commit on the counts first goes through `onCounts`
+ * (`admission`: it takes no arrival in).
+ */
+async function numberedThen(
+  real: Deno.Kv,
+  more: number,
+  onCounts: (admission: boolean) => Promise<void>,
+) {
   const t = await makeApp({ ADMIT_PER_SECOND: 5, CAPACITY: 100 }, {
     kv: delayedKv(real, {
       readMs: 0,
       commitMs: 0,
-      beforeCommit: (written) => {
-        if (armed && written.some(countsKey)) {
-          order.push(written.some(arrivalKey) ? "numbering" : "admission");
-        }
-        return Promise.resolve();
-      },
+      beforeCommit: (w) => w.some(countsKey) ? onCounts(!w.some(arrivalKey)) : Promise.resolve(),
     }),
   });
   await t.engine.settings(Q);
   await Promise.all(Array.from({ length: 20 }, () => t.engine.join(Q, null)));
   await t.engine.sequence(Q);
   const numbered = (await countsOf(real)).waiting;
-  assert(numbered >= 10, `${numbered} numbered: two seconds' admissions at 5 a second`);
-  // Fewer than a round numbers: not a backlog, numbered inside the tick.
-  await Promise.all(Array.from({ length: 30 }, () => t.engine.join(Q, null)));
+  await Promise.all(Array.from({ length: more }, () => t.engine.join(Q, null)));
   t.clock.advance(1000);
+  return { t, numbered };
+}
+
+Deno.test("with two seconds' admissions numbered, a tick admits before it numbers the joins since, then numbers them", async () => {
+  const real = await Deno.openKv(":memory:");
+  const order: string[] = [];
+  let armed = false;
+  // Fewer than a round numbers: not a backlog, numbered inside the tick.
+  const { t, numbered } = await numberedThen(real, 30, (admission) => {
+    if (armed) order.push(admission ? "admission" : "numbering");
+    return Promise.resolve();
+  });
+  assert(numbered >= 10, `${numbered} numbered: two seconds' admissions at 5 a second`);
   armed = true;
   const r = await t.engine.tick(Q);
   assert(r.ran && r.admitted > 0, `the tick admitted ${r.admitted}`);
@@ -151,5 +163,20 @@ Deno.test("with two seconds' admissions numbered, a tick admits before it number
   assert(order.includes("numbering"), "then numbered");
   assertEquals((await countsOf(real)).waiting, numbered + 30 - r.admitted, "each counted once");
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  t.close();
+});
+
+Deno.test("a tick whose first (admission) round fails still numbers the joins since", async () => {
+  const real = await Deno.openKv(":memory:");
+  let armed = false;
+  // The tick's admission round fails (a store error); numbering commits go through.
+  const { t } = await numberedThen(real, 5, (admission) => {
+    return armed && admission ? Promise.reject(new Error("store error")) : Promise.resolve();
+  });
+  armed = true;
+  await t.engine.tick(Q).catch(() => {});
+  armed = false;
+  const pending = (await real.get<Deno.KvU64>(keys.arrivalsPending(Q))).value;
+  assertEquals(Number(pending?.value ?? 0n), 0, "the joins since were numbered");
   t.close();
 });

@@ -363,3 +363,19 @@ Deno.test("a strict lane's join goes in at the next tick though two seconds' mai
     t.close();
   }
 });
+
+Deno.test("the first join ever of a configured strict lane goes in at the next tick, before a long main line", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
+  try {
+    await saveLanes(t.kv, t.clock, Q, [{ name: "staff", strict: true }]);
+    for (let i = 0; i < 30; i++) await t.engine.join(Q, null, `main-${i}`, { records: [] });
+    await t.engine.sequence(Q);
+    await t.engine.join(Q, null, "staff-0", { records: [], lane: "staff" });
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const v = await t.engine.visitor(Q, "staff-0");
+    assert(v && v.state !== "waiting", "the strict lane's join was admitted at the next tick");
+  } finally {
+    t.close();
+  }
+});

@@ -181,7 +181,7 @@ async function expireInto(r: Round, budget: number, reads: TickReads): Promise<n
   for (const e of await readKnown(ctx, q, [...new Set([...ids, ...dead])])) {
     const v = e.value;
     if (v.state === "waiting") {
-      // Not numbered yet: the sequencer numbers it first (it runs before this, every tick).
+      // Not numbered yet: its record is the sequencer's to write (it numbers it first).
       if (v.seq === 0 || dropAt(reads.settings, v.deadline) >= now) continue;
       // A participant its draw has not placed yet: the draw must not write its line entry unseen.
       if (e.unplaced && !unplaced.has(v.round)) op.check(e.unplaced);

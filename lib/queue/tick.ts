@@ -15,7 +15,7 @@ import { bucketCap, type QueueContext, refill } from "./context.ts";
 import { takeInEnters } from "./enters.ts";
 import { ROUND_MOST, sequence, sequencing } from "./sequencer.ts";
 import type { Counts, QueueSettings } from "./types.ts";
-import { RETURN_SLOT } from "../priority/line.ts";
+import { laneSlots } from "../priority/store.ts";
 
 /** Result of an admission tick. */
 export interface TickResult {
@@ -43,10 +43,9 @@ const EXPIRE = { expireIn: 60_000 };
 
 /**
  * Claims second `sec`'s tick of `q` for this instance with a small checked write that only other
- * claimers contend for: false when another instance has it. A claim whose tick has not landed
- * within `CLAIM_MS` (its instance stopped, or its store calls failed) is taken over once. A claim
- * lost to an earlier second's (a late tick's claim landing meanwhile) is made again: given up,
- * that second went without a tick (bench/scale_sim.ts, 100 ms a commit, one instance).
+ * claimers contend for: false when another instance has it. One whose tick has not landed within
+ * `CLAIM_MS` (its instance stopped, its store calls failed) is taken over once. One lost to an
+ * earlier second's claim landing late is made again (else that second had no tick: scale_sim).
  */
 async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boolean> {
   let claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
@@ -86,33 +85,33 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
-  // With two seconds' admissions numbered (or a backlog; first come, first served, no lane ever
-  // used: a lane's join would wait behind them), those go in first: they came before every join not
+  // With two seconds' admissions numbered (or a backlog; first come, first served, no priority
+  // lane: a lane's join would wait behind them), those go in first: they came before every join not
   // numbered. Numbering first, a tick could take its second and a later tick land first, leaving it
   // unticked (bench/RESULTS.md, 3,000/s). A backlog (over a round) is numbered beside the ticks:
   // waited for, a tick overran its second; less inline: beside, commits kept losing (800/s).
   const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
   const backlog = arrivals > ROUND_MOST && counts.waiting >= due;
   const long = counts.waiting >= due || (arrivals > ROUND_MOST && counts.waiting > 0);
-  const lanes = Object.keys(counts.laneNext).some((s) => Number(s) !== RETURN_SLOT);
-  const first = backlog || (settings?.mode === "queue" && long && !lanes);
-  const more = first ? await round(0) : true;
+  const first = backlog ||
+    (settings?.mode === "queue" && long && (await laneSlots(ctx.kv, q)).size === 0);
+  // A first round that fails leaves the numbering to run all the same, then fails the tick.
+  const r0 = first ? await round(0).then((more) => ({ more }), (e) => ({ more: false, e })) : null;
   if (backlog) {
     // Its count is not this tick's result (that is answered before the run ends).
-    if (!sequencing(ctx, q)) {
-      sequence(ctx, q, 1500).catch((e) =>
-        log("warn", "numbering failed", { queue: q, error: String(e) })
-      );
-    }
+    const warn = (e: unknown) => log("warn", "numbering failed", { queue: q, error: String(e) });
+    if (!sequencing(ctx, q)) sequence(ctx, q, 1500).catch(warn);
   } else {
     result.numbered = await sequence(ctx, q);
-    // Rounds go on until the second's work is done (about 900 ms at most), so high rates finish.
+    // Rounds go on until the second's work is done (at most about 900 ms: high rates finish); after
+    // a first round only if it landed (else another tick had the second), for those numbered too.
     const from = Date.now();
-    const again = more || result.numbered > 0; // those numbered now may go in too
-    for (let i = first ? 1 : 0; again && (i === 0 || Date.now() - from < 900); i++) {
+    const again = !r0 || (result.ran && (r0.more || result.numbered > 0));
+    for (let i = r0 ? 1 : 0; again && (i === 0 || Date.now() - from < 900); i++) {
       if (!(await round(i))) break;
     }
   }
+  if (r0 && "e" in r0) throw r0.e;
   if (result.ran) await afterTick(ctx, q, sec);
   return result;
 }
