@@ -39,13 +39,14 @@ type TickClaim = { sec: number; by: string; at?: number };
 
 /** How long a claim of a second's tick stands before another instance may take it over. */
 const CLAIM_MS = 600;
-const EXPIRE = { expireIn: 60_000 };
+const EXPIRE = { expireIn: 60_000 }; // a claim's record is gone a minute after it was made
 
 /**
  * Claims second `sec`'s tick of `q` for this instance with a small checked write that only other
  * claimers contend for: false when another instance has it. One whose tick has not landed within
  * `CLAIM_MS` (its instance stopped, its store calls failed) is taken over once. One lost to an
- * earlier second's claim landing late is made again (else that second had no tick: scale_sim).
+ * earlier second's claim landing late is made again (given up, bench/scale_sim.ts saw a second
+ * go without a tick).
  */
 async function claimTick(ctx: QueueContext, q: string, sec: number): Promise<boolean> {
   let claim = await ctx.kv.get<TickClaim>(keys.tickClaim(q));
@@ -81,7 +82,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const passed = new Set<string>();
   const round = (i: number) =>
     retryCommit(() => tickOnce(ctx, q, sec, i, passed, result), "tick").catch((e) => {
-      // A later round that found no write in time: the second's tick ran all the same, as said.
+      // A later round that found no write in time: the second was ticked (its first round landed).
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
