@@ -269,3 +269,27 @@ Deno.test("joins that come together on an empty line with room all go in at once
   assert((await diagnose(real, Q)).healthy, "counts equal a recount");
   real.close();
 });
+
+Deno.test("a round of joins let in at once with one whose own check fails: the others go in, it is refused", async () => {
+  // Its commit lost to that one join's own check (an id in the queue already, a spent solution)
+  // every try; the whole round took the line though the others could have gone in.
+  const real = await Deno.openKv(":memory:");
+  const t = await makeApp({ ADMIT_PER_SECOND: 100, CAPACITY: 10 }, {
+    kv: delayedKv(real, { readMs: 5, commitMs: 20 }),
+  });
+  await t.engine.settings(Q);
+  assertEquals((await t.engine.join(Q, null, "taken")).view.status, "admitted");
+  // The first join goes in alone; the others come meanwhile and share the next round.
+  const outs = await Promise.allSettled([
+    t.engine.join(Q, null),
+    ...Array.from({ length: 3 }, () => t.engine.join(Q, null)),
+    t.engine.join(Q, null, "taken"),
+  ]);
+  const fresh = outs.slice(0, 4).map((o) => o.status === "fulfilled" ? o.value.view.status : o);
+  assertEquals(fresh, Array(4).fill("admitted"), "the others went in at once");
+  const refused = outs[4];
+  assert(refused.status === "rejected", "the taken id is refused");
+  assert(String(refused.reason).includes("already in queue"), String(refused.reason));
+  assert((await diagnose(real, Q)).healthy, "counts equal a recount");
+  real.close();
+});

@@ -21,6 +21,7 @@ import {
   type JoinOwn,
   type JoinRecord,
   type JoinWriter,
+  ownRefusal,
   putOwnRecords,
   SETTLE,
 } from "./join_write.ts";
@@ -184,14 +185,15 @@ interface AtOnce {
   branding: Branding;
   resolve: (v: Visitor | false) => void;
   reject: (e: unknown) => void;
+  /** Its own check failed (`refuseOwn`): it takes the line, where its refusal is told. */
+  refused?: boolean;
 }
 
 /**
  * Joins of one instance that may go in at once share a round: one commit on the counts (those that
- * come meanwhile, the next). A round tries three times at most, read again at once after a lost
- * check (another writer first: in a crowd, the line forming), then its joins take the line; joins
- * that come once it lost a check take the line at once (one commit a join, in `ctx.serial`, or
- * rounds waited for by all, made a crowd's first joins its slowest: bench/RESULTS.md).
+ * come meanwhile, the next). A round tries three times, at once after a lost check (in a crowd, the
+ * line forming), then its joins take the line, as do joins that come once it lost a check (a commit
+ * a join, or rounds all waited for, made a crowd's first joins its slowest: bench/RESULTS.md).
  */
 interface Rounds {
   commits: GroupCommits<AtOnce>;
@@ -225,8 +227,11 @@ async function commitAtOnce(ctx: QueueContext, q: string, r: Rounds, batch: AtOn
   let lost = 0;
   const step = async () => {
     const out = await tryAtOnce(ctx, q, batch);
-    if (out === null) r.contended = true;
-    return out === null && ++lost >= AT_ONCE_TRIES ? batch.map(() => false as const) : out;
+    if (out !== null) return out;
+    r.contended = true;
+    // Out of tries, a join whose own check fails takes the line; the others try once more.
+    if (++lost === AT_ONCE_TRIES && await refuseOwn(ctx, batch)) return null;
+    return lost >= AT_ONCE_TRIES ? batch.map(() => false as const) : null;
   };
   // No pause after a lost check; a lock error (another process holds the file) backs off.
   const pause = (i: number, took: number) => lost === i + 1 ? 0 : growingPause(i, took);
@@ -236,6 +241,13 @@ async function commitAtOnce(ctx: QueueContext, q: string, r: Rounds, batch: AtOn
   } finally {
     r.contended = false;
   }
+}
+
+/** Marks the joins of `batch` whose own check fails (a taken id, a spent solution); true if any. */
+async function refuseOwn(ctx: QueueContext, batch: AtOnce[]): Promise<boolean> {
+  const found = await Promise.all(batch.map(async (p) => !!(await ownRefusal(ctx, p.j))));
+  found.forEach((f, i) => batch[i].refused ||= f);
+  return found.some(Boolean);
 }
 
 /**
@@ -276,9 +288,9 @@ async function tryAtOnce(ctx: QueueContext, q: string, batch: AtOnce[]) {
   if (state.arrivals > 0) return none;
   const op = ctx.kv.atomic().check(state.entry, state.settingsEntry, state.arrivalsEntry);
   const ids = new Set<string>();
-  const outs = batch.map(({ j, branding }): Visitor | false => {
+  const outs = batch.map(({ j, branding, refused }): Visitor | false => {
     // The same id twice (a double click): the second takes the line, where its check tells.
-    if (ids.has(j.id) || !roomNow(ctx, settings, counts, now)) return false;
+    if (refused || ids.has(j.id) || !roomNow(ctx, settings, counts, now)) return false;
     ids.add(j.id);
     putOwnRecords(op, j);
     counts.tokens--;

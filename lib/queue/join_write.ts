@@ -111,28 +111,16 @@ export function putOwnRecords(op: Deno.AtomicOperation, j: JoinOwn): void {
   }
 }
 
-/**
- * Commits a join's `op`: true when it landed; null (try again) when it lost no check of the join's
- * own; else throws the refusal (its id taken, or one of its records changed).
- */
-export async function commitJoin(
-  ctx: QueueContext,
-  op: Deno.AtomicOperation,
-  j: JoinOwn,
-): Promise<true | null> {
-  if ((await op.commit()).ok) return true;
+/** What makes the refusal (it may count it) of a join whose own check fails now; null if none. */
+export async function ownRefusal(ctx: QueueContext, j: JoinOwn): Promise<(() => Error) | null> {
   if (!j.supplied && j.records.length === 0) return null;
   // A join has at most a spent solution and an enqueue key: one read of at most 10 keys.
   const { q, id, records } = j;
   const got = await ctx.kv.getMany<unknown[]>([keys.visitor(q, id), ...records.map((r) => r.key)]);
-  if (got[0].versionstamp !== null) {
-    throw new UnauthorizedError(
-      `visitorId "${id}" is already in queue "${q}"; send its tg_ticket to resume`,
-    );
-  }
+  const taken = `visitorId "${id}" is already in queue "${q}"; send its tg_ticket to resume`;
+  if (got[0].versionstamp !== null) return () => new UnauthorizedError(taken);
   const changed = records.findIndex((r, i) => got[i + 1].versionstamp !== (r.expect ?? null));
-  if (changed >= 0) throw records[changed].conflict();
-  return null;
+  return changed >= 0 ? records[changed].conflict : null;
 }
 
 /** Group commits of joins' own records, per app: up to four in flight (they never conflict). */
@@ -163,11 +151,14 @@ export class JoinWriter {
     };
     const ok = await retryCommit(all, "join", SETTLE);
     if (ok) return batch.forEach((p) => p.resolve());
-    await Promise.all(
-      batch.map((p) =>
-        retryCommit(() => commitJoin(this.ctx, op([p]), p), "join", SETTLE)
-          .then(() => p.resolve(), p.reject)
-      ),
-    );
+    // Each on its own: landed; a check of its own lost, refused; else tried again.
+    const one = async (p: Pending) => {
+      if ((await op([p]).commit()).ok) return true;
+      const refusal = await ownRefusal(this.ctx, p);
+      if (refusal) throw refusal();
+      return null;
+    };
+    const each = (p: Pending) => retryCommit(() => one(p), "join", SETTLE);
+    await Promise.all(batch.map((p) => each(p).then(() => p.resolve(), p.reject)));
   }
 }

@@ -32,9 +32,7 @@ export function removeWaiting(
   c.waiting--;
   // A pre-queue participant leaving: a draw in progress must see it (see draw.ts).
   const arrival = v.arrival ?? v.seq;
-  if (c.preCutoff && arrival >= c.preFrom && arrival < c.preCutoff) {
-    op.sum(keys.drawGuard(q), 1n);
-  }
+  if (c.preCutoff && arrival >= c.preFrom && arrival < c.preCutoff) op.sum(keys.drawGuard(q), 1n);
 }
 
 /** When an entry at `now` starts and ends: whole seconds, as the token's `iat` and `exp`. */

@@ -86,11 +86,10 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
       if (i === 0 || !(e instanceof StoreBusyError)) throw e;
       return false;
     });
-  // With two seconds' admissions numbered (or a backlog; first come, first served, no priority
-  // lane: a lane's join would wait behind them), those go in first: they came before every join not
-  // numbered. Numbering first, a tick could take its second and a later tick land first, leaving it
-  // unticked (bench/RESULTS.md, 3,000/s). A backlog (over a round) is numbered beside the ticks:
-  // waited for, a tick overran its second; less inline: beside, commits kept losing (800/s).
+  // With two seconds' admissions numbered (or a backlog; first come, first served, no priority lane
+  // whose join would wait behind them), those go in first: they came before every join not numbered
+  // (numbering first, a later tick could land first: bench/RESULTS.md). A backlog (over a round) is
+  // numbered beside the ticks (waited for, a tick overran its second), less inline (800/s).
   const due = settings ? 2 * ctx.ratePerSecond(settings) : Infinity;
   const backlog = arrivals > ROUND_MOST && counts.waiting >= due;
   const long = counts.waiting >= due || (arrivals > ROUND_MOST && counts.waiting > 0);
