@@ -25,6 +25,18 @@ function claims(ticket: string): TicketClaims {
   return JSON.parse(atob(body + "===".slice((body.length + 3) % 4)));
 }
 
+/** An app of `config` over an in-memory store that waits `readMs` / `commitMs` a call. */
+async function slowApp(
+  config: Record<string, unknown>,
+  delays: { readMs: number; commitMs: number },
+  tally?: KvTally,
+) {
+  const real = await Deno.openKv(":memory:");
+  const t = await makeApp(config, { kv: delayedKv(real, delays, tally) });
+  await t.engine.settings(Q);
+  return { real, t };
+}
+
 /**
  * Two instances on one store: `other` joins directly; `a`'s reads go through `delayedKv`, whose
  * `beforeRead` makes `other` join before `a`'s reads numbered `from` to `to` (from 1, counted
@@ -171,11 +183,10 @@ Deno.test("a crowd on an empty line over a slow store: a few joins try to go in 
   // Each join that may go in at once commits on the counts, one after another in the instance
   // (the tick's commits wait there too). A crowd all trying it queued a store round trip each:
   // 200 joins over a 40 ms store took 10 s, and the tick waited behind them.
-  const real = await Deno.openKv(":memory:");
-  const t = await makeApp({ ADMIT_PER_SECOND: 1000, CAPACITY: 1000 }, {
-    kv: delayedKv(real, { readMs: 10, commitMs: 40 }),
+  const { real, t } = await slowApp({ ADMIT_PER_SECOND: 1000, CAPACITY: 1000 }, {
+    readMs: 10,
+    commitMs: 40,
   });
-  await t.engine.settings(Q);
   const started = Date.now();
   const outs = await Promise.all(Array.from({ length: 200 }, () => t.engine.join(Q, null)));
   const took = Date.now() - started;
@@ -252,12 +263,11 @@ Deno.test("joins that come together on an empty line with room all go in at once
   // DECISIONS: capacity available at once (open, nobody waiting, a slot, the budget) admits on
   // join. Joins of one instance that come while a round is in flight share the next round's one
   // commit on the counts; past the slots or the budget they take the line.
-  const real = await Deno.openKv(":memory:");
   const tally = new KvTally();
-  const t = await makeApp({ ADMIT_PER_SECOND: 100, CAPACITY: 5 }, {
-    kv: delayedKv(real, { readMs: 5, commitMs: 20 }, tally),
-  });
-  await t.engine.settings(Q);
+  const { real, t } = await slowApp({ ADMIT_PER_SECOND: 100, CAPACITY: 5 }, {
+    readMs: 5,
+    commitMs: 20,
+  }, tally);
   const commitsBefore = tally.commits;
   const outs = await Promise.all(Array.from({ length: 8 }, () => t.engine.join(Q, null)));
   const statuses = outs.map((o) => o.view.status).sort();
@@ -273,11 +283,10 @@ Deno.test("joins that come together on an empty line with room all go in at once
 Deno.test("a round of joins let in at once with one whose own check fails: the others go in, it is refused", async () => {
   // Its commit lost to that one join's own check (an id in the queue already, a spent solution)
   // every try; the whole round took the line though the others could have gone in.
-  const real = await Deno.openKv(":memory:");
-  const t = await makeApp({ ADMIT_PER_SECOND: 100, CAPACITY: 10 }, {
-    kv: delayedKv(real, { readMs: 5, commitMs: 20 }),
+  const { real, t } = await slowApp({ ADMIT_PER_SECOND: 100, CAPACITY: 10 }, {
+    readMs: 5,
+    commitMs: 20,
   });
-  await t.engine.settings(Q);
   assertEquals((await t.engine.join(Q, null, "taken")).view.status, "admitted");
   // The first join goes in alone; the others come meanwhile and share the next round.
   const outs = await Promise.allSettled([
