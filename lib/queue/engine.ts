@@ -164,11 +164,7 @@ export class Engine {
    * once the visitor left.
    */
   async visitor(q: string, id: string): Promise<Visitor | null> {
-    const v = (await this.ctx.kv.get<Visitor>(keys.visitor(q, id))).value;
-    // A join that left before it was numbered is gone, though the sequencer takes its note later.
-    if (v?.state === "waiting" && v.seq === 0 && v.round === undefined) {
-      if ((await this.ctx.kv.get(keys.leftEarly(q, id))).value) return null;
-    }
+    const v = (await visitor.readVisitor(this.ctx.kv, q, id)).value;
     return v && (await placeOf(this.ctx.kv, q, v)).v;
   }
 

@@ -34,6 +34,7 @@ import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { admittedView, provisionalView } from "./view.ts";
 import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
 import { leaveById } from "./leave_enter.ts";
+import { sequence } from "./sequencer.ts";
 
 /** A join's result: the visitor's view (admitted or waiting) and the ticket to set. */
 export type JoinOutcome = Outcome & { ticket: string };
@@ -73,6 +74,8 @@ async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<Joi
   } catch (e) {
     if (!(e instanceof NotFoundError && e.code === "not_in_queue")) throw e;
     await leaveById(ctx, q, id);
+    // One that left before it was numbered is taken in now, so its id can join again.
+    if ((await ctx.kv.get(keys.visitor(q, id))).value) await sequence(ctx, q);
     return null;
   }
 }

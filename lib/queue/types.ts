@@ -25,10 +25,7 @@ export interface QueueSettings {
   joinsPerClientPerMinute: number | null;
   /** Bot challenge on join and enqueue tokens (see lib/guard/settings.ts). */
   joinGuards: JoinGuardSettings;
-  /**
-   * How long a waiter that stopped checking in keeps its place after its liveness deadline
-   * (seconds, 30 to 3,600): passed over by admissions meanwhile, dropped after it.
-   */
+  /** Seconds (30 to 3,600) a silent waiter keeps its place past its deadline, passed over. */
   returnGraceSeconds: number;
 }
 
@@ -92,10 +89,7 @@ export interface Visitor {
   holdExtensions?: number;
   /** Pre-queue participant: its arrival number, kept when `seq` became its drawn place. */
   arrival?: number;
-  /**
-   * A join not numbered yet (`seq` 0): the key parts of its arrival entry (ms, instance,
-   * counter), until the sequencer numbers it (see sequencer.ts).
-   */
+  /** A join not numbered yet (`seq` 0): its arrival entry's key (ms, instance, counter). */
   mark?: [number, string, number];
   /**
    * Pre-queue participant whose record still has its arrival number as `seq`: the round
@@ -110,10 +104,7 @@ export interface Visitor {
   lane?: string;
   /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
   seenAt?: number;
-  /**
-   * When an admission first passed over this waiter while it was silent: its turn came while it
-   * was away (the turn e-mail is sent then, lib/notify/mail_job.ts).
-   */
+  /** When an admission first passed this waiter over while silent (the turn e-mail goes then). */
   passedAt?: number;
   /** Sliding session with a hard cap: when it ends whatever the visitor does. */
   capAt?: number;

@@ -66,13 +66,20 @@ function lapsed(v: Visitor, now: number): boolean {
   return v.state !== "waiting" && (v.until ?? Infinity) <= now;
 }
 
+/** A visitor's record, or none for a join that left before it was numbered (a note waits). */
+export async function readVisitor(kv: Deno.Kv, q: string, id: string) {
+  const [e, note] = await kv.getMany<[Visitor, 1]>([keys.visitor(q, id), keys.leftEarly(q, id)]);
+  const early = e.value?.state === "waiting" && e.value.seq === 0 && note.value !== null;
+  return early ? { ...e, value: null, versionstamp: null } : e;
+}
+
 /**
  * Reads a visitor that is still in the queue, as the opening draw placed it (see placement.ts);
  * 404 `not_in_queue` when it is gone or lapsed. `placedNow`: the record still held its arrival
  * number, so this is its first read since the draw placed it.
  */
 export async function liveEntry(ctx: QueueContext, q: string, id: string) {
-  const raw = await ctx.kv.get<Visitor>(keys.visitor(q, id));
+  const raw = await readVisitor(ctx.kv, q, id);
   if (!raw.value || lapsed(raw.value, ctx.now())) {
     throw new NotFoundError("not_in_queue", `visitor "${id}" is not in queue "${q}"`);
   }
