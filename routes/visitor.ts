@@ -3,7 +3,14 @@ import type { Context } from "hono";
 import type { Services } from "./services.ts";
 import { joinStatus, joinWithAccess } from "../lib/access/join.ts";
 import { answerVisitor, requesterOfContext, ticketOf as readTicket } from "../http/hono.ts";
-import { clearedCookie, cookieValues, isSecureRequest } from "../http/cookies.ts";
+import {
+  accessOfOtherQueues,
+  clearedCookie,
+  cookieValues,
+  isSecureRequest,
+  ticketCookie,
+  ticketCookieValue,
+} from "../http/cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
   ChallengeDetails,
@@ -173,8 +180,14 @@ export function visitorRoutes(s: Services) {
       await s.engine.leave(queue, await ticketOf(c, queue), visitorId);
     }
     const secure = isSecureRequest(c.req.raw);
-    c.header("Set-Cookie", clearedCookie("tg_ticket", secure), { append: true });
-    c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
+    // Only this queue's: the places and admissions the browser holds in other queues stay.
+    const cookie = c.req.header("cookie");
+    c.header("Set-Cookie", ticketCookie(ticketCookieValue(cookie, queue, ""), secure), {
+      append: true,
+    });
+    if (!accessOfOtherQueues(cookie, queue)) {
+      c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
+    }
     return c.json({ status: "left" as const }, 200);
   });
 
