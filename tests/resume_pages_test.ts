@@ -90,6 +90,32 @@ Deno.test("another site's form cannot move a place into this browser", async () 
   }
 });
 
+Deno.test("behind a TLS proxy without PUBLIC_URL the resume form's https Origin is ours", async () => {
+  const t = await makeApp();
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join();
+    const proxied = { "x-forwarded-proto": "https" };
+    const made = await a.req("POST", "/resume/code", { queue: Q }, proxied);
+    assert(made.json.link.startsWith("https://localhost/"), made.json.link);
+    const body = new URLSearchParams({ queue: Q, code: made.json.code }).toString();
+    const post = (origin: string) =>
+      b.req("POST", "/wait/resume", body, {
+        ...proxied,
+        "content-type": "application/x-www-form-urlencoded",
+        origin,
+      });
+    // The link's own origin, forwarded as https by the proxy: moved (refused before, 403).
+    assertEquals((await post("https://evil.example")).status, 403);
+    const moved = await post("https://localhost");
+    assertEquals(moved.status, 303, moved.text);
+    assertEquals(b.visitorId, a.visitorId);
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("the resume panel and the resume pages speak the visitor's language", async () => {
   const t = await makeApp();
   const de = CATALOGUES.de;
