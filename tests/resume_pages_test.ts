@@ -14,9 +14,10 @@ const en = CATALOGUES.en;
 const Q = "default";
 
 /** A form post as a browser sends it. */
-function form(c: Client, code: string) {
+function form(c: Client, code: string, headers: Record<string, string> = {}) {
   return c.req("POST", "/wait/resume", new URLSearchParams({ queue: Q, code }).toString(), {
     "content-type": "application/x-www-form-urlencoded",
+    ...headers,
   });
 }
 
@@ -99,13 +100,7 @@ Deno.test("behind a TLS proxy without PUBLIC_URL the resume form's https Origin 
     const proxied = { "x-forwarded-proto": "https" };
     const made = await a.req("POST", "/resume/code", { queue: Q }, proxied);
     assert(made.json.link.startsWith("https://localhost/"), made.json.link);
-    const body = new URLSearchParams({ queue: Q, code: made.json.code }).toString();
-    const post = (origin: string) =>
-      b.req("POST", "/wait/resume", body, {
-        ...proxied,
-        "content-type": "application/x-www-form-urlencoded",
-        origin,
-      });
+    const post = (origin: string) => form(b, made.json.code, { ...proxied, origin });
     // The link's own origin, forwarded as https by the proxy: moved (refused before, 403).
     assertEquals((await post("https://evil.example")).status, 403);
     const moved = await post("https://localhost");
