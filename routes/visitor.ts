@@ -175,10 +175,12 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(leaveRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    // No ticket at all: the visitor already left (the first leave cleared it); not an error.
-    if (cookieValues(c.req.header("cookie"), "tg_ticket").length > 0) {
-      await s.engine.leave(queue, await ticketOf(c, queue), visitorId);
-    }
+    // No ticket of this queue (none at all, or only other queues' valid ones): the visitor already
+    // left it (the first leave took its ticket); not an error. An invalid ticket still is (401).
+    const ticket = await ticketOf(c, queue);
+    const left = ticket ? ticket.queue !== queue : cookieValues(c.req.header("cookie"), "tg_ticket")
+      .length === 0;
+    if (!left) await s.engine.leave(queue, ticket, visitorId);
     const secure = isSecureRequest(c.req.raw);
     // Only this queue's: the places and admissions the browser holds in other queues stay.
     const cookie = c.req.header("cookie");

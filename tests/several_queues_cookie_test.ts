@@ -63,6 +63,10 @@ Deno.test("leaving one queue keeps the place and the admission of the other", as
     const st = await v.status("tickets");
     assertEquals([st.status, st.json.visitorId], [200, admitted.json.visitorId]);
     assertEquals((await v.req("GET", "/verify?queue=tickets")).status, 204);
+    // Leaving twice is not an error (DECISIONS), though the other queue's ticket is still sent.
+    const twice = await v.req("POST", "/leave", { queue: "shop", visitorId: w.json.visitorId });
+    assertEquals([twice.status, twice.json], [200, { status: "left" }]);
+    assertEquals((await v.status("tickets")).status, 200);
     // Leaving the last queue clears both cookies, as before.
     await v.req("POST", "/leave", { queue: "tickets", visitorId: admitted.json.visitorId });
     assertEquals([...v.cookies.keys()], []);
