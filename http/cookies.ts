@@ -5,15 +5,84 @@
  * quoted value is unquoted and a percent-encoded one decoded. Among several `tg_access` values any
  * valid one counts; among several `tg_ticket` values the one valid for the requested queue counts.
  * Writing: the visitor cookies are `HttpOnly`, `Path=/`, `SameSite=Lax`, `Secure` over HTTPS.
+ *
+ * A browser may wait in several queues at once (two parts of one site, each with its own line):
+ * `tg_ticket` holds one ticket per queue, joined by `~`, so a join, a resume or a leave in one
+ * queue keeps the places the browser holds in the others (one cookie per name would drop them).
  */
 import { cookieValues } from "../lib/cookies.ts";
 import type { VisitorView } from "../lib/queue/types.ts";
-import type { TicketClaims } from "../lib/tokens.ts";
+import { readTicketUnverified, type TicketClaims } from "../lib/tokens.ts";
 
 export { cookieValues };
 
 /** Lifetime of `tg_ticket`, in seconds. */
 export const TICKET_MAX_AGE = 86400;
+
+/** Between the tickets of several queues in one `tg_ticket` value (neither base64url nor `.`). */
+const TICKET_SEP = "~";
+/** Most queues one `tg_ticket` keeps a ticket for (about 250 bytes each; a cookie holds 4 KB). */
+export const MAX_TICKETS = 8;
+
+/** Every ticket a Cookie header carries: each `tg_ticket` value split into its queues' tickets. */
+function ticketValues(header: string | null | undefined): string[] {
+  return cookieValues(header, "tg_ticket").flatMap((v) => v.split(TICKET_SEP)).filter((t) => t);
+}
+
+/**
+ * The queue a ticket names, read WITHOUT verifying it: it only decides which tickets a written
+ * cookie keeps beside the new one; every ticket is verified when it is read.
+ */
+function claimedQueue(ticket: string): string | undefined {
+  try {
+    const q = readTicketUnverified(ticket).queue;
+    return typeof q === "string" ? q : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The `tg_ticket` value to write: `ticket` for `queue` (none: "" after a leave) and, after it,
+ * the tickets the request carried for other queues, one per queue, at most `MAX_TICKETS` in all.
+ * "" when nothing is left (the cookie is then cleared).
+ */
+export function ticketCookieValue(
+  header: string | null | undefined,
+  queue: string | undefined,
+  ticket: string,
+): string {
+  const kept = ticket ? [ticket] : [];
+  const seen = new Set([queue]);
+  for (const t of ticketValues(header)) {
+    if (kept.length >= MAX_TICKETS) break;
+    const q = claimedQueue(t);
+    if (q === undefined || seen.has(q)) continue;
+    seen.add(q);
+    kept.push(t);
+  }
+  return kept.join(TICKET_SEP);
+}
+
+/**
+ * True when every `tg_access` value of the header is a token of a queue other than `queue` (read
+ * without verifying: it only spares another queue's admission when `queue` is left).
+ */
+export function accessOfOtherQueues(header: string | null | undefined, queue: string): boolean {
+  const values = cookieValues(header, "tg_access");
+  return values.length > 0 && values.every((v) => {
+    const q = claimedQueue(v);
+    return q !== undefined && q !== queue;
+  });
+}
+
+/** The `Set-Cookie` value of `tg_ticket` after `ticketCookieValue` (cleared when it is ""). */
+export function ticketCookie(value: string, secure: boolean): string {
+  return value ? visitorCookie("tg_ticket", value, TICKET_MAX_AGE, secure) : clearedCookie(
+    "tg_ticket",
+    secure,
+  );
+}
 
 /** The one cookie value of `name` (the first, for cookies that never come twice from us). */
 export function cookieValue(header: string | null | undefined, name: string): string | undefined {
@@ -36,7 +105,7 @@ export async function ticketFor(
   queue: string | undefined,
 ): Promise<TicketClaims | null> {
   let other: TicketClaims | null = null;
-  for (const v of cookieValues(header, "tg_ticket")) {
+  for (const v of ticketValues(header)) {
     const claims = await signer.verifyTicket(v);
     if (!claims) continue;
     if (queue === undefined || claims.queue === queue) return claims;
@@ -54,7 +123,7 @@ export function knownTicketFor(
   header: string | null | undefined,
   queue: string,
 ): Readonly<TicketClaims> | undefined {
-  const values = cookieValues(header, "tg_ticket");
+  const values = ticketValues(header);
   if (values.length === 0) return undefined;
   if (values.length > 1) {
     // Several: only when every value is known can the right one be chosen without an await.
@@ -100,7 +169,10 @@ export function visitorCookies(
   if (!ticket && !view.accessToken) return [];
   const secure = isSecureRequest(req);
   const out: string[] = [];
-  if (ticket) out.push(visitorCookie("tg_ticket", ticket, TICKET_MAX_AGE, secure));
+  if (ticket) {
+    const value = ticketCookieValue(req.headers.get("cookie"), claimedQueue(ticket), ticket);
+    out.push(ticketCookie(value, secure));
+  }
   if (view.accessToken) {
     out.push(visitorCookie("tg_access", view.accessToken, accessTtlSeconds, secure));
   }

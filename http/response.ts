@@ -4,7 +4,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { AppError, errorBody, JoinUnconfirmedError } from "../lib/errors.ts";
-import { isSecureRequest, TICKET_MAX_AGE, visitorCookie } from "./cookies.ts";
+import { visitorCookies } from "./cookies.ts";
 import { log, requestIdOf } from "../lib/log.ts";
 import { MAX_BODY_BYTES } from "../lib/names.ts";
 
@@ -51,7 +51,7 @@ function httpExceptionBody(err: HTTPException) {
  */
 export function withUnconfirmedTicket(res: Response, err: unknown, req: Request): Response {
   if (err instanceof JoinUnconfirmedError) {
-    const cookie = visitorCookie("tg_ticket", err.ticket, TICKET_MAX_AGE, isSecureRequest(req));
+    const [cookie] = visitorCookies(req, 0, {}, err.ticket);
     res.headers.append("set-cookie", cookie);
   }
   return res;

@@ -3,7 +3,14 @@ import type { Context } from "hono";
 import type { Services } from "./services.ts";
 import { joinStatus, joinWithAccess } from "../lib/access/join.ts";
 import { answerVisitor, requesterOfContext, ticketOf as readTicket } from "../http/hono.ts";
-import { clearedCookie, cookieValues, isSecureRequest } from "../http/cookies.ts";
+import {
+  accessOfOtherQueues,
+  clearedCookie,
+  cookieValues,
+  isSecureRequest,
+  ticketCookie,
+  ticketCookieValue,
+} from "../http/cookies.ts";
 import type { VisitorView as View } from "../lib/queue/types.ts";
 import {
   ChallengeDetails,
@@ -168,13 +175,21 @@ export function visitorRoutes(s: Services) {
 
   app.openapi(leaveRoute, async (c) => {
     const { queue, visitorId } = c.req.valid("json");
-    // No ticket at all: the visitor already left (the first leave cleared it); not an error.
-    if (cookieValues(c.req.header("cookie"), "tg_ticket").length > 0) {
-      await s.engine.leave(queue, await ticketOf(c, queue), visitorId);
-    }
+    // No ticket of this queue (none at all, or only other queues' valid ones): the visitor already
+    // left it (the first leave took its ticket); not an error. An invalid ticket still is (401).
+    const ticket = await ticketOf(c, queue);
+    const left = ticket ? ticket.queue !== queue : cookieValues(c.req.header("cookie"), "tg_ticket")
+      .length === 0;
+    if (!left) await s.engine.leave(queue, ticket, visitorId);
     const secure = isSecureRequest(c.req.raw);
-    c.header("Set-Cookie", clearedCookie("tg_ticket", secure), { append: true });
-    c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
+    // Only this queue's: the places and admissions the browser holds in other queues stay.
+    const cookie = c.req.header("cookie");
+    c.header("Set-Cookie", ticketCookie(ticketCookieValue(cookie, queue, ""), secure), {
+      append: true,
+    });
+    if (!accessOfOtherQueues(cookie, queue)) {
+      c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
+    }
     return c.json({ status: "left" as const }, 200);
   });
 

@@ -148,3 +148,43 @@ Deno.test("queues: a forced delete of a long line runs in chunks and resumes aft
     real.close();
   }
 });
+
+Deno.test("queues: a forced delete removes its visitors' e-mail addresses with their places", async () => {
+  const t = await makeApp({
+    QUEUES: ["default", "presale"],
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: 2525,
+    SMTP_TLS: "none",
+    SMTP_FROM: "Tollgate <queue@example.test>",
+  });
+  try {
+    const { client: admin } = await adminClient(t);
+    await t.engine.setPaused("presale", true);
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join("presale");
+    await t.engine.sequence("presale"); // one request numbered, one not yet
+    await b.join("presale");
+    for (const c of [a, b]) {
+      const r = await c.req("POST", "/turn-email", { queue: "presale", email: "v@example.com" });
+      assertEquals(r.status, 200, r.text);
+    }
+    const stored = async () => {
+      let n = 0;
+      for (
+        const prefix of [
+          keys.mailSubPrefix("presale"),
+          keys.mailSubPrePrefix("presale"),
+          keys.mailSubOfPrefix("presale"),
+        ]
+      ) for await (const _ of t.kv.list({ prefix })) n++;
+      return n;
+    };
+    assert(await stored() >= 3, "both requests are stored");
+    const r = await admin.req("DELETE", `${Q}/presale?force=1`);
+    assertEquals(r.status, 200, r.text);
+    // Before, they stayed until their TTL (two days): the mail job walks live queues only.
+    assertEquals(await stored(), 0);
+  } finally {
+    await t.close();
+  }
+});

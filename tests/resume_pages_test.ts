@@ -14,9 +14,10 @@ const en = CATALOGUES.en;
 const Q = "default";
 
 /** A form post as a browser sends it. */
-function form(c: Client, code: string) {
+function form(c: Client, code: string, headers: Record<string, string> = {}) {
   return c.req("POST", "/wait/resume", new URLSearchParams({ queue: Q, code }).toString(), {
     "content-type": "application/x-www-form-urlencoded",
+    ...headers,
   });
 }
 
@@ -85,6 +86,26 @@ Deno.test("another site's form cannot move a place into this browser", async () 
       { "content-type": "application/x-www-form-urlencoded", origin: "http://localhost" },
     );
     assertEquals(ok.status, 303);
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("behind a TLS proxy without PUBLIC_URL the resume form's https Origin is ours", async () => {
+  const t = await makeApp();
+  try {
+    await t.engine.setPaused(Q, true);
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join();
+    const proxied = { "x-forwarded-proto": "https" };
+    const made = await a.req("POST", "/resume/code", { queue: Q }, proxied);
+    assert(made.json.link.startsWith("https://localhost/"), made.json.link);
+    const post = (origin: string) => form(b, made.json.code, { ...proxied, origin });
+    // The link's own origin, forwarded as https by the proxy: moved (refused before, 403).
+    assertEquals((await post("https://evil.example")).status, 403);
+    const moved = await post("https://localhost");
+    assertEquals(moved.status, 303, moved.text);
+    assertEquals(b.visitorId, a.visitorId);
   } finally {
     t.close();
   }

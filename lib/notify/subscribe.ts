@@ -11,6 +11,7 @@ import type { Config } from "../config.ts";
 import { ConflictError, NotFoundError } from "../errors.ts";
 import { seal } from "../seal.ts";
 import { retryCommit } from "../store/commit.ts";
+import { deleteListed } from "../store/delete.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { checkTicket } from "../queue/visitor.ts";
@@ -127,4 +128,14 @@ export function moveSub(
 /** Deletes a request and its index in `op` (sent, or its place ended). */
 export function dropSub(op: Deno.AtomicOperation, q: string, id: string, at: number | "pre") {
   op.delete(subKey(q, id, at)).delete(keys.mailSubOf(q, id));
+}
+
+/**
+ * Deletes every e-mail request of queue `q`, deleted with its places (the mail job walks live
+ * queues only, so they would have stayed until their TTL, two days, after their places ended).
+ */
+export async function forgetMailRequests(kv: Deno.Kv, q: string): Promise<void> {
+  for (const prefix of [keys.mailSubPrefix(q), keys.mailSubPrePrefix(q), keys.mailSubOfPrefix(q)]) {
+    await deleteListed(kv, { prefix });
+  }
 }

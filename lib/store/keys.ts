@@ -224,4 +224,6 @@ export const keys = {
    */
   numbering: (q: string, chunk: string) => ["nn", q, chunk] as const,
   numberingPrefix: (q: string) => ["nn", q] as const,
+  /** Every `mailSubOf` of queue `q` (a deleted queue's e-mail requests go with it). */
+  mailSubOfPrefix: (q: string) => ["mailSubOf", q] as const,
 };

@@ -4,6 +4,7 @@ import { validationHook } from "../../http/validation.ts";
 import { BadRequestError } from "../../lib/errors.ts";
 import { requireNameFree, resumeQueueDeletions } from "../../lib/queue/remove.ts";
 import { keys } from "../../lib/store/keys.ts";
+import { forgetMailRequests } from "../../lib/notify/subscribe.ts";
 import {
   adminSecurity,
   errors,
@@ -155,6 +156,8 @@ export function queueRoutes(s: Services) {
     const out = await s.engine.deleteQueue(name, force);
     // Its room switch and path rules go with it (a queue made again under the name starts plain).
     await s.rooms.forget(name);
+    // Its visitors' e-mail addresses too: their places ended with it (docs/privacy.md).
+    await forgetMailRequests(s.kv, name);
     await audit(s, c, "queue.delete", { queue: name, force, removedWaiting: out.removedWaiting });
     return c.json({ ...out, inConfig: s.config.QUEUES.includes(name) }, 200);
   });

@@ -20,6 +20,7 @@ import { redeemCode } from "../../lib/resume/resume.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import { QueueName } from "../schemas.ts";
 import { expectedOrigin } from "../admin/session.ts";
+import { siteOf } from "../resume.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
@@ -82,9 +83,12 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
   const base = s.config.BASE_PATH ?? "";
   app.post("/wait/resume", async (c) => {
     // A form on another site must not swap this browser's ticket for someone else's place (the
-    // visitor's own place would be lost to it): a browser's Origin must be ours.
+    // visitor's own place would be lost to it): a browser's Origin must be ours. Ours is also the
+    // https:// one a TLS proxy forwards (the resume link names it, siteOf): without PUBLIC_URL the
+    // request URL says http:// and every visitor's move was refused.
     const origin = c.req.header("origin");
-    if (origin !== undefined && origin !== expectedOrigin(s, c)) {
+    const ours = [expectedOrigin(s, c), new URL(siteOf(c, s)).origin];
+    if (origin !== undefined && !ours.includes(origin)) {
       // i18n-ok: a refusal for another site's form, not a visitor's page
       return c.text("Forbidden: this form must be sent from the waiting room's own page", 403);
     }
