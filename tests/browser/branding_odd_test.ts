@@ -1,0 +1,54 @@
+/**
+ * The waiting page under an operator's odd branding, in real Chromium: a light primary colour
+ * (yellow, white) must not make the place or the links unreadable on the card (axe passes).
+ */
+import type { Browser } from "playwright-core";
+import { assert, assertEquals } from "../assert.ts";
+import { axeViolations, LOOKS } from "./axe.ts";
+import { launchBrowser, startServer } from "./helper.ts";
+
+const T = { timeout: 15_000 };
+
+Deno.test({
+  name: "odd branding: light primary colours read",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const srv = await startServer(["default"]);
+    let browser: Browser | undefined;
+    try {
+      browser = await launchBrowser();
+      const b = browser;
+
+      for (const primaryColor of ["#ffcc00", "#ffffff"]) {
+        await t.step(
+          `primary ${primaryColor}: no axe violation, the place is readable`,
+          async () => {
+            await srv.setBranding({ primaryColor });
+            for (const look of LOOKS) {
+              const ctx = await b.newContext({
+                colorScheme: look.colorScheme,
+                viewport: look.viewport,
+              });
+              const page = await ctx.newPage();
+              await page.goto(`${srv.base}/wait?queue=default`);
+              await page.locator(".place").waitFor(T);
+              assertEquals(await axeViolations(page), [], `${primaryColor}, ${look.name}`);
+              // axe skips text exactly the colour of its surface: measure the place itself.
+              const [fg, bg] = await page.evaluate(() => {
+                const place = document.querySelector(".place")!;
+                const card = document.querySelector(".card")!;
+                return [getComputedStyle(place).color, getComputedStyle(card).backgroundColor];
+              });
+              assert(fg !== bg, `the place (${fg}) differs from the card (${bg}), ${look.name}`);
+              await ctx.close();
+            }
+          },
+        );
+      }
+    } finally {
+      await browser?.close();
+      await srv.close();
+    }
+  },
+});
