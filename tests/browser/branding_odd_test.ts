@@ -1,6 +1,7 @@
 /**
  * The waiting page under an operator's odd branding, in real Chromium: a light primary colour
- * (yellow, white) must not make the place or the links unreadable on the card (axe passes).
+ * (yellow, white) must not make the place or the links unreadable on the card (axe passes), and
+ * a long word or URL in the title or message must wrap instead of making a phone scroll sideways.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -10,7 +11,7 @@ import { launchBrowser, startServer } from "./helper.ts";
 const T = { timeout: 15_000 };
 
 Deno.test({
-  name: "odd branding: light primary colours read",
+  name: "odd branding: light primary colours read, long words wrap",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn(t) {
@@ -46,6 +47,23 @@ Deno.test({
           },
         );
       }
+
+      await t.step("a long unbroken title and message wrap on a 390 px phone", async () => {
+        await srv.setBranding({
+          primaryColor: "#2563eb",
+          title: "W".repeat(120),
+          message: "https://shop.example/" + "x".repeat(1500),
+        });
+        for (const embed of ["", "&embed=1"]) {
+          const ctx = await b.newContext({ viewport: { width: 390, height: 844 } });
+          const page = await ctx.newPage();
+          await page.goto(`${srv.base}/wait?queue=default${embed}`);
+          await page.locator(".place").waitFor(T);
+          const width = await page.evaluate(() => document.documentElement.scrollWidth);
+          assert(width <= 390, `no sideways scrolling${embed}: the page is ${width} px wide`);
+          await ctx.close();
+        }
+      });
     } finally {
       await browser?.close();
       await srv.close();
