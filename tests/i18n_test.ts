@@ -132,6 +132,33 @@ Deno.test("an operator's wording per queue and language replaces the catalogue's
   }
 });
 
+Deno.test("an operator's wording with a {value} its message lacks is refused, never shown", async () => {
+  const t = await waitingApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    for (const queue of [undefined, Q]) {
+      const r = await admin.req("PUT", "/api/admin/branding", {
+        queue,
+        messages: { de: { "wait.placeAbout": "Ungefähr Platz {pos}" } },
+      });
+      assertEquals(r.status, 400, r.text);
+      assertEquals(r.json.error.details.fields[0].path, "messages.de.wait.placeAbout");
+      assert(r.json.error.message.includes("{pos}") && r.json.error.message.includes("{position}"));
+    }
+    // Leaving a value out is the operator's choice; the known ones are kept.
+    const ok = await admin.req("PUT", "/api/admin/branding", {
+      messages: { de: { "wait.placeAbout": "Bald dran", "wait.place": "Platz {position}" } },
+    });
+    assertEquals(ok.status, 200, ok.text);
+    // Wording stored before the check falls back to the catalogue's text, not "{pos}".
+    const m = messagesFor("de", { de: { "wait.place": "Platz {pos}", "wait.eta": "in {wait}" } });
+    assertEquals(m["wait.place"], CATALOGUES.de["wait.place"]);
+    assertEquals(m["wait.eta"], "in {wait}");
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("the wait page's script stays within 40 KB gzip and carries no catalogue", async () => {
   const dir = new URL("../static/build/", import.meta.url);
   const manifest = JSON.parse(await Deno.readTextFile(new URL("manifest.json", dir)));
