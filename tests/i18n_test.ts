@@ -9,6 +9,7 @@ import { Client, makeApp } from "./helpers.ts";
 import { props, Q, waitingApp } from "./pages_helpers.ts";
 import { CATALOGUES, MESSAGE_KEYS, messagesFor } from "../lib/i18n/catalogues.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
+import { turnMail } from "../lib/notify/turn_mail.ts";
 import { fromAcceptLanguage, matchLang, pickLang } from "../lib/i18n/negotiate.ts";
 import { DRAW_SCHEME, verifyDraw } from "../lib/queue/draw_scheme.ts";
 
@@ -154,6 +155,33 @@ Deno.test("an operator's wording with a {value} its message lacks is refused, ne
     const m = messagesFor("de", { de: { "wait.place": "Platz {pos}", "wait.eta": "in {wait}" } });
     assertEquals(m["wait.place"], CATALOGUES.de["wait.place"]);
     assertEquals(m["wait.eta"], "in {wait}");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("an operator's title and message reworded for a language win over their own text there", async () => {
+  const t = await waitingApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const r = await admin.req("PUT", "/api/admin/branding", {
+      title: "Summer sale",
+      message: "Thanks for waiting",
+      messages: { de: { "page.title": "Sommerschlussverkauf", "page.message": "Danke!" } },
+    });
+    assertEquals(r.status, 200, r.text);
+    const v = new Client(t.app);
+    const de = (await v.req("GET", "/wait?lang=de")).text;
+    assert(de.includes(`<h1 id="tg-title">Sommerschlussverkauf</h1>`), "the German title");
+    assert(de.includes("<title>Sommerschlussverkauf</title>") && de.includes("Danke!"));
+    for (const lang of ["en", "fr"]) {
+      const page = (await v.req("GET", `/wait?lang=${lang}`)).text;
+      assert(page.includes(`<h1 id="tg-title">Summer sale</h1>`), `${lang}: their own title`);
+    }
+    const facts = { title: "Summer sale", link: "https://q.example/r", code: "K7PX-M2QD", near: 0 };
+    const overrides = { de: { "page.title": "Sommerschlussverkauf" } };
+    assert(turnMail(facts, "de", overrides).subject.includes("Sommerschlussverkauf"), "the e-mail");
+    assert(turnMail(facts, "fr", overrides).subject.includes("Summer sale"));
   } finally {
     t.close();
   }

@@ -72,6 +72,22 @@ export function messagesFor(lang: Lang, overrides?: MessageOverrides | null): Ca
   return out;
 }
 
+/**
+ * The page's title or message in `lang`: the operator's own wording of `key` in this language
+ * when there is one (it is the translation of their text), else their branding text `own` unless
+ * it is still the built-in English `builtIn`, else the catalogue's.
+ */
+export function brandText(
+  lang: Lang,
+  m: Catalogue,
+  key: "page.title" | "page.message",
+  own: string,
+  builtIn: string,
+): string {
+  if (m[key] !== CATALOGUES[lang][key]) return m[key];
+  return own === builtIn ? m[key] : own;
+}
+
 /** The keys each page script reads (its props carry only these). */
 export const SCRIPT_KEYS = {
   wait: ["page.", "live.", "wait.", "time.", "notify.", "resume."],

@@ -75,7 +75,7 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     const q = c.req.query("queue") ?? "";
     const branding = await noticeBranding(s, QUEUE_NAME_RE.test(q) ? q : "");
     const { lang, m } = pageLang(c, branding.messages);
-    const b = localTexts(pageBranding(branding), m);
+    const b = localTexts(pageBranding(branding), m, lang);
     const heading = m[headingKey];
     const text = typeof textKey === "string"
       ? t(m, textKey, { seconds: unitOf(lang, retrySeconds ?? 0, "second") })

@@ -42,7 +42,7 @@ export async function resumePage(
   const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING);
   const { lang, m } = pageLang(c, branding.messages);
-  const b = localTexts(pageBranding(branding), m);
+  const b = localTexts(pageBranding(branding), m, lang);
   const css = themeCss(b);
   const embed = c.req.query("embed") === "1";
   const heading = kind === "moved" ? m["resume.moved"] : m["resume.confirmMove"];
