@@ -20,6 +20,16 @@ function send(url: string, method: string, body: unknown): Promise<Response | nu
   }).catch(() => null);
 }
 
+/**
+ * False when rendered on the server (the page a visitor without JavaScript keeps), true once the
+ * script runs: controls that only the script can serve appear then, never as dead buttons.
+ */
+function useScript(): boolean {
+  const [on, setOn] = useState(false);
+  useEffect(() => setOn(true), []);
+  return on;
+}
+
 /** "Continue on another device": shows a fresh code, its link and its QR code. */
 export function MoveOffer(
   p: { queue: string; base: string; qrSrc?: string; onMoved: () => void; m: Catalogue },
@@ -28,6 +38,7 @@ export function MoveOffer(
   const [got, setGot] = useState<{ code: string; link: string } | null>(null);
   const [error, setError] = useState("");
   const [copied, setCopied] = useState(false);
+  const script = useScript();
 
   async function show() {
     setError("");
@@ -63,7 +74,9 @@ export function MoveOffer(
     <details class="move">
       <summary>{m["resume.offer"]}</summary>
       <p class="hint">{m["resume.offerHint"]}</p>
-      {!got && <button type="button" class="button" onClick={show}>{m["resume.showCode"]}</button>}
+      {!got && script && (
+        <button type="button" class="button" onClick={show}>{m["resume.showCode"]}</button>
+      )}
       {!got && (
         <p class="hint">
           {m["resume.haveCode"]}{" "}
@@ -100,6 +113,9 @@ export function MailOffer(p: { queue: string; base: string; m: Catalogue }) {
   const { m } = p;
   const [state, setState] = useState<"idle" | "saved" | "bad" | "error">("idle");
   const [email, setEmail] = useState("");
+  // Without the script the form would send the address in the page's URL: offered with it only.
+  const script = useScript();
+  if (!script) return null;
 
   async function save(e: Event) {
     e.preventDefault();

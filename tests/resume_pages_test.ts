@@ -7,6 +7,7 @@ import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
 import { props } from "./pages_helpers.ts";
+import { mailingApp } from "./mail_helpers.ts";
 
 /** The English words (the page speaks English to a browser that asks for nothing else). */
 const en = CATALOGUES.en;
@@ -132,6 +133,24 @@ Deno.test("the resume panel and the resume pages speak the visitor's language", 
     assertEquals(moved.status, 409);
     assert(moved.text.includes(de["resume.moved"]), "the moved page in the kept language");
     assert(moved.text.includes(de["resume.haveCode"]));
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("without JavaScript the page offers no control only the script serves", async () => {
+  const t = await mailingApp(2525);
+  try {
+    const page = await new Client(t.app).req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 200);
+    assertEquals(props(page.text).mail, true, "the e-mail is offered to the script");
+    // The server's HTML is what a visitor without JavaScript keeps: no dead "Show a code"
+    // button, and no e-mail form that would put the address in the page's URL.
+    const html = page.text.replace(/<script type="application\/json"[^]*?<\/script>/, "");
+    assert(!html.includes(en["resume.showCode"]), "no dead code button");
+    assert(!html.includes(en["resume.mailOffer"]) && !/type="email"/.test(html), "no mail form");
+    // What works without the script stays: the link to the code form.
+    assert(page.text.includes(`href="/wait?queue=${Q}&amp;resume="`), "the code form's link");
   } finally {
     t.close();
   }
