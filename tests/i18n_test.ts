@@ -187,6 +187,23 @@ Deno.test("an operator's title and message reworded for a language win over thei
   }
 });
 
+Deno.test("a closed room's page without the operator's text speaks the visitor's language", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const r = await admin.req("PUT", "/api/admin/room", { mode: "reject", closedMessage: "" });
+    assertEquals(r.status, 200, r.text);
+    for (const lang of ["de", "ja", "ar"] as const) {
+      const page = await new Client(t.app).req("GET", `/wait?lang=${lang}`);
+      assertEquals(page.status, 503);
+      assert(page.text.includes(CATALOGUES[lang]["notice.closedText"]), `${lang}: ${page.text}`);
+      assert(!page.text.includes(CATALOGUES.en["notice.closedText"]), `${lang}: no English`);
+    }
+  } finally {
+    t.close();
+  }
+});
+
 Deno.test("the wait page's script stays within 40 KB gzip and carries no catalogue", async () => {
   const dir = new URL("../static/build/", import.meta.url);
   const manifest = JSON.parse(await Deno.readTextFile(new URL("manifest.json", dir)));

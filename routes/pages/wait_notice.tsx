@@ -11,7 +11,7 @@ import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts"
 import { safeReturnPath } from "../../lib/destination.ts";
 import { type Branding, DEFAULT_BRANDING } from "../../lib/branding.ts";
 import { QUEUE_NAME_RE } from "../../lib/names.ts";
-import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
+import { RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
@@ -182,8 +182,14 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
   }
   if (e instanceof RoomClosedError) {
     // The operator's own text on the room's branding; the page checks again by itself.
-    const own = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
-    return notice(c, 503, "notice.closed", { own }, e.retryAfterSeconds);
+    const own = String(e.details.message || "");
+    return notice(
+      c,
+      503,
+      "notice.closed",
+      own ? { own } : "notice.closedText",
+      e.retryAfterSeconds,
+    );
   }
   if (e instanceof AppError && e.code === "queue_full") {
     return notice(c, 503, "notice.full", "notice.fullText", 30);
