@@ -10,6 +10,7 @@ import type { Catalogue } from "../lib/i18n/messages/en.ts";
 import { rich } from "./rich.tsx";
 import { t } from "../lib/i18n/format.ts";
 import { QrCode } from "./qr.tsx";
+import { useScript } from "./wait_room_parts.tsx";
 
 /** POSTs (or DELETEs) JSON; the response, or null when the network failed. */
 function send(url: string, method: string, body: unknown): Promise<Response | null> {
@@ -18,16 +19,6 @@ function send(url: string, method: string, body: unknown): Promise<Response | nu
     headers: { "content-type": "application/json" },
     body: JSON.stringify(body),
   }).catch(() => null);
-}
-
-/**
- * False when rendered on the server (the page a visitor without JavaScript keeps), true once the
- * script runs: controls that only the script can serve appear then, never as dead buttons.
- */
-function useScript(): boolean {
-  const [on, setOn] = useState(false);
-  useEffect(() => setOn(true), []);
-  return on;
 }
 
 /** "Continue on another device": shows a fresh code, its link and its QR code. */

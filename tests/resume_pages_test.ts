@@ -155,3 +155,20 @@ Deno.test("without JavaScript the page offers no control only the script serves"
     t.close();
   }
 });
+
+Deno.test("without JavaScript a hold near its end has no dead 'I need more time' button", async () => {
+  const t = await makeApp();
+  try {
+    await t.setBranding({ clickToEnter: true, admitHoldSeconds: 20 });
+    const v = new Client(t.app);
+    await v.join();
+    const page = await v.req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 200);
+    const html = page.text.replace(/<script type="application\/json"[^]*?<\/script>/, "");
+    assert(html.includes(`action="/wait/enter"`), "the enter form, which posts without JS");
+    assert(!html.includes(en["resume.moreTime"]), "no button only the script can serve");
+    assert(!html.includes("hold-warning"), "nor a warning that points at it");
+  } finally {
+    t.close();
+  }
+});
