@@ -172,3 +172,21 @@ Deno.test("without JavaScript a hold near its end has no dead 'I need more time'
     t.close();
   }
 });
+
+Deno.test("a resume form without a valid queue is a page in the visitor's language", async () => {
+  const t = await makeApp();
+  try {
+    const de = CATALOGUES.de;
+    for (const body of ["code=2222-3333", "queue=NO%20SUCH&code=2222-3333"]) {
+      const r = await new Client(t.app).req("POST", "/wait/resume", body, {
+        "content-type": "application/x-www-form-urlencoded",
+        "accept-language": "de",
+      });
+      assertEquals(r.status, 400);
+      assert(r.headers.get("content-type")!.startsWith("text/html"), r.text);
+      assert(r.text.includes(de["notice.badQueueForm"]) && r.text.includes(`lang="de"`), r.text);
+    }
+  } finally {
+    t.close();
+  }
+});

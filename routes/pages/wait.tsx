@@ -229,7 +229,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     return waitingPage(c, s, await assets(), r, view, branding, destination, queueStatusCode);
   });
 
-  app.route("/", resumePageRoutes(s, assets));
+  app.route("/", resumePageRoutes(s, assets, notice));
 
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
