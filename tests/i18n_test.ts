@@ -44,6 +44,9 @@ Deno.test("language negotiation: quality order, loose tags, ?lang= over cookie o
   assertEquals(fromAcceptLanguage("sv, *;q=0.1"), null);
   assertEquals(fromAcceptLanguage("de;q=0"), null, "q=0 means not wanted");
   assertEquals(matchLang("AR-eg"), "ar");
+  assertEquals(fromAcceptLanguage("de;Q=0.1, fr"), "fr", "the weight's q is case-insensitive");
+  assertEquals(fromAcceptLanguage("zh-Hans-HK"), "zh-CN", "simplified script, whatever region");
+  assertEquals(fromAcceptLanguage("zh-Hant-CN"), "zh-TW");
   assertEquals(pickLang({ query: "ja", cookie: "de", acceptLanguage: "fr" }), {
     lang: "ja",
     remember: true,
