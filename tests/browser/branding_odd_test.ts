@@ -1,7 +1,8 @@
 /**
  * The waiting page under an operator's odd branding, in real Chromium: a light primary colour
- * (yellow, white) must not make the place or the links unreadable on the card (axe passes), and
- * a long word or URL in the title or message must wrap instead of making a phone scroll sideways.
+ * (yellow, white) must not make the place or the links unreadable on the card (axe passes), a
+ * dark one on a black page must not hide the focus ring outside the card, and a long word or URL
+ * in the title or message must wrap instead of making a phone scroll sideways.
  */
 import type { Browser } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -47,6 +48,36 @@ Deno.test({
           },
         );
       }
+
+      await t.step(
+        "a dark brand colour on a black page: the focus ring outside the card shows",
+        async () => {
+          await srv.setBranding({ primaryColor: "#7f1d1d", backgroundColor: "#000000" });
+          const ctx = await b.newContext({ colorScheme: "light" });
+          const page = await ctx.newPage();
+          await page.goto(`${srv.base}/wait?queue=default`);
+          await page.locator(".place").waitFor(T);
+          await page.keyboard.press("Tab");
+          const ring = await page.evaluate(() => {
+            const el = document.activeElement!;
+            return [el.tagName, getComputedStyle(el).outlineColor];
+          });
+          assertEquals(ring[0], "SUMMARY", "the language menu is the first stop");
+          const lum = (rgb: string) => {
+            const [r, g, bl] = rgb.match(/\d+/g)!.slice(0, 3).map((v) => {
+              const c = Number(v) / 255;
+              return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+            });
+            return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+          };
+          const ratio = (lum(ring[1]) + 0.05) / (lum("rgb(0, 0, 0)") + 0.05);
+          assert(
+            ratio >= 3,
+            `the ring ${ring[1]} on black: ${ratio.toFixed(2)}:1 (WCAG 1.4.11 asks 3:1)`,
+          );
+          await ctx.close();
+        },
+      );
 
       await t.step("a long unbroken title and message wrap on a 390 px phone", async () => {
         await srv.setBranding({
