@@ -10,6 +10,7 @@ import type { Catalogue } from "../lib/i18n/messages/en.ts";
 import { rich } from "./rich.tsx";
 import { t } from "../lib/i18n/format.ts";
 import { QrCode } from "./qr.tsx";
+import { useScript } from "./wait_room_parts.tsx";
 
 /** POSTs (or DELETEs) JSON; the response, or null when the network failed. */
 function send(url: string, method: string, body: unknown): Promise<Response | null> {
@@ -28,6 +29,7 @@ export function MoveOffer(
   const [got, setGot] = useState<{ code: string; link: string } | null>(null);
   const [error, setError] = useState("");
   const [copied, setCopied] = useState(false);
+  const script = useScript();
 
   async function show() {
     setError("");
@@ -63,7 +65,9 @@ export function MoveOffer(
     <details class="move">
       <summary>{m["resume.offer"]}</summary>
       <p class="hint">{m["resume.offerHint"]}</p>
-      {!got && <button type="button" class="button" onClick={show}>{m["resume.showCode"]}</button>}
+      {!got && script && (
+        <button type="button" class="button" onClick={show}>{m["resume.showCode"]}</button>
+      )}
       {!got && (
         <p class="hint">
           {m["resume.haveCode"]}{" "}
@@ -100,6 +104,9 @@ export function MailOffer(p: { queue: string; base: string; m: Catalogue }) {
   const { m } = p;
   const [state, setState] = useState<"idle" | "saved" | "bad" | "error">("idle");
   const [email, setEmail] = useState("");
+  // Without the script the form would send the address in the page's URL: offered with it only.
+  const script = useScript();
+  if (!script) return null;
 
   async function save(e: Event) {
     e.preventDefault();

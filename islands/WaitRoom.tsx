@@ -11,6 +11,7 @@ import {
   navigate,
   NotifyOffer,
   useAnnounced,
+  useScript,
   useTurn,
   useUrlMemory,
 } from "./wait_room_parts.tsx";
@@ -64,6 +65,7 @@ export function WaitRoom(p: WaitRoomProps) {
   /** Hold extensions left (the server's word once one was asked for) and what the last said. */
   const [extensions, setExtensions] = useState({ left: MAX_HOLD_EXTENSIONS, said: "" });
   const enterButton = useRef<HTMLButtonElement>(null);
+  const script = useScript();
   /** What the live region says when a hold starts (fixed, so it is announced once). */
   const holdSaid = useRef<string | null>(null);
   const offset = useRef(p.serverNow - Date.now());
@@ -193,7 +195,10 @@ export function WaitRoom(p: WaitRoomProps) {
           left={left}
           enterButton={enterButton}
           onSubmit={enter}
-          extend={{ left: extensions.left, said: extensions.said, onExtend: extend }}
+          // "I need more time" asks by script: without it, no warning pointing at a dead button.
+          extend={script
+            ? { left: extensions.left, said: extensions.said, onExtend: extend }
+            : undefined}
         />
       )}
       {admitted && !holding && (

@@ -151,6 +151,16 @@ export function liveWords(w: {
     : t(m, "live.position", { position: num(lang, w.position) });
 }
 
+/**
+ * False when rendered on the server (the page a visitor without JavaScript keeps), true once the
+ * script runs: controls that only the script can serve appear then, never as dead buttons.
+ */
+export function useScript(): boolean {
+  const [on, setOn] = useState(false);
+  useEffect(() => setOn(true), []);
+  return on;
+}
+
 /** A hold warns this long before it ends (WCAG 2.2.1 asks for at least 20 s). */
 export const HOLD_WARN_MS = 30_000;
 

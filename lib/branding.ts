@@ -3,7 +3,8 @@ import { isHttpsUrl, isSameOriginPath, safeRedirectUrl } from "./destination.ts"
 import { retryCommit } from "./store/commit.ts";
 import { keys } from "./store/keys.ts";
 import { withDefaults } from "./queue/types.ts";
-import { MESSAGE_KEYS, type MessageOverrides } from "./i18n/catalogues.ts";
+import { MESSAGE_KEYS, type MessageOverrides, unknownMarks } from "./i18n/catalogues.ts";
+import { en, type MessageKey } from "./i18n/messages/en.ts";
 import { type Lang, LANGS } from "./i18n/langs.ts";
 
 /** Service-wide branding (one record; a queue may override its fields). */
@@ -70,12 +71,24 @@ const MessageOverridesInput = z.record(
           message: `messages: unknown language "${lang}" (one of ${LANGS.join(", ")})`,
         });
       }
-      for (const key of Object.keys(texts)) {
+      for (const [key, text] of Object.entries(texts)) {
         if (!known.has(key)) {
           ctx.addIssue({
             code: "custom",
             path: [lang, key],
             message: `messages: unknown message key "${key}"`,
+          });
+          continue;
+        }
+        const unknown = unknownMarks(key as MessageKey, text);
+        if (unknown.length) {
+          const has = en[key as MessageKey].match(/\{\w+\}/g)?.join(", ") || "none";
+          ctx.addIssue({
+            code: "custom",
+            path: [lang, key],
+            message: `messages: ${
+              unknown.map((n) => `{${n}}`).join(", ")
+            } is not a value of "${key}" (its values: ${has})`,
           });
         }
       }
@@ -84,7 +97,8 @@ const MessageOverridesInput = z.record(
   .openapi({
     description: "visitor messages in the operator's words, per language and message key, e.g. " +
       '{"de": {"page.title": "Sie sind dran"}}; languages and keys as in lib/i18n (English\'s ' +
-      "catalogue lists every key); a blank text falls back to the catalogue",
+      "catalogue lists every key); a blank text falls back to the catalogue; a text may leave out " +
+      "its message's {values} but not name another",
   });
 
 /** A branding write: every field optional, left-out fields keep their stored value. */

@@ -54,6 +54,24 @@ export function textOn(hex: string): string {
   return contrast(text, hex) >= 4.5 ? text : "#000000";
 }
 
+/** The card's surface in the light theme (client/style.css `--tg-card`). */
+const LIGHT_CARD = "#ffffff";
+
+/**
+ * `hex` as text on the light `surface`: itself when it reads there at WCAG AA (4.5:1), else the
+ * same hue darkened just enough (a yellow or white brand colour would vanish on the card).
+ */
+export function readableOn(hex: string, surface: string = LIGHT_CARD): string {
+  let [r, g, b] = rgb(hex);
+  const out = () =>
+    "#" + [r, g, b].map((v) => Math.round(v).toString(16).padStart(2, "0")).join("");
+  // Each step takes a tenth off every channel; black on a light surface always reads, so this ends.
+  for (let i = 0; i < 60 && contrast(out(), surface) < 4.5; i++) {
+    [r, g, b] = [r * 0.9, g * 0.9, b * 0.9];
+  }
+  return out();
+}
+
 /** Muted text on `hex`: the softer shade of `textOn(hex)` when it keeps 4.5:1, else that text. */
 export function mutedOn(hex: string): string {
   const text = textOn(hex);
@@ -91,7 +109,9 @@ export function pageBranding(b: Branding): PageBranding {
 export function themeCss(b: PageBranding): string {
   const bg = b.backgroundColor;
   const page = `--tg-bg:${bg};--tg-page-fg:${textOn(bg)};--tg-page-muted:${mutedOn(bg)}`;
+  // Links and the place on the light card take the primary colour only where it reads there.
+  const link = `--tg-link:${readableOn(b.primaryColor)}`;
   return `:root{--tg-primary:${b.primaryColor};--tg-on-primary:${textOn(b.primaryColor)}}` +
-    `@media (prefers-color-scheme: light){:root{${page}}}` +
+    `@media (prefers-color-scheme: light){:root{${page};${link}}}` +
     (textOn(bg) === LIGHT_TEXT ? `@media (prefers-color-scheme: dark){:root{${page}}}` : "");
 }

@@ -67,7 +67,8 @@ export function literalsIn(file: string, src: string): string[] {
       // Type parameters, argument lists and statements (`Promise<…>`, `a, b`, `} else {`) are
       // code, not text.
       if (
-        !WORD.test(m[1]) || /[;=()`]|,\s*\n|^\s*(?:else|catch|finally|as|interface)\b/.test(m[1])
+        !WORD.test(m[1]) ||
+        /[;=()`]|,\s*\n|^\s*(?:else|catch|finally|try|as|interface)\b/.test(m[1])
       ) {
         continue;
       }

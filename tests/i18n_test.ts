@@ -9,6 +9,7 @@ import { Client, makeApp } from "./helpers.ts";
 import { props, Q, waitingApp } from "./pages_helpers.ts";
 import { CATALOGUES, MESSAGE_KEYS, messagesFor } from "../lib/i18n/catalogues.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
+import { turnMail } from "../lib/notify/turn_mail.ts";
 import { fromAcceptLanguage, matchLang, pickLang } from "../lib/i18n/negotiate.ts";
 import { DRAW_SCHEME, verifyDraw } from "../lib/queue/draw_scheme.ts";
 
@@ -43,6 +44,9 @@ Deno.test("language negotiation: quality order, loose tags, ?lang= over cookie o
   assertEquals(fromAcceptLanguage("sv, *;q=0.1"), null);
   assertEquals(fromAcceptLanguage("de;q=0"), null, "q=0 means not wanted");
   assertEquals(matchLang("AR-eg"), "ar");
+  assertEquals(fromAcceptLanguage("de;Q=0.1, fr"), "fr", "the weight's q is case-insensitive");
+  assertEquals(fromAcceptLanguage("zh-Hans-HK"), "zh-CN", "simplified script, whatever region");
+  assertEquals(fromAcceptLanguage("zh-Hant-CN"), "zh-TW");
   assertEquals(pickLang({ query: "ja", cookie: "de", acceptLanguage: "fr" }), {
     lang: "ja",
     remember: true,
@@ -127,6 +131,77 @@ Deno.test("an operator's wording per queue and language replaces the catalogue's
       messagesFor("de", { de: { "wait.eta": "  " } })["wait.eta"],
       CATALOGUES.de["wait.eta"],
     );
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("an operator's wording with a {value} its message lacks is refused, never shown", async () => {
+  const t = await waitingApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    for (const queue of [undefined, Q]) {
+      const r = await admin.req("PUT", "/api/admin/branding", {
+        queue,
+        messages: { de: { "wait.placeAbout": "Ungefähr Platz {pos}" } },
+      });
+      assertEquals(r.status, 400, r.text);
+      assertEquals(r.json.error.details.fields[0].path, "messages.de.wait.placeAbout");
+      assert(r.json.error.message.includes("{pos}") && r.json.error.message.includes("{position}"));
+    }
+    // Leaving a value out is the operator's choice; the known ones are kept.
+    const ok = await admin.req("PUT", "/api/admin/branding", {
+      messages: { de: { "wait.placeAbout": "Bald dran", "wait.place": "Platz {position}" } },
+    });
+    assertEquals(ok.status, 200, ok.text);
+    // Wording stored before the check falls back to the catalogue's text, not "{pos}".
+    const m = messagesFor("de", { de: { "wait.place": "Platz {pos}", "wait.eta": "in {wait}" } });
+    assertEquals(m["wait.place"], CATALOGUES.de["wait.place"]);
+    assertEquals(m["wait.eta"], "in {wait}");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("an operator's title and message reworded for a language win over their own text there", async () => {
+  const t = await waitingApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const r = await admin.req("PUT", "/api/admin/branding", {
+      title: "Summer sale",
+      message: "Thanks for waiting",
+      messages: { de: { "page.title": "Sommerschlussverkauf", "page.message": "Danke!" } },
+    });
+    assertEquals(r.status, 200, r.text);
+    const v = new Client(t.app);
+    const de = (await v.req("GET", "/wait?lang=de")).text;
+    assert(de.includes(`<h1 id="tg-title">Sommerschlussverkauf</h1>`), "the German title");
+    assert(de.includes("<title>Sommerschlussverkauf</title>") && de.includes("Danke!"));
+    for (const lang of ["en", "fr"]) {
+      const page = (await v.req("GET", `/wait?lang=${lang}`)).text;
+      assert(page.includes(`<h1 id="tg-title">Summer sale</h1>`), `${lang}: their own title`);
+    }
+    const facts = { title: "Summer sale", link: "https://q.example/r", code: "K7PX-M2QD", near: 0 };
+    const overrides = { de: { "page.title": "Sommerschlussverkauf" } };
+    assert(turnMail(facts, "de", overrides).subject.includes("Sommerschlussverkauf"), "the e-mail");
+    assert(turnMail(facts, "fr", overrides).subject.includes("Summer sale"));
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("a closed room's page without the operator's text speaks the visitor's language", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const r = await admin.req("PUT", "/api/admin/room", { mode: "reject", closedMessage: "" });
+    assertEquals(r.status, 200, r.text);
+    for (const lang of ["de", "ja", "ar"] as const) {
+      const page = await new Client(t.app).req("GET", `/wait?lang=${lang}`);
+      assertEquals(page.status, 503);
+      assert(page.text.includes(CATALOGUES[lang]["notice.closedText"]), `${lang}: ${page.text}`);
+      assert(!page.text.includes(CATALOGUES.en["notice.closedText"]), `${lang}: no English`);
+    }
   } finally {
     t.close();
   }

@@ -1,6 +1,6 @@
 /** HTTP-level tests of /demo and of /wait under odd requests and failures. */
 import { safeReturnPath } from "../lib/destination.ts";
-import { contrast, mutedOn, textOn, themeCss } from "../lib/theme.ts";
+import { contrast, mutedOn, readableOn, textOn, themeCss } from "../lib/theme.ts";
 import { assetsOnce, loadAssets } from "../routes/pages/assets.ts";
 import { ForbiddenError, RateLimitedError } from "../lib/errors.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -136,6 +136,26 @@ Deno.test("a dark branding background: page text picked by WCAG contrast, card u
   }
   assertEquals(textOn("#777777"), "#000000", "a mid grey where neither theme colour reaches AA");
   assertEquals(contrast("#ffffff", "#000000"), 21);
+});
+
+Deno.test("a light primary colour: links and the place on the card still read at WCAG AA", () => {
+  const css = (primaryColor: string) =>
+    themeCss({ title: "T", message: "", logoUrl: "", primaryColor, backgroundColor: "#f8fafc" });
+  // The card is white in the light theme: the link colour (links, the place) must read there.
+  const link = (primaryColor: string) => /--tg-link:(#[0-9a-f]{6})/.exec(css(primaryColor))?.[1];
+  assertEquals(link("#2563eb"), "#2563eb", "a primary colour that reads is kept as it is");
+  for (const c of ["#ffcc00", "#ffffff", "#fff", "#22c55e", "#f97316"]) {
+    const l = link(c);
+    assert(l && contrast(l, "#ffffff") >= 4.5, `${c} gave link ${l}`);
+  }
+  assert(
+    /prefers-color-scheme: light\)\{:root\{[^}]*--tg-link:/.test(css("#ffcc00")),
+    "light only",
+  );
+  for (let i = 0; i < 4096; i++) {
+    const c = "#" + i.toString(16).padStart(3, "0");
+    assert(contrast(readableOn(c), "#ffffff") >= 4.5, `link from ${c}`);
+  }
 });
 
 Deno.test("the asset manifest is read once; a missing build warns once", async () => {

@@ -7,6 +7,7 @@ import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
 import { props } from "./pages_helpers.ts";
+import { mailingApp } from "./mail_helpers.ts";
 
 /** The English words (the page speaks English to a browser that asks for nothing else). */
 const en = CATALOGUES.en;
@@ -153,6 +154,59 @@ Deno.test("the resume panel and the resume pages speak the visitor's language", 
     assertEquals(moved.status, 409);
     assert(moved.text.includes(de["resume.moved"]), "the moved page in the kept language");
     assert(moved.text.includes(de["resume.haveCode"]));
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("without JavaScript the page offers no control only the script serves", async () => {
+  const t = await mailingApp(2525);
+  try {
+    const page = await new Client(t.app).req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 200);
+    assertEquals(props(page.text).mail, true, "the e-mail is offered to the script");
+    // The server's HTML is what a visitor without JavaScript keeps: no dead "Show a code"
+    // button, and no e-mail form that would put the address in the page's URL.
+    const html = page.text.replace(/<script type="application\/json"[^]*?<\/script>/, "");
+    assert(!html.includes(en["resume.showCode"]), "no dead code button");
+    assert(!html.includes(en["resume.mailOffer"]) && !/type="email"/.test(html), "no mail form");
+    // What works without the script stays: the link to the code form.
+    assert(page.text.includes(`href="/wait?queue=${Q}&amp;resume="`), "the code form's link");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("without JavaScript a hold near its end has no dead 'I need more time' button", async () => {
+  const t = await makeApp();
+  try {
+    await t.setBranding({ clickToEnter: true, admitHoldSeconds: 20 });
+    const v = new Client(t.app);
+    await v.join();
+    const page = await v.req("GET", `/wait?queue=${Q}`);
+    assertEquals(page.status, 200);
+    const html = page.text.replace(/<script type="application\/json"[^]*?<\/script>/, "");
+    assert(html.includes(`action="/wait/enter"`), "the enter form, which posts without JS");
+    assert(!html.includes(en["resume.moreTime"]), "no button only the script can serve");
+    assert(!html.includes("hold-warning"), "nor a warning that points at it");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("a resume form without a valid queue is a page in the visitor's language", async () => {
+  const t = await makeApp();
+  try {
+    const de = CATALOGUES.de;
+    for (const body of ["code=2222-3333", "queue=NO%20SUCH&code=2222-3333"]) {
+      const r = await new Client(t.app).req("POST", "/wait/resume", body, {
+        "content-type": "application/x-www-form-urlencoded",
+        "accept-language": "de",
+      });
+      assertEquals(r.status, 400);
+      assert(r.headers.get("content-type")!.startsWith("text/html"), r.text);
+      assert(r.text.includes(de["notice.badQueueForm"]) && r.text.includes(`lang="de"`), r.text);
+    }
   } finally {
     t.close();
   }

@@ -45,6 +45,20 @@ export const MESSAGE_KEYS = Object.keys(en) as MessageKey[];
 /** An operator's wording: per language, per key, the text that replaces the catalogue's. */
 export type MessageOverrides = Partial<Record<Lang, Partial<Record<MessageKey, string>>>>;
 
+/** The `{name}` marks in `text`. */
+function marksOf(text: string): string[] {
+  return [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+}
+
+/**
+ * The marks of `text` that message `key` has no value for (none: the wording fits). An operator's
+ * wording may leave a value out, but an unknown `{name}` would reach the visitor as written.
+ */
+export function unknownMarks(key: MessageKey, text: string): string[] {
+  const known = new Set(marksOf(en[key]));
+  return [...new Set(marksOf(text).filter((n) => !known.has(n)))];
+}
+
 /** The catalogue a page in `lang` uses: the built-in one with the queue's overrides on top. */
 export function messagesFor(lang: Lang, overrides?: MessageOverrides | null): Catalogue {
   const own = overrides?.[lang];
@@ -52,9 +66,26 @@ export function messagesFor(lang: Lang, overrides?: MessageOverrides | null): Ca
   const out = { ...CATALOGUES[lang] };
   for (const k of MESSAGE_KEYS) {
     const v = own[k];
-    if (typeof v === "string" && v.trim()) out[k] = v;
+    // A wording saved before its marks were checked falls back to the catalogue's, never "{pos}".
+    if (typeof v === "string" && v.trim() && !unknownMarks(k, v).length) out[k] = v;
   }
   return out;
+}
+
+/**
+ * The page's title or message in `lang`: the operator's own wording of `key` in this language
+ * when there is one (it is the translation of their text), else their branding text `own` unless
+ * it is still the built-in English `builtIn`, else the catalogue's.
+ */
+export function brandText(
+  lang: Lang,
+  m: Catalogue,
+  key: "page.title" | "page.message",
+  own: string,
+  builtIn: string,
+): string {
+  if (m[key] !== CATALOGUES[lang][key]) return m[key];
+  return own === builtIn ? m[key] : own;
 }
 
 /** The keys each page script reads (its props carry only these). */

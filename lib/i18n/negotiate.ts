@@ -16,6 +16,9 @@ export function matchLang(tag: string): Lang | null {
   if (exact) return exact;
   const [primary, ...rest] = t.split("-");
   if (primary === "zh") {
+    // The script subtag says which writing the reader wants (zh-Hans-HK: simplified, in Hong
+    // Kong); without one, the region where traditional characters are the usual ones.
+    if (rest.includes("hans")) return "zh-CN";
     return rest.some((r) => r === "hant" || r === "tw" || r === "hk" || r === "mo")
       ? "zh-TW"
       : "zh-CN";
@@ -29,7 +32,8 @@ export function fromAcceptLanguage(header: string | null | undefined): Lang | nu
   if (!header) return null;
   const ranges = header.slice(0, 1000).split(",").map((part, i) => {
     const [tag, ...params] = part.split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    // The weight's name is case-insensitive (RFC 9110: `Q=0.5` is `q=0.5`).
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith("q="));
     const quality = q ? Number(q.slice(2)) : 1;
     return { tag, quality: Number.isFinite(quality) ? quality : 0, i };
   }).filter((r) => r.quality > 0).sort((a, b) => b.quality - a.quality || a.i - b.i);

@@ -3,7 +3,7 @@
  * visitor asked for it on: its subject and text come from that language's catalogue (`mail.*`),
  * with the queue's own wording laid over it, so it reads like the waiting page it came from.
  */
-import { type MessageOverrides, messagesFor } from "../i18n/catalogues.ts";
+import { brandText, type MessageOverrides, messagesFor } from "../i18n/catalogues.ts";
 import { num, t } from "../i18n/format.ts";
 import { isLang, type Lang } from "../i18n/langs.ts";
 import { DEFAULT_BRANDING } from "../branding.ts";
@@ -24,8 +24,9 @@ export function turnMail(
 ): { subject: string; text: string } {
   const l: Lang = isLang(lang) ? lang : "en";
   const m = messagesFor(l, overrides);
-  // The built-in title is English: the page shows it in the visitor's language, so does this.
-  const title = p.title === DEFAULT_BRANDING.title ? m["page.title"] : p.title;
+  // The title as the page shows it: the operator's wording in this language, their own title, or
+  // (the built-in English one kept) the catalogue's.
+  const title = brandText(l, m, "page.title", p.title, DEFAULT_BRANDING.title);
   const near = p.near > 0;
   const subject = t(m, near ? "mail.subjectNear" : "mail.subjectTurn", { title });
   const lead = near ? t(m, "mail.leadNear", { count: num(l, p.near) }) : m["mail.leadTurn"];

@@ -16,7 +16,3 @@ export class RoomClosedError extends AppError {
     instanceMetrics.roomAdmissions.inc([queue, "reject"]);
   }
 }
-
-/** The closed page's wording when the operator wrote none. */
-export const CLOSED_DEFAULT_TEXT =
-  "This waiting room is closed right now. Please come back later; this page checks again by itself.";

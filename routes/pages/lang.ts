@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { cookieValue, isSecureRequest, visitorCookie } from "../../http/cookies.ts";
-import { type MessageOverrides, messagesFor } from "../../lib/i18n/catalogues.ts";
+import { brandText, type MessageOverrides, messagesFor } from "../../lib/i18n/catalogues.ts";
 import type { Lang } from "../../lib/i18n/langs.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { LANG_COOKIE, type LangHints, pickLang } from "../../lib/i18n/negotiate.ts";
@@ -60,13 +60,18 @@ export function selfUrl(c: Context, base: string): string {
 }
 
 /**
- * The branding's title and message in the page's language while the operator kept the built-in
- * English ones (their own words are shown as written).
+ * The branding's title and message in the page's language: the operator's wording of
+ * `page.title`/`page.message` in that language, else their own words as written, else (the
+ * built-in English ones kept) the catalogue's.
  */
-export function localTexts<T extends { title: string; message: string }>(b: T, m: Catalogue): T {
+export function localTexts<T extends { title: string; message: string }>(
+  b: T,
+  m: Catalogue,
+  lang: Lang,
+): T {
   return {
     ...b,
-    title: b.title === DEFAULT_BRANDING.title ? m["page.title"] : b.title,
-    message: b.message === DEFAULT_BRANDING.message ? m["page.message"] : b.message,
+    title: brandText(lang, m, "page.title", b.title, DEFAULT_BRANDING.title),
+    message: brandText(lang, m, "page.message", b.message, DEFAULT_BRANDING.message),
   };
 }

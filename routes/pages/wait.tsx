@@ -113,7 +113,7 @@ function waitingPage(
   const { queue, embed, returnPath } = r;
   const now = s.clock.now();
   const { lang, m } = pageLang(c, branding.messages);
-  const b = localTexts(pageBranding(branding), m);
+  const b = localTexts(pageBranding(branding), m, lang);
   const startRaw = c.req.query("start");
   const seen = startRaw && /^\d{1,8}$/.test(startRaw) ? Math.min(MAX_START, +startRaw) : 0;
   const start = view.position === undefined ? null : Math.max(seen, view.position);
@@ -229,7 +229,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     return waitingPage(c, s, await assets(), r, view, branding, destination, queueStatusCode);
   });
 
-  app.route("/", resumePageRoutes(s, assets));
+  app.route("/", resumePageRoutes(s, assets, notice));
 
   app.post("/wait/enter", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));

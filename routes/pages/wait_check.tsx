@@ -38,7 +38,7 @@ export async function checkPage(
 ): Promise<Response> {
   const branding = await s.engine.ctx.branding(queue);
   const { lang, m } = pageLang(c, branding.messages);
-  const b = localTexts(pageBranding(branding), m);
+  const b = localTexts(pageBranding(branding), m, lang);
   const url = new URL(c.req.url);
   const ts = details.turnstile as { siteKey: string } | null | undefined;
   const props: JoinCheckProps = {

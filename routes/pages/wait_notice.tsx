@@ -11,7 +11,7 @@ import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts"
 import { safeReturnPath } from "../../lib/destination.ts";
 import { type Branding, DEFAULT_BRANDING } from "../../lib/branding.ts";
 import { QUEUE_NAME_RE } from "../../lib/names.ts";
-import { CLOSED_DEFAULT_TEXT, RoomClosedError } from "../../lib/room/closed.ts";
+import { RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
 import { htmlPage } from "./html.tsx";
@@ -75,7 +75,7 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
     const q = c.req.query("queue") ?? "";
     const branding = await noticeBranding(s, QUEUE_NAME_RE.test(q) ? q : "");
     const { lang, m } = pageLang(c, branding.messages);
-    const b = localTexts(pageBranding(branding), m);
+    const b = localTexts(pageBranding(branding), m, lang);
     const heading = m[headingKey];
     const text = typeof textKey === "string"
       ? t(m, textKey, { seconds: unitOf(lang, retrySeconds ?? 0, "second") })
@@ -182,8 +182,14 @@ export function refusalPage(c: Context, n: Notices, e: unknown): Promise<Respons
   }
   if (e instanceof RoomClosedError) {
     // The operator's own text on the room's branding; the page checks again by itself.
-    const own = String(e.details.message || "") || CLOSED_DEFAULT_TEXT;
-    return notice(c, 503, "notice.closed", { own }, e.retryAfterSeconds);
+    const own = String(e.details.message || "");
+    return notice(
+      c,
+      503,
+      "notice.closed",
+      own ? { own } : "notice.closedText",
+      e.retryAfterSeconds,
+    );
   }
   if (e instanceof AppError && e.code === "queue_full") {
     return notice(c, 503, "notice.full", "notice.fullText", 30);

@@ -36,7 +36,7 @@ export async function previewPage(
   // The preview speaks the language the admin picked (`?lang=`, not kept as the admin's own
   // visitor language), with the draft's wording.
   const { lang, m } = pageLang(c, branding.messages, { keep: false });
-  const b = localTexts(pageBranding(branding), m);
+  const b = localTexts(pageBranding(branding), m, lang);
   const fifo = settings.mode === "queue";
   const view: WaitRoomProps["view"] = {
     queue,

@@ -22,6 +22,7 @@ import { QueueName } from "../schemas.ts";
 import { expectedOrigin } from "../admin/session.ts";
 import { siteOf } from "../resume.ts";
 import type { Assets } from "./assets.ts";
+import type { NoticeFn } from "./wait_notice.tsx";
 import { htmlPage } from "./html.tsx";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
 
@@ -43,7 +44,7 @@ export async function resumePage(
   const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING);
   const { lang, m } = pageLang(c, branding.messages);
-  const b = localTexts(pageBranding(branding), m);
+  const b = localTexts(pageBranding(branding), m, lang);
   const css = themeCss(b);
   const embed = c.req.query("embed") === "1";
   const heading = kind === "moved" ? m["resume.moved"] : m["resume.confirmMove"];
@@ -78,7 +79,11 @@ export async function resumePage(
 }
 
 /** `POST /wait/resume`: moves the place, then on to the waiting page. */
-export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
+export function resumePageRoutes(
+  s: Services,
+  assets: () => Promise<Assets>,
+  notice: NoticeFn,
+) {
   const app = new Hono();
   const base = s.config.BASE_PATH ?? "";
   app.post("/wait/resume", async (c) => {
@@ -95,7 +100,9 @@ export function resumePageRoutes(s: Services, assets: () => Promise<Assets>) {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
-    if (!QueueName.safeParse(queue).success) return c.text("Bad request: queue", 400); // i18n-ok
+    if (!QueueName.safeParse(queue).success) {
+      return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
+    }
     try {
       const current = await ticketOf(c, s.signer, queue);
       const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);

@@ -157,6 +157,8 @@ export const de: Catalogue = {
   "notice.rateText":
     "Viele Personen in Ihrem Netzwerk sind diesem Warteraum in der letzten Minute beigetreten. Diese Seite versucht es in {seconds} von selbst noch einmal.",
   "notice.closed": "Gerade geschlossen",
+  "notice.closedText":
+    "Dieser Warteraum ist gerade geschlossen. Bitte kommen Sie später wieder; diese Seite prüft von selbst erneut.",
   "notice.full": "Der Warteraum ist voll",
   "notice.fullText":
     "Gerade warten zu viele Personen. Diese Seite versucht es in {seconds} von selbst noch einmal.",

@@ -147,6 +147,8 @@ export const en = {
   "notice.rateText":
     "Many people on your network joined this waiting room in the last minute. This page tries again by itself in {seconds}.",
   "notice.closed": "Closed right now",
+  "notice.closedText":
+    "This waiting room is closed right now. Please come back later; this page checks again by itself.",
   "notice.full": "The waiting room is full",
   "notice.fullText":
     "Too many people are waiting right now. This page tries again by itself in {seconds}.",

@@ -150,6 +150,8 @@ export const es: Catalogue = {
   "notice.rateText":
     "Muchas personas de tu red se han unido a esta sala de espera en el último minuto. Esta página vuelve a intentarlo sola en {seconds}.",
   "notice.closed": "Cerrado en este momento",
+  "notice.closedText":
+    "Esta sala de espera está cerrada en este momento. Vuelve más tarde; esta página vuelve a comprobarlo por sí sola.",
   "notice.full": "La sala de espera está llena",
   "notice.fullText":
     "Hay demasiadas personas esperando ahora mismo. Esta página vuelve a intentarlo sola en {seconds}.",

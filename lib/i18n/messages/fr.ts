@@ -157,6 +157,8 @@ export const fr: Catalogue = {
   "notice.rateText":
     "Beaucoup de personnes de votre réseau ont rejoint cette salle d’attente au cours de la dernière minute. Cette page réessaie d’elle-même dans {seconds}.",
   "notice.closed": "Fermé pour le moment",
+  "notice.closedText":
+    "Cette salle d’attente est fermée pour le moment. Revenez plus tard ; cette page vérifie à nouveau d’elle-même.",
   "notice.full": "La salle d’attente est pleine",
   "notice.fullText":
     "Trop de personnes attendent en ce moment. Cette page réessaie d’elle-même dans {seconds}.",

@@ -150,6 +150,8 @@ export const it: Catalogue = {
   "notice.rateText":
     "Molte persone della tua rete sono entrate in questa sala d’attesa nell’ultimo minuto. Questa pagina riprova da sola tra {seconds}.",
   "notice.closed": "Chiuso in questo momento",
+  "notice.closedText":
+    "Questa sala d’attesa è chiusa in questo momento. Torna più tardi; questa pagina ricontrolla da sola.",
   "notice.full": "La sala d’attesa è piena",
   "notice.fullText":
     "Ci sono troppe persone in attesa in questo momento. Questa pagina riprova da sola tra {seconds}.",

@@ -148,6 +148,8 @@ export const ja: Catalogue = {
   "notice.rateText":
     "直前の 1 分間に、お使いのネットワークから多くの人がこの待合室に参加しました。このページは {seconds}後に自動で再試行します。",
   "notice.closed": "現在は受け付けていません",
+  "notice.closedText":
+    "この待合室は現在受け付けていません。時間をおいてお越しください。このページは自動でもう一度確認します。",
   "notice.full": "待合室は満員です",
   "notice.fullText":
     "現在、待っている人が多すぎます。このページは {seconds}後に自動で再試行します。",

@@ -148,6 +148,8 @@ export const ko: Catalogue = {
   "notice.rateText":
     "지난 1분 동안 사용자 네트워크에서 많은 사람이 이 대기실에 참여했습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",
   "notice.closed": "지금은 닫혀 있습니다",
+  "notice.closedText":
+    "이 대기실은 지금 닫혀 있습니다. 나중에 다시 와 주세요. 이 페이지가 알아서 다시 확인합니다.",
   "notice.full": "대기실이 가득 찼습니다",
   "notice.fullText":
     "지금 기다리는 사람이 너무 많습니다. 이 페이지는 {seconds} 후 자동으로 다시 시도합니다.",

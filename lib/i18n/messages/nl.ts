@@ -151,6 +151,8 @@ export const nl: Catalogue = {
   "notice.rateText":
     "Veel mensen op jouw netwerk zijn de afgelopen minuut deze wachtruimte binnengekomen. Deze pagina probeert het over {seconds} vanzelf opnieuw.",
   "notice.closed": "Op dit moment gesloten",
+  "notice.closedText":
+    "Deze wachtruimte is op dit moment gesloten. Kom later terug; deze pagina controleert vanzelf opnieuw.",
   "notice.full": "De wachtruimte is vol",
   "notice.fullText":
     "Er wachten nu te veel mensen. Deze pagina probeert het over {seconds} vanzelf opnieuw.",

@@ -154,6 +154,8 @@ export const pl: Catalogue = {
   "notice.rateText":
     "W ostatniej minucie do tej poczekalni dołączyło wiele osób z Twojej sieci. Ta strona sama spróbuje ponownie za {seconds}.",
   "notice.closed": "W tej chwili zamknięte",
+  "notice.closedText":
+    "Ta poczekalnia jest w tej chwili zamknięta. Wróć później; ta strona sama sprawdzi ponownie.",
   "notice.full": "Poczekalnia jest pełna",
   "notice.fullText":
     "W tej chwili czeka zbyt wiele osób. Ta strona sama spróbuje ponownie za {seconds}.",

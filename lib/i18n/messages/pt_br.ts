@@ -150,6 +150,8 @@ export const ptBR: Catalogue = {
   "notice.rateText":
     "Muitas pessoas da sua rede entraram nesta sala de espera no último minuto. Esta página tenta de novo sozinha em {seconds}.",
   "notice.closed": "Fechado no momento",
+  "notice.closedText":
+    "Esta sala de espera está fechada no momento. Volte mais tarde; esta página verifica de novo sozinha.",
   "notice.full": "A sala de espera está cheia",
   "notice.fullText":
     "Há muitas pessoas esperando agora. Esta página tenta de novo sozinha em {seconds}.",

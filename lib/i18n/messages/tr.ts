@@ -150,6 +150,8 @@ export const tr: Catalogue = {
   "notice.rateText":
     "Son bir dakikada ağınızdan birçok kişi bu bekleme odasına katıldı. Bu sayfa {seconds} sonra kendiliğinden yeniden deneyecek.",
   "notice.closed": "Şu anda kapalı",
+  "notice.closedText":
+    "Bu bekleme odası şu anda kapalı. Lütfen daha sonra tekrar gelin; bu sayfa kendiliğinden yeniden kontrol eder.",
   "notice.full": "Bekleme odası dolu",
   "notice.fullText":
     "Şu anda çok fazla kişi bekliyor. Bu sayfa {seconds} sonra kendiliğinden yeniden deneyecek.",

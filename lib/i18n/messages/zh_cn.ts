@@ -131,6 +131,7 @@ export const zhCN: Catalogue = {
   "notice.rateText":
     "过去一分钟内，您所在网络中有很多人加入了此候场室。本页面将在 {seconds}后自动重试。",
   "notice.closed": "目前已关闭",
+  "notice.closedText": "此等候室目前已关闭。请稍后再来；本页面会自动再次检查。",
   "notice.full": "候场室已满",
   "notice.fullText": "目前等候的人太多。本页面将在 {seconds}后自动重试。",
   "enqueue.unavailable": "暂时不可用",

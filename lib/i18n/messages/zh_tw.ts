@@ -131,6 +131,7 @@ export const zhTW: Catalogue = {
   "notice.rateText":
     "過去一分鐘內，您所在網路中有許多人加入了此候位室。此頁面將在 {seconds}後自動重試。",
   "notice.closed": "目前已關閉",
+  "notice.closedText": "此等候室目前已關閉。請稍後再來；本頁面會自動再次檢查。",
   "notice.full": "候位室已滿",
   "notice.fullText": "目前等候的人太多。此頁面將在 {seconds}後自動重試。",
   "enqueue.unavailable": "暫時無法使用",
