@@ -18,9 +18,10 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
+import { closedObject } from "../closed_object.ts";
 
 const Count = z.number().int().min(0).max(100_000_000);
-const Thresholds = z.object({
+const Thresholds = closedObject({
   joinsPerMinuteHigh: Count.nullable().openapi({
     description: "joins per minute at or above which the room starts queueing; null: not used",
   }),
@@ -65,7 +66,7 @@ const RoomView = z.object({
   updatedAt: z.number().int(),
 }).openapi("RoomSwitch");
 
-const Input = z.object({
+const Input = closedObject({
   queue: OptQueue,
   mode: Mode,
   closedMessage: z.string().max(MAX_CLOSED_MESSAGE).optional().openapi({

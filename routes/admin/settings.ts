@@ -14,6 +14,7 @@ import {
 } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
+import { closedObject } from "../closed_object.ts";
 
 /** The queue an admin write means: the named one, else the engine's default queue. */
 export async function pickQueue(s: Services, queue?: string): Promise<string> {
@@ -89,13 +90,13 @@ const modeRoute = write(
   "post",
   "/api/admin/mode",
   "Switch admission mode",
-  z.object({ queue: OptQueue, mode: ModeSchema }),
+  closedObject({ queue: OptQueue, mode: ModeSchema }),
 );
 const scheduleRoute = write(
   "put",
   "/api/admin/schedule",
   "Set the opening time (unix ms UTC, in the future: a past one is a 400) or null for open now",
-  z.object({
+  closedObject({
     queue: OptQueue,
     opensAt: z.number().int().min(0).max(8_640_000_000_000_000).nullable(),
   }),
@@ -105,19 +106,19 @@ const pauseRoute = write(
   "post",
   "/api/admin/pause",
   "Silent pause or resume (emits the `pause` webhook)",
-  z.object({ queue: OptQueue, paused: z.boolean() }),
+  closedObject({ queue: OptQueue, paused: z.boolean() }),
 );
 const rateRoute = write(
   "put",
   "/api/admin/rate",
   "Override the admission rate (admits per second)",
-  z.object({ queue: OptQueue, admitPerSecond: z.number().min(0.1).max(100000) }),
+  closedObject({ queue: OptQueue, admitPerSecond: z.number().min(0.1).max(100000) }),
 );
 const capacityRoute = write(
   "put",
   "/api/admin/capacity",
   "Set concurrent capacity (entered + holding)",
-  z.object({ queue: OptQueue, capacity: z.number().int().min(1).max(10_000_000) }),
+  closedObject({ queue: OptQueue, capacity: z.number().int().min(1).max(10_000_000) }),
 );
 const rateClearRoute = createRoute({
   method: "delete",
@@ -147,7 +148,7 @@ const limitsPutRoute = createRoute({
   summary: "Set the waiting-row cap (needs the current value and confirmChanges: true)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({
+    body: jsonBody(closedObject({
       queue: OptQueue,
       maxWaitingVisitors: z.number().int().min(1).max(50_000_000),
       previousMaxWaitingVisitors: z.number().int(),
