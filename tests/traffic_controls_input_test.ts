@@ -140,3 +140,31 @@ Deno.test("a misspelt field on a traffic-control write is a 400 naming it; nothi
     t.close();
   }
 });
+
+Deno.test("a body sent without a JSON content type is told which header to send", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    // What `curl -d '{...}'` sends when the operator forgets -H 'content-type: application/json'.
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const rate = await admin.req("PUT", "/api/admin/rate", '{"admitPerSecond":5}', form);
+    assertEquals(rate.status, 400, rate.text);
+    assertEquals(rate.json.error.code, "bad_request");
+    assert(
+      rate.json.error.message.includes("Content-Type: application/json") &&
+        rate.json.error.message.includes("application/x-www-form-urlencoded"),
+      rate.text,
+    );
+    const pause = await t.app.request("/pause", {
+      method: "POST",
+      headers: operator(t.config),
+      body: '{"queue":"default","paused":true}',
+    });
+    const text = await pause.text();
+    assertEquals(pause.status, 400, text);
+    assert(text.includes("Content-Type: application/json"), text);
+    assertEquals((await t.engine.metrics("default")).paused, false, "nothing changed");
+  } finally {
+    t.close();
+  }
+});
