@@ -168,3 +168,35 @@ Deno.test("a body sent without a JSON content type is told which header to send"
     t.close();
   }
 });
+
+Deno.test("a number out of range is told the field's own bound; a fraction, that it must be whole", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const cases: [string, string, Record<string, unknown>, string, RegExp][] = [
+      ["PUT", "/api/admin/schedule", { opensAt: 1e20 }, "opensAt", /<=8640000000000000/],
+      ["PUT", "/api/admin/capacity", { capacity: 1e300 }, "capacity", /<=10000000/],
+      ["POST", "/api/admin/priority-codes", { lane: "x", count: -1e300 }, "count", />=1/],
+      ["PUT", "/api/admin/capacity", { capacity: 2.5 }, "capacity", /whole number/],
+      [
+        "PUT",
+        "/api/admin/room",
+        { mode: "reject", retryAfterSeconds: 30.5 },
+        "retryAfterSeconds",
+        /whole number/,
+      ],
+    ];
+    for (const [method, path, body, field, words] of cases) {
+      const res = await admin.req(method, path, body);
+      assertEquals(res.status, 400, `${path} ${JSON.stringify(body)}: ${res.text}`);
+      const fields = res.json.error.details.fields as { path: string; message: string }[];
+      const mine = fields.filter((f) => f.path === field);
+      assertEquals(mine.length, 1, `one problem said of ${field}: ${res.text}`);
+      assert(words.test(mine[0].message), `${field}: ${mine[0].message}`);
+      assert(!/9007199254740991/.test(res.text), `no safe-integer bound: ${res.text}`);
+      assert(res.json.error.message.startsWith(`invalid request body: ${field}: `), res.text);
+    }
+  } finally {
+    t.close();
+  }
+});
