@@ -200,3 +200,29 @@ Deno.test("a number out of range is told the field's own bound; a fraction, that
     t.close();
   }
 });
+
+Deno.test("a time sent in seconds where milliseconds belong is shown as read", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const seconds = Math.floor(t.clock.now() / 1000) + 3600; // an hour ahead, but in seconds
+    const read = new Date(seconds).toISOString(); // what it means as milliseconds: 1970
+    const opening = await admin.req("PUT", "/api/admin/schedule", { opensAt: seconds });
+    assertEquals(opening.status, 400, opening.text);
+    assert(opening.json.error.message.includes(read), opening.text);
+    assert(opening.json.error.message.includes("unix milliseconds"), opening.text);
+    assertEquals(opening.json.error.details.fields[0].path, "opensAt");
+    await admin.req("PUT", "/api/admin/lanes", { lanes: [{ name: "members", share: 0.3 }] });
+    const code = await admin.req("POST", "/api/admin/priority-codes", {
+      lane: "members",
+      expiresAt: seconds,
+    });
+    assertEquals(code.status, 400, code.text);
+    assert(code.json.error.message.includes(read), code.text);
+    const settings = (await admin.req("GET", "/api/admin/queues")).json.queues[0];
+    assertEquals(settings.opensAt, null, "nothing changed");
+    assertEquals((await admin.req("GET", "/api/admin/priority-codes")).json.codes, []);
+  } finally {
+    t.close();
+  }
+});

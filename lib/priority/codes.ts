@@ -10,6 +10,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { AppError, BadRequestError, NotFoundError } from "../errors.ts";
+import { pastTime } from "../past_time.ts";
 import { hmac, randomId } from "../admin/secrets.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -89,9 +90,12 @@ export async function issueCodes(
 ): Promise<{ codes: string[]; records: PriorityCodeRecord[] }> {
   const now = clock.now();
   if (input.expiresAt !== null && input.expiresAt <= now) {
-    throw new BadRequestError("expiresAt: must be in the future", {
-      fields: [{ path: "expiresAt", message: "must be in the future" }],
-    });
+    throw new BadRequestError(
+      `expiresAt: must be in the future; ${pastTime(input.expiresAt, now)}`,
+      {
+        fields: [{ path: "expiresAt", message: "must be in the future" }],
+      },
+    );
   }
   const codes: string[] = [];
   const records: PriorityCodeRecord[] = [];

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
+import { pastTime } from "../../lib/past_time.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
 import {
   adminSecurity,
@@ -203,9 +204,14 @@ export function settingsRoutes(s: Services) {
     const { queue, opensAt } = c.req.valid("json");
     // A time already past would read as upcoming and open nothing: "open now" is null.
     if (opensAt !== null && opensAt <= s.clock.now()) {
-      throw new BadRequestError("opensAt: must be in the future (null opens the queue now)", {
-        fields: [{ path: "opensAt", message: "must be in the future", rule: { code: "custom" } }],
-      });
+      throw new BadRequestError(
+        `opensAt: must be in the future (null opens the queue now); ${
+          pastTime(opensAt, s.clock.now())
+        }`,
+        {
+          fields: [{ path: "opensAt", message: "must be in the future", rule: { code: "custom" } }],
+        },
+      );
     }
     return change(c, queue, "queue.schedule", { opensAt }, (q) => s.engine.setOpensAt(q, opensAt));
   });
