@@ -5,7 +5,7 @@
  * the counts) and answer (a provisional position until the sequencer numbers the join at the
  * next tick, see sequencer.ts).
  */
-import { laneBack } from "../priority/metrics.ts";
+import { laneBack, laneJoinView } from "../priority/metrics.ts";
 import {
   JoinUnconfirmedError,
   NotFoundError,
@@ -165,8 +165,9 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     ctx.noteArrival(q, v, -1);
     throw e;
   });
+  const view = provisionalView(ctx, q, visitor, v, position, await ctx.branding(q));
   return {
-    view: provisionalView(ctx, q, visitor, v, position, await ctx.branding(q)),
+    view: laneJoinView(ctx, view, v, lane, position),
     ticket: await ticketFor(ctx, q, visitor),
   };
 }
