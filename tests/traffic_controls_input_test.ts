@@ -28,6 +28,11 @@ async function settingsOf(admin: AdminClient) {
       "/api/admin/sessions",
       "/api/admin/return-grace",
       "/api/admin/join-limits",
+      "/api/admin/geo-block",
+      "/api/admin/bypass",
+      "/api/admin/health",
+      "/api/admin/origin",
+      "/api/admin/crawlers",
     ]
   ) out[path] = (await admin.req("GET", path)).json;
   return out;
@@ -102,6 +107,17 @@ Deno.test("a misspelt field on a traffic-control write is a 400 naming it; nothi
       ["PUT", "/api/admin/prequeue", { enabled: false, window: 5 }, "window"],
       ["PUT", "/api/admin/draw/publish", { published: true, publish: true }, "publish"],
       ["POST", "/api/admin/pass", { queue: "default", q: 1 }, "q"],
+      [
+        "PUT",
+        "/api/admin/geo-block",
+        { enabled: true, countries: ["RU"], ttlHours: 1 },
+        "countries",
+      ],
+      ["PUT", "/api/admin/bypass", { allowlist: "10.0.0.0/8" }, "allowlist"],
+      ["PUT", "/api/admin/health", { enabled: false, intervalSecond: 30 }, "intervalSecond"],
+      ["PUT", "/api/admin/origin", { enabled: false, origin: "https://x.test" }, "origin"],
+      ["PUT", "/api/admin/join-guards", { shadowline: true }, "shadowline"],
+      ["PUT", "/api/admin/crawlers", { crawler: "pass" }, "crawler"],
     ];
     for (const [method, path, body, field] of writes) {
       const res = await admin.req(method, path, body);
