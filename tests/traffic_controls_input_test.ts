@@ -242,3 +242,34 @@ Deno.test("a time sent in seconds where milliseconds belong is shown as read", a
     t.close();
   }
 });
+
+Deno.test("a closed room's blank text is no text: the default words are shown, not spaces", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const put = await admin.req("PUT", "/api/admin/room", {
+      mode: "reject",
+      closedMessage: "  \n ",
+    });
+    assertEquals(put.status, 200, put.text);
+    assertEquals(put.json.closedMessage, "", "stored as no text");
+    const join = await t.app.request("/join", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ queue: "default" }),
+    });
+    const body = await join.json();
+    assertEquals([join.status, body.error.code], [503, "room_closed"]);
+    assert(/closed right now/.test(body.error.message), JSON.stringify(body));
+    const page = await (await t.app.request("/wait?queue=default")).text();
+    assert(page.includes("This waiting room is closed right now."), "the default words");
+    // Text around which the operator left spaces is kept, without them.
+    const own = await admin.req("PUT", "/api/admin/room", {
+      mode: "reject",
+      closedMessage: "  Back at noon. ",
+    });
+    assertEquals(own.json.closedMessage, "Back at noon.");
+  } finally {
+    t.close();
+  }
+});
