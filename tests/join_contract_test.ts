@@ -48,3 +48,19 @@ Deno.test("each refusal of POST /join is documented under its status and code", 
     t.close();
   }
 });
+
+Deno.test("a check's refused query is documented: 400 on each /verify route", async () => {
+  const doc = parse(await Deno.readTextFile(new URL("../openapi.yaml", import.meta.url)));
+  const t = await makeApp();
+  try {
+    for (const path of ["/verify", "/verify/auth-request", "/verify/forward-auth"]) {
+      const res = await t.app.request(`${path}?queue=a&queue=b`);
+      const body = await res.json();
+      assertEquals([res.status, body.error.code], [400, "bad_request"], path);
+      const d = doc.paths[path].get.responses["400"]?.description ?? "";
+      assert(d.includes("`bad_request`"), `openapi.yaml GET ${path} lists its 400: ${d}`);
+    }
+  } finally {
+    t.close();
+  }
+});
