@@ -273,3 +273,26 @@ Deno.test("a closed room's blank text is no text: the default words are shown, n
     t.close();
   }
 });
+
+Deno.test("revoking a code of another queue without ?queue= says which queue was looked in", async () => {
+  const t = await makeApp({ QUEUES: ["default", "shop"] });
+  try {
+    const { client: admin } = await adminClient(t);
+    await admin.req("PUT", "/api/admin/lanes", {
+      queue: "shop",
+      lanes: [{ name: "members", share: 0.3 }],
+    });
+    const issued = await admin.req("POST", "/api/admin/priority-codes", {
+      queue: "shop",
+      lane: "members",
+    });
+    const id = issued.json.records[0].id;
+    const miss = await admin.req("DELETE", `/api/admin/priority-codes/${id}`);
+    assertEquals([miss.status, miss.json.error.code], [404, "not_found"]);
+    assert(miss.json.error.message.includes(`queue "default"`), miss.text);
+    const hit = await admin.req("DELETE", `/api/admin/priority-codes/${id}?queue=shop`);
+    assertEquals(hit.status, 200, hit.text);
+  } finally {
+    t.close();
+  }
+});

@@ -152,7 +152,9 @@ export async function revokeCode(
   return await retryCommit(async () => {
     const hash = (await kv.get<string>(keys.priorityCodeId(queue, id))).value;
     const entry = hash ? await kv.get<PriorityCodeRecord>(keys.priorityCode(queue, hash)) : null;
-    if (!hash || !entry?.value) throw new NotFoundError("not_found", `no priority code ${id}`);
+    if (!hash || !entry?.value) {
+      throw new NotFoundError("not_found", `no priority code ${id} in queue "${queue}"`);
+    }
     if (entry.value.revokedAt !== null) return entry.value;
     const next = { ...entry.value, revokedAt: clock.now() };
     const ok =
