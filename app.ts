@@ -156,6 +156,10 @@ async function createServices(deps: AppDeps): Promise<Services> {
   );
   // The line as this instance last read it (at most a second old; the join path reads it first).
   services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
+  services.rooms.lineClosed = (q) => {
+    const v = engine.ctx.freshView(q);
+    return v !== undefined && !engine.ctx.isOpen(v.settings, engine.ctx.now());
+  };
   // `queue_all`: everyone waits, even with capacity free (the join asks before going in at once).
   engine.ctx.queueAll = async (q) => (await services.rooms.effectiveMode(q)) === "queue_all";
   await services.mail.refresh();
