@@ -247,7 +247,9 @@ export function openApiDocument(app: OpenAPIHono) {
       version: VERSION,
       description: "Virtual waiting room: visitor, operator and system API. A request body " +
         "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
-        "`request_timeout` on every route of the service.",
+        "`request_timeout` on every route of the service; a body over " +
+        `${MAX_BODY_BYTES / 1024} KiB, 413 \`payload_too_large\`; a JSON body sent without ` +
+        "`Content-Type: application/json`, 400 `bad_request`.",
     },
   });
 }

@@ -64,3 +64,20 @@ Deno.test("a check's refused query is documented: 400 on each /verify route", as
     t.close();
   }
 });
+
+Deno.test("the contract says what a body over the limit or without a JSON type gets", async () => {
+  const doc = parse(await Deno.readTextFile(new URL("../openapi.yaml", import.meta.url)));
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const big = await admin.req("PUT", "/api/admin/room", {
+      mode: "reject",
+      closedMessage: "x".repeat(70_000),
+    });
+    assertEquals([big.status, big.json.error.code], [413, "payload_too_large"]);
+    assert(doc.info.description.includes("413 `payload_too_large`"), doc.info.description);
+    assert(doc.info.description.includes("Content-Type: application/json"), doc.info.description);
+  } finally {
+    t.close();
+  }
+});
