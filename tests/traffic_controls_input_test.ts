@@ -296,3 +296,31 @@ Deno.test("revoking a code of another queue without ?queue= says which queue was
     t.close();
   }
 });
+
+Deno.test("a Safety Net that could never calm (a lower threshold of 0) is refused", async () => {
+  const t = await makeApp();
+  try {
+    const { client: admin } = await adminClient(t);
+    const before = (await admin.req("GET", "/api/admin/room")).json;
+    for (
+      const [low, field] of [["joinsPerMinuteLow", "joinsPerMinute"], ["holdingLow", "holding"]]
+    ) {
+      const safetyNet: Record<string, number | null> = {
+        joinsPerMinuteHigh: null,
+        joinsPerMinuteLow: null,
+        holdingHigh: null,
+        holdingLow: null,
+        calmMinutes: 5,
+      };
+      safetyNet[`${field}High`] = 10;
+      safetyNet[low] = 0;
+      const res = await admin.req("PUT", "/api/admin/room", { mode: "auto", safetyNet });
+      assertEquals(res.status, 400, res.text);
+      assertEquals(res.json.error.details.fields[0].path, `safetyNet.${low}`, res.text);
+      assert(/at least 1/.test(res.json.error.message), res.text);
+    }
+    assertEquals((await admin.req("GET", "/api/admin/room")).json, before, "nothing changed");
+  } finally {
+    t.close();
+  }
+});

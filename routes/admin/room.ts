@@ -26,14 +26,14 @@ const Thresholds = closedObject({
     description: "joins per minute at or above which the room starts queueing; null: not used",
   }),
   joinsPerMinuteLow: Count.nullable().openapi({
-    description: "joins per minute below which it may stop (below joinsPerMinuteHigh)",
+    description: "joins per minute below which it may stop (1 or more, below joinsPerMinuteHigh)",
   }),
   holdingHigh: Count.nullable().openapi({
     description:
       "visitors holding slots at or above which the room starts queueing; null: not used",
   }),
   holdingLow: Count.nullable().openapi({
-    description: "holding below which it may stop (below holdingHigh)",
+    description: "holding below which it may stop (1 or more, below holdingHigh)",
   }),
   calmMinutes: z.number().int().min(1).max(MAX_CALM_MINUTES).openapi({
     description: "minutes both figures must stay below their lower thresholds before the " +
