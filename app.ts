@@ -156,6 +156,10 @@ async function createServices(deps: AppDeps): Promise<Services> {
   );
   // The line as this instance last read it (at most a second old; the join path reads it first).
   services.rooms.lineWaiting = (q) => engine.ctx.freshView(q)?.counts.waiting ?? 0;
+  services.rooms.lineClosed = (q) => {
+    const v = engine.ctx.freshView(q);
+    return v !== undefined && !engine.ctx.isOpen(v.settings, engine.ctx.now());
+  };
   // `queue_all`: everyone waits, even with capacity free (the join asks before going in at once).
   engine.ctx.queueAll = async (q) => (await services.rooms.effectiveMode(q)) === "queue_all";
   await services.mail.refresh();
@@ -243,7 +247,9 @@ export function openApiDocument(app: OpenAPIHono) {
       version: VERSION,
       description: "Virtual waiting room: visitor, operator and system API. A request body " +
         "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
-        "`request_timeout` on every route of the service.",
+        "`request_timeout` on every route of the service; a body over " +
+        `${MAX_BODY_BYTES / 1024} KiB, 413 \`payload_too_large\`; a JSON body sent without ` +
+        "`Content-Type: application/json`, 400 `bad_request`.",
     },
   });
 }

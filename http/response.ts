@@ -27,7 +27,7 @@ export function jsonResponse(body: unknown, status: number): Response {
 }
 
 /** Status and envelope of an `HTTPException` Hono's middleware threw (body limit, bad JSON). */
-function httpExceptionBody(err: HTTPException) {
+function httpExceptionBody(err: HTTPException, req: Request) {
   const status = err.status === 413 || err.status === 401 ? err.status : 400;
   if (status === 413) {
     return {
@@ -38,7 +38,13 @@ function httpExceptionBody(err: HTTPException) {
   if (status === 401) {
     return { status, body: errorBody("unauthorized", err.message || "unauthorized") };
   }
-  const msg = err.message || "bad request";
+  // A body without a JSON content type (curl -d sends a form type) is the validator's 415, whose
+  // own words ("Unsupported Media Type") do not say what to send instead.
+  const msg = err.status === 415
+    ? `send the body as JSON with Content-Type: application/json (got ${
+      JSON.stringify(req.headers.get("content-type") ?? "none")
+    })`
+    : err.message || "bad request";
   return {
     status,
     body: errorBody("bad_request", msg, { fields: [{ path: "body", message: msg }] }),
@@ -72,7 +78,7 @@ export function errorResponse(err: unknown, req: Request): Response {
     return withUnconfirmedTicket(res, err, req);
   }
   if (err instanceof HTTPException) {
-    const { status, body } = httpExceptionBody(err);
+    const { status, body } = httpExceptionBody(err, req);
     return jsonResponse(body, status);
   }
   const url = req.url;

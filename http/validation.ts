@@ -36,12 +36,33 @@ export function issueRule(i: any): FieldRule {
   return rule;
 }
 
+/**
+ * True for zod's own bound of an integer (the safe-integer range) when the field's real bound of
+ * the same kind failed too: `opensAt: 1e20` was told "<=9007199254740991" first, not its maximum.
+ */
+// deno-lint-ignore no-explicit-any
+function safeIntNoise(i: any, all: any[]): boolean {
+  if ((i.code !== "too_big" && i.code !== "too_small") || i.origin !== "int") return false;
+  if (Math.abs(num(i.maximum ?? i.minimum) ?? 0) !== Number.MAX_SAFE_INTEGER) return false;
+  const path = (i.path ?? []).join(".");
+  return all.some((o) => o !== i && o.code === i.code && (o.path ?? []).join(".") === path);
+}
+
+/** zod's words, where they leave a reader guessing ("expected int, received number" of 2.5). */
+// deno-lint-ignore no-explicit-any
+function messageOf(i: any): string {
+  if (i.code === "invalid_type" && i.expected === "int") {
+    return "Invalid input: expected a whole number, received a fraction";
+  }
+  return String(i.message);
+}
+
 /** The fields of a failed zod parse, each with its path, zod's message and the rule it broke. */
 // deno-lint-ignore no-explicit-any
 export function issueFields(issues: any[]): FieldProblem[] {
-  return issues.map((i) => ({
+  return issues.filter((i) => !safeIntNoise(i, issues)).map((i) => ({
     path: (i.path ?? []).join("."),
-    message: String(i.message),
+    message: messageOf(i),
     rule: issueRule(i),
   }));
 }

@@ -2,10 +2,16 @@ import { z } from "zod";
 import { trustedProxiesProblem } from "./client_ip.ts";
 import { MODES, QUEUE_NAME_RE } from "./names.ts";
 
-const positiveInt = (min: number, max: number) =>
-  z.string().trim().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(
-    z.number().int().min(min).max(max),
+// One message for a bad spelling and a value out of range, naming the range: "-1" was told it
+// "must be a whole number", and "5" got zod's "Too small: expected number to be >=10".
+const positiveInt = (min: number, max: number) => {
+  const words = `must be a whole number from ${min} to ${max}`;
+  return z.string().trim().regex(/^\d+$/, words).transform(Number).pipe(
+    z.number().int().min(min, words).max(max, words),
   );
+};
+
+const RATE_WORDS = "must be a number from 0.1 to 100000";
 
 const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
@@ -17,16 +23,16 @@ const EnvSchema = z.object({
   ).optional(),
   DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
   ADMISSION_MODE: z.enum(MODES).default("queue"),
-  ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, "must be a number")
-    .transform(Number).pipe(z.number().min(0.1).max(100000)).default(10),
+  ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, RATE_WORDS)
+    .transform(Number).pipe(z.number().min(0.1, RATE_WORDS).max(100000, RATE_WORDS)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),
   MAX_WAITING_VISITORS: positiveInt(1, 50_000_000).default(1_000_000),
   /** Default new places one client may take per minute in a new queue (0: no limit). */
   JOINS_PER_CLIENT_PER_MINUTE: positiveInt(0, 100_000).default(60),
   ACCESS_TOKEN_TTL_SECONDS: positiveInt(10, 86400 * 7).default(900),
-  QUEUES: z.string().default("default").transform((s) =>
-    s.split(",").map((q) => q.trim()).filter(Boolean)
-  ).pipe(
+  QUEUES: z.string().default("default").transform((
+    s,
+  ) => [...new Set(s.split(",").map((q) => q.trim()).filter(Boolean))]).pipe(
     z.array(z.string().regex(QUEUE_NAME_RE, "each name must match ^[a-z0-9][a-z0-9_-]{0,63}$")).min(
       1,
       "must name at least one queue",

@@ -19,9 +19,17 @@ import { validationHook } from "../http/validation.ts";
 
 const Query = z.object({
   queue: z.string().max(64).optional().openapi({
-    description: "accept only this queue's tokens (default: any queue)",
+    description: "accept only this queue's tokens (default: any queue; the default queue's " +
+      "own outside the paths its rules route to another queue)",
   }),
 });
+
+/** A check's own query refused: the proxy's configuration, not the visitor, is wrong. */
+const badQuery = {
+  description: "`?queue=` given twice or longer than 64 characters (`bad_request`): the proxy's " +
+    "configuration needs fixing (nginx answers the visitor 500 for it)",
+  content: errors[400].content,
+};
 
 const check = (
   path: string,
@@ -35,7 +43,7 @@ const check = (
     path,
     summary,
     request: { query: Query },
-    responses: { 204: { description: admitted }, ...denied },
+    responses: { 204: { description: admitted }, 400: badQuery, ...denied },
   });
 
 const verifyRoute = check(

@@ -12,6 +12,7 @@ import { audit } from "./admin/session.ts";
 import { bearerOf } from "./bearer.ts";
 import { errors, jsonBody, jsonOk, Metrics, ModeSchema, QueueName } from "./schemas.ts";
 import { validationHook } from "../http/validation.ts";
+import { closedObject } from "./closed_object.ts";
 
 /** Operator credential: `Authorization: Bearer <TOKEN_SECRET>` or `X-Service-Operator`. */
 export function operatorAuth(s: Services): MiddlewareHandler {
@@ -58,7 +59,9 @@ const admitRoute = createRoute({
   summary: "Force-admit up to count waiters (ignores the rate, respects capacity, pause, schedule)",
   security,
   request: {
-    body: jsonBody(z.object({ queue: QueueName, count: z.number().int().min(1).max(1_000_000) })),
+    body: jsonBody(
+      closedObject({ queue: QueueName, count: z.number().int().min(1).max(1_000_000) }),
+    ),
   },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), admitted: z.number().int() }), "admitted count"),
@@ -71,7 +74,7 @@ const modeRoute = createRoute({
   path: "/mode",
   summary: "Switch admission mode at run time",
   security,
-  request: { body: jsonBody(z.object({ queue: QueueName, mode: ModeSchema })) },
+  request: { body: jsonBody(closedObject({ queue: QueueName, mode: ModeSchema })) },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), mode: ModeSchema }), "new mode"),
     ...authErrors,
@@ -83,7 +86,7 @@ const pauseRoute = createRoute({
   path: "/pause",
   summary: "Silent pause or resume",
   security,
-  request: { body: jsonBody(z.object({ queue: QueueName, paused: z.boolean() })) },
+  request: { body: jsonBody(closedObject({ queue: QueueName, paused: z.boolean() })) },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), paused: z.boolean() }), "new pause state"),
     ...authErrors,

@@ -68,9 +68,13 @@ export function trafficPolicy(s: Services) {
     const hit = matchRules(rules, r);
     if (hit?.action === "bypass") return { kind: "pass", queue: own, claims: null, why: "bypass" };
     const queue = hit?.action === "route" ? hit.queue! : own;
-    // A routed path needs its own queue's token; elsewhere the caller's queue's (any queue's
-    // when it named none, as before).
-    const claims = await r.claims(hit?.action === "route" ? queue : r.queue);
+    // A routed path needs its own queue's token; elsewhere the caller's queue's. When it named
+    // none: the queue's own once its rules route a part of the site elsewhere (a `tickets` token
+    // opened the rest of the site, past its line), else any queue's, as before.
+    const split = rules.rules.some((x) => x.action === "route");
+    const claims = await r.claims(
+      hit?.action === "route" ? queue : r.queue ?? (split ? own : undefined),
+    );
     if (claims) return { kind: "pass", queue, claims, why: "token" };
     if (r.allowlisted && await soft(r.allowlisted(), () => false)) {
       return { kind: "pass", queue, claims: null, why: "allowlist" };

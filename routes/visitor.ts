@@ -46,15 +46,22 @@ const joinRoute = createRoute({
         "malformed, forged, expired, replayed, wrong_scope, wrong_purpose, too_easy, not_solved, " +
         "turnstile; a fresh challenge in `details.challenge`); the queue needs an enqueue token " +
         "(`enqueue_token_required`) or refused one (`enqueue_token_invalid`, `details.reason`: " +
-        "malformed, forged, expired, wrong_queue). See docs/abuse.md.",
+        "malformed, forged, expired, wrong_queue); a `priorityCode` was refused " +
+        "(`priority_code_invalid`, `details.reason`: malformed, unknown, expired, revoked, " +
+        "used_up; nothing counted). See docs/abuse.md and docs/traffic-policy.md.",
       content: errors[403].content,
     },
     404: errors[404],
+    429: {
+      description: "too many new places from this client's address (`rate_limited`, with " +
+        "`Retry-After`; `details.limitPerMinute`): the queue's per-client join limit",
+      content: errors[429].content,
+    },
     503: {
       description: "waiting-row cap reached (`queue_full`), the queue needs enqueue tokens " +
-        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`), or the operator " +
+        "and the service has no ENQUEUE_SECRET (`enqueue_token_unavailable`), the operator " +
         "closed the room (`room_closed`, with `Retry-After`; `details.message` is the " +
-        "operator's text)",
+        "operator's text), or a pre-queue's window has not opened yet (`not_open`)",
       content: errors[503].content,
     },
   },

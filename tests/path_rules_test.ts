@@ -165,6 +165,21 @@ Deno.test("each kind of rule through the origin proxy and the forward-auth check
     assertEquals(ok.status, 200);
     await ok.body?.cancel();
 
+    // Once a part of the site is routed to another queue, that queue's token opens only that
+    // part: the rest waits in the default queue's line (a tickets token opened /shop).
+    const shop = await get("/shop", { authorization: `Bearer ${tick}` });
+    assertEquals([shop.status, shop.headers.get("location")], [302, "/wait?return=%2Fshop"]);
+    const mine = await get("/shop", { authorization: `Bearer ${dflt}` });
+    assertEquals(mine.status, 200);
+    await mine.body?.cancel();
+    const shopCheck = await t.fetch(
+      new Request("http://localhost/verify/auth-request", {
+        headers: { "x-original-uri": "/shop", authorization: `Bearer ${tick}` },
+      }),
+      infoFor("198.51.100.1"),
+    );
+    assertEquals(shopCheck.status, 401, "the checks say the same");
+
     // The checks decide the same from the original URI.
     const check = (uri: string, ip = "198.51.100.1") =>
       t.fetch(

@@ -193,7 +193,10 @@ Deno.test("the Safety Net: passthrough until joins cross the threshold, back aft
     assertEquals(set.status, 200, set.text);
     assertEquals(set.json.effectiveMode, "passthrough");
     assertEquals(set.json.safetyNetState.queueing, false);
-    await t.engine.setPaused("default", true); // a normal join then waits: easy to tell apart
+    // A normal join then waits, the one slot being taken: easy to tell apart. (Not a pause: a
+    // calm Safety Net yields to a pause, tests/safety_net_closed_test.ts.)
+    await t.engine.setCapacity("default", 1);
+    await t.engine.join("default", null, "slot-holder-1", { records: [] });
 
     for (let i = 0; i < 5; i++) assertEquals((await new Client(t.app).join()).status, 200);
     // The joins' own step of this second (it waits for their counts to be written) ends first.
@@ -225,7 +228,7 @@ Deno.test("the Safety Net: passthrough until joins cross the threshold, back aft
     await other.engine.settings("default"); // the other instance's view of the line, refreshed
     assertEquals(await other.services.rooms.effectiveMode("default"), "normal");
     assertEquals((await new Client(other.app).join()).status, 202, "behind the line left");
-    await t.engine.setPaused("default", false);
+    await t.engine.setCapacity("default", 100);
     await t.engine.admit("default", 10);
     assertEquals((await t.engine.metrics("default")).waiting, 0, "the line drained");
     t.clock.advance(1000);

@@ -22,7 +22,7 @@ import { countRefusal } from "./refusals.ts";
 import { ChallengeFailedError } from "../challenge/errors.ts";
 import type { JoinGuardSettings } from "../guard/settings.ts";
 import { RoomClosedError } from "../room/closed.ts";
-import { countPassthrough } from "../room/passthrough.ts";
+import { countPassthrough, holdsPassthrough } from "../room/passthrough.ts";
 import type { RoomSwitches } from "../room/switches.ts";
 
 /** Who is asking: the client IP (`CLIENT_IP_HEADER` or the socket) and the edge's country. */
@@ -134,9 +134,12 @@ async function joinUnderRules(
     throw new RoomClosedError(q, room.record.closedMessage, room.record.retryAfterSeconds);
   }
   if (room.effective === "passthrough") {
+    const now = s.clock.now();
+    const again = holdsPassthrough(ticket, q, now, s.config.ACCESS_TOKEN_TTL_SECONDS);
     const out = await bypassJoin(s, q, ticket, visitorId);
-    // Counted for the metrics and the slots it holds (summed in memory, written once a second).
-    countPassthrough(s.access.hits, q, s.clock.now());
+    // Counted for the metrics and the slots it holds (summed in memory, written once a second),
+    // once per visitor while its slot is held.
+    if (!again) countPassthrough(s.access.hits, q, now);
     return out;
   }
   // A priority code with a place held already in the main line: the code is redeemed first (a

@@ -10,6 +10,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { AppError, BadRequestError, NotFoundError } from "../errors.ts";
+import { pastTime } from "../past_time.ts";
 import { hmac, randomId } from "../admin/secrets.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -89,9 +90,12 @@ export async function issueCodes(
 ): Promise<{ codes: string[]; records: PriorityCodeRecord[] }> {
   const now = clock.now();
   if (input.expiresAt !== null && input.expiresAt <= now) {
-    throw new BadRequestError("expiresAt: must be in the future", {
-      fields: [{ path: "expiresAt", message: "must be in the future" }],
-    });
+    throw new BadRequestError(
+      `expiresAt: must be in the future; ${pastTime(input.expiresAt, now)}`,
+      {
+        fields: [{ path: "expiresAt", message: "must be in the future" }],
+      },
+    );
   }
   const codes: string[] = [];
   const records: PriorityCodeRecord[] = [];
@@ -148,7 +152,9 @@ export async function revokeCode(
   return await retryCommit(async () => {
     const hash = (await kv.get<string>(keys.priorityCodeId(queue, id))).value;
     const entry = hash ? await kv.get<PriorityCodeRecord>(keys.priorityCode(queue, hash)) : null;
-    if (!hash || !entry?.value) throw new NotFoundError("not_found", `no priority code ${id}`);
+    if (!hash || !entry?.value) {
+      throw new NotFoundError("not_found", `no priority code ${id} in queue "${queue}"`);
+    }
     if (entry.value.revokedAt !== null) return entry.value;
     const next = { ...entry.value, revokedAt: clock.now() };
     const ok =

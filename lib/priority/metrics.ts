@@ -4,6 +4,9 @@
  * reads once a second (its head and the gone log, like any position), and how many it admitted.
  */
 import { lineOf, type QueueContext, type QueueView } from "../queue/context.ts";
+import { drawPending } from "../queue/prequeue_phase.ts";
+import { estimateWaitSeconds } from "../queue/timeslot.ts";
+import type { VisitorView } from "../queue/types.ts";
 import { firstSeq } from "./line.ts";
 
 /** One priority lane's figures (`QueueMetrics.lanes`). */
@@ -37,4 +40,28 @@ export function laneBack(ctx: QueueContext, v: QueueView, lane: string): number 
   const slot = v.lanes?.slots[lane];
   if (slot === undefined || !v.lanes!.lanes.some((l) => l.name === lane)) return null;
   return laneSize(ctx, v, slot) + 1;
+}
+
+/**
+ * A join's answer `out` made for a place at `position` of lane `lane`'s line: the lane named, its
+ * pace, no main-line counts, as its status says once the join is numbered (the main line's answer
+ * named no lane and promised the main line's pace). Unchanged when the queue has no such lane or
+ * a pre-queue's draw is pending (lanes apply after the opening).
+ */
+export function laneJoinView(
+  ctx: QueueContext,
+  out: VisitorView,
+  v: QueueView,
+  lane: string | undefined,
+  position: number,
+): VisitorView {
+  const l = lane === undefined ? undefined : v.lanes?.lanes.find((x) => x.name === lane);
+  if (!l || v.lanes?.slots[l.name] === undefined || drawPending(v.settings)) return out;
+  const { waiting: _w, ahead: _a, behind: _b, estimatedWaitSeconds: _e, ...rest } = out;
+  const view: VisitorView = { ...rest, lane: l.name, position, positionExact: false };
+  if (!v.settings.paused && !v.settings.healthPaused) {
+    const pace = ctx.lineRate(v) * (l.share ?? 1);
+    view.estimatedWaitSeconds = estimateWaitSeconds(ctx.now(), null, position, pace);
+  }
+  return view;
 }

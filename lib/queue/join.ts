@@ -5,7 +5,7 @@
  * the counts) and answer (a provisional position until the sequencer numbers the join at the
  * next tick, see sequencer.ts).
  */
-import { laneBack } from "../priority/metrics.ts";
+import { laneBack, laneJoinView } from "../priority/metrics.ts";
 import {
   JoinUnconfirmedError,
   NotFoundError,
@@ -148,9 +148,17 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     const admitted = await admitAtOnce(ctx, j);
     if (admitted) return admitted;
   }
-  // The seconds other instances filled (read once a second): the check-in budget is shared.
-  await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
   const back = ctx.noteArrival(q, v);
+  const undo = (e: unknown): never => {
+    ctx.noteArrival(q, v, -1);
+    throw e;
+  };
+  // The cap again, with the row taken: joins in flight together all passed the count above (30
+  // at once took 20 rows under a cap of 5).
+  if (back > max) undo(new QueueFullError(q, max));
+  // The seconds other instances filled (read once a second): the check-in budget is shared.
+  await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000)
+    .catch(undo);
   // A join into a priority lane: the back of that lane's line (its own positions).
   const position = lane === undefined ? back : laneBack(ctx, v, lane) ?? back;
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
@@ -164,12 +172,10 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     mark: [now, ctx.instance, arrival],
   };
   if (lane !== undefined) visitor.lane = lane;
-  await writer.write({ ...j, visitor, checkin }).catch((e) => {
-    ctx.noteArrival(q, v, -1);
-    throw e;
-  });
+  await writer.write({ ...j, visitor, checkin }).catch(undo);
+  const view = provisionalView(ctx, q, visitor, v, position, await ctx.branding(q));
   return {
-    view: provisionalView(ctx, q, visitor, v, position, await ctx.branding(q)),
+    view: laneJoinView(ctx, view, v, lane, position),
     ticket: await ticketFor(ctx, q, visitor),
   };
 }

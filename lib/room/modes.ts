@@ -74,7 +74,8 @@ export function applyRoomSwitch(
 ): RoomSwitchRecord {
   const next: RoomSwitchRecord = {
     mode: input.mode,
-    closedMessage: input.closedMessage ?? prev.closedMessage,
+    // Blank is no text (the default one is shown): "   " was the whole of a closed room's answer.
+    closedMessage: (input.closedMessage ?? prev.closedMessage).trim(),
     retryAfterSeconds: input.retryAfterSeconds ?? prev.retryAfterSeconds,
     safetyNet: input.safetyNet === undefined ? prev.safetyNet : input.safetyNet,
     updatedAt: now,

@@ -26,6 +26,23 @@ export function countPassthrough(hits: HitCounter, q: string, now: number): void
 }
 
 /**
+ * True when `ticket` is that of a passthrough (or allowlist) admission to `q` whose token still
+ * holds its slot: the visitor joining again (a reload, `/wait` opened again) is not counted a
+ * second time. One browser reloading ten times counted ten slots and ten arrivals, enough to
+ * set off a Safety Net with nobody else there. Such tickets carry no arrival number and no
+ * check-in time (a waiting place's ticket always has a check-in time).
+ */
+export function holdsPassthrough(
+  ticket: { queue: string; seq: number; nextCheckAt: number; iat: number } | null,
+  q: string,
+  now: number,
+  ttlSeconds: number,
+): boolean {
+  if (!ticket || ticket.queue !== q || ticket.seq !== 0 || ticket.nextCheckAt !== 0) return false;
+  return now < (ticket.iat + ttlSeconds) * 1000;
+}
+
+/**
  * Slots held by passthrough visitors of `q`: those admitted within the last `ttlSeconds` (their
  * tokens' lifetime). Buckets older than twice that are deleted on the way.
  */

@@ -99,6 +99,9 @@ export function thresholdProblems(t: SafetyNetThresholds): [string, string][] {
     if (h !== null && l === null) out.push([lo, "needed when its start threshold is set"]);
     if (h !== null && l !== null && l >= h) {
       out.push([lo, `must be below the start threshold (${l} is not below ${h})`]);
+    } else if (l === 0) {
+      // Nothing falls below 0: a room that started queueing would never let everyone in again.
+      out.push([lo, "must be at least 1 (no figure falls below 0, so the room would never calm)"]);
     }
   };
   pair("joinsPerMinuteHigh", "joinsPerMinuteLow");

@@ -66,10 +66,19 @@ export class RoomSwitches {
    */
   lineWaiting: (q: string) => number = () => 0;
 
-  /** `state` with a calm Safety Net's passthrough held back while a line is left. */
+  /**
+   * Whether `q` is closed to admission now as this instance last read it (paused, health-paused,
+   * before its opening time or its pre-queue's draw). A calm Safety Net let everyone in through a
+   * pause, an unhealthy origin's throttle and a scheduled opening: its passthrough is automatic,
+   * and yields to those; an operator's explicit `passthrough` does not.
+   */
+  lineClosed: (q: string) => boolean = () => false;
+
+  /** `state` with a calm Safety Net's passthrough held back while a line is left or closed. */
   #withLine(q: string, state: RoomSwitchState): RoomSwitchState {
     if (state.record.mode !== "auto" || state.effective !== "passthrough") return state;
-    return this.lineWaiting(q) > 0 ? { ...state, effective: "normal" } : state;
+    const hold = this.lineWaiting(q) > 0 || this.lineClosed(q);
+    return hold ? { ...state, effective: "normal" } : state;
   }
 
   /** The cached effective mode while fresh, else null (the hot paths' synchronous look). */

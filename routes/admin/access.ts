@@ -23,6 +23,7 @@ import {
 import { adminPutRoute, adminRoute, healthProbeFields, HealthSnapshotView } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
+import { closedObject } from "../closed_object.ts";
 
 const BypassView = z.object({
   allowlistText: z.string().openapi({ description: "as saved, comments and blank lines kept" }),
@@ -30,14 +31,14 @@ const BypassView = z.object({
   updatedAt: z.number().int().nullable(),
 }).openapi("BypassSettings");
 
-const BypassInput = z.object({
+const BypassInput = closedObject({
   allowlistText: z.string().max(MAX_ALLOWLIST_CHARS).openapi({
     description:
       `IPv4/IPv6 addresses and CIDR ranges, one per line (at most ${MAX_ALLOWLIST_ENTRIES}); ` +
       "`#` starts a comment. Each bad line is reported in the 400's `details.lines`.",
     example: "203.0.113.7\n10.0.0.0/8 # office\n2001:db8::/32",
   }),
-}).strict().openapi("BypassInput");
+}).openapi("BypassInput");
 
 /** The country block as the admin app reads it (also inside `GET /api/admin/metrics`). */
 export const GeoBlockView = z.object({
@@ -53,7 +54,7 @@ export const GeoBlockView = z.object({
   }),
 }).openapi("GeoBlock");
 
-const GeoBlockInput = z.object({
+const GeoBlockInput = closedObject({
   enabled: z.boolean(),
   countriesText: z.string().max(4000).optional().openapi({
     description: "ISO 3166-1 alpha-2 codes, one per line, any case, `#` comments; omitted keeps " +
@@ -63,7 +64,7 @@ const GeoBlockInput = z.object({
   ttlHours: z.number().min(1).max(720).optional().openapi({
     description: "required when enabling; the block ends ttlHours after this save",
   }),
-}).strict().superRefine((b, ctx) => {
+}).superRefine((b, ctx) => {
   if (b.enabled && b.ttlHours === undefined) {
     ctx.addIssue({
       code: "custom",
@@ -105,7 +106,7 @@ const CONFIG_KEYS = [
   "recoveries",
 ] as const;
 
-const HealthInput = z.object({
+const HealthInput = closedObject({
   enabled: z.boolean().optional().openapi({ description: "config form: required" }),
   url: z.string().max(2048).refine((u) => u === "" || isProbeUrl(u), {
     message: "must be an http:// or https:// URL without credentials",
@@ -117,7 +118,7 @@ const HealthInput = z.object({
   override: z.enum(["healthy", "unhealthy"]).nullable().optional().openapi({
     description: "override form, alone: force a state, or null to clear the override",
   }),
-}).strict().superRefine((b, ctx) => {
+}).superRefine((b, ctx) => {
   const config = CONFIG_KEYS.filter((k) => b[k] !== undefined);
   if (b.override !== undefined && config.length > 0) {
     ctx.addIssue({

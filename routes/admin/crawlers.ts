@@ -16,6 +16,7 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { closedObject } from "../closed_object.ts";
 
 const Mode = z.enum(CRAWLER_MODES).openapi({
   description: "what a search engine crawler verified by reverse-then-forward DNS gets: `queue` " +
@@ -50,11 +51,11 @@ const putRoute = createRoute({
   security: adminSecurity,
   request: {
     body: jsonBody(
-      z.object({
+      closedObject({
         queue: OptQueue,
         crawlers: Mode.optional(),
         queueStatusCode: StatusCode.optional(),
-      }).strict(),
+      }),
     ),
   },
   responses: { 200: jsonOk(CrawlersView, "the saved rules"), ...errs(400, 401, 403, 404) },

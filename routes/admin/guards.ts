@@ -6,6 +6,7 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, JoinGuardCounts, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { pickQueue } from "./settings.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
+import { closedObject } from "../closed_object.ts";
 
 const Mode = z.enum(["off", "on", "auto"]).openapi({
   description: "bot challenge on join: never, always, or automatic (on while the join rate or " +
@@ -64,7 +65,7 @@ const putRoute = createRoute({
   security: adminSecurity,
   request: {
     body: jsonBody(
-      z.object({
+      closedObject({
         queue: OptQueue,
         challenge: Mode.optional(),
         provider: Provider.optional(),
@@ -74,7 +75,7 @@ const putRoute = createRoute({
         requireEnqueueToken: z.boolean().optional(),
         shadowLine: z.boolean().optional(),
         shadowOverLimitFactor: num("shadowOverLimitFactor").optional(),
-      }).strict(),
+      }),
     ),
   },
   responses: { 200: jsonOk(GuardsView, "the saved guards"), ...errs(400, 401, 403, 404) },

@@ -5,6 +5,7 @@ import { readTraffic, trafficCsv } from "../../lib/traffic.ts";
 import { checkUpdates } from "../../lib/updates.ts";
 import { isHttpsUrl } from "../../lib/destination.ts";
 import { outboundGuard } from "../../lib/outbound/guard.ts";
+import { closedObject } from "../closed_object.ts";
 import {
   readWebhookSettings,
   saveWebhookSettings,
@@ -30,7 +31,7 @@ const WebhookSettingsView = z.object({
   }),
 }).openapi("WebhookSettings");
 
-const WebhookSettingsInput = z.object({
+const WebhookSettingsInput = closedObject({
   enabled: z.boolean(),
   url: WebhookUrl,
   events: z.array(z.enum(WEBHOOK_EVENTS)).max(3),
@@ -71,7 +72,7 @@ const testWebhookRoute = createRoute({
     body: {
       required: false,
       content: {
-        "application/json": { schema: z.object({ queue: QueueName.optional() }) },
+        "application/json": { schema: closedObject({ queue: QueueName.optional() }) },
       },
     },
   },

@@ -5,6 +5,7 @@ import { MAX_JOINS_PER_CLIENT_PER_MINUTE } from "../../lib/access/client_limit.t
 import { refusalsLastHour } from "../../lib/access/refusals.ts";
 import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
 
@@ -36,7 +37,9 @@ const putRoute = createRoute({
   summary: "Set a queue's per-client limit on new places (null: back to the default)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ queue: OptQueue, joinsPerClientPerMinute: PerMinute.nullable() })),
+    body: jsonBody(
+      closedObject({ queue: OptQueue, joinsPerClientPerMinute: PerMinute.nullable() }),
+    ),
   },
   responses: { 200: jsonOk(JoinLimitsView, "the new limit"), ...errs(400, 401, 403, 404) },
 });

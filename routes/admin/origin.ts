@@ -10,6 +10,7 @@ import { outboundGuard } from "../../lib/outbound/guard.ts";
 import { adminPutRoute, adminRoute } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
+import { closedObject } from "../closed_object.ts";
 
 const OriginViewSchema = z.object({
   enabled: z.boolean().openapi({ description: "the proxy runs (effective)" }),
@@ -27,7 +28,7 @@ const OriginViewSchema = z.object({
   }).nullable(),
 }).openapi("OriginSettings");
 
-const OriginInput = z.object({
+const OriginInput = closedObject({
   enabled: z.boolean(),
   url: z.string().max(2048).refine(isOriginUrl, {
     message: "must be an http:// or https:// URL without credentials, query or fragment",
@@ -35,7 +36,7 @@ const OriginInput = z.object({
     description: "the origin's base URL; omitted or null: ORIGIN_URL",
     example: "https://shop.internal:8080",
   }),
-}).strict().openapi("OriginInput");
+}).openapi("OriginInput");
 
 const PATH = "/api/admin/origin";
 const getRoute = adminRoute(

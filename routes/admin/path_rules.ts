@@ -10,8 +10,9 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk, QueueName } from "../schemas.ts";
 import { type AdminEnv, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
+import { closedObject } from "../closed_object.ts";
 
-const Rule = z.object({
+const Rule = closedObject({
   match: z.enum(RULE_MATCHES).openapi({
     description: "`path` (a pattern: `*` within a segment, `**` across), `asset` (file " +
       "extensions, comma-separated), `query` (`name` or `name=value`), `address` (IP or CIDR)",
@@ -45,7 +46,7 @@ const putRoute = createRoute({
   summary: "Replace a queue's path rules (an ordered list; first match wins)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ queue: OptQueue, rules: z.array(Rule).max(MAX_RULES) })),
+    body: jsonBody(closedObject({ queue: OptQueue, rules: z.array(Rule).max(MAX_RULES) })),
   },
   responses: { 200: jsonOk(RulesView, "the new rules"), ...errs(400, 401, 403, 404) },
 });

@@ -9,6 +9,7 @@ import { PREQUEUE_MAX_MINUTES } from "../../lib/queue/prequeue_phase.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { PREQUEUE_WORDS } from "../../lib/queue/wording.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { DRAW_COMMITTED_409, OptQueue, pickQueue, settingsChange, write } from "./settings.ts";
 
@@ -16,7 +17,7 @@ const prequeueRoute = write(
   "put",
   "/api/admin/prequeue",
   `Turn the pre-queue on or off. ${PREQUEUE_WORDS}`,
-  z.object({
+  closedObject({
     queue: OptQueue,
     enabled: z.boolean(),
     windowMinutes: z.number().int().min(1).max(PREQUEUE_MAX_MINUTES).optional().openapi({
@@ -36,7 +37,7 @@ const publishRoute = createRoute({
   description: "Publishing shows anyone the number of participants of each draw.",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ queue: OptQueue, published: z.boolean() })),
+    body: jsonBody(closedObject({ queue: OptQueue, published: z.boolean() })),
   },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), published: z.boolean() }), "the new state"),

@@ -21,9 +21,10 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
+import { closedObject } from "../closed_object.ts";
 
 const LaneName = z.string().regex(LANE_NAME_RE, "a-z, 0-9, _ and -, up to 32 characters");
-const Lane = z.object({
+const Lane = closedObject({
   name: LaneName,
   share: z.number().gt(0).lt(1).optional().openapi({
     description: "share of each second's admissions (0.3 = 30%)",
@@ -64,7 +65,7 @@ const lanesPut = createRoute({
   summary: "Set a queue's priority lanes (shares of each second's admissions, or strict)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({ queue: OptQueue, lanes: z.array(Lane).max(MAX_LANES) })),
+    body: jsonBody(closedObject({ queue: OptQueue, lanes: z.array(Lane).max(MAX_LANES) })),
   },
   responses: { 200: jsonOk(LanesView, "the new lanes"), ...errs(400, 401, 403, 404) },
 });
@@ -85,7 +86,7 @@ const codesPost = createRoute({
   summary: "Issue priority codes for a lane (the codes are returned once, here)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({
+    body: jsonBody(closedObject({
       queue: OptQueue,
       lane: LaneName,
       count: z.number().int().min(1).max(MAX_CODES_PER_ISSUE).default(1),

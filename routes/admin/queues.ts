@@ -14,6 +14,7 @@ import {
   ModeSchema,
   QueueName,
 } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { MAX_QUEUES, QueueSettingsView, settingsView } from "./settings.ts";
 import type { QueueTombstone } from "../../lib/queue/remove.ts";
@@ -51,7 +52,7 @@ const createQueueRoute = createRoute({
   description: "A deleted queue's name is 409 `conflict` until its last access token expired.",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({
+    body: jsonBody(closedObject({
       name: QueueName,
       mode: ModeSchema.optional(),
       admitPerSecond: z.number().min(0.1).max(100000).optional(),

@@ -6,6 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
 
@@ -39,7 +40,7 @@ const putRoute = createRoute({
   path: "/api/admin/return-grace",
   summary: "Set how long a queue keeps a silent waiter's place",
   security: adminSecurity,
-  request: { body: jsonBody(z.object({ queue: OptQueue, returnGraceSeconds: Grace })) },
+  request: { body: jsonBody(closedObject({ queue: OptQueue, returnGraceSeconds: Grace })) },
   responses: { 200: jsonOk(ReturnGraceView, "the new grace"), ...errs(400, 401, 403, 404) },
 });
 

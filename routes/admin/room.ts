@@ -18,21 +18,22 @@ import { validationHook } from "../../http/validation.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
+import { closedObject } from "../closed_object.ts";
 
 const Count = z.number().int().min(0).max(100_000_000);
-const Thresholds = z.object({
+const Thresholds = closedObject({
   joinsPerMinuteHigh: Count.nullable().openapi({
     description: "joins per minute at or above which the room starts queueing; null: not used",
   }),
   joinsPerMinuteLow: Count.nullable().openapi({
-    description: "joins per minute below which it may stop (below joinsPerMinuteHigh)",
+    description: "joins per minute below which it may stop (1 or more, below joinsPerMinuteHigh)",
   }),
   holdingHigh: Count.nullable().openapi({
     description:
       "visitors holding slots at or above which the room starts queueing; null: not used",
   }),
   holdingLow: Count.nullable().openapi({
-    description: "holding below which it may stop (below holdingHigh)",
+    description: "holding below which it may stop (1 or more, below holdingHigh)",
   }),
   calmMinutes: z.number().int().min(1).max(MAX_CALM_MINUTES).openapi({
     description: "minutes both figures must stay below their lower thresholds before the " +
@@ -65,7 +66,7 @@ const RoomView = z.object({
   updatedAt: z.number().int(),
 }).openapi("RoomSwitch");
 
-const Input = z.object({
+const Input = closedObject({
   queue: OptQueue,
   mode: Mode,
   closedMessage: z.string().max(MAX_CLOSED_MESSAGE).optional().openapi({

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { BadRequestError } from "../../lib/errors.ts";
+import { pastTime } from "../../lib/past_time.ts";
 import type { QueueSettings } from "../../lib/queue/types.ts";
 import {
   adminSecurity,
@@ -14,6 +15,7 @@ import {
 } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
+import { closedObject } from "../closed_object.ts";
 
 /** The queue an admin write means: the named one, else the engine's default queue. */
 export async function pickQueue(s: Services, queue?: string): Promise<string> {
@@ -89,13 +91,13 @@ const modeRoute = write(
   "post",
   "/api/admin/mode",
   "Switch admission mode",
-  z.object({ queue: OptQueue, mode: ModeSchema }),
+  closedObject({ queue: OptQueue, mode: ModeSchema }),
 );
 const scheduleRoute = write(
   "put",
   "/api/admin/schedule",
   "Set the opening time (unix ms UTC, in the future: a past one is a 400) or null for open now",
-  z.object({
+  closedObject({
     queue: OptQueue,
     opensAt: z.number().int().min(0).max(8_640_000_000_000_000).nullable(),
   }),
@@ -105,19 +107,19 @@ const pauseRoute = write(
   "post",
   "/api/admin/pause",
   "Silent pause or resume (emits the `pause` webhook)",
-  z.object({ queue: OptQueue, paused: z.boolean() }),
+  closedObject({ queue: OptQueue, paused: z.boolean() }),
 );
 const rateRoute = write(
   "put",
   "/api/admin/rate",
   "Override the admission rate (admits per second)",
-  z.object({ queue: OptQueue, admitPerSecond: z.number().min(0.1).max(100000) }),
+  closedObject({ queue: OptQueue, admitPerSecond: z.number().min(0.1).max(100000) }),
 );
 const capacityRoute = write(
   "put",
   "/api/admin/capacity",
   "Set concurrent capacity (entered + holding)",
-  z.object({ queue: OptQueue, capacity: z.number().int().min(1).max(10_000_000) }),
+  closedObject({ queue: OptQueue, capacity: z.number().int().min(1).max(10_000_000) }),
 );
 const rateClearRoute = createRoute({
   method: "delete",
@@ -147,7 +149,7 @@ const limitsPutRoute = createRoute({
   summary: "Set the waiting-row cap (needs the current value and confirmChanges: true)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({
+    body: jsonBody(closedObject({
       queue: OptQueue,
       maxWaitingVisitors: z.number().int().min(1).max(50_000_000),
       previousMaxWaitingVisitors: z.number().int(),
@@ -202,9 +204,14 @@ export function settingsRoutes(s: Services) {
     const { queue, opensAt } = c.req.valid("json");
     // A time already past would read as upcoming and open nothing: "open now" is null.
     if (opensAt !== null && opensAt <= s.clock.now()) {
-      throw new BadRequestError("opensAt: must be in the future (null opens the queue now)", {
-        fields: [{ path: "opensAt", message: "must be in the future", rule: { code: "custom" } }],
-      });
+      throw new BadRequestError(
+        `opensAt: must be in the future (null opens the queue now); ${
+          pastTime(opensAt, s.clock.now())
+        }`,
+        {
+          fields: [{ path: "opensAt", message: "must be in the future", rule: { code: "custom" } }],
+        },
+      );
     }
     return change(c, queue, "queue.schedule", { opensAt }, (q) => s.engine.setOpensAt(q, opensAt));
   });

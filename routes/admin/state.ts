@@ -11,6 +11,7 @@ import { destinationFor } from "../../lib/destination.ts";
 import { readWebhookSettings } from "../../lib/webhooks_settings.ts";
 import { bearerOnly } from "../bearer.ts";
 import { adminSecurity, errs, HealthSnapshotView, jsonOk, Metrics, QueueName } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit, secureCookies } from "./session.ts";
 import { pickQueue } from "./settings.ts";
 import { GeoBlockView } from "./access.ts";
@@ -66,7 +67,7 @@ const passRoute = createRoute({
   security: adminSecurity,
   request: {
     body: {
-      content: { "application/json": { schema: z.object({ queue: QueueName.optional() }) } },
+      content: { "application/json": { schema: closedObject({ queue: QueueName.optional() }) } },
     },
   },
   responses: {

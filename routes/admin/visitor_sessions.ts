@@ -17,6 +17,7 @@ import {
   writeSessionSettings,
 } from "../../lib/session/settings.ts";
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { closedObject } from "../closed_object.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { OptQueue, pickQueue } from "./settings.ts";
 
@@ -52,7 +53,7 @@ const putRoute = createRoute({
   summary: "Set a queue's visitor session settings (fields left out keep their value)",
   security: adminSecurity,
   request: {
-    body: jsonBody(z.object({
+    body: jsonBody(closedObject({
       queue: OptQueue,
       sessionMode: z.enum(SESSION_MODES).optional(),
       sessionIdleSeconds: Idle.optional(),

@@ -1,0 +1,54 @@
+/**
+ * A join into a priority lane is answered like its status: the lane named, its position in that
+ * lane's line and a wait at the lane's pace. The sweep found the join's answer (the 202 an API
+ * client reads first) naming no lane and promising the main line's pace and counts, while the
+ * status a second later said `lane: "members"`: a client checking that its code took effect was
+ * told it had not.
+ */
+import { assert, assertEquals } from "./assert.ts";
+import { Client, makeApp } from "./helpers.ts";
+import { adminClient } from "./admin_helpers.ts";
+
+const Q = "default";
+
+Deno.test("a code's join answer names its lane, its place there and the lane's pace", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1 });
+  try {
+    const { client: admin } = await adminClient(t);
+    const lanes = await admin.req("PUT", "/api/admin/lanes", {
+      lanes: [{ name: "members", share: 0.2 }],
+    });
+    assertEquals(lanes.status, 200, lanes.text);
+    await t.setBranding({ showWaitingCount: true });
+    // The one slot taken, then a main line of five: everyone after waits.
+    assertEquals((await new Client(t.app).join(Q)).status, 200);
+    for (let i = 0; i < 5; i++) assertEquals((await new Client(t.app).join(Q)).status, 202);
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const issued = await admin.req("POST", "/api/admin/priority-codes", { lane: "members" });
+    const codes = issued.json.codes as string[];
+    const member = new Client(t.app);
+    const joined = await member.req("POST", "/join", { queue: Q, priorityCode: codes[0] });
+    assertEquals(joined.status, 202, joined.text);
+    assertEquals(joined.json.lane, "members", joined.text);
+    assertEquals(joined.json.position, 1, "first in its lane, not sixth in the main line");
+    assertEquals(joined.json.positionExact, false);
+    assert(!("ahead" in joined.json) && !("behind" in joined.json), joined.text);
+
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const status = await member.status(Q);
+    assertEquals([status.json.lane, status.json.position], ["members", 1], status.text);
+    assertEquals(
+      joined.json.estimatedWaitSeconds,
+      status.json.estimatedWaitSeconds,
+      "the join promised the lane's pace, as its status does",
+    );
+    // A main-line join beside it is answered as before.
+    const plain = await new Client(t.app).join(Q);
+    assertEquals(plain.status, 202, plain.text);
+    assert(!("lane" in plain.json), plain.text);
+  } finally {
+    t.close();
+  }
+});
