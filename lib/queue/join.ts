@@ -153,8 +153,7 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     ctx.noteArrival(q, v, -1);
     throw e;
   };
-  // The cap again, with the row taken: joins in flight together all passed the count above (30
-  // at once took 20 rows under a cap of 5).
+  // The cap again, with the row taken: joins in flight together all passed the count above.
   if (back > max) undo(new QueueFullError(q, max));
   // The seconds other instances filled (read once a second): the check-in budget is shared.
   await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000)

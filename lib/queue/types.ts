@@ -97,10 +97,7 @@ export interface Visitor {
    * takes its place at its next write.
    */
   round?: number;
-  /**
-   * The priority lane a code or lane token gave this join. Its line is the arrival number's range
-   * (lib/priority/line.ts): a lane removed before numbering leaves the visitor in the main line.
-   */
+  /** The priority lane a code or lane token gave this join (its line: lib/priority/line.ts). */
   lane?: string;
   /** Sliding session: when a renewal last wrote this record (lib/session/keeper.ts). */
   seenAt?: number;
