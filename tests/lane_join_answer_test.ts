@@ -34,6 +34,10 @@ Deno.test("a code's join answer names its lane, its place there and the lane's p
     assertEquals(joined.json.position, 1, "first in its lane, not sixth in the main line");
     assertEquals(joined.json.positionExact, false);
     assert(!("ahead" in joined.json) && !("behind" in joined.json), joined.text);
+    // Its status before the tick numbers it says the same (it said the main line's sixth place).
+    const early = await member.status(Q);
+    assertEquals([early.json.lane, early.json.position], ["members", 1], early.text);
+    assertEquals(early.json.positionExact, false, early.text);
 
     t.clock.advance(1000);
     await t.engine.tick(Q);

@@ -24,6 +24,7 @@ import { planCheckIn, sumCheckins } from "./checkins.ts";
 import type { Branding } from "../branding.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
+import { laneBack, laneJoinView } from "../priority/metrics.ts";
 import { frozenForDraw } from "./prequeue.ts";
 import { placedEntry } from "./placement.ts";
 import { retryAfterDraw, waitForDraw } from "./draw_wait.ts";
@@ -36,10 +37,7 @@ import {
 } from "./view.ts";
 
 /** A visitor call's result: the view, and a fresh ticket when the schedule changed. */
-export interface Outcome {
-  view: VisitorView;
-  ticket?: string;
-}
+export type Outcome = { view: VisitorView; ticket?: string };
 
 /** Rejects a ticket for another queue or a visitor id that does not match it. */
 export function checkTicket(q: string, t: TicketClaims | null, visitorId?: string): TicketClaims {
@@ -376,9 +374,10 @@ function farBehind(v: QueueView): number | null {
 /**
  * The answer to a join not numbered yet, written nowhere (only the sequencer writes an unnumbered
  * record); one due meanwhile is asked back the next second, after the tick, by its ticket. Its
- * place: the numbered waiters plus the arrivals before its own, listed while the view's backlog is
- * short, else the back of the line as last read (listing a long backlog for each of its statuses,
- * every second until the tick numbers them, took the CPU the ticks needed: bench/RESULTS.md).
+ * place: in a lane, the back of the lane's line (as its join was told); else the numbered waiters
+ * plus the arrivals before its own, listed while the view's backlog is short, else the back of the
+ * line as last read (listing a long backlog for each of its statuses, every second until the tick
+ * numbers them, took the CPU the ticks needed: bench/RESULTS.md).
  */
 async function unnumbered(
   ctx: QueueContext,
@@ -389,7 +388,7 @@ async function unnumbered(
   const now = ctx.now();
   const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
   const asked = { ...rec, nextCheckAt: nca };
-  let position = farBehind(v);
+  let position = (rec.lane === undefined ? null : laneBack(ctx, v, rec.lane)) ?? farBehind(v);
   if (position === null) {
     let ahead = 0;
     const end = keys.arrival(q, ...rec.mark!);
@@ -397,8 +396,9 @@ async function unnumbered(
     for await (const _ of list) ahead++;
     position = v.counts.waiting - v.pending + ahead + 1;
   }
+  const view = provisionalView(ctx, q, asked, v, position, await ctx.branding(q));
   return {
-    view: provisionalView(ctx, q, asked, v, position, await ctx.branding(q)),
+    view: laneJoinView(ctx, view, v, rec.lane, position),
     ...(nca === rec.nextCheckAt ? {} : { ticket: await ticketFor(ctx, q, asked) }),
   };
 }
