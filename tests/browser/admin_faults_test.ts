@@ -1,0 +1,60 @@
+/**
+ * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
+ * real server: a session that ends while a form is being edited must not throw the edit away.
+ */
+import type { Browser } from "playwright-core";
+import { assert, assertEquals } from "../assert.ts";
+import { ADMIN_PASSWORD, ADMIN_USER, type AdminServer, startAdminServer } from "./admin_helper.ts";
+import { launchBrowser } from "./helper.ts";
+
+const T = { timeout: 15_000 };
+
+Deno.test({
+  name: "admin faults: a session that ends mid-edit keeps the edit and signs in over it",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const s: AdminServer = await startAdminServer(["default"]);
+    let browser: Browser | undefined;
+    try {
+      const { session } = await s.claim();
+      await s.completeSetup(session);
+      // Sign-in runs the built-in check (no widget to click in this test).
+      const use = await s.call("POST", "/api/admin/challenge/use-builtin", undefined, undefined, {
+        authorization: `Bearer ${s.config.TOKEN_SECRET}`,
+      });
+      assertEquals(use.status, 200, JSON.stringify(use.json));
+      browser = await launchBrowser();
+      const ctx = await s.signedIn(browser, session);
+      const page = await ctx.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`${s.base}/admin#admission`);
+      const rate = page.getByLabel("Visitors admitted per second");
+      await rate.waitFor(T);
+      await rate.fill("25");
+
+      // The session ends elsewhere (signed out in another tab, or expired) while the form is open.
+      assertEquals((await s.call("POST", "/api/admin/logout", {}, session)).status, 200);
+      await page.getByRole("button", { name: "Set rate" }).click();
+
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("Your session ended").waitFor(T);
+      assertEquals(await rate.inputValue(), "25", "the edit is still there");
+      assert(await page.getByRole("tablist").isVisible(), "the control room stays open");
+
+      await dialog.getByLabel("Username").fill(ADMIN_USER);
+      await dialog.getByLabel("Password").fill(ADMIN_PASSWORD);
+      await dialog.getByRole("button", { name: "Sign in" }).click();
+      await dialog.waitFor({ state: "detached", ...T });
+      assertEquals(await rate.inputValue(), "25", "still there after signing in");
+      await page.getByRole("button", { name: "Set rate" }).click();
+      await page.getByText("Rate set to 25 per second.").waitFor(T);
+      assertEquals((await s.services.engine.settings("default")).admitPerSecond, 25);
+      assertEquals(errors, []);
+    } finally {
+      await browser?.close();
+      await s.close();
+    }
+  },
+});
