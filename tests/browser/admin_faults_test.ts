@@ -1,8 +1,9 @@
 /**
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
- * real server: a session that ends while a form is being edited must not throw the edit away.
+ * real server: a session that ends while a form is being edited must not throw the edit away, and
+ * a save in one tab must not put back, unseen, what another tab saved meanwhile.
  */
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
 import { ADMIN_PASSWORD, ADMIN_USER, type AdminServer, startAdminServer } from "./admin_helper.ts";
 import { launchBrowser } from "./helper.ts";
@@ -52,6 +53,62 @@ Deno.test({
       await page.getByText("Rate set to 25 per second.").waitFor(T);
       assertEquals((await s.services.engine.settings("default")).admitPerSecond, 25);
       assertEquals(errors, []);
+    } finally {
+      await browser?.close();
+      await s.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "admin faults: two tabs editing the branding do not undo each other's saves unseen",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const s: AdminServer = await startAdminServer(["default"]);
+    let browser: Browser | undefined;
+    try {
+      const { session } = await s.claim();
+      await s.completeSetup(session);
+      browser = await launchBrowser();
+      const ctx = await s.signedIn(browser, session);
+      const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+      for (const p of [a, b]) {
+        await p.goto(`${s.base}/admin#branding`);
+        await p.getByLabel(/^All queues/).check(T);
+        await p.getByLabel("Title", { exact: true }).waitFor(T);
+      }
+      const save = async (p: Page, field: string, value: string, said: string | RegExp) => {
+        await p.getByLabel(field, { exact: true }).fill(value);
+        await p.getByRole("button", { name: "Save branding" }).click();
+        await p.locator(".status").filter({ hasText: said }).waitFor(T);
+      };
+      const stored = async () =>
+        (await s.call("GET", "/api/admin/branding", undefined, session)).json;
+
+      // Different fields: both saves stand.
+      await save(a, "Title", "Title from A", "Branding saved");
+      await save(b, "Message", "Message from B", "Branding saved");
+      assertEquals([(await stored()).title, (await stored()).message], [
+        "Title from A",
+        "Message from B",
+      ]);
+
+      // The same field: the later save names the clash, and cancelling keeps the other save.
+      await save(b, "Title", "Title from B", "Branding saved");
+      await a.getByLabel("Title", { exact: true }).fill("Title again from A");
+      await a.getByRole("button", { name: "Save branding" }).click();
+      const dialog = a.getByRole("dialog");
+      await dialog.getByText("Title: saved by someone else").waitFor(T);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await a.locator(".status").filter({ hasText: "Not saved" }).waitFor(T);
+      assertEquals((await stored()).title, "Title from B");
+      assertEquals(await a.getByLabel("Title", { exact: true }).inputValue(), "Title again from A");
+      // Saying "Replace" saves it.
+      await a.getByRole("button", { name: "Save branding" }).click();
+      await dialog.getByRole("button", { name: "Replace" }).click();
+      await a.locator(".status").filter({ hasText: "Branding saved" }).waitFor(T);
+      assertEquals((await stored()).title, "Title again from A");
     } finally {
       await browser?.close();
       await s.close();
