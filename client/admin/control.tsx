@@ -14,6 +14,7 @@ import { AccessTab } from "./tabs/access.tsx";
 import { EdgeTab } from "./tabs/edge.tsx";
 import { TeamTab } from "./tabs/team.tsx";
 import { SystemTab } from "./tabs/system.tsx";
+import { leaveUnsaved } from "./unsaved.ts";
 
 const TABS: [string, string, FunctionComponent<TabProps>][] = [
   ["live", "Live", LiveTab],
@@ -63,7 +64,8 @@ export function ControlRoom({ boot }: ScreenProps) {
       removeEventListener("tg-queues-changed", loadQueues);
     };
   }, []);
-  const open = (id: string, focus = false) => {
+  const open = async (id: string, focus = false) => {
+    if (id !== tab && !(await leaveUnsaved())) return;
     setTab(id);
     history.replaceState(null, "", `#${id}`);
     if (focus) refs.current[TABS.findIndex(([t]) => t === id)]?.focus();
@@ -85,8 +87,13 @@ export function ControlRoom({ boot }: ScreenProps) {
         <select
           id="queue-pick"
           value={queue}
-          onChange={(e) => {
-            const q = (e.target as HTMLSelectElement).value;
+          onChange={async (e) => {
+            const select = e.target as HTMLSelectElement;
+            const q = select.value;
+            if (!(await leaveUnsaved())) {
+              select.value = queue;
+              return;
+            }
             setQueue(q);
             localStorage.setItem("tg-admin-queue", q);
           }}

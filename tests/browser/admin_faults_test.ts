@@ -1,7 +1,8 @@
 /**
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
  * real server: a session that ends while a form is being edited must not throw the edit away, and
- * a save in one tab must not put back, unseen, what another tab saved meanwhile.
+ * a save in one tab must not put back, unseen, what another tab saved meanwhile, and leaving a
+ * tab, a queue or the page with an unsaved edit asks first.
  */
 import type { Browser, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -109,6 +110,74 @@ Deno.test({
       await dialog.getByRole("button", { name: "Replace" }).click();
       await a.locator(".status").filter({ hasText: "Branding saved" }).waitFor(T);
       assertEquals((await stored()).title, "Title again from A");
+    } finally {
+      await browser?.close();
+      await s.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "admin faults: leaving a tab, a queue or the page with an unsaved edit asks first",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const s: AdminServer = await startAdminServer(["default", "shop"]);
+    let browser: Browser | undefined;
+    try {
+      const { session } = await s.claim();
+      await s.completeSetup(session);
+      browser = await launchBrowser();
+      const ctx = await s.signedIn(browser, session);
+      const page = await ctx.newPage();
+      await page.goto(`${s.base}/admin#admission`);
+      const rate = page.getByLabel("Visitors admitted per second");
+      await rate.waitFor(T);
+      await rate.fill("25");
+      const dialog = page.getByRole("dialog");
+
+      // Another tab: asked; staying keeps the edit.
+      await page.getByRole("tab", { name: "Branding" }).click();
+      await dialog.getByText("not saved yet").waitFor(T);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      assertEquals(await rate.inputValue(), "25");
+      assertEquals(
+        await page.getByRole("tab", { name: "Admission" }).getAttribute("aria-selected"),
+        "true",
+      );
+
+      // Another queue: asked; staying keeps the edit and the queue.
+      const pick = page.getByLabel("Queue", { exact: true });
+      await pick.selectOption("shop");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      assertEquals([await pick.inputValue(), await rate.inputValue()], ["default", "25"]);
+
+      // Closing the page: the browser's own question.
+      let asked = "";
+      page.on("dialog", (d) => {
+        asked = d.type();
+        void d.dismiss();
+      });
+      await page.close({ runBeforeUnload: true });
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals(asked, "beforeunload");
+
+      // Once saved, nothing is asked.
+      const p2 = await ctx.newPage();
+      await p2.goto(`${s.base}/admin#admission`);
+      const rate2 = p2.getByLabel("Visitors admitted per second");
+      await rate2.waitFor(T);
+      await rate2.fill("30");
+      await p2.getByRole("button", { name: "Set rate" }).click();
+      await p2.getByText("Rate set to 30 per second.").waitFor(T);
+      await p2.getByRole("tab", { name: "Branding" }).click();
+      await p2.getByLabel("Title", { exact: true }).waitFor(T);
+      // Leaving on purpose drops the edit.
+      await p2.getByLabel(/^All queues/).check();
+      await p2.getByLabel("Title", { exact: true }).fill("Unsaved title");
+      await p2.getByRole("tab", { name: "Live" }).click();
+      await p2.getByRole("dialog").getByRole("button", { name: "Leave without saving" }).click();
+      await p2.getByRole("tab", { name: "Live", selected: true }).waitFor(T);
     } finally {
       await browser?.close();
       await s.close();
