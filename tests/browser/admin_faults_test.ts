@@ -2,7 +2,7 @@
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
  * real server: a session that ends while a form is being edited must not throw the edit away, and
  * a save in one tab must not put back, unseen, what another tab saved meanwhile, and leaving a
- * tab, a queue or the page with an unsaved edit asks first.
+ * tab, a queue or the page with an unsaved edit asks first; a failure says what it means in words.
  */
 import type { Browser, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -178,6 +178,53 @@ Deno.test({
       await p2.getByRole("tab", { name: "Live" }).click();
       await p2.getByRole("dialog").getByRole("button", { name: "Leave without saving" }).click();
       await p2.getByRole("tab", { name: "Live", selected: true }).waitFor(T);
+    } finally {
+      await browser?.close();
+      await s.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "admin faults: a proxy's error page or an internal error is said in words, not a number",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const s: AdminServer = await startAdminServer(["default"]);
+    let browser: Browser | undefined;
+    try {
+      const { session } = await s.claim();
+      await s.completeSetup(session);
+      browser = await launchBrowser();
+      const page = await (await s.signedIn(browser, session)).newPage();
+      await page.goto(`${s.base}/admin#admission`);
+      const rate = page.getByLabel("Visitors admitted per second");
+      await rate.waitFor(T);
+      await rate.fill("25");
+      const card = page.locator("section.card", {
+        has: page.getByRole("heading", { name: "Admission rate" }),
+      });
+      const answers: [number, string, string, string][] = [
+        [502, "text/html", "<html><h1>502 Bad Gateway</h1><hr>nginx</html>", "did not answer"],
+        [
+          500,
+          "application/json",
+          JSON.stringify({ error: { code: "internal", message: "internal error", details: {} } }),
+          "failed on this request",
+        ],
+        [418, "text/plain", "teapot", "unexpected answer"],
+      ];
+      for (const [status, contentType, body, words] of answers) {
+        await page.route("**/api/admin/rate", (r) => r.fulfill({ status, contentType, body }));
+        await page.getByRole("button", { name: "Set rate" }).click();
+        const line = card.locator(".status").filter({ hasText: words });
+        await line.waitFor(T);
+        const text = await line.innerText();
+        assert(text.includes("reload to see whether it was kept"), text);
+        assert(!/answered \d+/.test(text), text);
+        await page.unroute("**/api/admin/rate");
+      }
+      assertEquals(await rate.inputValue(), "25", "the form keeps the value");
     } finally {
       await browser?.close();
       await s.close();
