@@ -2,232 +2,239 @@
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
  * real server: a session that ends while a form is being edited must not throw the edit away, and
  * a save in one tab must not put back, unseen, what another tab saved meanwhile, and leaving a
- * tab, a queue or the page with an unsaved edit asks first; a failure says what it means in words.
+ * tab, a queue or the page with an unsaved edit asks first; a failure says what it means in words,
+ * and a refused path rule names its line, the word that is wrong and what it may be.
  */
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
 import { ADMIN_PASSWORD, ADMIN_USER, type AdminServer, startAdminServer } from "./admin_helper.ts";
 import { launchBrowser } from "./helper.ts";
 
 const T = { timeout: 15_000 };
 
-Deno.test({
-  name: "admin faults: a session that ends mid-edit keeps the edit and signs in over it",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const s: AdminServer = await startAdminServer(["default"]);
-    let browser: Browser | undefined;
-    try {
-      const { session } = await s.claim();
-      await s.completeSetup(session);
-      // Sign-in runs the built-in check (no widget to click in this test).
-      const use = await s.call("POST", "/api/admin/challenge/use-builtin", undefined, undefined, {
-        authorization: `Bearer ${s.config.TOKEN_SECRET}`,
-      });
-      assertEquals(use.status, 200, JSON.stringify(use.json));
-      browser = await launchBrowser();
-      const ctx = await s.signedIn(browser, session);
-      const page = await ctx.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(e.message));
-      await page.goto(`${s.base}/admin#admission`);
-      const rate = page.getByLabel("Visitors admitted per second");
-      await rate.waitFor(T);
-      await rate.fill("25");
-
-      // The session ends elsewhere (signed out in another tab, or expired) while the form is open.
-      assertEquals((await s.call("POST", "/api/admin/logout", {}, session)).status, 200);
-      await page.getByRole("button", { name: "Set rate" }).click();
-
-      const dialog = page.getByRole("dialog");
-      await dialog.getByText("Your session ended").waitFor(T);
-      assertEquals(await rate.inputValue(), "25", "the edit is still there");
-      assert(await page.getByRole("tablist").isVisible(), "the control room stays open");
-
-      await dialog.getByLabel("Username").fill(ADMIN_USER);
-      await dialog.getByLabel("Password").fill(ADMIN_PASSWORD);
-      await dialog.getByRole("button", { name: "Sign in" }).click();
-      await dialog.waitFor({ state: "detached", ...T });
-      assertEquals(await rate.inputValue(), "25", "still there after signing in");
-      await page.getByRole("button", { name: "Set rate" }).click();
-      await page.getByText("Rate set to 25 per second.").waitFor(T);
-      assertEquals((await s.services.engine.settings("default")).admitPerSecond, 25);
-      assertEquals(errors, []);
-    } finally {
-      await browser?.close();
-      await s.close();
-    }
-  },
-});
-
-Deno.test({
-  name: "admin faults: two tabs editing the branding do not undo each other's saves unseen",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const s: AdminServer = await startAdminServer(["default"]);
-    let browser: Browser | undefined;
-    try {
-      const { session } = await s.claim();
-      await s.completeSetup(session);
-      browser = await launchBrowser();
-      const ctx = await s.signedIn(browser, session);
-      const [a, b] = [await ctx.newPage(), await ctx.newPage()];
-      for (const p of [a, b]) {
-        await p.goto(`${s.base}/admin#branding`);
-        await p.getByLabel(/^All queues/).check(T);
-        await p.getByLabel("Title", { exact: true }).waitFor(T);
+/** One test over a set-up service with `queues`, in a browser context signed in as its admin. */
+function faultTest(
+  name: string,
+  queues: string[],
+  fn: (s: AdminServer, ctx: BrowserContext, session: string) => Promise<void>,
+) {
+  Deno.test({
+    name: `admin faults: ${name}`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    async fn() {
+      const s = await startAdminServer(queues);
+      let browser: Browser | undefined;
+      try {
+        const { session } = await s.claim();
+        await s.completeSetup(session);
+        browser = await launchBrowser();
+        await fn(s, await s.signedIn(browser, session), session);
+      } finally {
+        await browser?.close();
+        await s.close();
       }
-      const save = async (p: Page, field: string, value: string, said: string | RegExp) => {
-        await p.getByLabel(field, { exact: true }).fill(value);
-        await p.getByRole("button", { name: "Save branding" }).click();
-        await p.locator(".status").filter({ hasText: said }).waitFor(T);
-      };
-      const stored = async () =>
-        (await s.call("GET", "/api/admin/branding", undefined, session)).json;
+    },
+  });
+}
 
-      // Different fields: both saves stand.
-      await save(a, "Title", "Title from A", "Branding saved");
-      await save(b, "Message", "Message from B", "Branding saved");
-      assertEquals([(await stored()).title, (await stored()).message], [
-        "Title from A",
-        "Message from B",
-      ]);
+/** A page on the Admission tab with 25 typed into the rate and not saved. */
+async function rateTyped(s: AdminServer, ctx: BrowserContext) {
+  const page = await ctx.newPage();
+  await page.goto(`${s.base}/admin#admission`);
+  const rate = page.getByLabel("Visitors admitted per second");
+  await rate.waitFor(T);
+  await rate.fill("25");
+  return { page, rate };
+}
 
-      // The same field: the later save names the clash, and cancelling keeps the other save.
-      await save(b, "Title", "Title from B", "Branding saved");
-      await a.getByLabel("Title", { exact: true }).fill("Title again from A");
-      await a.getByRole("button", { name: "Save branding" }).click();
-      const dialog = a.getByRole("dialog");
-      await dialog.getByText("Title: saved by someone else").waitFor(T);
-      await dialog.getByRole("button", { name: "Cancel" }).click();
-      await a.locator(".status").filter({ hasText: "Not saved" }).waitFor(T);
-      assertEquals((await stored()).title, "Title from B");
-      assertEquals(await a.getByLabel("Title", { exact: true }).inputValue(), "Title again from A");
-      // Saying "Replace" saves it.
-      await a.getByRole("button", { name: "Save branding" }).click();
-      await dialog.getByRole("button", { name: "Replace" }).click();
-      await a.locator(".status").filter({ hasText: "Branding saved" }).waitFor(T);
-      assertEquals((await stored()).title, "Title again from A");
-    } finally {
-      await browser?.close();
-      await s.close();
-    }
+faultTest(
+  "a session that ends mid-edit keeps the edit and signs in over it",
+  ["default"],
+  async (s, ctx, session) => {
+    // Sign-in runs the built-in check (no widget to click in this test).
+    const use = await s.call("POST", "/api/admin/challenge/use-builtin", undefined, undefined, {
+      authorization: `Bearer ${s.config.TOKEN_SECRET}`,
+    });
+    assertEquals(use.status, 200, JSON.stringify(use.json));
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${s.base}/admin#admission`);
+    const rate = page.getByLabel("Visitors admitted per second");
+    await rate.waitFor(T);
+    await rate.fill("25");
+
+    // The session ends elsewhere (signed out in another tab, or expired) while the form is open.
+    assertEquals((await s.call("POST", "/api/admin/logout", {}, session)).status, 200);
+    await page.getByRole("button", { name: "Set rate" }).click();
+
+    const dialog = page.getByRole("dialog");
+    await dialog.getByText("Your session ended").waitFor(T);
+    assertEquals(await rate.inputValue(), "25", "the edit is still there");
+    assert(await page.getByRole("tablist").isVisible(), "the control room stays open");
+
+    await dialog.getByLabel("Username").fill(ADMIN_USER);
+    await dialog.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await dialog.getByRole("button", { name: "Sign in" }).click();
+    await dialog.waitFor({ state: "detached", ...T });
+    assertEquals(await rate.inputValue(), "25", "still there after signing in");
+    await page.getByRole("button", { name: "Set rate" }).click();
+    await page.getByText("Rate set to 25 per second.").waitFor(T);
+    assertEquals((await s.services.engine.settings("default")).admitPerSecond, 25);
+    assertEquals(errors, []);
   },
-});
+);
 
-Deno.test({
-  name: "admin faults: leaving a tab, a queue or the page with an unsaved edit asks first",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const s: AdminServer = await startAdminServer(["default", "shop"]);
-    let browser: Browser | undefined;
-    try {
-      const { session } = await s.claim();
-      await s.completeSetup(session);
-      browser = await launchBrowser();
-      const ctx = await s.signedIn(browser, session);
-      const page = await ctx.newPage();
-      await page.goto(`${s.base}/admin#admission`);
-      const rate = page.getByLabel("Visitors admitted per second");
-      await rate.waitFor(T);
-      await rate.fill("25");
-      const dialog = page.getByRole("dialog");
-
-      // Another tab: asked; staying keeps the edit.
-      await page.getByRole("tab", { name: "Branding" }).click();
-      await dialog.getByText("not saved yet").waitFor(T);
-      await dialog.getByRole("button", { name: "Cancel" }).click();
-      assertEquals(await rate.inputValue(), "25");
-      assertEquals(
-        await page.getByRole("tab", { name: "Admission" }).getAttribute("aria-selected"),
-        "true",
-      );
-
-      // Another queue: asked; staying keeps the edit and the queue.
-      const pick = page.getByLabel("Queue", { exact: true });
-      await pick.selectOption("shop");
-      await dialog.getByRole("button", { name: "Cancel" }).click();
-      assertEquals([await pick.inputValue(), await rate.inputValue()], ["default", "25"]);
-
-      // Closing the page: the browser's own question.
-      let asked = "";
-      page.on("dialog", (d) => {
-        asked = d.type();
-        void d.dismiss();
-      });
-      await page.close({ runBeforeUnload: true });
-      await new Promise((r) => setTimeout(r, 300));
-      assertEquals(asked, "beforeunload");
-
-      // Once saved, nothing is asked.
-      const p2 = await ctx.newPage();
-      await p2.goto(`${s.base}/admin#admission`);
-      const rate2 = p2.getByLabel("Visitors admitted per second");
-      await rate2.waitFor(T);
-      await rate2.fill("30");
-      await p2.getByRole("button", { name: "Set rate" }).click();
-      await p2.getByText("Rate set to 30 per second.").waitFor(T);
-      await p2.getByRole("tab", { name: "Branding" }).click();
-      await p2.getByLabel("Title", { exact: true }).waitFor(T);
-      // Leaving on purpose drops the edit.
-      await p2.getByLabel(/^All queues/).check();
-      await p2.getByLabel("Title", { exact: true }).fill("Unsaved title");
-      await p2.getByRole("tab", { name: "Live" }).click();
-      await p2.getByRole("dialog").getByRole("button", { name: "Leave without saving" }).click();
-      await p2.getByRole("tab", { name: "Live", selected: true }).waitFor(T);
-    } finally {
-      await browser?.close();
-      await s.close();
+faultTest(
+  "two tabs editing the branding do not undo each other's saves unseen",
+  ["default"],
+  async (s, ctx, session) => {
+    const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+    for (const p of [a, b]) {
+      await p.goto(`${s.base}/admin#branding`);
+      await p.getByLabel(/^All queues/).check(T);
+      await p.getByLabel("Title", { exact: true }).waitFor(T);
     }
-  },
-});
-
-Deno.test({
-  name: "admin faults: a proxy's error page or an internal error is said in words, not a number",
-  sanitizeOps: false,
-  sanitizeResources: false,
-  async fn() {
-    const s: AdminServer = await startAdminServer(["default"]);
-    let browser: Browser | undefined;
-    try {
-      const { session } = await s.claim();
-      await s.completeSetup(session);
-      browser = await launchBrowser();
-      const page = await (await s.signedIn(browser, session)).newPage();
-      await page.goto(`${s.base}/admin#admission`);
-      const rate = page.getByLabel("Visitors admitted per second");
-      await rate.waitFor(T);
-      await rate.fill("25");
-      const card = page.locator("section.card", {
-        has: page.getByRole("heading", { name: "Admission rate" }),
-      });
-      const answers: [number, string, string, string][] = [
-        [502, "text/html", "<html><h1>502 Bad Gateway</h1><hr>nginx</html>", "did not answer"],
-        [
-          500,
-          "application/json",
-          JSON.stringify({ error: { code: "internal", message: "internal error", details: {} } }),
-          "failed on this request",
-        ],
-        [418, "text/plain", "teapot", "unexpected answer"],
-      ];
-      for (const [status, contentType, body, words] of answers) {
-        await page.route("**/api/admin/rate", (r) => r.fulfill({ status, contentType, body }));
-        await page.getByRole("button", { name: "Set rate" }).click();
-        const line = card.locator(".status").filter({ hasText: words });
-        await line.waitFor(T);
-        const text = await line.innerText();
-        assert(text.includes("reload to see whether it was kept"), text);
-        assert(!/answered \d+/.test(text), text);
-        await page.unroute("**/api/admin/rate");
+    const stored = async () =>
+      (await s.call("GET", "/api/admin/branding", undefined, session)).json;
+    /** Types `value` into `field` of tab `p`, saves, and waits for the store to hold it. */
+    const save = async (p: Page, field: "Title" | "Message", value: string) => {
+      await p.bringToFront(); // a tab in the background runs its timers late
+      await p.getByLabel(field, { exact: true }).fill(value);
+      await p.getByRole("button", { name: "Save branding" }).click();
+      const key = field === "Title" ? "title" : "message";
+      for (let i = 0; i < 100 && (await stored())[key] !== value; i++) {
+        await new Promise((r) => setTimeout(r, 100));
       }
-      assertEquals(await rate.inputValue(), "25", "the form keeps the value");
-    } finally {
-      await browser?.close();
-      await s.close();
-    }
+      await p.locator(".status").filter({ hasText: "Branding saved" }).waitFor(T);
+    };
+
+    // Different fields: both saves stand.
+    await save(a, "Title", "Title from A");
+    await save(b, "Message", "Message from B");
+    assertEquals([(await stored()).title, (await stored()).message], [
+      "Title from A",
+      "Message from B",
+    ]);
+
+    // The same field: the later save names the clash, and cancelling keeps the other save.
+    await save(b, "Title", "Title from B");
+    await a.bringToFront();
+    await a.getByLabel("Title", { exact: true }).fill("Title again from A");
+    await a.getByRole("button", { name: "Save branding" }).click();
+    const dialog = a.getByRole("dialog");
+    await dialog.getByText("Title: saved by someone else").waitFor(T);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await a.locator(".status").filter({ hasText: "Not saved" }).waitFor(T);
+    assertEquals((await stored()).title, "Title from B");
+    assertEquals(await a.getByLabel("Title", { exact: true }).inputValue(), "Title again from A");
+    // Saying "Replace" saves it.
+    await a.getByRole("button", { name: "Save branding" }).click();
+    await dialog.getByRole("button", { name: "Replace" }).click();
+    await a.locator(".status").filter({ hasText: "Branding saved" }).waitFor(T);
+    assertEquals((await stored()).title, "Title again from A");
   },
+);
+
+faultTest(
+  "leaving a tab, a queue or the page with an unsaved edit asks first",
+  ["default", "shop"],
+  async (s, ctx) => {
+    const { page, rate } = await rateTyped(s, ctx);
+    const dialog = page.getByRole("dialog");
+
+    // Another tab: asked; staying keeps the edit.
+    await page.getByRole("tab", { name: "Branding" }).click();
+    await dialog.getByText("not saved yet").waitFor(T);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    assertEquals(await rate.inputValue(), "25");
+    assertEquals(
+      await page.getByRole("tab", { name: "Admission" }).getAttribute("aria-selected"),
+      "true",
+    );
+
+    // Another queue: asked; staying keeps the edit and the queue.
+    const pick = page.getByLabel("Queue", { exact: true });
+    await pick.selectOption("shop");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    assertEquals([await pick.inputValue(), await rate.inputValue()], ["default", "25"]);
+
+    // Closing the page: the browser's own question.
+    let asked = "";
+    page.on("dialog", (d) => {
+      asked = d.type();
+      void d.dismiss();
+    });
+    await page.close({ runBeforeUnload: true });
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(asked, "beforeunload");
+
+    // Once saved, nothing is asked.
+    const p2 = await ctx.newPage();
+    await p2.goto(`${s.base}/admin#admission`);
+    const rate2 = p2.getByLabel("Visitors admitted per second");
+    await rate2.waitFor(T);
+    await rate2.fill("30");
+    await p2.getByRole("button", { name: "Set rate" }).click();
+    await p2.getByText("Rate set to 30 per second.").waitFor(T);
+    await p2.getByRole("tab", { name: "Branding" }).click();
+    await p2.getByLabel("Title", { exact: true }).waitFor(T);
+    // Leaving on purpose drops the edit.
+    await p2.getByLabel(/^All queues/).check();
+    await p2.getByLabel("Title", { exact: true }).fill("Unsaved title");
+    await p2.getByRole("tab", { name: "Live" }).click();
+    await p2.getByRole("dialog").getByRole("button", { name: "Leave without saving" }).click();
+    await p2.getByRole("tab", { name: "Live", selected: true }).waitFor(T);
+  },
+);
+
+faultTest(
+  "a proxy's error page or an internal error is said in words, not a number",
+  ["default"],
+  async (s, ctx) => {
+    const { page, rate } = await rateTyped(s, ctx);
+    const card = page.locator("section.card", {
+      has: page.getByRole("heading", { name: "Admission rate" }),
+    });
+    const answers: [number, string, string, string][] = [
+      [502, "text/html", "<html><h1>502 Bad Gateway</h1><hr>nginx</html>", "did not answer"],
+      [
+        500,
+        "application/json",
+        JSON.stringify({ error: { code: "internal", message: "internal error", details: {} } }),
+        "failed on this request",
+      ],
+      [418, "text/plain", "teapot", "unexpected answer"],
+    ];
+    for (const [status, contentType, body, words] of answers) {
+      await page.route("**/api/admin/rate", (r) => r.fulfill({ status, contentType, body }));
+      await page.getByRole("button", { name: "Set rate" }).click();
+      const line = card.locator(".status").filter({ hasText: words });
+      await line.waitFor(T);
+      const text = await line.innerText();
+      assert(text.includes("reload to see whether it was kept"), text);
+      assert(!/answered \d+/.test(text), text);
+      await page.unroute("**/api/admin/rate");
+    }
+    assertEquals(await rate.inputValue(), "25", "the form keeps the value");
+  },
+);
+
+faultTest("a refused path rule is said in words, by line and word", ["default"], async (s, ctx) => {
+  const page = await ctx.newPage();
+  await page.goto(`${s.base}/admin#access`);
+  const card = page.locator("section.card", {
+    has: page.getByRole("heading", { name: "Path rules", exact: true }),
+  });
+  await card.getByLabel("Rules, one a line").fill("bypass path /healthz\nblock path /admin");
+  await card.getByRole("button", { name: "Save rules" }).click();
+  const line = card.locator("#path-rules-lines li");
+  await line.first().waitFor(T);
+  const text = await line.first().innerText();
+  assert(text.includes("Line 2: block"), text);
+  assert(text.includes("must be one of: queue, bypass, route"), text);
+  const all = await card.innerText();
+  assert(!/Invalid option|expected one of|options offered/.test(all), all);
+  await card.locator(".status").filter({ hasText: "Not saved: fix line 2" }).waitFor(T);
 });
