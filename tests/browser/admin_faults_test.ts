@@ -3,7 +3,8 @@
  * real server: a session that ends while a form is being edited must not throw the edit away, and
  * a save in one tab must not put back, unseen, what another tab saved meanwhile, and leaving a
  * tab, a queue or the page with an unsaved edit asks first; a failure says what it means in words,
- * and a refused path rule names its line, the word that is wrong and what it may be.
+ * a refused path rule names its line, the word that is wrong and what it may be, and two tabs
+ * saving the webhooks keep each other's fields.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -238,3 +239,35 @@ faultTest("a refused path rule is said in words, by line and word", ["default"],
   assert(!/Invalid option|expected one of|options offered/.test(all), all);
   await card.locator(".status").filter({ hasText: "Not saved: fix line 2" }).waitFor(T);
 });
+
+faultTest(
+  "two tabs saving the webhooks keep each other's fields",
+  ["default"],
+  async (s, ctx, session) => {
+    const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+    const card = (p: Page) =>
+      p.locator("section.card", { has: p.getByRole("heading", { name: "Webhooks", exact: true }) });
+    for (const p of [a, b]) {
+      await p.goto(`${s.base}/admin#system`);
+      await card(p).getByLabel("Depth threshold").waitFor(T);
+      await p.waitForFunction(() => !document.querySelector("fieldset[aria-busy=true]"));
+    }
+    const stored = async () =>
+      (await s.call("GET", "/api/admin/webhooks", undefined, session)).json;
+    const saved = async (p: Page) => {
+      await card(p).getByRole("button", { name: "Save webhooks" }).click();
+      await card(p).locator(".status").filter({ hasText: "Saved" }).waitFor(T);
+    };
+    // Tab A stops the pause event; tab B, opened before, changes the depth threshold.
+    await a.bringToFront();
+    await card(a).getByLabel(/^Pause:/).uncheck();
+    await saved(a);
+    assertEquals((await stored()).events, ["health", "depth"]);
+    await b.bringToFront();
+    await card(b).getByLabel("Depth threshold").fill("250");
+    await saved(b);
+    const after = await stored();
+    assertEquals([after.events, after.depthThreshold], [["health", "depth"], 250]);
+    assert(!(await card(b).getByLabel(/^Pause:/).isChecked()), "tab B shows what is stored now");
+  },
+);

@@ -3,11 +3,11 @@
  * What a branding save sends: only the fields the operator changed since the form was loaded (or
  * last saved), so a save in one tab does not put back, unseen, what another tab saved meanwhile
  * in other fields. A field changed here AND elsewhere since is named, and replaced only when the
- * operator says so.
+ * operator says so (stale.ts).
  */
 import type { Branding } from "../../../lib/branding.ts";
 import { api } from "../api.ts";
-import { confirmAction } from "../ui.tsx";
+import { confirmReplace, sameValue, savedElsewhere } from "../stale.ts";
 
 type Key = keyof Branding;
 
@@ -17,23 +17,12 @@ export interface BrandingSide {
   inherited: ReadonlySet<Key>;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const sideOf = (s: BrandingSide, k: Key) => s.inherited.has(k) ? "inherit" : s.values[k];
 
 /** The fields of `mine` that differ from `base`: another value, or another inherit choice. */
 export function changedFields(mine: BrandingSide, base: BrandingSide): Key[] {
-  return (Object.keys(mine.values) as Key[]).filter((k) => !same(sideOf(mine, k), sideOf(base, k)));
-}
-
-/** Of `keys`, those `stored` no longer has as `base` had them, and not as `mine` has them. */
-export function clashingFields(
-  keys: Key[],
-  stored: BrandingSide,
-  base: BrandingSide,
-  mine: BrandingSide,
-): Key[] {
-  return keys.filter((k) =>
-    !same(sideOf(stored, k), sideOf(base, k)) && !same(sideOf(stored, k), sideOf(mine, k))
+  return (Object.keys(mine.values) as Key[]).filter((k) =>
+    !sameValue(sideOf(mine, k), sideOf(base, k))
   );
 }
 
@@ -62,7 +51,7 @@ async function storedSide(queue: string | undefined): Promise<BrandingSide> {
 }
 
 /**
- * Saves the fields changed since `base` (see branding_patch.ts): service-wide, or as the queue's
+ * Saves the fields changed since `base` (see the file header): service-wide, or as the queue's
  * overrides (an inherited field sent as null, so it follows the service-wide value). A field
  * saved elsewhere meanwhile is replaced only when the operator confirms. Returns the branding
  * now stored, or null when no field changed.
@@ -75,21 +64,14 @@ export async function putBranding(
 ): Promise<BrandingSide | null> {
   const keys = changedFields(mine, base);
   if (!keys.length) return null;
-  const clash = clashingFields(keys, await storedSide(queue), base, mine);
-  if (clash.length) {
-    const names = clash.map((k) => labels[k]).join(", ");
-    const ok = await confirmAction(
-      `${names}: saved by someone else (another tab or admin) since this form was opened. ` +
-        "Replace that with what you typed here?",
-      "Replace",
-    );
-    if (!ok) {
-      throw new Error(
-        `Not saved, so the other change to ${names} stays. What you typed is still here; reload ` +
-          "this tab to see the other change.",
-      );
-    }
-  }
+  const stored = await storedSide(queue);
+  const { clash } = savedElsewhere(
+    keys,
+    (k) => sideOf(base, k),
+    (k) => sideOf(stored, k),
+    (k) => sideOf(mine, k),
+  );
+  await confirmReplace(clash.map((k) => labels[k]));
   const body: Record<string, unknown> = queue ? { queue } : {};
   for (const k of keys) body[k] = mine.inherited.has(k) ? null : mine.values[k];
   if (!queue) {
