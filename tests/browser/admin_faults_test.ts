@@ -271,3 +271,25 @@ faultTest(
     assert(!(await card(b).getByLabel(/^Pause:/).isChecked()), "tab B shows what is stored now");
   },
 );
+
+faultTest(
+  "the country block's question reads well for one hour and none",
+  ["default"],
+  async (s, ctx) => {
+    const page = await ctx.newPage();
+    await page.goto(`${s.base}/admin#access`);
+    const card = page.locator("section.card", {
+      has: page.getByRole("heading", { name: "Country block", exact: true }),
+    });
+    await card.getByLabel("Block these countries").check(T);
+    await card.getByLabel("Countries", { exact: true }).fill("RU");
+    const dialog = page.getByRole("dialog");
+    for (const [ttl, words] of [["1", "for 1 hour?"], ["", "these countries?"]]) {
+      await card.getByLabel("Duration in hours").fill(ttl);
+      await card.getByRole("button", { name: "Save country block" }).click();
+      const text = await dialog.locator("#confirm-text").innerText(T);
+      assert(text.includes(words) && !text.includes(" hours?") && !/for\s+hour/.test(text), text);
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+    }
+  },
+);
