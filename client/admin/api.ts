@@ -94,6 +94,8 @@ export async function api<T = any>(
       e?.details ?? {},
     );
     if (res.status === 401 && !path.startsWith("/api/admin/login")) onUnauthorized?.();
+    // The queue was deleted (another tab, another admin): the queue picker reads its list again.
+    if (err.code === "unknown_queue") dispatchEvent(new Event("tg-queue-gone"));
     throw err;
   }
   return data as T;

@@ -37,11 +37,13 @@ export function ControlRoom({ boot }: ScreenProps) {
   // The queue picked last time, used only once the list confirms it still exists (a deleted
   // queue's tabs would poll its figures and traffic into 404s).
   const [queue, setQueue] = useState("");
+  const [gone, setGone] = useState<string | null>(null);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   useEffect(() => {
     const onHash = () => setTab(fromHash());
     addEventListener("hashchange", onHash);
-    const loadQueues = () =>
+    // `gone`: a call found the queue deleted elsewhere (the Live tab's own deletes say so there).
+    const loadQueues = (gone = false) =>
       api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
         const names = r.queues.map((q) => q.queue);
         setQueues(names);
@@ -53,15 +55,21 @@ export function ControlRoom({ boot }: ScreenProps) {
             ? "default"
             : names[0] ?? "";
           if (pick !== want) localStorage.removeItem("tg-admin-queue");
+          // The queue on screen went away: say so, rather than switch queues without a word.
+          if (gone && q && pick !== q) setGone(q);
           return pick;
         });
       }).catch(() => {});
     loadQueues();
     // Queues created or deleted in the Live tab's queues card.
-    addEventListener("tg-queues-changed", loadQueues);
+    const changed = () => loadQueues();
+    const goneElsewhere = () => loadQueues(true);
+    addEventListener("tg-queues-changed", changed);
+    addEventListener("tg-queue-gone", goneElsewhere);
     return () => {
       removeEventListener("hashchange", onHash);
-      removeEventListener("tg-queues-changed", loadQueues);
+      removeEventListener("tg-queues-changed", changed);
+      removeEventListener("tg-queue-gone", goneElsewhere);
     };
   }, []);
   const open = async (id: string, focus = false) => {
@@ -95,12 +103,20 @@ export function ControlRoom({ boot }: ScreenProps) {
               return;
             }
             setQueue(q);
+            setGone(null);
             localStorage.setItem("tg-admin-queue", q);
           }}
         >
           {(queues ?? []).map((q) => <option key={q} value={q}>{q}</option>)}
         </select>
       </div>
+      {gone && (
+        <p class="status error" role="alert">
+          Queue {gone}{" "}
+          no longer exists (deleted in another tab or by another admin), so nothing more can be
+          saved to it. Showing {queue || "no queue"} instead.
+        </p>
+      )}
       <nav role="tablist" aria-label="Control room" class="tabs" onKeyDown={onKey}>
         {TABS.map(([id, label], i) => (
           <button

@@ -293,3 +293,23 @@ faultTest(
     }
   },
 );
+
+faultTest(
+  "a queue deleted elsewhere is said so, not left in the picker",
+  ["default", "shop"],
+  async (s, ctx, session) => {
+    const page = await ctx.newPage();
+    await page.goto(`${s.base}/admin#admission`);
+    const pick = page.getByLabel("Queue", { exact: true });
+    await pick.selectOption("shop");
+    const rate = page.getByLabel("Visitors admitted per second");
+    await rate.waitFor(T);
+    await rate.fill("25");
+    const del = await s.call("DELETE", "/api/admin/queues/shop", undefined, session);
+    assertEquals(del.status, 200, JSON.stringify(del.json));
+    await page.getByRole("button", { name: "Set rate" }).click();
+    await page.getByRole("alert").filter({ hasText: "Queue shop no longer exists" }).waitFor(T);
+    assertEquals(await pick.inputValue(), "default");
+    assertEquals(await pick.locator("option").allInnerTexts(), ["default"]);
+  },
+);
