@@ -90,7 +90,7 @@ export async function api<T = any>(
     const err = new ApiError(
       res.status,
       e?.code ?? "http_" + res.status,
-      plainFailure(res.status, e),
+      plainFailure(method, res.status, e),
       e?.details ?? {},
     );
     if (res.status === 401 && !path.startsWith("/api/admin/login")) onUnauthorized?.();
@@ -106,17 +106,23 @@ export async function api<T = any>(
  * operator nothing ("internal error", or no envelope at all: a proxy's 502 page, a bare status),
  * and whether a save went through is then not known either.
  */
-function plainFailure(status: number, e: { code?: string; message?: string } | null): string {
-  const unsure = "If you were saving, reload to see whether it was kept before trying again.";
+function plainFailure(
+  method: string,
+  status: number,
+  e: { code?: string; message?: string } | null,
+): string {
+  const unsure = method === "GET"
+    ? ""
+    : " If you were saving, reload to see whether it was kept before trying again.";
   if (e?.message && e.code !== "internal") return e.message;
   if (e?.code === "internal") {
-    return `The service failed on this request (an internal error; its log says why). ${unsure}`;
+    return `The service failed on this request (an internal error; its log says why).${unsure}`;
   }
   if (status === 502 || status === 503 || status === 504) {
     return `The service did not answer (the proxy in front of it said ${status}): it may be ` +
-      `restarting or overloaded. Try again in a moment. ${unsure}`;
+      `restarting or overloaded. Try again in a moment.${unsure}`;
   }
-  return `The service gave an unexpected answer (HTTP ${status}). ${unsure}`;
+  return `The service gave an unexpected answer (HTTP ${status}).${unsure}`;
 }
 
 /** The readable message of anything thrown by `api` (or elsewhere). */

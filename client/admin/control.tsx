@@ -5,7 +5,7 @@
  */
 import type { FunctionComponent } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "./api.ts";
+import { api, messageOf } from "./api.ts";
 import type { ScreenProps, TabProps } from "./boot.ts";
 import { LiveTab } from "./tabs/live.tsx";
 import { AdmissionTab } from "./tabs/admission.tsx";
@@ -38,6 +38,7 @@ export function ControlRoom({ boot }: ScreenProps) {
   // queue's tabs would poll its figures and traffic into 404s).
   const [queue, setQueue] = useState("");
   const [gone, setGone] = useState<string | null>(null);
+  const [listErr, setListErr] = useState<string | null>(null);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   useEffect(() => {
     const onHash = () => setTab(fromHash());
@@ -59,7 +60,14 @@ export function ControlRoom({ boot }: ScreenProps) {
           if (gone && q && pick !== q) setGone(q);
           return pick;
         });
-      }).catch(() => {});
+        setListErr(null);
+      }).catch((e) => {
+        // Without the list no tab can open: say why, and try again shortly (a restart, a blip).
+        setListErr(messageOf(e));
+        if (live) retry = setTimeout(() => loadQueues(gone), 3000);
+      });
+    let live = true;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     loadQueues();
     // Queues created or deleted in the Live tab's queues card.
     const changed = () => loadQueues();
@@ -67,6 +75,8 @@ export function ControlRoom({ boot }: ScreenProps) {
     addEventListener("tg-queues-changed", changed);
     addEventListener("tg-queue-gone", goneElsewhere);
     return () => {
+      live = false;
+      clearTimeout(retry);
       removeEventListener("hashchange", onHash);
       removeEventListener("tg-queues-changed", changed);
       removeEventListener("tg-queue-gone", goneElsewhere);
@@ -137,7 +147,15 @@ export function ControlRoom({ boot }: ScreenProps) {
         ))}
       </nav>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} tabIndex={0}>
-        {queue ? <Current key={`${tab}-${queue}`} queue={queue} boot={boot} /> : <p>Loading…</p>}
+        {queue
+          ? <Current key={`${tab}-${queue}`} queue={queue} boot={boot} />
+          : listErr
+          ? (
+            <p class="status error" role="alert">
+              Could not load the queues: {listErr} Trying again every few seconds.
+            </p>
+          )
+          : <p>Loading…</p>}
       </div>
     </div>
   );

@@ -313,3 +313,22 @@ faultTest(
     assertEquals(await pick.locator("option").allInnerTexts(), ["default"]);
   },
 );
+
+faultTest("a queue list that fails to load says so and comes back", ["default"], async (s, ctx) => {
+  const page = await ctx.newPage();
+  let failing = true;
+  await page.route(
+    "**/api/admin/queues",
+    (r) =>
+      failing
+        ? r.fulfill({ status: 502, contentType: "text/html", body: "<h1>502 Bad Gateway</h1>" })
+        : r.continue(),
+  );
+  await page.goto(`${s.base}/admin#admission`);
+  const alert = page.getByRole("alert").filter({ hasText: "Could not load the queues" });
+  await alert.waitFor(T);
+  const text = await alert.innerText();
+  assert(text.includes("did not answer") && !text.includes("If you were saving"), text);
+  failing = false;
+  await page.getByLabel("Visitors admitted per second").waitFor(T);
+});
