@@ -332,3 +332,18 @@ faultTest("a queue list that fails to load says so and comes back", ["default"],
   failing = false;
   await page.getByLabel("Visitors admitted per second").waitFor(T);
 });
+
+faultTest(
+  "forcing the health state keeps the probe settings being typed",
+  ["default"],
+  async (s, ctx) => {
+    const page = await ctx.newPage();
+    await page.goto(`${s.base}/admin#access`);
+    const url = page.getByLabel("Health URL");
+    await url.waitFor(T);
+    await url.fill("https://shop.example.com/health");
+    await page.getByRole("button", { name: "Force healthy" }).click();
+    await page.getByText("Forced healthy.").waitFor(T);
+    assertEquals(await url.inputValue(), "https://shop.example.com/health");
+  },
+);

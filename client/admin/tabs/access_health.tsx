@@ -191,7 +191,8 @@ export function HealthSection() {
         Probes your origin and pauses admissions while it fails; resumes once it recovers.
       </p>
       {view && <HealthState s={view.snapshot} />}
-      <OverrideControls overridden={!!view?.override} onChanged={show} />
+      {/* The override changes no probe setting: the form being edited stays as typed. */}
+      <OverrideControls overridden={!!view?.override} onChanged={setView} />
       <h3>Probe settings</h3>
       {form && (
         <ActionForm act={cfg} submit="Save health settings" onSubmit={saveConfig}>
