@@ -1,10 +1,10 @@
 /**
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
- * real server: a session that ends while a form is being edited must not throw the edit away, and
- * a save in one tab must not put back, unseen, what another tab saved meanwhile, and leaving a
- * tab, a queue or the page with an unsaved edit asks first; a failure says what it means in words,
- * a refused path rule names its line, the word that is wrong and what it may be, and two tabs
- * saving the webhooks keep each other's fields.
+ * real server. Each test failed before its fix: work typed is never thrown away (a session that
+ * ends mid-edit, leaving a tab or queue, a state override refilling a form), a save in one tab
+ * never puts back unseen what another tab saved (branding, webhooks, health settings), and every
+ * failure is said in words (a proxy's 502, an internal error, a refused path rule, a queue deleted
+ * elsewhere, a queue list that fails to load, the country block's question).
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { assert, assertEquals } from "../assert.ts";
@@ -345,5 +345,30 @@ faultTest(
     await page.getByRole("button", { name: "Force healthy" }).click();
     await page.getByText("Forced healthy.").waitFor(T);
     assertEquals(await url.inputValue(), "https://shop.example.com/health");
+  },
+);
+
+faultTest(
+  "two tabs saving the health settings keep each other's fields",
+  ["default"],
+  async (s, ctx, session) => {
+    const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+    for (const p of [a, b]) {
+      await p.goto(`${s.base}/admin#access`);
+      await p.getByLabel("Timeout (ms)").waitFor(T);
+    }
+    const save = async (p: Page, field: string, value: string) => {
+      await p.bringToFront();
+      await p.getByLabel(field).fill(value);
+      await p.getByRole("button", { name: "Save health settings" }).click();
+      const card = p.locator("section.card", {
+        has: p.getByRole("heading", { name: "Origin health throttle" }),
+      });
+      await card.locator(".status").filter({ hasText: "Saved." }).waitFor(T);
+    };
+    await save(a, "Timeout (ms)", "3000");
+    await save(b, "Failures in a row that pause", "5");
+    const c = (await s.call("GET", "/api/admin/health", undefined, session)).json.config;
+    assertEquals([c.timeoutMs, c.failures], [3000, 5]);
   },
 );
