@@ -2,7 +2,7 @@
  * The admin app under the mistakes and faults a new operator meets, in real Chromium against a
  * real server. Each test failed before its fix: work typed is never thrown away (a session that
  * ends mid-edit, leaving a tab or queue, a state override refilling a form), a save in one tab
- * never puts back unseen what another tab saved (branding, webhooks, health settings), and every
+ * never puts back unseen what another tab saved (branding, webhooks, health and e-mail settings), and every
  * failure is said in words (a proxy's 502, an internal error, a refused path rule, a queue deleted
  * elsewhere, a queue list that fails to load, the country block's question).
  */
@@ -370,5 +370,30 @@ faultTest(
     await save(b, "Failures in a row that pause", "5");
     const c = (await s.call("GET", "/api/admin/health", undefined, session)).json.config;
     assertEquals([c.timeoutMs, c.failures], [3000, 5]);
+  },
+);
+
+faultTest(
+  "two tabs saving the e-mail settings keep each other's fields",
+  ["default"],
+  async (s, ctx, session) => {
+    const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+    const card = (p: Page) =>
+      p.locator("section.card", { has: p.getByRole("heading", { name: "Turn e-mail" }) });
+    for (const p of [a, b]) {
+      await p.goto(`${s.base}/admin#system`);
+      await card(p).getByLabel("Port", { exact: true }).waitFor(T);
+      await p.waitForFunction(() => !document.querySelector("fieldset[aria-busy=true]"));
+    }
+    const save = async (p: Page, field: string, value: string) => {
+      await p.bringToFront();
+      await card(p).getByLabel(field, { exact: true }).fill(value);
+      await card(p).getByRole("button", { name: /^Save/ }).click();
+      await card(p).locator(".status").filter({ hasText: "Saved." }).waitFor(T);
+    };
+    await save(a, "SMTP server", "smtp.example.com");
+    await save(b, "Port", "2525");
+    const m = (await s.call("GET", "/api/admin/mail", undefined, session)).json;
+    assertEquals([m.host, m.port], ["smtp.example.com", 2525]);
   },
 );
