@@ -81,7 +81,12 @@ export async function api<T = any>(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "network", "The service could not be reached. Check your connection.");
+    // A write cut off mid-way (the service restarting) may have been made before the cut.
+    throw new ApiError(
+      0,
+      "network",
+      `The service could not be reached. Check your connection.${unsureOf(method)}`,
+    );
   }
   const type = res.headers.get("content-type") ?? "";
   const data = type.includes("json") ? await res.json().catch(() => null) : await res.text();
@@ -101,6 +106,12 @@ export async function api<T = any>(
   return data as T;
 }
 
+/** Said after a failed write, whose outcome is then not known; nothing after a failed read. */
+const unsureOf = (method: string) =>
+  method === "GET"
+    ? ""
+    : " If you were saving, reload to see whether it was kept before trying again.";
+
 /**
  * The words for a failed answer: the envelope's own message, except where it would tell an
  * operator nothing ("internal error", or no envelope at all: a proxy's 502 page, a bare status),
@@ -111,9 +122,7 @@ function plainFailure(
   status: number,
   e: { code?: string; message?: string } | null,
 ): string {
-  const unsure = method === "GET"
-    ? ""
-    : " If you were saving, reload to see whether it was kept before trying again.";
+  const unsure = unsureOf(method);
   if (e?.message && e.code !== "internal") return e.message;
   if (e?.code === "internal") {
     return `The service failed on this request (an internal error; its log says why).${unsure}`;

@@ -128,9 +128,14 @@ faultTest(
         "failed on this request",
       ],
       [418, "text/plain", "teapot", "unexpected answer"],
+      // The connection cut mid-save (the service restarting): the save may have been made.
+      [0, "", "", "could not be reached"],
     ];
     for (const [status, contentType, body, words] of answers) {
-      await page.route("**/api/admin/rate", (r) => r.fulfill({ status, contentType, body }));
+      await page.route(
+        "**/api/admin/rate",
+        (r) => status ? r.fulfill({ status, contentType, body }) : r.abort("connectionreset"),
+      );
       await page.getByRole("button", { name: "Set rate" }).click();
       const line = card.locator(".status").filter({ hasText: words });
       await line.waitFor(T);
