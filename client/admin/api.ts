@@ -81,7 +81,12 @@ export async function api<T = any>(
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "network", "The service could not be reached. Check your connection.");
+    // A write cut off mid-way (the service restarting) may have been made before the cut.
+    throw new ApiError(
+      0,
+      "network",
+      `The service could not be reached. Check your connection.${unsureOf(method)}`,
+    );
   }
   const type = res.headers.get("content-type") ?? "";
   const data = type.includes("json") ? await res.json().catch(() => null) : await res.text();
@@ -90,13 +95,43 @@ export async function api<T = any>(
     const err = new ApiError(
       res.status,
       e?.code ?? "http_" + res.status,
-      e?.message ?? `The server answered ${res.status}.`,
+      plainFailure(method, res.status, e),
       e?.details ?? {},
     );
     if (res.status === 401 && !path.startsWith("/api/admin/login")) onUnauthorized?.();
+    // The queue was deleted (another tab, another admin): the queue picker reads its list again.
+    if (err.code === "unknown_queue") dispatchEvent(new Event("tg-queue-gone"));
     throw err;
   }
   return data as T;
+}
+
+/** Said after a failed write, whose outcome is then not known; nothing after a failed read. */
+const unsureOf = (method: string) =>
+  method === "GET"
+    ? ""
+    : " If you were saving, reload to see whether it was kept before trying again.";
+
+/**
+ * The words for a failed answer: the envelope's own message, except where it would tell an
+ * operator nothing ("internal error", or no envelope at all: a proxy's 502 page, a bare status),
+ * and whether a save went through is then not known either.
+ */
+function plainFailure(
+  method: string,
+  status: number,
+  e: { code?: string; message?: string } | null,
+): string {
+  const unsure = unsureOf(method);
+  if (e?.message && e.code !== "internal") return e.message;
+  if (e?.code === "internal") {
+    return `The service failed on this request (an internal error; its log says why).${unsure}`;
+  }
+  if (status === 502 || status === 503 || status === 504) {
+    return `The service did not answer (the proxy in front of it said ${status}): it may be ` +
+      `restarting or overloaded. Try again in a moment.${unsure}`;
+  }
+  return `The service gave an unexpected answer (HTTP ${status}).${unsure}`;
 }
 
 /** The readable message of anything thrown by `api` (or elsewhere). */

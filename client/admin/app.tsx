@@ -3,7 +3,7 @@
  * The admin app: reads the bootstrap flags and shows the one screen they call for — an invite's
  * accept form, recovery, the setup wizard, sign-in, the terms, or the control room.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, basePath, messageOf, setUnauthorizedHandler } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
 import { ConfirmHost } from "./ui.tsx";
@@ -21,6 +21,10 @@ export function App() {
   const [boot, setBoot] = useState<Bootstrap | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [screen, setScreen] = useState(urlScreen);
+  // The flags of a session that ended while its screen was open (see `unauthorized`).
+  const [lapsed, setLapsed] = useState<Bootstrap | null>(null);
+  const signedIn = useRef(false);
+  signedIn.current = !!boot?.signedIn;
   const load = async () => {
     try {
       setBoot(await api<Bootstrap>("GET", "/api/admin/bootstrap"));
@@ -29,8 +33,23 @@ export function App() {
       setError(messageOf(e));
     }
   };
+  /**
+   * A call answered 401. When the session ended under an open screen (expired, signed out in
+   * another tab), that screen stays as it is, with what was typed in it, and sign-in opens over
+   * it; swapping it for the sign-in screen would throw the unsaved edits away.
+   */
+  const unauthorized = async () => {
+    if (!signedIn.current) return void load();
+    try {
+      const b = await api<Bootstrap>("GET", "/api/admin/bootstrap");
+      if (b.signedIn) setBoot(b);
+      else setLapsed(b);
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
   useEffect(() => {
-    setUnauthorizedHandler(() => void load());
+    setUnauthorizedHandler(() => void unauthorized());
     load();
     const onPop = () => setScreen(urlScreen());
     addEventListener("popstate", onPop);
@@ -91,7 +110,38 @@ export function App() {
         )}
       </header>
       <main id="admin-main" tabIndex={-1}>{body}</main>
+      {lapsed && (
+        <SessionEnded
+          boot={lapsed}
+          done={() => {
+            setLapsed(null);
+            load();
+          }}
+        />
+      )}
       <ConfirmHost />
     </>
+  );
+}
+
+/** Sign-in over the open screen after its session ended; what was typed below is kept. */
+function SessionEnded(p: { boot: Bootstrap; done: () => void }) {
+  return (
+    <dialog
+      class="confirm session-ended"
+      aria-labelledby="login-h"
+      aria-describedby="session-ended-text"
+      ref={(el) => {
+        if (el && !el.open) el.showModal();
+      }}
+      // Escape would leave a screen whose every save fails: signing in is the way on.
+      onCancel={(e) => e.preventDefault()}
+    >
+      <p id="session-ended-text" role="alert">
+        Your session ended (it expired, or you signed out elsewhere). Sign in again to go on: what
+        you typed on this page is kept, so save it again afterwards.
+      </p>
+      <Login boot={p.boot} done={p.done} />
+    </dialog>
   );
 }

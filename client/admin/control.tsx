@@ -5,7 +5,7 @@
  */
 import type { FunctionComponent } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "./api.ts";
+import { api, messageOf } from "./api.ts";
 import type { ScreenProps, TabProps } from "./boot.ts";
 import { LiveTab } from "./tabs/live.tsx";
 import { AdmissionTab } from "./tabs/admission.tsx";
@@ -14,6 +14,7 @@ import { AccessTab } from "./tabs/access.tsx";
 import { EdgeTab } from "./tabs/edge.tsx";
 import { TeamTab } from "./tabs/team.tsx";
 import { SystemTab } from "./tabs/system.tsx";
+import { leaveUnsaved } from "./unsaved.ts";
 
 const TABS: [string, string, FunctionComponent<TabProps>][] = [
   ["live", "Live", LiveTab],
@@ -36,11 +37,14 @@ export function ControlRoom({ boot }: ScreenProps) {
   // The queue picked last time, used only once the list confirms it still exists (a deleted
   // queue's tabs would poll its figures and traffic into 404s).
   const [queue, setQueue] = useState("");
+  const [gone, setGone] = useState<string | null>(null);
+  const [listErr, setListErr] = useState<string | null>(null);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   useEffect(() => {
     const onHash = () => setTab(fromHash());
     addEventListener("hashchange", onHash);
-    const loadQueues = () =>
+    // `gone`: a call found the queue deleted elsewhere (the Live tab's own deletes say so there).
+    const loadQueues = (gone = false) =>
       api<{ queues: { queue: string }[] }>("GET", "/api/admin/queues").then((r) => {
         const names = r.queues.map((q) => q.queue);
         setQueues(names);
@@ -52,18 +56,34 @@ export function ControlRoom({ boot }: ScreenProps) {
             ? "default"
             : names[0] ?? "";
           if (pick !== want) localStorage.removeItem("tg-admin-queue");
+          // The queue on screen went away: say so, rather than switch queues without a word.
+          if (gone && q && pick !== q) setGone(q);
           return pick;
         });
-      }).catch(() => {});
+        setListErr(null);
+      }).catch((e) => {
+        // Without the list no tab can open: say why, and try again shortly (a restart, a blip).
+        setListErr(messageOf(e));
+        if (live) retry = setTimeout(() => loadQueues(gone), 3000);
+      });
+    let live = true;
+    let retry: ReturnType<typeof setTimeout> | undefined;
     loadQueues();
     // Queues created or deleted in the Live tab's queues card.
-    addEventListener("tg-queues-changed", loadQueues);
+    const changed = () => loadQueues();
+    const goneElsewhere = () => loadQueues(true);
+    addEventListener("tg-queues-changed", changed);
+    addEventListener("tg-queue-gone", goneElsewhere);
     return () => {
+      live = false;
+      clearTimeout(retry);
       removeEventListener("hashchange", onHash);
-      removeEventListener("tg-queues-changed", loadQueues);
+      removeEventListener("tg-queues-changed", changed);
+      removeEventListener("tg-queue-gone", goneElsewhere);
     };
   }, []);
-  const open = (id: string, focus = false) => {
+  const open = async (id: string, focus = false) => {
+    if (id !== tab && !(await leaveUnsaved())) return;
     setTab(id);
     history.replaceState(null, "", `#${id}`);
     if (focus) refs.current[TABS.findIndex(([t]) => t === id)]?.focus();
@@ -85,15 +105,28 @@ export function ControlRoom({ boot }: ScreenProps) {
         <select
           id="queue-pick"
           value={queue}
-          onChange={(e) => {
-            const q = (e.target as HTMLSelectElement).value;
+          onChange={async (e) => {
+            const select = e.target as HTMLSelectElement;
+            const q = select.value;
+            if (!(await leaveUnsaved())) {
+              select.value = queue;
+              return;
+            }
             setQueue(q);
+            setGone(null);
             localStorage.setItem("tg-admin-queue", q);
           }}
         >
           {(queues ?? []).map((q) => <option key={q} value={q}>{q}</option>)}
         </select>
       </div>
+      {gone && (
+        <p class="status error" role="alert">
+          Queue {gone}{" "}
+          no longer exists (deleted in another tab or by another admin), so nothing more can be
+          saved to it. Showing {queue || "no queue"} instead.
+        </p>
+      )}
       <nav role="tablist" aria-label="Control room" class="tabs" onKeyDown={onKey}>
         {TABS.map(([id, label], i) => (
           <button
@@ -114,7 +147,15 @@ export function ControlRoom({ boot }: ScreenProps) {
         ))}
       </nav>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} tabIndex={0}>
-        {queue ? <Current key={`${tab}-${queue}`} queue={queue} boot={boot} /> : <p>Loading…</p>}
+        {queue
+          ? <Current key={`${tab}-${queue}`} queue={queue} boot={boot} />
+          : listErr
+          ? (
+            <p class="status error" role="alert">
+              Could not load the queues: {listErr} Trying again every few seconds.
+            </p>
+          )
+          : <p>Loading…</p>}
       </div>
     </div>
   );

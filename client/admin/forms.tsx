@@ -6,9 +6,10 @@
  * recovery phrase shown once).
  */
 import type { ComponentChildren, InputHTMLAttributes } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, messageOf } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
+import { markUnsaved } from "./unsaved.ts";
 import {
   confirmAction,
   CopyButton,
@@ -153,11 +154,18 @@ export function ActionForm(
 ) {
   // Fields register the errors they show while rendering, before the status below reads them.
   const errs = formErrors(p.act.status);
+  // Typed in: unsaved until a run of this form succeeds (or the form goes away).
+  const id = useRef(Symbol("form")).current;
+  useEffect(() => () => markUnsaved(id, false), []);
+  useEffect(() => {
+    if (p.act.status?.kind === "ok") markUnsaved(id, false);
+  }, [p.act.status]);
   return (
     <FormErrorsProvider value={errs}>
       <form
         class={p.class}
         noValidate={p.noValidate}
+        onInput={() => markUnsaved(id, true)}
         onSubmit={(e) => {
           e.preventDefault();
           p.onSubmit();

@@ -13,9 +13,12 @@ type GeoBlock = GeoBlockView;
 
 /** Asks before the block is switched on or off (on: for how long; off: everyone joins again). */
 function confirmGeoSwitch(on: boolean, ttl: string): Promise<boolean> {
+  const hours = Number(ttl);
+  // An empty or bad duration is refused by name after this; the question must still read well.
+  const span = ttl.trim() && hours > 0 ? ` for ${hours} ${hours === 1 ? "hour" : "hours"}` : "";
   return confirmAction(
     on
-      ? `Block visitors from these countries for ${ttl} hours? They cannot join the queue.`
+      ? `Block visitors from these countries${span}? They cannot join the queue.`
       : "Turn the country block off? Visitors from every country can join again.",
     on ? "Turn on" : "Turn off",
   );

@@ -11,6 +11,7 @@ import type {
 } from "../../../lib/access/health_config.ts";
 import { api } from "../api.ts";
 import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
+import { confirmReplace, savedElsewhere } from "../stale.ts";
 import {
   confirmAction,
   localTime,
@@ -36,6 +37,13 @@ const NUMS = [
 ] as const;
 
 type Form = { enabled: boolean; url: string } & Record<(typeof NUMS)[number][0], string>;
+
+/** Each field's label (named when another tab saved it too). */
+const FIELD_LABELS = {
+  enabled: "Probe the origin",
+  url: "Health URL",
+  ...Object.fromEntries(NUMS),
+} as Record<keyof Form, string>;
 
 /** The form's fields as the config has them (numbers as the text inputs hold them). */
 function formOf(c: HealthView["config"]): Form {
@@ -162,10 +170,13 @@ function ProbeFields(p: { form: Form; set: (k: keyof Form, v: string | boolean) 
 export function HealthSection() {
   const [view, setView] = useState<HealthView | null>(null);
   const [form, setForm] = useState<Form | null>(null);
+  // The settings as the form was filled (polling moves `view`, not this): see saveConfig.
+  const [base, setBase] = useState<Form | null>(null);
   const cfg = useAction();
   const show = (v: HealthView) => {
     setView(v);
     setForm(formOf(v.config));
+    setBase(formOf(v.config));
   };
   useLoad("/api/admin/health", show, cfg);
   // The state changes by itself (every probe): refresh it, never the form being edited.
@@ -180,8 +191,22 @@ export function HealthSection() {
 
   const saveConfig = () =>
     form && cfg.run(async () => {
-      const body: Record<string, unknown> = { enabled: form.enabled, url: form.url.trim() };
-      for (const [k] of NUMS) if (form[k].trim()) body[k] = Number(form[k]);
+      // The record is written whole: a field another tab saved since, left alone here, is kept.
+      const mine = { ...form };
+      if (base) {
+        const stored = formOf((await api<HealthView>("GET", "/api/admin/health")).config);
+        const keys = Object.keys(mine) as (keyof Form)[];
+        const { kept, clash } = savedElsewhere(keys, (k) =>
+          base[k], (k) =>
+          stored[k], (k) =>
+          mine[k]);
+        await confirmReplace(clash.map((k) =>
+          FIELD_LABELS[k]
+        ));
+        for (const k of kept) (mine as Record<string, unknown>)[k] = stored[k];
+      }
+      const body: Record<string, unknown> = { enabled: mine.enabled, url: mine.url.trim() };
+      for (const [k] of NUMS) if (mine[k].trim()) body[k] = Number(mine[k]);
       show(await api<HealthView>("PUT", "/api/admin/health", body));
     }, "Saved.");
 
@@ -191,7 +216,8 @@ export function HealthSection() {
         Probes your origin and pauses admissions while it fails; resumes once it recovers.
       </p>
       {view && <HealthState s={view.snapshot} />}
-      <OverrideControls overridden={!!view?.override} onChanged={show} />
+      {/* The override changes no probe setting: the form being edited stays as typed. */}
+      <OverrideControls overridden={!!view?.override} onChanged={setView} />
       <h3>Probe settings</h3>
       {form && (
         <ActionForm act={cfg} submit="Save health settings" onSubmit={saveConfig}>

@@ -6,6 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
+import { fieldSentence } from "../../../lib/field_text.ts";
 import { ActionForm } from "../forms.tsx";
 import { Field, localTime, Section, useAction, usePolling } from "../ui.tsx";
 import { type LineError, LineErrors } from "./access_lines.tsx";
@@ -46,15 +47,34 @@ export function parseRulesText(text: string): { rules: PathRule[]; lines: number
   return { rules, lines };
 }
 
-/** The 400's failing rules as lines of the text. */
+/** What each word of a rule line is called when it is wrong. */
+const PARTS: Record<string, string> = {
+  action: "The action (first word)",
+  match: "The kind (second word)",
+  pattern: "The pattern (third word)",
+  queue: "The queue (fourth word)",
+};
+
+/**
+ * The 400's failing rules as lines of the text: the word that is wrong and what it may be, in
+ * the operator's words (a validator's "expected one of" never reaches the page).
+ */
 function ruleErrors(e: unknown, lines: number[], rules: PathRule[]): LineError[] {
   if (!(e instanceof ApiError)) return [];
   const out: LineError[] = [];
   for (const f of e.fields ?? []) {
-    const m = /^rules\.(\d+)/.exec(f.path);
+    const m = /^rules\.(\d+)(?:\.(\w+))?/.exec(f.path);
     if (!m) continue;
     const i = Number(m[1]);
-    out.push({ line: lines[i] ?? i + 1, value: rules[i]?.pattern ?? "", message: f.message });
+    const part = m[2] && m[2] in PARTS ? m[2] as keyof PathRule : undefined;
+    const values = f.rule?.values;
+    const message = part && values?.length
+      ? `${PARTS[part]} must be one of: ${values.join(", ")}.`
+      : part
+      ? `${PARTS[part]}: ${fieldSentence({ ...f, path: part })}`
+      : fieldSentence(f);
+    const value = (part ? rules[i]?.[part] : undefined) ?? rules[i]?.pattern ?? "";
+    out.push({ line: lines[i] ?? i + 1, value: value || "(missing)", message });
   }
   return out;
 }
@@ -84,8 +104,12 @@ export function PathRulesSection({ queue }: { queue: string }) {
         setText(null);
         return `Saved: ${out.rules.length} ${out.rules.length === 1 ? "rule" : "rules"}.`;
       } catch (e) {
-        setBad(ruleErrors(e, lines, rules));
-        throw e;
+        const wrong = ruleErrors(e, lines, rules);
+        setBad(wrong);
+        if (!wrong.length) throw e;
+        // The lines say what is wrong; the summary only points at them.
+        const which = [...new Set(wrong.map((w) => w.line))].join(", ");
+        throw new Error(`Not saved: fix line${wrong.length > 1 ? "s" : ""} ${which} of the rules.`);
       }
     });
   };

@@ -9,10 +9,17 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Branding } from "../../../lib/branding.ts";
-import { api } from "../api.ts";
 import { BField, ColorField, InheritBox, invalid } from "./branding_fields.tsx";
 import { ActionForm, Check } from "../forms.tsx";
 import { useAction } from "../ui.tsx";
+import {
+  type BrandingSide,
+  inheritedOf,
+  putBranding,
+  type QueueBranding,
+} from "./branding_patch.ts";
+
+export type { QueueBranding };
 import { MessageFields } from "./branding_messages.tsx";
 import type { Lang } from "../../../lib/i18n/langs.ts";
 
@@ -31,29 +38,6 @@ const LABELS: Record<Key, string> = {
   redirectUrl: "Where admitted visitors go",
   messages: "Visitor messages",
 };
-
-/** A queue's branding as `GET /api/admin/branding?queue=` answers it. */
-export interface QueueBranding {
-  queue: string;
-  service: Branding;
-  overrides: Partial<Branding>;
-  effective: Branding;
-}
-
-/**
- * Saves the form: service-wide as typed, or as the queue's overrides (an inherited field sent
- * as null, so it follows the service-wide value). Returns the branding now in effect.
- */
-async function putBranding(
-  queue: QueueBranding | undefined,
-  values: Branding,
-  inherited: (k: Key) => boolean,
-): Promise<Branding> {
-  if (!queue) return await api<Branding>("PUT", "/api/admin/branding", values);
-  const body: Record<string, unknown> = { queue: queue.queue };
-  for (const k of Object.keys(values) as Key[]) body[k] = inherited(k) ? null : values[k];
-  return (await api<QueueBranding>("PUT", "/api/admin/branding", body)).effective;
-}
 
 /** What each group of fields needs from the form: values, setter, errors, inherit boxes. */
 interface Kit {
@@ -191,12 +175,11 @@ export function BrandingForm(
   const start = p.queue ? p.queue.effective : p.initial;
   const [b, setB] = useState<Branding>(start);
   const [hold, setHold] = useState(String(start.admitHoldSeconds));
-  const [inherit, setInherit] = useState<Set<Key>>(
-    () =>
-      new Set(
-        p.queue ? (Object.keys(start) as Key[]).filter((k) => !(k in p.queue!.overrides)) : [],
-      ),
+  const [inherit, setInherit] = useState<Set<Key>>(() =>
+    p.queue ? inheritedOf(p.queue) : new Set()
   );
+  // What the form was loaded with, or last saved: a save sends only the fields changed since.
+  const [base, setBase] = useState<BrandingSide>(() => ({ values: start, inherited: inherit }));
   const a = useAction();
   useEffect(() => {
     const h = Number(hold);
@@ -229,9 +212,18 @@ export function BrandingForm(
         ...b,
         admitHoldSeconds: hold.trim() === "" ? NaN : Number(hold),
       };
-      const saved = await putBranding(p.queue, values, off);
+      const stored = await putBranding(
+        p.queue?.queue,
+        { values, inherited: inherit },
+        base,
+        LABELS,
+      );
+      if (!stored) return "Nothing to save: no field changed.";
+      const saved = stored.values;
       setB(saved);
       setHold(String(saved.admitHoldSeconds));
+      setInherit(new Set(stored.inherited));
+      setBase(stored);
       await p.onSaved?.(saved);
       return p.queue
         ? `Branding of queue ${p.queue.queue} saved.`

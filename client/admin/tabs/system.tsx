@@ -12,6 +12,7 @@ import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
 import { localTime, OnceValue, Section, Status, useAction } from "../ui.tsx";
 import { PasswordSection, RecoverySection, ResetSection } from "./system_account.tsx";
 import { MailSection } from "./system_mail.tsx";
+import { keepSavedElsewhere } from "./system_webhooks_stale.ts";
 
 function UpdatesSection({ version }: { version: string }) {
   const [info, setInfo] = useState<UpdateInfo | null>(null);
@@ -225,9 +226,13 @@ function WebhooksSection({ queue }: { queue: string }) {
   const { loaded } = useLoad("/api/admin/webhooks", show, act);
   const save = async () => {
     const sent = secret.trim();
-    const body = webhookBody({ enabled, url, events, depth }, sent, clearSecret);
     setShown(null);
-    const r = await act.run(() => api<Webhooks>("PUT", "/api/admin/webhooks", body), "Saved.");
+    const r = await act.run(async () => {
+      const mine = { enabled, url: url.trim(), events, depth };
+      if (view) await keepSavedElsewhere(view, mine);
+      const body = webhookBody(mine, sent, clearSecret);
+      return await api<Webhooks>("PUT", "/api/admin/webhooks", body);
+    }, "Saved.");
     if (r) {
       show(r);
       setSecret("");

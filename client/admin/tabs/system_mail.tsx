@@ -5,6 +5,7 @@
  * a test e-mail. Saved settings win over the SMTP_* variables; an empty host goes back to them.
  */
 import { useState } from "preact/hooks";
+import { confirmReplace, savedElsewhere } from "../stale.ts";
 import { api } from "../api.ts";
 import { ActionForm, Check, Input, Radios, useLoad } from "../forms.tsx";
 import { Section, useAction } from "../ui.tsx";
@@ -52,6 +53,16 @@ function MailTest() {
   );
 }
 
+/** The fields a save writes, as the form labels them. */
+const MAIL_LABELS = {
+  host: "SMTP server",
+  port: "Port",
+  tls: "Encryption",
+  user: "User name",
+  from: "Sender",
+  atPosition: "Send at place in line",
+} as const;
+
 /** The SMTP settings form. */
 export function MailSection() {
   const [view, setView] = useState<MailView | null>(null);
@@ -75,16 +86,31 @@ export function MailSection() {
   };
   const { loaded } = useLoad("/api/admin/mail", show, act);
   const save = async () => {
-    const body = {
-      host: host.trim(),
-      port: Number(port),
-      tls,
-      user: user.trim(),
-      from: from.trim(),
-      atPosition: Number(at),
-      ...(password ? { password } : clearPassword ? { password: null } : {}),
-    };
-    const r = await act.run(() => api<MailView>("PUT", "/api/admin/mail", body), "Saved.");
+    const secret = password ? { password } : clearPassword ? { password: null } : {};
+    const r = await act.run(async () => {
+      const mine = {
+        host: host.trim(),
+        port: Number(port),
+        tls,
+        user: user.trim(),
+        from: from.trim(),
+        atPosition: Number(at),
+      };
+      // Written whole: a field another tab saved since, left alone here, is kept (stale.ts).
+      if (view) {
+        const stored = await api<MailView>("GET", "/api/admin/mail");
+        const keys = Object.keys(mine) as (keyof typeof mine)[];
+        const { kept, clash } = savedElsewhere(
+          keys,
+          (k) => view[k],
+          (k) => stored[k],
+          (k) => mine[k],
+        );
+        await confirmReplace(clash.map((k) => MAIL_LABELS[k]));
+        for (const k of kept) (mine as Record<string, unknown>)[k] = stored[k];
+      }
+      return await api<MailView>("PUT", "/api/admin/mail", { ...mine, ...secret });
+    }, "Saved.");
     if (r) {
       show(r);
       setPassword("");

@@ -3,39 +3,10 @@
 import { useEffect, useState } from "preact/hooks";
 import type { AuditEntry } from "../../../lib/admin/audit.ts";
 import { api } from "../api.ts";
+import { AUDIT_WORDS } from "./audit_words.ts";
 import { localTime, Section, Status, useAction } from "../ui.tsx";
 
 type Entry = AuditEntry;
-
-/** Plain words for the actions an operator sees most; others show their code. */
-const WORDS: Record<string, string> = {
-  "access.bypass": "Saved the IP allowlist",
-  "access.geoBlock": "Saved the country block",
-  "branding.save": "Saved branding",
-  "edge.check": "Ran edge checks",
-  "edge.domain.attach": "Attached a domain",
-  "edge.domain.detach": "Detached a domain",
-  "edge.fix_proxy": "Fixed proxied DNS",
-  "edge.ip_geolocation": "Set IP geolocation",
-  "edge.save": "Saved the Cloudflare link",
-  "edge.ssl": "Set Full (strict) encryption",
-  "health.config": "Saved health settings",
-  "health.override": "Set the health override",
-  "invite.accept": "Joined by invite",
-  "invite.create": "Created an invite",
-  "invite.revoke": "Revoked an invite",
-  "login": "Signed in",
-  "origin.clear": "Removed the origin override",
-  "origin.save": "Saved the origin proxy",
-  "password.change": "Changed own password",
-  "password.recover": "Recovered an account",
-  "recovery.regenerate": "Made a new recovery phrase",
-  "service.reset": "Factory reset",
-  "session.logout": "Signed out",
-  "user.remove": "Removed an admin",
-  "webhooks.save": "Saved webhooks",
-  "webhooks.test": "Sent a test webhook",
-};
 
 /** `key: value` pairs of an entry's detail, short. */
 function details(d: Record<string, unknown>): string {
@@ -82,8 +53,8 @@ export function AuditSection({ gen }: { gen: number }) {
                   <td>{localTime(e.at)}</td>
                   <td>{e.actor}</td>
                   <td>
-                    {WORDS[e.action] ?? e.action}
-                    {WORDS[e.action] && <small class="muted">{e.action}</small>}
+                    {AUDIT_WORDS[e.action] ?? e.action}
+                    {AUDIT_WORDS[e.action] && <small class="muted">{e.action}</small>}
                   </td>
                   <td>
                     <small>{details(e.detail)}</small>
