@@ -97,9 +97,13 @@ const QUEUE_GAUGES: [string, string, (s: QueueSeries) => number | boolean][] = [
     "How long the first visitor in line has waited.",
     (s) => s.m.oldestWaitSeconds,
   ],
-  ["tick_lag_seconds", "Seconds since an admission tick of the queue last ran (any instance).", (
-    s,
-  ) => s.tickLag],
+  [
+    "tick_lag_seconds",
+    "Seconds since an admission tick of the queue last ran (any instance; an idle queue is not ticked).",
+    (
+      s,
+    ) => s.tickLag,
+  ],
   ["state_age_seconds", "Age of the values above on the instance that answers.", (s) => s.age],
 ];
 

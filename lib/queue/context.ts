@@ -5,8 +5,7 @@ import { type Branding, readBranding } from "../branding.ts";
 import { SecondCache } from "../second_cache.ts";
 import { keys } from "../store/keys.ts";
 import { pendingOf } from "../store/sums.ts";
-import { b64url } from "../tokens.ts";
-import type { Signer } from "../tokens.ts";
+import { b64url, type Signer } from "../tokens.ts";
 import { type Counts, EMPTY_COUNTS, type QueueSettings, withDefaults } from "./types.ts";
 import { effectiveRate, periodSeconds } from "./timeslot.ts";
 import { CheckinLedger } from "./checkins.ts";
@@ -30,10 +29,7 @@ export interface QueueView {
   counts: Counts;
   /** Arrival number of the first waiter of the main line, or null when nobody waits in it. */
   head: number | null;
-  /**
-   * The head of each priority lane's line that was ever used (by lane slot, lib/priority/line.ts);
-   * absent in views built by hand (no lanes).
-   */
+  /** Each used priority lane's line head, by lane slot (lib/priority/line.ts); absent: none. */
   laneHeads?: Map<number, number | null>;
   /** The queue's priority lanes (absent: none). */
   lanes?: LanesRecord;
@@ -66,7 +62,6 @@ export function defaultSettings(name: string, config: Config, now: number): Queu
     drawnFor: null,
     joinsPerClientPerMinute: null,
     joinGuards: { ...DEFAULT_JOIN_GUARDS },
-    // A silent waiter's grace (see `QueueSettings.returnGraceSeconds`).
     returnGraceSeconds: 300,
   };
 }
@@ -80,10 +75,7 @@ export class QueueContext {
   readonly signer: Signer;
   /** Check-in occupancy per second (the 750/s budget). */
   readonly checkins: CheckinLedger;
-  /**
-   * Whether a queue's room holds everyone in line now (the `queue_all` switch, lib/room/): then
-   * no join goes in at once. Wired by app.ts; absent, never.
-   */
+  /** True while `q`'s room holds everyone in line (`queue_all`, lib/room/): none in at once. */
   queueAll?: (q: string) => Promise<boolean>;
   /** This instance's id in arrival keys and tick claims (random, per process). */
   readonly instance: string;

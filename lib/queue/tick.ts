@@ -77,7 +77,10 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const none = { numbered: 0, admitted: 0, expired: 0, waiting: 0, bucketAt: 0, bucketLeft: 0 };
   const result: TickResult = { sec, ran: false, ...none };
   const { counts, arrivals, settings } = await ctx.readState(q);
-  if (counts.tickAt >= sec || !(await claimTick(ctx, q, sec))) return result;
+  if (counts.tickAt >= sec) return result;
+  // Idle: no claim and no counts written (they were two commits a second for each idle queue).
+  if (idle(ctx, counts, arrivals, settings)) return upkeep(ctx, q, sec).then(() => result);
+  if (!(await claimTick(ctx, q, sec))) return result;
   // Silent waiters passed over by this tick's rounds (see `admitInto`).
   const passed = new Set<string>();
   const round = (i: number) =>
@@ -112,7 +115,7 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
     }
   }
   if (r0 && "e" in r0) throw r0.e;
-  if (result.ran) await afterTick(ctx, q, sec);
+  if (result.ran) await upkeep(ctx, q, sec);
   return result;
 }
 
@@ -227,9 +230,15 @@ function rebase(base: Counts, mine: Counts, fresh: Counts, t: RoundFacts): Count
   return out;
 }
 
-/** The once-a-minute upkeep after a tick of second `sec` that ran on this instance. */
-async function afterTick(ctx: QueueContext, q: string, sec: number): Promise<void> {
-  ctx.invalidate(q);
+/** Nothing for a tick to do: none waiting, holding, entered or arriving; a bucket full or shut. */
+function idle(ctx: QueueContext, c: Counts, arrivals: number, s: QueueSettings | null): boolean {
+  if (!s) return true;
+  if (c.waiting + c.holding + c.entered + arrivals > 0 || c.tokensAt === 0) return false;
+  return !ctx.isOpen(s, ctx.now()) || c.tokens >= bucketCap(ctx.ratePerSecond(s)) - 1e-9;
+}
+
+/** The once-a-minute upkeep, after this instance's tick of second `sec` (or its idle second). */
+async function upkeep(ctx: QueueContext, q: string, sec: number): Promise<void> {
   // From whichever tick of the minute ran here (a fixed second is missed without requests then).
   const minute = Math.floor(sec / 60);
   if ((ctx.upkeepMinute.get(q) ?? -1) < minute) {
