@@ -66,7 +66,12 @@ export function trafficPolicy(s: Services) {
     const rules = s.paths.fresh(own) ??
       await soft(s.paths.current(own), () => s.paths.lastKnown(own) ?? NO_RULES);
     const hit = matchRules(rules, r);
-    if (hit?.action === "bypass") return { kind: "pass", queue: own, claims: null, why: "bypass" };
+    // `/robots.txt` reaches the site unless a rule says otherwise: queued, every crawler's fetch
+    // took a place in line and read the waiting page as the site's robots rules.
+    const robots = !hit && r.path === "/robots.txt";
+    if (hit?.action === "bypass" || robots) {
+      return { kind: "pass", queue: own, claims: null, why: "bypass" };
+    }
     const queue = hit?.action === "route" ? hit.queue! : own;
     // A routed path needs its own queue's token; elsewhere the caller's queue's. When it named
     // none: the queue's own once its rules route a part of the site elsewhere (a `tickets` token

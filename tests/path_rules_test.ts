@@ -206,6 +206,44 @@ Deno.test("each kind of rule through the origin proxy and the forward-auth check
   }
 });
 
+Deno.test("/robots.txt reaches the site without a place unless a rule queues it", async () => {
+  const origin = startOrigin();
+  const t = await makeApp({ ORIGIN_URL: origin.url });
+  try {
+    const get = (path: string) =>
+      t.fetch(new Request(`http://localhost${path}`), infoFor("198.51.100.1"));
+    const check = (uri: string) =>
+      t.fetch(
+        new Request("http://localhost/verify/auth-request", { headers: { "x-original-uri": uri } }),
+        infoFor("198.51.100.1"),
+      );
+    await t.engine.setPaused("default", true);
+    // A crawler's fetch was sent to the waiting room (its page read as the site's robots rules).
+    const robots = await get("/robots.txt");
+    assertEquals([robots.status, (await robots.json()).path], [200, "/robots.txt"]);
+    const checked = await check("/robots.txt");
+    assertEquals([checked.status, checked.headers.get("x-tollgate-pass")], [204, "bypass"]);
+    // Only that file: the rest of the site, and a robots file in a folder, wait.
+    for (const path of ["/shop", "/x/robots.txt"]) {
+      const res = await get(path);
+      assertEquals(res.status, 302, path);
+      await res.body?.cancel();
+    }
+    // An operator's rule queues it like any page.
+    await t.services.paths.save("default", [rule("path", "/robots.txt", "queue")], ["default"]);
+    const queued = await get("/robots.txt");
+    assertEquals([queued.status, queued.headers.get("location")], [
+      302,
+      "/wait?return=%2Frobots.txt",
+    ]);
+    assertEquals((await check("/robots.txt")).status, 401);
+    assertEquals((await t.engine.metrics("default")).waiting, 0, "no place taken by any of it");
+  } finally {
+    t.close();
+    await origin.close();
+  }
+});
+
 function infoFor(ip: string): Deno.ServeHandlerInfo {
   return {
     remoteAddr: { transport: "tcp", hostname: ip, port: 40000 },
