@@ -148,6 +148,9 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     const admitted = await admitAtOnce(ctx, j);
     if (admitted) return admitted;
   }
+  // The seconds other instances filled (read once a second): the check-in budget is shared. Read
+  // before the row is taken: a view renewal that lands after the row drops it (model test, CI).
+  await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
   const back = ctx.noteArrival(q, v);
   const undo = (e: unknown): never => {
     ctx.noteArrival(q, v, -1);
@@ -155,9 +158,6 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
   };
   // The cap again, with the row taken: joins in flight together all passed the count above.
   if (back > max) undo(new QueueFullError(q, max));
-  // The seconds other instances filled (read once a second): the check-in budget is shared.
-  await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000)
-    .catch(undo);
   // A join into a priority lane: the back of that lane's line (its own positions).
   const position = lane === undefined ? back : laneBack(ctx, v, lane) ?? back;
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
