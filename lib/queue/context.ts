@@ -82,17 +82,26 @@ export class QueueContext {
   #arrivals = 0;
 
   /**
-   * Counts a join of this instance into its cached view of `q` (it reads its own writes) and
-   * returns the join's provisional place: the back of the line as this instance knows it. Sync:
-   * two joins of one instance never get one place. `delta` -1 takes back a join refused after.
+   * Counts a join of this instance into its cached view of `q` (it reads its own writes): its
+   * provisional place (sync: two joins never get one), `landed` with its commit's versionstamp,
+   * `undo` for a join refused after. Every view loaded counts it until its read holds the commit
+   * (a renewal read before the commit had dropped it from the line: the model test, in CI).
    */
-  noteArrival(q: string, read: QueueView, delta = 1): number {
-    const v = this.#views.last(q) ?? read;
-    const counts = { ...v.counts, waiting: v.counts.waiting + delta };
-    const next = { ...v, counts, pending: v.pending + delta };
-    this.#views.replace(q, v, next);
-    return next.counts.waiting;
+  noteArrival(q: string, read: QueueView) {
+    const note: { vs?: string } = {};
+    const noted = this.#noted.get(q) ?? new Set();
+    this.#noted.set(q, noted.add(note));
+    const count = (delta: number) => {
+      const v = this.#views.last(q) ?? read;
+      const next = { ...v, counts: { ...v.counts, waiting: v.counts.waiting + delta } };
+      this.#views.replace(q, v, { ...next, pending: v.pending + delta });
+      return next.counts.waiting;
+    };
+    const undo = () => noted.delete(note) && count(-1);
+    return { back: count(1), landed: (vs: string) => void (note.vs = vs), undo };
   }
+  /** Joins of this instance counted into its views, until a view's read holds their commits. */
+  #noted = new Map<string, Set<{ vs?: string }>>();
 
   /** The next counter of this instance's arrival keys (see `keys.arrival`). */
   nextArrival(): number {
@@ -132,9 +141,8 @@ export class QueueContext {
   }
 
   /**
-   * Reads the settings with their entry, so a commit can check they did not change, and the
-   * former record of the join guards (`guardsEntry`), which a commit that writes the settings
-   * checks too (see `resolveJoinGuards`).
+   * Reads the settings with their entry (a commit checks it) and the former join guards record
+   * (`guardsEntry`), which a commit writing the settings checks too (see `resolveJoinGuards`).
    */
   async readSettingsEntry(q: string) {
     const both = await readGuardEntries(this.kv, q);
@@ -157,9 +165,7 @@ export class QueueContext {
     const run = prev.then(fn, fn);
     const tail = run.then(() => {}, () => {});
     this.#serial.set(q, tail);
-    tail.then(() => {
-      if (this.#serial.get(q) === tail) this.#serial.delete(q);
-    });
+    tail.then(() => this.#serial.get(q) === tail && this.#serial.delete(q));
     return run;
   }
 
@@ -226,7 +232,7 @@ export class QueueContext {
   }
 
   async #load(q: string, loadedAt: number): Promise<QueueView> {
-    const [settings, { counts, arrivals }, head, lanes] = await Promise.all([
+    const [settings, { counts, arrivals: read, arrivalsEntry }, head, lanes] = await Promise.all([
       this.readSettings(q),
       this.readCounts(q),
       this.#head(q, 0),
@@ -243,6 +249,11 @@ export class QueueContext {
       loadedAt,
     );
     const gone = [...goneSet].sort((a, b) => a - b);
+    // This instance's joins whose commits the read predates (see `noteArrival`).
+    const noted = [...this.#noted.get(q) ?? []];
+    const held = noted.filter((n) => n.vs! <= arrivalsEntry.versionstamp!);
+    held.forEach((n) => this.#noted.get(q)!.delete(n));
+    const arrivals = read + noted.length - held.length;
     // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
     const shown = { ...counts, waiting: counts.waiting + arrivals };
     return {

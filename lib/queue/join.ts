@@ -151,9 +151,9 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
   // The seconds other instances filled (read once a second): the check-in budget is shared. Read
   // before the row is taken: a view renewal that lands after the row drops it (model test, CI).
   await ctx.checkins.refresh(q, Math.floor(now / 1000), ctx.periodMs(v.counts.waiting) / 1000);
-  const back = ctx.noteArrival(q, v);
+  const { back, landed, undo: untake } = ctx.noteArrival(q, v);
   const undo = (e: unknown): never => {
-    ctx.noteArrival(q, v, -1);
+    untake();
     throw e;
   };
   // The cap again, with the row taken: joins in flight together all passed the count above.
@@ -171,7 +171,7 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
     mark: [now, ctx.instance, arrival],
   };
   if (lane !== undefined) visitor.lane = lane;
-  await writer.write({ ...j, visitor, checkin }).catch(undo);
+  landed(await writer.write({ ...j, visitor, checkin }).catch(undo));
   const view = provisionalView(ctx, q, visitor, v, position, await ctx.branding(q));
   return {
     view: laneJoinView(ctx, view, v, lane, position),

@@ -45,7 +45,7 @@ export interface JoinWrite extends JoinOwn {
   checkin: number | null;
 }
 
-type Pending = JoinWrite & { resolve: () => void; reject: (e: unknown) => void };
+type Pending = JoinWrite & { resolve: (vs: string) => void; reject: (e: unknown) => void };
 
 /**
  * A join commit under way at a store deadline its process saw late (it stalled) answers with its
@@ -135,8 +135,8 @@ export class JoinWriter {
 
   constructor(private ctx: QueueContext) {}
 
-  /** Writes one join's records (with others that come meanwhile); rejects with its refusal. */
-  write(w: JoinWrite): Promise<void> {
+  /** Writes one join's records (with others that come meanwhile): its commit's versionstamp. */
+  write(w: JoinWrite): Promise<string> {
     return new Promise((resolve, reject) => this.#commits.add({ ...w, resolve, reject }));
   }
 
@@ -147,18 +147,20 @@ export class JoinWriter {
     // A throw (the store busy past its retries) rejects every join of the batch (GroupCommits).
     const all = async () => {
       annotateSpan({ "tollgate.queue": batch[0].q, "tollgate.batch.size": batch.length });
-      return (await op(batch).commit()).ok;
+      const res = await op(batch).commit();
+      return res.ok && res.versionstamp;
     };
-    const ok = await retryCommit(all, "join", SETTLE);
-    if (ok) return batch.forEach((p) => p.resolve());
+    const vs = await retryCommit(all, "join", SETTLE);
+    if (vs) return batch.forEach((p) => p.resolve(vs));
     // Each on its own: landed; a check of its own lost, refused; else tried again.
     const one = async (p: Pending) => {
-      if ((await op([p]).commit()).ok) return true;
+      const res = await op([p]).commit();
+      if (res.ok) return res.versionstamp;
       const refusal = await ownRefusal(this.ctx, p);
       if (refusal) throw refusal();
       return null;
     };
     const each = (p: Pending) => retryCommit(() => one(p), "join", SETTLE);
-    await Promise.all(batch.map((p) => each(p).then(() => p.resolve(), p.reject)));
+    await Promise.all(batch.map((p) => each(p).then(p.resolve, p.reject)));
   }
 }

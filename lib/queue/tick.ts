@@ -17,20 +17,19 @@ import { ROUND_MOST, sequence, sequencing } from "./sequencer.ts";
 import type { Counts, QueueSettings } from "./types.ts";
 import { laneSlots } from "../priority/store.ts";
 
-/** Result of an admission tick. */
+/**
+ * Result of an admission tick: its second, whether it ran, the joins it numbered, admitted and
+ * expired; as its last commit left them, the waiting count, the time (unix ms) the rate budget was
+ * counted up to and the budget left unspent (admissions).
+ */
 export interface TickResult {
-  /** The second it was the tick of. */
   sec: number;
   ran: boolean;
-  /** Joins it numbered into the line. */
   numbered: number;
   admitted: number;
   expired: number;
-  /** Waiting count as the tick's last commit left it (when it ran). */
   waiting: number;
-  /** The time (unix ms) the rate budget was counted up to by the tick's last commit. */
   bucketAt: number;
-  /** The budget it left unspent (admissions). */
   bucketLeft: number;
 }
 

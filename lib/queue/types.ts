@@ -46,9 +46,8 @@ export interface Counts {
   tickAt: number;
   waitMsSum: number;
   waitCount: number;
-  /** Pre-queue round (its `opensAt`) whose commitment is published; 0 when none. */
+  /** Pre-queue round (its `opensAt`) whose commitment is published (0: none), its first arrival. */
   preRound: number;
-  /** First arrival number of that round's window. */
   preFrom: number;
   /** The round's commitment (hex SHA-256 of the secret seed). */
   preCommitment: string;
@@ -56,17 +55,11 @@ export interface Counts {
   preCutoff: number;
   /** Arrival numbers kept for drawn places after `preCutoff` (the waiting count at closing). */
   preReserved: number;
-  /**
-   * Priority lanes: each lane slot's next arrival number (lib/priority/line.ts), once used.
-   * Replaced, never changed in place (the default is shared and frozen).
-   */
+  /** Each used lane slot's next arrival number (lib/priority/line.ts); replaced, never changed. */
   laneNext: Record<string, number>;
   /** Priority lanes: admissions from each lane slot's line (replaced like `laneNext`). */
   laneAdmitted: Record<string, number>;
-  /**
-   * Arrival time (unix ms) of the latest arrival the sequencer numbered: a join that arrived after
-   * it surely waits unnumbered (its status is answered from memory, see visitor.ts).
-   */
+  /** Arrival time (unix ms) of the last arrival numbered: one after it surely waits unnumbered. */
   numberedTo: number;
 }
 
@@ -77,9 +70,8 @@ export interface Visitor {
   joinedAt: number;
   /** `admitted` means holding a slot, not yet entered. */
   state: "waiting" | "admitted" | "entered";
-  /** Next timeslot (waiting). */
+  /** Next timeslot and liveness deadline (waiting). */
   nextCheckAt: number;
-  /** Liveness deadline (waiting). */
   deadline: number;
   admittedAt?: number;
   enteredAt?: number;
@@ -91,11 +83,7 @@ export interface Visitor {
   arrival?: number;
   /** A join not numbered yet (`seq` 0): its arrival entry's key (ms, instance, counter). */
   mark?: [number, string, number];
-  /**
-   * Pre-queue participant whose record still has its arrival number as `seq`: the round
-   * (`opensAt`) whose draw places it. The draw writes places apart (see placement.ts); the record
-   * takes its place at its next write.
-   */
+  /** Pre-queue participant not placed yet (`seq` its arrival): the round its draw places it in. */
   round?: number;
   /** The priority lane a code or lane token gave this join (its line: lib/priority/line.ts). */
   lane?: string;
