@@ -14,6 +14,8 @@ import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../gua
 import { firstSeq, slotOf } from "../priority/line.ts";
 import { type LanesRecord, readLanes } from "../priority/store.ts";
 
+type Note = { vs?: string; settled: Promise<void> }; // a join in the views: `noteArrival`
+
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
   kv: Deno.Kv;
@@ -84,24 +86,23 @@ export class QueueContext {
   /**
    * Counts a join of this instance into its cached view of `q` (it reads its own writes): its
    * provisional place (sync: two joins never get one), `landed` with its commit's versionstamp,
-   * `undo` for a join refused after. Every view loaded counts it until its read holds the commit
-   * (a renewal read before the commit had dropped it from the line: the model test, in CI).
+   * `undo` for a join refused after. Every view loaded counts it until its read holds the commit.
    */
   noteArrival(q: string, read: QueueView) {
-    const note: { vs?: string } = {};
-    const noted = this.#noted.get(q) ?? new Set();
-    this.#noted.set(q, noted.add(note));
+    const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
+    const note: Note = { settled };
+    const noted = this.#noted.set(q, this.#noted.get(q) ?? new Set()).get(q)!.add(note);
     const count = (delta: number) => {
       const v = this.#views.last(q) ?? read;
       const next = { ...v, counts: { ...v.counts, waiting: v.counts.waiting + delta } };
       this.#views.replace(q, v, { ...next, pending: v.pending + delta });
       return next.counts.waiting;
     };
-    const undo = () => noted.delete(note) && count(-1);
-    return { back: count(1), landed: (vs: string) => void (note.vs = vs), undo };
+    const undo = () => (settle(), noted.delete(note) && count(-1));
+    return { back: count(1), landed: (vs: string) => settle(void (note.vs = vs)), undo };
   }
   /** Joins of this instance counted into its views, until a view's read holds their commits. */
-  #noted = new Map<string, Set<{ vs?: string }>>();
+  #noted = new Map<string, Set<Note>>();
 
   /** The next counter of this instance's arrival keys (see `keys.arrival`). */
   nextArrival(): number {
@@ -249,11 +250,11 @@ export class QueueContext {
       loadedAt,
     );
     const gone = [...goneSet].sort((a, b) => a - b);
-    // This instance's joins whose commits the read predates (see `noteArrival`).
-    const noted = [...this.#noted.get(q) ?? []];
-    const held = noted.filter((n) => n.vs! <= arrivalsEntry.versionstamp!);
-    held.forEach((n) => this.#noted.get(q)!.delete(n));
-    const arrivals = read + noted.length - held.length;
+    // This instance's joins the read does not hold, once their commits settled (`noteArrival`).
+    const mine = this.#noted.get(q) ?? new Set<Note>();
+    await Promise.all([...mine].map((n) => n.settled));
+    let arrivals = read;
+    for (const n of mine) n.vs! <= arrivalsEntry.versionstamp! ? mine.delete(n) : arrivals++;
     // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
     const shown = { ...counts, waiting: counts.waiting + arrivals };
     return {

@@ -1,10 +1,9 @@
 /**
  * A wide round's numbering records (sequencer.ts): each chunk of a round after the first has one,
  * written by the round's counts commit with the chunk's numbers; the chunk lands once that commit
- * did, checked against its record, which it deletes. So a chunk cut short (a crash between the
- * commits, a commit the store lost) is finished from its record, each arrival numbered once, and
- * the next round need not wait for the chunks of the last. Kept apart from the sequencer's
- * order-keeping: it only writes numbers already given.
+ * did, checked against its record, which it deletes. So a chunk cut short (a crash, a commit the
+ * store lost) is finished from its record, each arrival numbered once, and the next round need not
+ * wait for the chunks of the last. It only writes numbers already given.
  */
 import { getAll } from "../store/get_all.ts";
 import { keys } from "../store/keys.ts";
