@@ -56,3 +56,40 @@ Deno.test("a code's join answer names its lane, its place there and the lane's p
     t.close();
   }
 });
+
+Deno.test("a main-line join's provisional place counts the main line only, not the lanes' waiters", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1 });
+  try {
+    const { client: admin } = await adminClient(t);
+    const lanes = await admin.req("PUT", "/api/admin/lanes", {
+      lanes: [{ name: "members", share: 0.2 }],
+    });
+    assertEquals(lanes.status, 200, lanes.text);
+    // The one slot taken, then two in the main line and three in the lane, all numbered.
+    assertEquals((await new Client(t.app).join(Q)).status, 200);
+    for (let i = 0; i < 2; i++) assertEquals((await new Client(t.app).join(Q)).status, 202);
+    const issued = await admin.req("POST", "/api/admin/priority-codes", {
+      lane: "members",
+      count: 3,
+    });
+    for (const code of issued.json.codes as string[]) {
+      const m = await new Client(t.app).req("POST", "/join", { queue: Q, priorityCode: code });
+      assertEquals(m.json.lane, "members", m.text);
+    }
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const plain = new Client(t.app);
+    const joined = await plain.join(Q);
+    assertEquals(joined.status, 202, joined.text);
+    assertEquals(joined.json.position, 3, "third in the main line (the lane's three wait apart)");
+    const early = await plain.status(Q);
+    assertEquals(early.json.position, 3, early.text);
+    t.clock.advance(1000);
+    await t.engine.tick(Q);
+    const numbered = await plain.status(Q);
+    assertEquals(numbered.json.position, 3, numbered.text);
+    assert(!("positionExact" in numbered.json), "numbered: exact");
+  } finally {
+    t.close();
+  }
+});

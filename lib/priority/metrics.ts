@@ -42,6 +42,24 @@ export function laneBack(ctx: QueueContext, v: QueueView, lane: string): number 
   return laneSize(ctx, v, slot) + 1;
 }
 
+/** How many wait numbered in `v`'s priority lanes: none of them is ahead in the main line. */
+export function laneWaiting(ctx: QueueContext, v: QueueView): number {
+  let n = 0;
+  for (const slot of v.laneHeads?.keys() ?? []) n += laneSize(ctx, v, slot);
+  return n;
+}
+
+/**
+ * A join's provisional place by `v`: the back of lane `lane`'s line when the queue has that lane,
+ * else `back` (counted over the whole line) less the lanes' waiters, as a main-line position
+ * counts the main line only (the main line's joins were told the lanes' waiters too, until the
+ * tick numbered them).
+ */
+export function joinBack(ctx: QueueContext, v: QueueView, back: number, lane?: string): number {
+  const inLane = lane === undefined ? null : laneBack(ctx, v, lane);
+  return inLane ?? Math.max(1, back - laneWaiting(ctx, v));
+}
+
 /**
  * A join's answer `out` made for a place at `position` of lane `lane`'s line: the lane named, its
  * pace, no main-line counts, as its status says once the join is numbered (the main line's answer

@@ -5,7 +5,7 @@
  * the counts) and answer (a provisional position until the sequencer numbers the join at the
  * next tick, see sequencer.ts).
  */
-import { laneBack, laneJoinView } from "../priority/metrics.ts";
+import { joinBack, laneJoinView } from "../priority/metrics.ts";
 import {
   JoinUnconfirmedError,
   NotFoundError,
@@ -159,7 +159,7 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
   // The cap again, with the row taken: joins in flight together all passed the count above.
   if (back > max) undo(new QueueFullError(q, max));
   // A join into a priority lane: the back of that lane's line (its own positions).
-  const position = lane === undefined ? back : laneBack(ctx, v, lane) ?? back;
+  const position = joinBack(ctx, v, back, lane);
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
   const visitor: Visitor = {
     id: j.id,

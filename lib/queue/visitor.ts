@@ -24,7 +24,7 @@ import { planCheckIn, sumCheckins } from "./checkins.ts";
 import type { Branding } from "../branding.ts";
 import type { Visitor, VisitorView } from "./types.ts";
 import { drawPending } from "./prequeue_phase.ts";
-import { laneBack, laneJoinView } from "../priority/metrics.ts";
+import { joinBack, laneBack, laneJoinView } from "../priority/metrics.ts";
 import { frozenForDraw } from "./prequeue.ts";
 import { placedEntry } from "./placement.ts";
 import { retryAfterDraw, waitForDraw } from "./draw_wait.ts";
@@ -175,7 +175,7 @@ function fromMemory(
   if (notDue(ctx, t, v)) {
     return { view: waitingView(ctx, q, t.sub, t.seq, t.nextCheckAt, v, branding) };
   }
-  const position = farBehind(v);
+  const position = farBehind(ctx, v);
   if (t.seq !== 0 || !(t.arrivedAt! > v.counts.numberedTo) || position === null) return;
   const nextCheckAt = Math.max(t.nextCheckAt, (Math.floor(ctx.now() / 1000) + 1) * 1000);
   return { view: provisionalView(ctx, q, { id: t.sub, nextCheckAt }, v, position, branding) };
@@ -367,8 +367,8 @@ export async function heartbeat(
 const COUNT_AHEAD = 100;
 
 /** Behind a backlog too long to count: the back of the line as last read; null otherwise. */
-function farBehind(v: QueueView): number | null {
-  return v.pending > COUNT_AHEAD ? Math.max(1, v.counts.waiting) : null;
+function farBehind(ctx: QueueContext, v: QueueView): number | null {
+  return v.pending > COUNT_AHEAD ? joinBack(ctx, v, v.counts.waiting) : null;
 }
 
 /**
@@ -388,13 +388,13 @@ async function unnumbered(
   const now = ctx.now();
   const nca = Math.max(rec.nextCheckAt, (Math.floor(now / 1000) + 1) * 1000);
   const asked = { ...rec, nextCheckAt: nca };
-  let position = (rec.lane === undefined ? null : laneBack(ctx, v, rec.lane)) ?? farBehind(v);
+  let position = (rec.lane === undefined ? null : laneBack(ctx, v, rec.lane)) ?? farBehind(ctx, v);
   if (position === null) {
     let ahead = 0;
     const end = keys.arrival(q, ...rec.mark!);
     const list = ctx.kv.list({ start: keys.arrivalPrefix(q), end }, { limit: COUNT_AHEAD });
     for await (const _ of list) ahead++;
-    position = v.counts.waiting - v.pending + ahead + 1;
+    position = joinBack(ctx, v, v.counts.waiting - v.pending + ahead + 1);
   }
   const view = provisionalView(ctx, q, asked, v, position, await ctx.branding(q));
   return {
