@@ -11,14 +11,20 @@ import { adminClient } from "./admin_helpers.ts";
 
 const Q = "default";
 
-Deno.test("a code's join answer names its lane, its place there and the lane's pace", async () => {
+/** An app with one slot and a "members" lane (a share of 0.2), and its admin. */
+async function laneApp() {
   const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1 });
+  const { client: admin } = await adminClient(t);
+  const lanes = await admin.req("PUT", "/api/admin/lanes", {
+    lanes: [{ name: "members", share: 0.2 }],
+  });
+  assertEquals(lanes.status, 200, lanes.text);
+  return { t, admin };
+}
+
+Deno.test("a code's join answer names its lane, its place there and the lane's pace", async () => {
+  const { t, admin } = await laneApp();
   try {
-    const { client: admin } = await adminClient(t);
-    const lanes = await admin.req("PUT", "/api/admin/lanes", {
-      lanes: [{ name: "members", share: 0.2 }],
-    });
-    assertEquals(lanes.status, 200, lanes.text);
     await t.setBranding({ showWaitingCount: true });
     // The one slot taken, then a main line of five: everyone after waits.
     assertEquals((await new Client(t.app).join(Q)).status, 200);
@@ -58,13 +64,8 @@ Deno.test("a code's join answer names its lane, its place there and the lane's p
 });
 
 Deno.test("a main-line join's provisional place counts the main line only, not the lanes' waiters", async () => {
-  const t = await makeApp({ ADMIT_PER_SECOND: 10, CAPACITY: 1 });
+  const { t, admin } = await laneApp();
   try {
-    const { client: admin } = await adminClient(t);
-    const lanes = await admin.req("PUT", "/api/admin/lanes", {
-      lanes: [{ name: "members", share: 0.2 }],
-    });
-    assertEquals(lanes.status, 200, lanes.text);
     // The one slot taken, then two in the main line and three in the lane, all numbered.
     assertEquals((await new Client(t.app).join(Q)).status, 200);
     for (let i = 0; i < 2; i++) assertEquals((await new Client(t.app).join(Q)).status, 202);
