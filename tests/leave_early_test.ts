@@ -49,3 +49,24 @@ Deno.test("a join that left before it was numbered joins again at the back with 
   assertEquals([s.status, s.json.position, s.json.positionExact], [200, 2, undefined], s.text);
   t.close();
 });
+
+Deno.test("a client's id that left before it was numbered joins again without its ticket", async () => {
+  const t = await makeApp();
+  await t.engine.setPaused("default", true);
+  await new Client(t.app).join();
+  const a = new Client(t.app);
+  assertEquals((await a.join("default", "early-leaver-3")).status, 202);
+  await a.req("POST", "/leave", { queue: "default", visitorId: "early-leaver-3" });
+  // Another browser (no ticket) asks for the same id in the same second: it was refused as
+  // "already in queue" until the tick took the leave in.
+  const b = new Client(t.app);
+  const again = await b.join("default", "early-leaver-3");
+  assertEquals([again.status, again.json.visitorId], [202, "early-leaver-3"], again.text);
+  await t.engine.sequence("default");
+  const s = await b.status();
+  assertEquals([s.status, s.json.position], [200, 2], s.text);
+  // A live place's id is still refused without its ticket.
+  const c = await new Client(t.app).join("default", "early-leaver-3");
+  assertEquals([c.status, c.json.error?.code], [401, "unauthorized"], c.text);
+  t.close();
+});

@@ -12,6 +12,7 @@ import {
   NotOpenError,
   QueueFullError,
   StoreBusyError,
+  UnauthorizedError,
 } from "../errors.ts";
 import { growingPause, retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
@@ -32,7 +33,7 @@ import { grantSlot } from "./records.ts";
 import { countTraffic } from "../traffic.ts";
 import type { Counts, QueueSettings, Visitor } from "./types.ts";
 import { admittedView, provisionalView } from "./view.ts";
-import { type Outcome, schedule, settle, ticketFor } from "./visitor.ts";
+import { type Outcome, readVisitor, schedule, settle, ticketFor } from "./visitor.ts";
 import { leaveById } from "./leave_enter.ts";
 import { sequence } from "./sequencer.ts";
 
@@ -56,16 +57,12 @@ class KeyTakenError extends Error {}
 
 /** New visitor id: a sortable time prefix and 128 random bits, base64url. */
 export function newVisitorId(ctx: QueueContext): string {
-  // A time prefix (base 36, digits and capitals sort in byte order) keeps new records close
-  // together in the KV file, which makes group commits several times faster than random ids.
+  // A time prefix (base 36, sorting in byte order) keeps new records close: faster commits.
   const t = ctx.now().toString(36).toUpperCase().padStart(9, "0");
   return t + b64url(ctx.random.bytes(16));
 }
 
-/**
- * Resumes the place visitor `id` holds: its current view and a ticket for it. Null when it is gone
- * (then an admission that ran out, whose record stays until the sweep, is freed first).
- */
+/** Resumes `id`'s place: its view and a ticket; null when gone (a lapsed admission freed). */
 async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<JoinOutcome | null> {
   try {
     const out = await settle(ctx, q, id, "join");
@@ -81,11 +78,9 @@ async function resumeHeld(ctx: QueueContext, q: string, id: string): Promise<Joi
 }
 
 /**
- * `POST /join`: a valid ticket for this queue resumes its visitor (a conflicting body id is
- * ignored); a visitor that is gone joins again at the back under the same id. `guard` is what
- * the join guards passed: its records go into the join's write, and an enqueue key that already
- * holds a place resumes that place (from any browser) instead of taking another.
- * `beforeNewPlace` runs once, only when a new place is about to be taken (it may refuse it).
+ * `POST /join`: a ticket for this queue resumes its visitor (a body id is ignored), or one gone
+ * joins again at the back under its id. `guard`: records for the write, and an enqueue key whose
+ * place is resumed (from any browser). `beforeNewPlace` may refuse a new place (run once).
  */
 export async function join(
   ctx: QueueContext,
@@ -124,10 +119,19 @@ export async function join(
       return await place(ctx, writer, { ...j, records }, guard.lane);
     } catch (e) {
       if (e instanceof StoreBusyError) throw await unconfirmed(ctx, j, e);
-      // Another join took the key first: the next round resumes its place.
-      if (!(e instanceof KeyTakenError) || attempt >= 3) throw e;
+      // Another join took the key first: the next round resumes its place. A client's id that
+      // left before it was numbered is taken in first, then joins again at the back.
+      if (attempt >= 3 || !(e instanceof KeyTakenError || await tookInLeaver(ctx, j, e))) throw e;
     }
   }
+}
+
+/** True when `e` refused a client's id that left before it was numbered, now taken in. */
+async function tookInLeaver(ctx: QueueContext, j: JoinOwn, e: unknown): Promise<boolean> {
+  if (!(e instanceof UnauthorizedError) || !j.supplied) return false;
+  if ((await readVisitor(ctx.kv, j.q, j.id)).value) return false;
+  await sequence(ctx, j.q);
+  return true;
 }
 
 /** Guards, writes and answers a new place: in at once, or at the back of the line. */
@@ -136,13 +140,11 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
   const v = await ctx.view(q);
   const now = ctx.now();
   if (prequeuePhase(v.settings, now) === "before") throw new NotOpenError(q);
-  // The cap counts the line as last read plus this instance's joins since: at most a second of
-  // other instances' joins over it.
+  // The cap counts the line as read plus this instance's joins: other instances' second over it.
   const max = v.settings.maxWaitingVisitors;
   const line = (ctx.freshView(q) ?? v).counts;
   if (line.waiting >= max) throw new QueueFullError(q, max);
-  // Its place in arrival order is taken now: a join that tried to go in at once and could not
-  // stays ahead of those that came meanwhile.
+  // Its arrival order now: one that tried to go in at once stays ahead of those meanwhile.
   const arrival = ctx.nextArrival();
   if (roomNow(ctx, v.settings, { ...line }, now)) {
     const admitted = await admitAtOnce(ctx, j);
@@ -198,9 +200,8 @@ interface AtOnce {
 }
 
 /**
- * Joins of one instance that may go in at once share a round: one commit on the counts (those that
- * come meanwhile, the next). A round tries three times, at once after a lost check (in a crowd, the
- * line forming), then its joins take the line, as do joins that come once it lost a check (a commit
+ * Joins of one instance that may go in at once share a round: one commit on the counts. It tries
+ * three times, then its joins take the line, as do joins that come once it lost a check (a commit
  * a join, or rounds all waited for, made a crowd's first joins its slowest: bench/RESULTS.md).
  */
 interface Rounds {
@@ -282,9 +283,8 @@ async function admitAtOnce(ctx: QueueContext, j: JoinOwn): Promise<JoinOutcome |
 }
 
 /**
- * One try of a round: each join's records and slot while there is room, in one commit against the
- * counts. All false when a line formed; null when the commit lost a check (a join's own check too:
- * after the last try, the line's write tells it).
+ * One try of a round: each join's records and slot while there is room, in one commit on the
+ * counts. All false when a line formed; null when the commit lost a check (a join's own too).
  */
 async function tryAtOnce(ctx: QueueContext, q: string, batch: AtOnce[]) {
   const none = batch.map(() => false as const);
@@ -317,9 +317,8 @@ async function tryAtOnce(ctx: QueueContext, q: string, batch: AtOnce[]) {
 }
 
 /**
- * The 503 of a join that ran out of time: its write may still land (a commit the store took
- * late, an instance paused mid-commit), so the answer carries the ticket of the id it tried. With
- * it a retry resumes that place, or joins under that id when it was never written.
+ * The 503 of a join that ran out of time: its write may still land (a late commit, a paused
+ * instance), so it carries the ticket of its id, for a retry to resume or take that place.
  */
 async function unconfirmed(ctx: QueueContext, { q, id }: JoinOwn, e: StoreBusyError) {
   const claims = { sub: id, queue: q, iat: Math.floor(ctx.now() / 1000), seq: 0, nextCheckAt: 0 };
