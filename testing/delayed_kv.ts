@@ -45,6 +45,8 @@ export class KvTally {
 export interface Delays {
   readMs: number;
   commitMs: number;
+  /** How long a commit's answer takes back after it landed (absent: none). */
+  replyMs?: number;
   /** Runs before each read reaches the store (after its delay). */
   beforeRead?: () => Promise<void>;
   /** Runs before each atomic commit reaches the store (after its delay). */
@@ -66,6 +68,7 @@ export function delayedKv(kv: Deno.Kv, delays: Delays, tally = new KvTally()): D
       const r = await op.commit();
       if (!r.ok) tally.lost++;
       if (delays.kind) tally.note(delays.kind(written), !r.ok);
+      await sleep(delays.replyMs ?? 0);
       return r;
     } catch (e) {
       tally.failed++;

@@ -41,3 +41,44 @@ Deno.test("a view renewal read before a join's commit landed still counts the jo
   assertEquals([later.counts.waiting, later.pending], [2, 1], "once, from the store");
   t.close();
 });
+
+Deno.test("a view load does not wait for this instance's joins in flight, and counts each once", async () => {
+  const real = await Deno.openKv(":memory:");
+  let landed = 0;
+  const delays = {
+    readMs: 0,
+    commitMs: 0,
+    replyMs: 0,
+    beforeCommit: () => Promise.resolve(void landed++),
+  };
+  const t = await makeApp({}, { kv: delayedKv(real, delays) });
+  await t.engine.setPaused(Q, true);
+  assertEquals((await new Client(t.app).join()).status, 202);
+  await t.engine.tick(Q);
+  await t.engine.ctx.view(Q);
+  // A join's commit on its way to the store: a view read meanwhile (the tick's instance reads
+  // afresh after each tick) is answered without waiting for it, and counts it.
+  delays.commitMs = 300;
+  delays.readMs = 10;
+  const before = landed;
+  const first = new Client(t.app).join();
+  await new Promise((r) => setTimeout(r, 30));
+  t.engine.ctx.invalidate(Q);
+  const view = await t.engine.ctx.view(Q);
+  assertEquals(landed, before, "the view was answered before the join's commit landed");
+  assertEquals([view.counts.waiting, view.pending], [2, 1], "the view counts the join in flight");
+  assertEquals((await first).json.position, 2);
+  // A commit that landed before the read but whose answer is still on its way back: the read
+  // holds it, and once its answer is in, the view counts it once.
+  delays.commitMs = 0;
+  delays.replyMs = 300;
+  const second = new Client(t.app).join();
+  await new Promise((r) => setTimeout(r, 30));
+  t.engine.ctx.invalidate(Q);
+  await t.engine.ctx.view(Q);
+  assertEquals((await second).json.position, 3);
+  delays.replyMs = 0;
+  const after = await t.engine.ctx.view(Q);
+  assertEquals([after.counts.waiting, after.pending], [3, 2], "each join counted once");
+  t.close();
+});

@@ -234,12 +234,8 @@ export async function tickRound(r: Round, now: number): Promise<TickRound> {
   // Expiries past this round's budget may wait still.
   let more = expired >= CHUNK / 2;
   if (open && (settings.mode === "queue" || lotteryDrawsAtTick(ctx, { settings, counts }))) {
-    const want = Math.min(
-      wholeTokens(counts),
-      openSlots(settings, counts),
-      counts.waiting,
-      CHUNK - expired,
-    );
+    const room = Math.min(wholeTokens(counts), openSlots(settings, counts));
+    const want = Math.min(room, counts.waiting, CHUNK - expired);
     const ahead = await reads.line;
     // Priority lanes take their parts of the second first; the main line the rest.
     n += await admitFromLanes(r, want);

@@ -14,7 +14,7 @@ import { DEFAULT_JOIN_GUARDS, readGuardEntries, resolveJoinGuards } from "../gua
 import { firstSeq, slotOf } from "../priority/line.ts";
 import { type LanesRecord, readLanes } from "../priority/store.ts";
 
-type Note = { vs?: string; settled: Promise<void> }; // a join in the views: `noteArrival`
+type Note = { vs?: string }; // a join in the views (`noteArrival`): its commit's versionstamp
 
 /** What every queue operation needs; built once per app. */
 export interface QueueDeps {
@@ -37,6 +37,9 @@ export interface QueueView {
   lanes?: LanesRecord;
   /** Joins not numbered into the line yet (counted in `counts.waiting` of a view). */
   pending: number;
+  /** The versionstamp of the pending sum as read, and this instance's joins counted in flight. */
+  readVs?: string;
+  unsure?: Set<Note>;
   /** Arrival numbers above `head` that left the line other than from its head, sorted. */
   gone: number[];
   goneSet: Set<number>;
@@ -89,8 +92,7 @@ export class QueueContext {
    * `undo` for a join refused after. Every view loaded counts it until its read holds the commit.
    */
   noteArrival(q: string, read: QueueView) {
-    const { promise: settled, resolve: settle } = Promise.withResolvers<void>();
-    const note: Note = { settled };
+    const note: Note = {};
     const noted = this.#noted.set(q, this.#noted.get(q) ?? new Set()).get(q)!.add(note);
     const count = (delta: number) => {
       const v = this.#views.last(q) ?? read;
@@ -98,8 +100,8 @@ export class QueueContext {
       this.#views.replace(q, v, { ...next, pending: v.pending + delta });
       return next.counts.waiting;
     };
-    const undo = () => (settle(), noted.delete(note) && count(-1));
-    return { back: count(1), landed: (vs: string) => settle(void (note.vs = vs)), undo };
+    const undo = () => noted.delete(note) && count(-1);
+    return { back: count(1), landed: (vs: string) => void (note.vs = vs), undo };
   }
   /** Joins of this instance counted into its views, until a view's read holds their commits. */
   #noted = new Map<string, Set<Note>>();
@@ -204,12 +206,32 @@ export class QueueContext {
 
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
-    return this.#views.fresh(q);
+    return this.#sure(q);
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
-  view(q: string): Promise<QueueView> {
-    return this.#views.get(q);
+  async view(q: string): Promise<QueueView> {
+    const v = await this.#views.get(q);
+    return this.#sure(q) ?? v;
+  }
+
+  /**
+   * The cached view of `q` less the joins it counted in flight whose commits turned out to be in
+   * its read (a load does not wait for them: on the ticking instance, every request waited a
+   * commit a second); undefined when it is not fresh.
+   */
+  #sure(q: string): QueueView | undefined {
+    const v = this.#views.fresh(q);
+    let held = 0;
+    for (const n of v?.unsure ?? []) {
+      if (n.vs === undefined) continue;
+      v!.unsure!.delete(n);
+      if (n.vs <= v!.readVs! && this.#noted.get(q)?.delete(n)) held++;
+    }
+    if (held === 0) return v;
+    const counts = { ...v!.counts, waiting: v!.counts.waiting - held };
+    this.#views.replace(q, v!, { ...v!, counts, pending: v!.pending - held });
+    return this.#views.fresh(q);
   }
 
   /**
@@ -244,30 +266,22 @@ export class QueueContext {
     const laneHeads = new Map(
       await Promise.all(slots.map(async (s) => [s, await this.#head(q, s)] as const)),
     );
-    const goneSet = await this.#refreshGone(
-      q,
-      (s) => s ? laneHeads.get(s) ?? null : head,
-      loadedAt,
-    );
+    const headOf = (s: number) => s ? laneHeads.get(s) ?? null : head;
+    const goneSet = await this.#refreshGone(q, headOf, loadedAt);
     const gone = [...goneSet].sort((a, b) => a - b);
-    // This instance's joins the read does not hold, once their commits settled (`noteArrival`).
+    // This instance's joins the read does not hold (`noteArrival`); those in flight are counted,
+    // and taken off once known to be held (`#sure`).
     const mine = this.#noted.get(q) ?? new Set<Note>();
-    await Promise.all([...mine].map((n) => n.settled));
+    const readVs = arrivalsEntry.versionstamp ?? "", unsure = new Set<Note>();
     let arrivals = read;
-    for (const n of mine) n.vs! <= arrivalsEntry.versionstamp! ? mine.delete(n) : arrivals++;
+    for (const n of mine) {
+      if (n.vs === undefined) unsure.add(n);
+      n.vs !== undefined && n.vs <= readVs ? mine.delete(n) : arrivals++;
+    }
     // Joins not numbered yet wait as well: counted in the view's line (not in the stored counts).
     const shown = { ...counts, waiting: counts.waiting + arrivals };
-    return {
-      settings,
-      counts: shown,
-      pending: arrivals,
-      head,
-      laneHeads,
-      lanes,
-      gone,
-      goneSet: new Set(gone),
-      loadedAt,
-    };
+    const line = { head, laneHeads, lanes, gone, goneSet: new Set(gone), pending: arrivals };
+    return { settings, counts: shown, ...line, loadedAt, readVs, unsure };
   }
 
   /** The head of line `slot` (0: the main line, else a priority lane's). */

@@ -163,15 +163,9 @@ async function place(ctx: QueueContext, writer: JoinWriter, j: JoinOwn, lane?: s
   // A join into a priority lane: the back of that lane's line (its own positions).
   const position = joinBack(ctx, v, back, lane);
   const [nextCheckAt, deadline, checkin] = schedule(ctx, q, v, v.counts.nextSeq, "join", position);
-  const visitor: Visitor = {
-    id: j.id,
-    seq: 0,
-    joinedAt: now,
-    state: "waiting",
-    nextCheckAt,
-    deadline,
-    mark: [now, ctx.instance, arrival],
-  };
+  const when = { joinedAt: now, nextCheckAt, deadline };
+  const mark: Visitor["mark"] = [now, ctx.instance, arrival];
+  const visitor: Visitor = { id: j.id, seq: 0, state: "waiting", ...when, mark };
   if (lane !== undefined) visitor.lane = lane;
   landed(await writer.write({ ...j, visitor, checkin }).catch(undo));
   const view = provisionalView(ctx, q, visitor, v, position, await ctx.branding(q));

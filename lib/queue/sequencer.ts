@@ -324,11 +324,8 @@ function numberChunks(
     const ms = e.key[2] as number;
     if (i > chunks.length) {
       const record = { by: run.id, at: ctx.now(), inst: [], base: ms, round: 0, entries: [] };
-      chunks.push({
-        op: ctx.kv.atomic(),
-        key: keys.numbering(q, `${run.id}:${round}:${i}`),
-        record,
-      });
+      const key = keys.numbering(q, `${run.id}:${round}:${i}`);
+      chunks.push({ op: ctx.kv.atomic(), key, record });
     }
     const participant = ms >= windowStart(s!) && inWindow(s!, c, ms);
     // The window closes (at the first arrival from `opensAt` on) before anyone after it is numbered.

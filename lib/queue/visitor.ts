@@ -86,12 +86,8 @@ export async function liveEntry(ctx: QueueContext, q: string, id: string) {
   // ahead and have drawn already, and then the place table is read.
   const view = ctx.freshView(q);
   const pending = view !== undefined && drawPending(view.settings);
-  const entry = await placedEntry(
-    ctx.kv,
-    q,
-    raw as Deno.KvEntry<Visitor>,
-    pending ? ctx.now() : undefined,
-  );
+  const at = pending ? ctx.now() : undefined;
+  const entry = await placedEntry(ctx.kv, q, raw as Deno.KvEntry<Visitor>, at);
   return { entry, placedNow: raw.value.round !== undefined && entry.value.round === undefined };
 }
 
