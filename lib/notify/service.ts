@@ -7,6 +7,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { type Mailer, smtpMailer } from "./mailer.ts";
 import { effectiveMail } from "./settings.ts";
+import { guardedMailer } from "./smtp_target.ts";
 
 /** The turn e-mail's settings and mailer, as the page, the requests and the job see them. */
 export class MailService {
@@ -44,6 +45,10 @@ export class MailService {
     const fingerprint = JSON.stringify(eff.smtp);
     if (fingerprint === this.#fingerprint) return;
     this.#fingerprint = fingerprint;
-    this.#mailer = smtpMailer(eff.smtp);
+    const mailer = smtpMailer(eff.smtp);
+    // A server typed into the admin app is checked like any admin-chosen target before each send.
+    this.#mailer = mailer && eff.source === "admin"
+      ? guardedMailer(this.deps.config, eff.smtp.SMTP_HOST!, eff.smtp.SMTP_PORT, mailer)
+      : mailer;
   }
 }
