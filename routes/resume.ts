@@ -189,7 +189,7 @@ export function resumeRoutes(s: Services) {
     const { queue, email } = c.req.valid("json");
     // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
     const { lang } = pickLang({ ...langHints(c), query: null });
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, siteOf(c, s), lang);
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, lang);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 

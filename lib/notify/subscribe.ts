@@ -29,8 +29,11 @@ export interface MailSub {
   id: string;
   /** The address, sealed. */
   sealed: string;
-  /** Where the visitor's waiting room is (origin and base path), for the link in the e-mail. */
-  site: string;
+  /**
+   * Older records only: the request's own origin, once used for the link. Never read: the link
+   * names PUBLIC_URL (`mailLinkBase`), since a request's Host is whatever its sender wrote.
+   */
+  site?: string;
   /** The language of the page the visitor asked on (absent in older records: English). */
   lang?: Lang;
   /** Failed sends so far (the job gives up after a few). */
@@ -66,7 +69,6 @@ export async function subscribe(
   q: string,
   ticket: TicketClaims | null,
   address: string,
-  site: string,
   lang: Lang,
 ): Promise<void> {
   await d.mail.refresh();
@@ -85,7 +87,7 @@ export async function subscribe(
     }
     const idx = await d.kv.get<SubIndex>(keys.mailSubOf(q, t.sub));
     const at = rec.round !== undefined || rec.seq === 0 ? "pre" : rec.seq;
-    const sub: MailSub = { id: t.sub, sealed, site, lang, failures: 0 };
+    const sub: MailSub = { id: t.sub, sealed, lang, failures: 0 };
     const op = d.kv.atomic().check(idx);
     if (idx.value && idx.value.at !== at) op.delete(subKey(q, t.sub, idx.value.at));
     op.set(subKey(q, t.sub, at), sub, { expireIn: MAIL_SUB_TTL_MS })
