@@ -6,28 +6,7 @@
 import { testConfig } from "../lib/config.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { serveApp } from "./live_app.ts";
-
-/** Sends one raw request line to `base` and returns the answer's status and text. */
-async function raw(base: string, method: string, path: string) {
-  const { port } = new URL(base);
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
-  try {
-    const head = `${method} ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`;
-    await conn.write(new TextEncoder().encode(head));
-    let text = "";
-    const buf = new Uint8Array(16384);
-    for (;;) {
-      const n = await conn.read(buf);
-      if (n === null) break;
-      text += new TextDecoder().decode(buf.subarray(0, n));
-    }
-    return { status: Number(text.split(" ")[1]), text };
-  } finally {
-    try {
-      conn.close();
-    } catch { /* closed by the server */ }
-  }
-}
+import { rawRequest as raw } from "./raw_http.ts";
 
 Deno.test("TRACE and TRACK are 405 on every kind of path, never 500", async () => {
   for (const config of [testConfig({}), testConfig({ BASE_PATH: "/_tollgate" })]) {
