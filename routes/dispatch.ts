@@ -15,6 +15,7 @@ import type { Services } from "./services.ts";
 import { fastStatus } from "./status_fast.ts";
 import { errorBody } from "../lib/errors.ts";
 import { jsonResponse } from "../http/response.ts";
+import { redactServerSpan } from "../lib/metrics/tracing.ts";
 
 /** Marks the origin's answers (a symbol property: a WeakSet entry per response made garbage). */
 const FROM_ORIGIN = Symbol("tollgate.fromOrigin");
@@ -130,11 +131,14 @@ export function servedFetch(
     basePath,
     plainPathsOurs: plainOurs,
   });
-  // One function, not a wrapper per concern: TRACE and TRACK refused first (see `untraceable`),
+  // One function, not a wrapper per concern: the span's query redacted, TRACE and TRACK refused
+  // (see `untraceable`),
   // the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik), then
   // slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
-  return (req, info) =>
-    untraceable(req) ??
+  return (req, info) => {
+    redactServerSpan(req); // no credential from a query string in the telemetry backend
+    return untraceable(req) ??
       check?.(req, info) ??
       (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));
+  };
 }
