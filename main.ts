@@ -3,6 +3,7 @@ import { createApp } from "./app.ts";
 import { type Clock, cryptoRandom, serviceClock, systemClock } from "./lib/clock.ts";
 import { type Config, ConfigError, parseEnv } from "./lib/config.ts";
 import { log } from "./lib/log.ts";
+import { headerTrustWarning } from "./lib/client_ip.ts";
 import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { openStore } from "./lib/store/commit.ts";
@@ -64,6 +65,9 @@ async function main() {
     }
     throw e;
   }
+  // A client-address header believed from anyone is a hole only the operator can close: said once.
+  const trust = headerTrustWarning(config);
+  if (trust) log("warn", "client address header trusted from every peer", trust);
   // On Deno Deploy without an explicit path, the project's managed KV.
   const managed = onDeploy() && !Deno.env.get("DENO_KV_PATH");
   const path = managed ? "(Deno Deploy managed KV)" : config.DENO_KV_PATH;

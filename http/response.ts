@@ -82,6 +82,11 @@ export function errorResponse(err: unknown, req: Request): Response {
     return jsonResponse(body, status);
   }
   const url = req.url;
+  // A `Host` that is no host leaves a URL nothing can parse (Deno.serve takes it as sent): the
+  // client's fault, answered 400 and not logged, where a route that parses its URL threw.
+  if (!URL.canParse(url)) {
+    return jsonResponse(errorBody("bad_request", "the Host header is not a valid host"), 400);
+  }
   const path = url.slice(url.indexOf("/", url.indexOf("//") + 2)).split("?")[0];
   log("error", "unhandled", { requestId: requestIdOf(req), path, error: String(err) });
   return jsonResponse(errorBody("internal", "internal error"), 500);

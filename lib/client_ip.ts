@@ -71,6 +71,22 @@ export function peerTrusted(peer: string, config: Pick<Config, "TRUSTED_PROXIES"
   return trusted === null || trusted.matches(peer);
 }
 
+/**
+ * The warning a start logs when `CLIENT_IP_HEADER` is believed from every peer (no
+ * `TRUSTED_PROXIES`): anyone who reaches the port directly then chooses their own address for the
+ * per-client limits, the sign-in limit and the IP allowlist (which lets a listed address in at
+ * once). Null when the configuration does not have that hole.
+ */
+export function headerTrustWarning(config: ClientIpConfig): Record<string, string> | null {
+  if (!config.CLIENT_IP_HEADER || config.TRUSTED_PROXIES) return null;
+  return {
+    header: config.CLIENT_IP_HEADER,
+    hint: `${config.CLIENT_IP_HEADER} is believed from every peer: anyone who reaches this port ` +
+      "directly can name any address (per-client limits, sign-in limit, IP allowlist). Set " +
+      "TRUSTED_PROXIES to your proxy's addresses, or keep the port reachable by the proxy only",
+  };
+}
+
 let warnedForwardedFor = false;
 
 /**

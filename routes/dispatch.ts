@@ -13,12 +13,29 @@ import { markGated, type OriginGate, plainPathsOurs } from "./origin.ts";
 import { proxyCheckAnswerer } from "./proxy_check.ts";
 import type { Services } from "./services.ts";
 import { fastStatus } from "./status_fast.ts";
+import { errorBody } from "../lib/errors.ts";
+import { jsonResponse } from "../http/response.ts";
+import { redactServerSpan } from "../lib/metrics/tracing.ts";
 
 /** Marks the origin's answers (a symbol property: a WeakSet entry per response made garbage). */
 const FROM_ORIGIN = Symbol("tollgate.fromOrigin");
 type FromOrigin = Response & { [FROM_ORIGIN]?: true };
 
 const STATUS_PATH = /^https?:\/\/[^/]+\/status\?/;
+
+/**
+ * 405 for `TRACE` and `TRACK`, before anything else: `Deno.serve` hands them over, but no
+ * `Request` can be made with them, so every step that rebuilds one (the body deadline, BASE_PATH,
+ * the origin proxy) threw, and a sweep got 500 with an error line per request, or a false "origin
+ * unavailable". The service has no use for them, and a site behind it should not echo requests.
+ */
+function untraceable(req: Request): Response | null {
+  const m = req.method;
+  if (m !== "TRACE" && m !== "TRACK") return null;
+  const res = jsonResponse(errorBody("method_not_allowed", `${m} is not served`), 405);
+  res.headers.set("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS");
+  return res;
+}
 
 /** The served handler over `app` and the origin gate. */
 export function servedFetch(
@@ -114,8 +131,14 @@ export function servedFetch(
     basePath,
     plainPathsOurs: plainOurs,
   });
-  // One function, not a wrapper per concern: the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik) first,
-  // then slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
-  return (req, info) =>
-    check?.(req, info) ?? (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));
+  // One function, not a wrapper per concern: the span's query redacted, TRACE and TRACK refused
+  // (see `untraceable`),
+  // the proxies' access checks (one per request to a site behind nginx, Caddy or Traefik), then
+  // slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
+  return (req, info) => {
+    redactServerSpan(req); // no credential from a query string in the telemetry backend
+    return untraceable(req) ??
+      check?.(req, info) ??
+      (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));
+  };
 }

@@ -69,7 +69,14 @@ export async function fastJoin(
   if (len !== null && !req.headers.has("transfer-encoding") && parseInt(len, 10) > MAX_BODY_BYTES) {
     return req;
   }
-  const bytes = await readBody(req);
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = await readBody(req);
+  } catch {
+    // The body never arrived whole (the client went, or the deadline answered 408 already): Hono
+    // answers what is left, as for any route whose body cannot be read, without an error line.
+    return replay(req, new Uint8Array(0));
+  }
   if (bytes.length > MAX_BODY_BYTES) return replay(req, bytes);
   // deno-lint-ignore no-explicit-any
   let body: any;

@@ -89,8 +89,10 @@ const mailRoute = createRoute({
   summary: "E-mail me when it's my turn",
   description: "Keeps the address (sealed) until the e-mail is sent or the place ends, then " +
     "deletes it. Sent once, at admission or at the place the operator set (MAIL_AT_POSITION), " +
-    "with a resume link, in the language of the visitor's page (the `tg_lang` cookie, else " +
-    "`Accept-Language`, else English). 404 `not_found` when the service has no SMTP server.",
+    "with a resume link (under PUBLIC_URL; without it the code only), in the language of the " +
+    "visitor's page (the `tg_lang` cookie, else `Accept-Language`, else English). 404 " +
+    "`not_found` when the service has no SMTP server; 429 `rate_limited` past 3 requests an " +
+    "hour for one recipient (from any place or address; case and a `+tag` ignored).",
   request: { body: jsonBody(TurnEmailBody) },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), email: z.literal("saved") }), "saved"),
@@ -98,6 +100,7 @@ const mailRoute = createRoute({
     401: errors[401],
     404: errors[404],
     409: errors[409],
+    429: errors[429],
   },
 });
 
@@ -189,7 +192,7 @@ export function resumeRoutes(s: Services) {
     const { queue, email } = c.req.valid("json");
     // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
     const { lang } = pickLang({ ...langHints(c), query: null });
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, siteOf(c, s), lang);
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, lang);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 

@@ -8,9 +8,12 @@ import type { Config } from "../lib/config.ts";
 
 /**
  * The service as `main.ts` serves it (createApp's `fetch`, admission ticks on) over in-memory KV
- * and the system clock, on 127.0.0.1 and a free port.
+ * and the system clock, on 127.0.0.1 and a free port (or `opts.port`, for a config that names it).
  */
-export async function serveApp(config: Config, opts: { autoTick?: boolean } = {}) {
+export async function serveApp(
+  config: Config,
+  opts: { autoTick?: boolean; port?: number } = {},
+) {
   const kv = await Deno.openKv(":memory:");
   const { fetch: serve, services } = await createApp({
     kv,
@@ -20,7 +23,7 @@ export async function serveApp(config: Config, opts: { autoTick?: boolean } = {}
     random: cryptoRandom,
     autoTick: opts.autoTick ?? true,
   });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, serve);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: opts.port ?? 0, onListen() {} }, serve);
   return {
     base: `http://127.0.0.1:${server.addr.port}`,
     kv,

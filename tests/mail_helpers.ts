@@ -8,9 +8,16 @@ import { makeApp, type TestApp } from "./helpers.ts";
 /** The queue the tests use. */
 export const Q = "default";
 
-/** An app that mails through 127.0.0.1:`port`, its default queue paused (everyone waits). */
+/** The public address the mailing app's links name (the e-mail's link needs PUBLIC_URL). */
+export const MAIL_SITE = "http://localhost";
+
+/**
+ * An app that mails through 127.0.0.1:`port`, its default queue paused (everyone waits), published
+ * at `MAIL_SITE` unless `extra` says otherwise.
+ */
 export async function mailingApp(port: number, extra = {}): Promise<TestApp> {
   const t = await makeApp({
+    PUBLIC_URL: MAIL_SITE,
     SMTP_HOST: "127.0.0.1",
     SMTP_PORT: port,
     SMTP_TLS: "none",

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
+import { spawnServer, stopServers, waitReady } from "../testing/procs.ts";
 
 const mainUrl = new URL("../main.ts", import.meta.url).pathname;
 
@@ -53,4 +54,26 @@ Deno.test("the first request of a new second runs the admission tick", async () 
   const m = await t.engine.metrics("default");
   assertEquals([m.waiting, m.holding + m.entered], [0, 2]);
   t.close();
+});
+
+Deno.test("a client-address header without TRUSTED_PROXIES is warned about at start", async () => {
+  // A sweep set CLIENT_IP_HEADER=x-forwarded-for alone: every X-Forwarded-For value took a new
+  // per-client allowance, and nothing said so. The start now says it, and not when proxies are set.
+  const started = async (env: Record<string, string>) => {
+    const s = spawnServer({ DENO_KV_PATH: ":memory:", ...env });
+    try {
+      await waitReady(s);
+    } finally {
+      await stopServers([s]);
+      await s.done;
+    }
+    return s.log.join("");
+  };
+  const open = await started({ CLIENT_IP_HEADER: "x-forwarded-for" });
+  assert(/client address header trusted from every peer.*TRUSTED_PROXIES/.test(open), open);
+  const closed = await started({
+    CLIENT_IP_HEADER: "x-forwarded-for",
+    TRUSTED_PROXIES: "127.0.0.1",
+  });
+  assert(!closed.includes("trusted from every peer"), closed);
 });

@@ -4,61 +4,8 @@
  * loopback; joins, status checks, ticks and KV commits arrive with their attributes.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { sleep, spawnServer, stopServers, waitReady } from "./server_procs.ts";
-
-/** One OTLP span as the JSON encoding carries it, attributes flattened. */
-interface Span {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  attributes: Record<string, string | number | boolean>;
-}
-
-type OtlpValue = {
-  stringValue?: string;
-  intValue?: string | number;
-  doubleValue?: number;
-  boolValue?: boolean;
-};
-
-/** Flattens OTLP's `[{key, value: {stringValue|intValue|doubleValue|boolValue}}]`. */
-function attributesOf(list: { key: string; value: OtlpValue }[] = []) {
-  const out: Record<string, string | number | boolean> = {};
-  for (const { key, value } of list) {
-    const n = value.intValue !== undefined ? Number(value.intValue) : value.doubleValue;
-    out[key] = value.stringValue ?? n ?? value.boolValue ?? "";
-  }
-  return out;
-}
-
-/** A loopback OTLP/HTTP receiver (JSON encoding) that keeps every span it is sent. */
-function receiver() {
-  const spans: Span[] = [];
-  const services = new Set<string>();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    const path = new URL(req.url).pathname;
-    const body = await req.text();
-    if (path === "/v1/traces") {
-      for (const rs of JSON.parse(body).resourceSpans ?? []) {
-        services.add(String(attributesOf(rs.resource?.attributes)["service.name"]));
-        for (const ss of rs.scopeSpans ?? []) {
-          for (const s of ss.spans ?? []) {
-            spans.push({
-              name: s.name,
-              traceId: s.traceId,
-              spanId: s.spanId,
-              parentSpanId: s.parentSpanId || undefined,
-              attributes: attributesOf(s.attributes),
-            });
-          }
-        }
-      }
-    }
-    return Response.json({});
-  });
-  return { spans, services, server, url: `http://127.0.0.1:${server.addr.port}` };
-}
+import { sleep, stopServers, waitReady } from "./server_procs.ts";
+import { OTEL_SECRET, otelServer, receiver } from "./otlp_receiver.ts";
 
 Deno.test({
   name: "OTel on: join, status, tick and KV commit spans reach a loopback OTLP/HTTP receiver",
@@ -66,17 +13,9 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const otlp = receiver();
-    const s = spawnServer({
-      TOKEN_SECRET: "otel-test-secret-otel-test-secret-0123",
-      DENO_KV_PATH: ":memory:",
+    const s = otelServer(otlp.url, {
       MAX_WAITING_VISITORS: "1",
-      OTEL_DENO: "true",
       OTEL_SERVICE_NAME: "tollgate-otel-test",
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      // Export every 200 ms instead of every few seconds, so the test stays short.
-      OTEL_BSP_SCHEDULE_DELAY: "200",
-      OTEL_DENO_CONSOLE: "ignore",
     });
     const base = `http://127.0.0.1:${s.port}`;
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -90,7 +29,7 @@ Deno.test({
       const first = await post("/join", { queue: "default" });
       assertEquals(first.status, 200, "admitted at once");
       await first.body?.cancel();
-      const operator = { authorization: "Bearer otel-test-secret-otel-test-secret-0123" };
+      const operator = { authorization: `Bearer ${OTEL_SECRET}` };
       await (await post("/pause", { queue: "default", paused: true }, operator)).body?.cancel();
       const waiting = await post("/join", { queue: "default" });
       assertEquals(waiting.status, 202);

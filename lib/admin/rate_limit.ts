@@ -30,6 +30,12 @@ export const RATE_LIMITS = {
    * codes, 120 a minute hit one of 10,000 live codes about once in 20 months).
    */
   resumeQueue: { max: 120, windowMs: 60_000 },
+  /**
+   * Turn e-mail requests per recipient (by a MAC of the address, `+tags` dropped), from any
+   * place and address: one person needs a few; more would make the service a mail cannon at
+   * someone else's inbox, one e-mail per place a script takes.
+   */
+  turnMail: { max: 3, windowMs: 60 * 60_000 },
 } as const;
 
 /** A rate-limited call. */

@@ -68,6 +68,24 @@ function serveOnConnection(): ServeOnConnection | null {
   return typeof f === "function" ? f as ServeOnConnection : null;
 }
 
+/**
+ * True for what a client that went away mid-request leaves behind (its body cut off, its socket
+ * reset): not the service's error, and not worth an error line, which anyone could otherwise
+ * write into the log once per connection.
+ */
+export function clientGone(e: unknown): boolean {
+  const E = Deno.errors;
+  return e instanceof E.BadResource || e instanceof E.ConnectionReset ||
+    e instanceof E.BrokenPipe || e instanceof E.UnexpectedEof || e instanceof E.Interrupted;
+}
+
+/** The last resort of a handler that threw: 500 and an error line, or 400 for a client gone. */
+export function servingError(e: unknown): Response {
+  if (clientGone(e)) return new Response("Bad Request", { status: 400 });
+  log("error", "unhandled error while serving", { error: String(e) });
+  return new Response("Internal Server Error", { status: 500 });
+}
+
 /** The host and port of a `DENO_SERVE_ADDRESS` of the form `tcp:HOST:PORT`; null for others. */
 export function tcpServeAddress(value: string): { hostname: string; port: number } | null {
   const m = /^tcp:(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):(\d{1,5})$/.exec(value.trim());
@@ -123,6 +141,7 @@ export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServ
       port: bounds.port,
       hostname: bounds.hostname,
       onListen: (a) => bounds.onListen?.(a),
+      onError: servingError,
     }, handler);
     return { addr: s.addr, finished: s.finished, shutdown: () => s.shutdown() };
   }
@@ -147,10 +166,7 @@ export function serveBounded(bounds: ServeBounds, handler: Handler): BoundedServ
   const sweeper = setInterval(() => pool.sweep(), every);
   Deno.unrefTimer(sweeper);
 
-  const onError = (e: unknown) => {
-    log("error", "unhandled error while serving", { error: String(e) });
-    return new Response("Internal Server Error", { status: 500 });
-  };
+  const onError = servingError;
 
   const accepted = (conn: Deno.Conn) => {
     const ctl = new AbortController();

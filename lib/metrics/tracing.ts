@@ -97,6 +97,36 @@ export function annotateSpan(attributes: Attributes): void {
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
+/** Query parameters whose values a span may show: none of them is a credential. */
+const PLAIN_PARAMS = new Set(["queue", "lang", "embed", "preview", "return", "format"]);
+
+/** `query` (without `?`) with every value outside `PLAIN_PARAMS` replaced by `REDACTED`. */
+export function redactQuery(query: string): string {
+  return query.split("&").map((pair) => {
+    const eq = pair.indexOf("=");
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (eq < 0 || PLAIN_PARAMS.has(name)) return pair;
+    return `${name}=REDACTED`;
+  }).join("&");
+}
+
+/**
+ * Takes the credentials out of the request's server span (Deno's, when tracing is on): Deno
+ * records `url.full` and `url.query` as sent, which carry `?accessToken=`, resume and priority
+ * codes and invite tokens to the telemetry backend. Values are replaced by `REDACTED` (the
+ * OpenTelemetry convention), except a few plain ones (`queue`, `lang`, ...).
+ */
+export function redactServerSpan(req: { readonly url: string }): void {
+  if (!tracingOn()) return;
+  const url = req.url;
+  const q = url.indexOf("?");
+  if (q < 0) return;
+  const span = trace.getActiveSpan();
+  if (!span) return;
+  const query = redactQuery(url.slice(q + 1));
+  span.setAttributes({ "url.full": `${url.slice(0, q)}?${query}`, "url.query": query });
+}
+
 /**
  * Names the request's server span (Deno's, when tracing is on) after its route; the method is
  * read only then (every request calls this).

@@ -25,12 +25,21 @@ import { turnMail } from "./turn_mail.ts";
 import type { MailService } from "./service.ts";
 import { ADDRESS_PURPOSE, dropSub, MAIL_SUB_TTL_MS, type MailSub, moveSub } from "./subscribe.ts";
 
+/**
+ * The origin (and base path) the turn e-mail's link names: `PUBLIC_URL`'s, or null (no link,
+ * the code only) when it is not set.
+ */
+export function mailLinkBase(config: Pick<Config, "PUBLIC_URL" | "BASE_PATH">): string | null {
+  if (!config.PUBLIC_URL) return null;
+  return new URL(config.PUBLIC_URL).origin + (config.BASE_PATH ?? "");
+}
+
 /** What the job needs from the service. */
 export interface MailJobDeps {
   kv: Deno.Kv;
   clock: Clock;
   random: Random;
-  config: Pick<Config, "TOKEN_SECRET">;
+  config: Pick<Config, "TOKEN_SECRET" | "PUBLIC_URL" | "BASE_PATH">;
   engine: Engine;
   /** The settings in force and their mailer. */
   mail: MailService;
@@ -156,7 +165,10 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
     const to = await unseal(d.config.TOKEN_SECRET, sub.sealed, ADDRESS_PURPOSE);
     if (to === null) throw new Error("the stored address cannot be read (TOKEN_SECRET rotated?)");
     const { title, messages } = await d.engine.ctx.branding(q);
-    const link = `${sub.site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
+    // The link names PUBLIC_URL only: a request's Host is whatever its sender wrote, and a place
+    // taken with `Host: evil.example` would have this server mail a link there to any address.
+    const site = mailLinkBase(d.config);
+    const link = site && `${site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
     const mailer = d.mail.mailer;
     if (!mailer) throw new Error("e-mail was turned off meanwhile");
     const facts = { title, link, code: showResumeCode(code), near };

@@ -7,6 +7,8 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { type Mailer, smtpMailer } from "./mailer.ts";
 import { effectiveMail } from "./settings.ts";
+import { log } from "../log.ts";
+import { guardedMailer } from "./smtp_target.ts";
 
 /** The turn e-mail's settings and mailer, as the page, the requests and the job see them. */
 export class MailService {
@@ -14,6 +16,7 @@ export class MailService {
   #atPosition = 0;
   #fingerprint = "";
   #at = -Infinity;
+  #warned = false;
 
   constructor(
     readonly deps: { kv: Deno.Kv; clock: Clock; config: Config },
@@ -44,6 +47,16 @@ export class MailService {
     const fingerprint = JSON.stringify(eff.smtp);
     if (fingerprint === this.#fingerprint) return;
     this.#fingerprint = fingerprint;
-    this.#mailer = smtpMailer(eff.smtp);
+    const mailer = smtpMailer(eff.smtp);
+    // A server typed into the admin app is checked like any admin-chosen target before each send.
+    this.#mailer = mailer && eff.source === "admin"
+      ? guardedMailer(this.deps.config, eff.smtp.SMTP_HOST!, eff.smtp.SMTP_PORT, mailer)
+      : mailer;
+    if (mailer && !this.deps.config.PUBLIC_URL && !this.#warned) {
+      this.#warned = true;
+      log("warn", "PUBLIC_URL is unset: turn e-mails carry the resume code but no link", {
+        hint: "set PUBLIC_URL to the waiting room's public address (a request's Host is not used)",
+      });
+    }
   }
 }

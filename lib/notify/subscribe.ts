@@ -18,6 +18,8 @@ import { checkTicket } from "../queue/visitor.ts";
 import type { Engine } from "../queue/engine.ts";
 import type { Lang } from "../i18n/langs.ts";
 import { checkHolder } from "../resume/holder.ts";
+import { hitRateLimit } from "../admin/rate_limit.ts";
+import { hmacB64url } from "../tokens.ts";
 
 /** The seal purpose of stored addresses (a key of their own). */
 export const ADDRESS_PURPOSE = "mail-address";
@@ -29,8 +31,11 @@ export interface MailSub {
   id: string;
   /** The address, sealed. */
   sealed: string;
-  /** Where the visitor's waiting room is (origin and base path), for the link in the e-mail. */
-  site: string;
+  /**
+   * Older records only: the request's own origin, once used for the link. Never read: the link
+   * names PUBLIC_URL (`mailLinkBase`), since a request's Host is whatever its sender wrote.
+   */
+  site?: string;
   /** The language of the page the visitor asked on (absent in older records: English). */
   lang?: Lang;
   /** Failed sends so far (the job gives up after a few). */
@@ -52,6 +57,18 @@ export interface SubscribeDeps {
   mail: { readonly enabled: boolean; refresh(): Promise<void> };
 }
 
+/**
+ * What the per-recipient limit counts an address under: a MAC keyed by the service secret (the
+ * address itself is never stored in the clear), with case and a `+tag` of the local part ignored,
+ * so `Victim+1@Example.com` is `victim@example.com`.
+ */
+export function recipientTag(secret: string, address: string): string {
+  const a = address.trim().toLowerCase();
+  const at = a.lastIndexOf("@");
+  const local = a.slice(0, at).split("+")[0];
+  return hmacB64url(secret, `turn-mail-recipient:${local}${a.slice(at)}`).slice(0, 22);
+}
+
 /** The key of a request by its index entry. */
 function subKey(q: string, id: string, at: number | "pre") {
   return at === "pre" ? keys.mailSubPre(q, id) : keys.mailSub(q, at, id);
@@ -66,7 +83,6 @@ export async function subscribe(
   q: string,
   ticket: TicketClaims | null,
   address: string,
-  site: string,
   lang: Lang,
 ): Promise<void> {
   await d.mail.refresh();
@@ -75,6 +91,8 @@ export async function subscribe(
   }
   const t = checkTicket(q, ticket);
   await d.engine.settings(q); // 404 unknown_queue
+  // At most a few requests an hour for one recipient, whoever asks (429 `rate_limited`).
+  await hitRateLimit(d.kv, d.clock, "turnMail", recipientTag(d.config.TOKEN_SECRET, address));
   const sealed = await seal(d.config.TOKEN_SECRET, address, ADDRESS_PURPOSE);
   await retryCommit(async () => {
     await checkHolder(d.kv, q, t);
@@ -85,7 +103,7 @@ export async function subscribe(
     }
     const idx = await d.kv.get<SubIndex>(keys.mailSubOf(q, t.sub));
     const at = rec.round !== undefined || rec.seq === 0 ? "pre" : rec.seq;
-    const sub: MailSub = { id: t.sub, sealed, site, lang, failures: 0 };
+    const sub: MailSub = { id: t.sub, sealed, lang, failures: 0 };
     const op = d.kv.atomic().check(idx);
     if (idx.value && idx.value.at !== at) op.delete(subKey(q, t.sub, idx.value.at));
     op.set(subKey(q, t.sub, at), sub, { expireIn: MAIL_SUB_TTL_MS })

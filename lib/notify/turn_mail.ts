@@ -8,10 +8,13 @@ import { num, t } from "../i18n/format.ts";
 import { isLang, type Lang } from "../i18n/langs.ts";
 import { DEFAULT_BRANDING } from "../branding.ts";
 
-/** What the e-mail says: the queue's title, the resume link and code, `near` (0: the turn). */
+/**
+ * What the e-mail says: the queue's title, the resume link (null without PUBLIC_URL: the code
+ * only) and code, `near` (0: the turn).
+ */
 export interface TurnMailFacts {
   title: string;
-  link: string;
+  link: string | null;
   code: string;
   near: number;
 }
@@ -33,9 +36,7 @@ export function turnMail(
   const text = [
     lead,
     "",
-    m["mail.linkIntro"],
-    p.link,
-    "",
+    ...(p.link ? [m["mail.linkIntro"], p.link, ""] : []),
     t(m, "mail.code", { code: p.code }),
     "",
     m["mail.ignore"],

@@ -10,6 +10,7 @@ import { readMailSettings, saveMailSettings, SMTP_TLS_MODES } from "../../lib/no
 import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
+import { assertSmtpSavable } from "../../lib/notify/smtp_target.ts";
 
 const MailSettingsView = z.object({
   source: z.enum(["admin", "env", "none"]).openapi({
@@ -84,6 +85,7 @@ export function mailRoutes(s: Services) {
 
   app.openapi(putRoute, async (c) => {
     const b = c.req.valid("json");
+    if (b.host) await assertSmtpSavable(s.config, b.host, b.port, c.req.url);
     const view = await saveMailSettings(s.kv, s.config, b);
     await s.mail.refresh(true);
     await audit(s, c, "mail.save", {

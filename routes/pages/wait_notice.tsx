@@ -118,6 +118,8 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
   };
 
   const failure = async (c: Context, e: unknown) => {
+    // A Host that is no host: no page can be drawn for it (errorResponse answers 400, unlogged).
+    if (!URL.canParse(c.req.url)) throw e;
     // STORE_FAILURE=open: a visitor the proxy sent here just before the store went down goes
     // back to the page it asked for, which the proxy now lets through (for the open bound).
     const back = safeReturnPath(c.req.query("return"));

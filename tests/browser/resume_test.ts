@@ -11,6 +11,7 @@ import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
 import { t as fill } from "../../lib/i18n/format.ts";
 import type { Catalogue } from "../../lib/i18n/messages/en.ts";
 import { haveAiosmtpd, startSmtpServer } from "../../testing/smtp_server.ts";
+import { freePort } from "../../testing/procs.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { launchBrowser, screenshotPath, serveApp } from "./helper.ts";
 
@@ -37,12 +38,18 @@ Deno.test({
   async fn(t) {
     // Without python3-aiosmtpd only the e-mail step is skipped (and says so).
     const smtp = await haveAiosmtpd() ? await startSmtpServer() : null;
-    const srv = await serveApp(testConfig({
-      SMTP_HOST: "127.0.0.1",
-      SMTP_PORT: smtp?.port ?? 25,
-      SMTP_TLS: "none",
-      SMTP_FROM: "Tollgate <queue@example.test>",
-    }));
+    // The e-mail's link names PUBLIC_URL (never a request's Host): the server's own address.
+    const port = freePort();
+    const srv = await serveApp(
+      testConfig({
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        SMTP_HOST: "127.0.0.1",
+        SMTP_PORT: smtp?.port ?? 25,
+        SMTP_TLS: "none",
+        SMTP_FROM: "Tollgate <queue@example.test>",
+      }),
+      { port },
+    );
     // The per-second mail job, wired as main.ts wires it.
     const timer = setInterval(() => void srv.services.mailJob(), 1000);
     const engine = srv.services.engine;
