@@ -176,7 +176,7 @@ export function WaitRoom(p: WaitRoomProps) {
       >
         {announced}
       </p>
-      {local === "expired" && (
+      {(local === "expired" || local === "ended") && (
         <p>
           <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
@@ -251,6 +251,7 @@ export function WaitRoom(p: WaitRoomProps) {
           base={p.base ?? ""}
           qrSrc={p.qrSrc}
           onMoved={() => setLocal("moved")}
+          onEnded={() => setLocal("ended")}
           m={m}
         />
       )}
