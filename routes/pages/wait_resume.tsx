@@ -111,7 +111,9 @@ export function resumePageRoutes(
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
       // A queue deleted since the link was made: its own page, not the form again.
-      if (e.code === "unknown_queue") return notice(c, 404, "notice.notFound", "notice.notFoundText");
+      if (e.code === "unknown_queue") {
+        return notice(c, 404, "notice.notFound", "notice.notFoundText");
+      }
       const error = e instanceof RateLimitedError ? "resume.tooMany" : "resume.badCode";
       if (e instanceof RateLimitedError) c.header("Retry-After", String(e.retryAfterSeconds));
       const shown = normalizeResumeCode(code) ?? code;
