@@ -17,7 +17,16 @@ import { checkTicket } from "../lib/queue/visitor.ts";
 import { subscribe, unsubscribe } from "../lib/notify/subscribe.ts";
 import { pickLang } from "../lib/i18n/negotiate.ts";
 import { langHints } from "./pages/lang.ts";
-import { errors, jsonBody, jsonOk, QueueName, VisitorBody, VisitorView } from "./schemas.ts";
+import {
+  EmailAddress,
+  errors,
+  jsonBody,
+  jsonOk,
+  QueueName,
+  VisitorBody,
+  VisitorView,
+} from "./schemas.ts";
+import { asciiEmail } from "../lib/notify/address.ts";
 
 const ResumeBody = z.object({
   queue: QueueName,
@@ -37,7 +46,7 @@ const ResumeCode = z.object({
 
 const TurnEmailBody = z.object({
   queue: QueueName,
-  email: z.email({ message: "email must be an e-mail address" }).max(254),
+  email: EmailAddress("email"),
 }).openapi("TurnEmailBody");
 
 const refused = {
@@ -194,7 +203,8 @@ export function resumeRoutes(s: Services) {
     const { queue, email } = c.req.valid("json");
     // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
     const { lang } = pickLang({ ...langHints(c), query: null });
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, siteOf(c, s), lang);
+    const to = asciiEmail(email)!; // validated: an IDN domain goes out as punycode
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), to, siteOf(c, s), lang);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 
