@@ -18,11 +18,14 @@ const LOG_EVERY_MS = 60_000;
 /** The unknown-queue refusal of the checks over `s`: null when `queue` exists (or is absent). */
 export function unknownQueueCheck(s: Services) {
   const logged = new Map<string, number>();
+  const open = s.config.STORE_FAILURE === "open";
   return async (kind: string, queue: string | undefined): Promise<Response | null> => {
     if (queue === undefined) return null;
     let names: string[];
     try {
-      names = await s.engine.queueNames(); // in memory for a second
+      // In memory for a second; under STORE_FAILURE=open bounded like the policy's own reads.
+      const read = s.engine.queueNames();
+      names = await (open ? s.storeFailure.bounded(read) : read);
     } catch {
       return null; // an unreachable store: the store-failure policy answers
     }
