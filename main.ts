@@ -140,8 +140,14 @@ async function main() {
         }),
       });
       // Where the admin app is and how to get in (the first visit claims it with the secret).
-      const admin = adminUrl(config.PUBLIC_URL, url, config.BASE_PATH);
-      void adminHint(kv, admin, secretSource).then(console.log, () => {});
+      void adminHint(kv, secretSource).then(
+        (next) =>
+          log("info", "admin app", {
+            url: adminUrl(config.PUBLIC_URL, url, config.BASE_PATH),
+            next,
+          }),
+        () => {},
+      );
     },
   }, serve);
 }

@@ -23,7 +23,7 @@ async function firstLines(env: Record<string, string>): Promise<string[]> {
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
   let rest = "";
   try {
-    while (!lines.some((l) => l.startsWith("Admin app:"))) {
+    while (!lines.some((l) => l.includes('"msg":"admin app"'))) {
       const { value, done } = await reader.read();
       if (done) break;
       rest += value;
@@ -42,6 +42,13 @@ async function firstLines(env: Record<string, string>): Promise<string[]> {
   return lines;
 }
 
+/** The start's `admin app` log line, parsed. */
+function adminLine(lines: string[]): { url: string; next: string } {
+  const line = lines.find((l) => l.includes('"msg":"admin app"'));
+  assert(line, lines.join("\n"));
+  return JSON.parse(line);
+}
+
 Deno.test("the first start says where the admin app is and how to claim it; later starts too", async () => {
   const dir = await Deno.makeTempDir();
   try {
@@ -49,16 +56,19 @@ Deno.test("the first start says where the admin app is and how to claim it; late
     const first = await firstLines(env);
     const secret = (await Deno.readTextFile(`${dir}/data/token-secret`)).trim();
     assert(first.some((l) => l.includes("Generated TOKEN_SECRET") && l.includes(secret)), "shown");
-    const hint = first.find((l) => l.startsWith("Admin app:"));
-    assert(hint, first.join("\n"));
-    assert(/^Admin app: http:\/\/localhost:\d+\/admin \(no admin account yet/.test(hint), hint);
-    assert(hint.includes(`${dir}/data/token-secret`), hint);
-    assert(!hint.includes(secret), "the hint never repeats the secret");
+    const hint = adminLine(first);
+    assert(/^http:\/\/localhost:\d+\/admin$/.test(hint.url), hint.url);
+    assert(
+      hint.next.startsWith("no admin account yet: open it, paste the TOKEN_SECRET"),
+      hint.next,
+    );
+    assert(hint.next.includes(`${dir}/data/token-secret`), hint.next);
+    assert(!first.find((l) => l.includes("admin app"))!.includes(secret), "never the secret");
 
     // Restarted before anyone claimed it: the secret is not shown again; the file is named.
     const again = await firstLines(env);
     assert(!again.some((l) => l.includes(secret)), again.join("\n"));
-    assert(again.find((l) => l.startsWith("Admin app:"))!.includes("token-secret"));
+    assert(adminLine(again).next.includes("token-secret"));
 
     // Claimed (the marker the first account writes): sign in; behind a proxy, the public address.
     const kv = await Deno.openKv(env.DENO_KV_PATH);
@@ -69,10 +79,11 @@ Deno.test("the first start says where the admin app is and how to claim it; late
       PUBLIC_URL: "https://queue.example.com",
       BASE_PATH: "/_tollgate",
     });
-    assertEquals(
-      claimed.find((l) => l.startsWith("Admin app:")),
-      "Admin app: https://queue.example.com/_tollgate/admin (sign in with your admin account)",
-    );
+    const { url, next } = adminLine(claimed);
+    assertEquals([url, next], [
+      "https://queue.example.com/_tollgate/admin",
+      "sign in with your admin account",
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -83,7 +94,7 @@ Deno.test("with TOKEN_SECRET set the hint names it; a KV Connect store without o
     DENO_KV_PATH: ":memory:",
     TOKEN_SECRET: "first-run-test-secret-first-run-test-0123",
   });
-  assert(set.find((l) => l.startsWith("Admin app:"))!.includes("paste the TOKEN_SECRET you set"));
+  assert(adminLine(set).next.includes("paste the TOKEN_SECRET you set"));
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", mainUrl],
     env: { PORT: "0", DENO_KV_PATH: "http://127.0.0.1:9/" },
