@@ -168,7 +168,9 @@ Deno.test("withProxyChecks: a check (with or without the prefix) never reaches t
     passed.push(new URL(req.url).pathname);
     return new Response("inner");
   });
-  for (const p of ["/verify", "/_tollgate/verify/auth-request", "/verify/forward-auth?queue=default"]) {
+  for (
+    const p of ["/verify", "/_tollgate/verify/auth-request", "/verify/forward-auth?queue=default"]
+  ) {
     const r = await served(new Request(`http://h${p}`));
     assert(r.status === 401 || r.status === 302, `${p}: ${r.status}`);
   }

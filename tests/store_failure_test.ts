@@ -71,7 +71,10 @@ for (const how of ["throw", "hang"] as const) {
       const named = await t.app.request("/verify/auth-request?queue=default", {
         headers: { "x-original-uri": "/shop" },
       });
-      assertEquals([named.status, named.headers.get("x-tollgate-pass")], [204, "store_unreachable"]);
+      assertEquals([named.status, named.headers.get("x-tollgate-pass")], [
+        204,
+        "store_unreachable",
+      ]);
       assertEquals((await page(t, { authorization: `Bearer ${token}` })).status, 200);
       if (how === "throw") {
         // A visitor sent to the waiting room just before is sent back to its page. (A store that
