@@ -48,16 +48,19 @@ export function MoveOffer(
   }
 
   // While a code is shown, learn at once when it was used or its place ended (one read every
-  // 3 s, no write): a dead code is not left on the screen.
+  // 3 s, no write): a dead code is not left on the screen. 401: this browser's ticket is gone
+  // (the place was left in another tab, which clears it), so it holds no place here either.
   useEffect(() => {
     if (!got) return;
     const id = setInterval(async () => {
       const res = await fetch(`${p.base}/resume/held?queue=${encodeURIComponent(p.queue)}`)
         .catch(() => null);
-      if (res?.status !== 409 && res?.status !== 404) return void res?.body?.cancel();
+      if (res?.status !== 409 && res?.status !== 404 && res?.status !== 401) {
+        return void res?.body?.cancel();
+      }
       const code = await res.json().then((b) => b?.error?.code).catch(() => "");
       if (code === "place_moved") p.onMoved();
-      if (code === "not_in_queue") p.onEnded();
+      if (code === "not_in_queue" || code === "unauthorized") p.onEnded();
     }, 3000);
     return () => clearInterval(id);
   }, [got]);
