@@ -3,8 +3,9 @@
  * queue was deleted since) is a configuration error, not a visitor to send to a waiting room that
  * does not exist: the two proxy checks answer 500 `unknown_queue` with a plain message, and the
  * log says which queue and which check, once a minute per queue (a check runs on every request of
- * the site). nginx turns any status but 2xx/401/403 into its own 500 (and logs "auth request
- * unexpected status: 500"); Caddy and Traefik hand this answer to the visitor. Plain `/verify`
+ * the site). nginx takes any status but 2xx/401/403 as a failed check (it logs "auth request
+ * unexpected status: 500"; the examples answer their 503 page); Caddy and Traefik hand this answer
+ * to the visitor. Plain `/verify`
  * answers only 204 or 401 (DECISIONS.md): its 401 says why (`details.reason: unknown_queue`).
  */
 import { errorBody } from "../lib/errors.ts";
