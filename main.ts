@@ -8,20 +8,35 @@ import { b64url } from "./lib/tokens.ts";
 import { VERSION } from "./lib/version.ts";
 import { openStore } from "./lib/store/commit.ts";
 import { connectionLimit, descriptorLimit, serveBounded } from "./lib/http/serve.ts";
+import { adminHint, adminUrl, type SecretSource } from "./lib/admin/first_run.ts";
 
 /** True on Deno Deploy, where KV is managed and the file system is read-only. */
 function onDeploy(): boolean {
   return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
 }
 
-/** Uses TOKEN_SECRET, or outside production generates one kept beside the local KV file. */
-async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> {
-  if (env.TOKEN_SECRET) return env.TOKEN_SECRET;
+/**
+ * Uses TOKEN_SECRET, or outside production generates one: kept beside a local KV file and printed
+ * once, at generation; with `:memory:` printed at every start (nothing is kept). A KV Connect
+ * store needs it set: every instance sharing the store must verify the others' tokens.
+ */
+async function resolveSecret(
+  env: ReturnType<typeof parseEnv>,
+): Promise<{ secret: string; source: SecretSource }> {
+  if (env.TOKEN_SECRET) return { secret: env.TOKEN_SECRET, source: { kind: "set" } };
   if (env.TOLLGATE_ENV === "production" || onDeploy()) {
     throw new ConfigError("invalid TOKEN_SECRET: required in production (and on Deno Deploy)");
   }
-  if (env.DENO_KV_PATH === ":memory:" || /^https?:/.test(env.DENO_KV_PATH)) {
-    return b64url(crypto.getRandomValues(new Uint8Array(32)));
+  if (/^https?:/.test(env.DENO_KV_PATH)) {
+    throw new ConfigError(
+      "invalid TOKEN_SECRET: required with a KV Connect store (DENO_KV_PATH=http(s)://…): every " +
+        "instance sharing it must have the same one",
+    );
+  }
+  if (env.DENO_KV_PATH === ":memory:") {
+    const secret = b64url(crypto.getRandomValues(new Uint8Array(32)));
+    console.log(`Generated TOKEN_SECRET (DENO_KV_PATH=:memory: keeps nothing): ${secret}`);
+    return { secret, source: { kind: "shown" } };
   }
   const dir = env.DENO_KV_PATH.includes("/")
     ? env.DENO_KV_PATH.slice(0, env.DENO_KV_PATH.lastIndexOf("/")) || "/"
@@ -35,23 +50,26 @@ async function resolveSecret(env: ReturnType<typeof parseEnv>): Promise<string> 
     if (stored.length < 32) {
       throw new ConfigError(`invalid ${file}: the stored secret must be at least 32 characters`);
     }
-    return stored;
+    return { secret: stored, source: { kind: "file", path: file } };
   }
   await Deno.mkdir(dir, { recursive: true });
   const secret = b64url(crypto.getRandomValues(new Uint8Array(32)));
   await Deno.writeTextFile(file, secret + "\n", { mode: 0o600 });
   // Printed once, at generation, so the operator can claim the admin account.
   console.log(`Generated TOKEN_SECRET (stored in ${file}, shown only now): ${secret}`);
-  return secret;
+  return { secret, source: { kind: "file", path: file } };
 }
 
 async function main() {
   let config: Config;
   let clock: Clock;
+  let secretSource: SecretSource;
   const clockOrigin = Date.now();
   try {
     const env = parseEnv(Deno.env.toObject());
-    config = { ...env, TOKEN_SECRET: await resolveSecret(env) };
+    const resolved = await resolveSecret(env);
+    config = { ...env, TOKEN_SECRET: resolved.secret };
+    secretSource = resolved.source;
     const production = env.TOLLGATE_ENV === "production" || onDeploy();
     try {
       clock = serviceClock(env.TOLLGATE_CLOCK_SPEED, production, clockOrigin);
@@ -106,10 +124,11 @@ async function main() {
     platformServes: onDeploy(),
     headerTimeoutMs: config.HEADER_TIMEOUT_MS,
     idleTimeoutMs: config.IDLE_TIMEOUT_MS,
-    onListen: ({ hostname, port }) =>
+    onListen: ({ hostname, port }) => {
+      const url = `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`;
       log("info", "tollgate listening", {
         version: VERSION,
-        url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}/`,
+        url,
         kv: path,
         queues: config.QUEUES,
         maxConnections,
@@ -123,7 +142,17 @@ async function main() {
           clockSpeed: config.TOLLGATE_CLOCK_SPEED,
           clockOrigin,
         }),
-      }),
+      });
+      // Where the admin app is and how to get in (the first visit claims it with the secret).
+      void adminHint(kv, secretSource).then(
+        (next) =>
+          log("info", "admin app", {
+            url: adminUrl(config.PUBLIC_URL, url, config.BASE_PATH),
+            next,
+          }),
+        () => {},
+      );
+    },
   }, serve);
 }
 

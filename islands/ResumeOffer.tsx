@@ -23,7 +23,14 @@ function send(url: string, method: string, body: unknown): Promise<Response | nu
 
 /** "Continue on another device": shows a fresh code, its link and its QR code. */
 export function MoveOffer(
-  p: { queue: string; base: string; qrSrc?: string; onMoved: () => void; m: Catalogue },
+  p: {
+    queue: string;
+    base: string;
+    qrSrc?: string;
+    onMoved: () => void;
+    onEnded: () => void;
+    m: Catalogue;
+  },
 ) {
   const { m } = p;
   const [got, setGot] = useState<{ code: string; link: string } | null>(null);
@@ -40,15 +47,20 @@ export function MoveOffer(
     setError(res?.status === 429 ? m["resume.tooMany"] : m["resume.badCode"]);
   }
 
-  // While a code is shown, learn at once when it was used (one read every 3 s, no write).
+  // While a code is shown, learn at once when it was used or its place ended (one read every
+  // 3 s, no write): a dead code is not left on the screen. 401: this browser's ticket is gone
+  // (the place was left in another tab, which clears it), so it holds no place here either.
   useEffect(() => {
     if (!got) return;
     const id = setInterval(async () => {
       const res = await fetch(`${p.base}/resume/held?queue=${encodeURIComponent(p.queue)}`)
         .catch(() => null);
-      if (res?.status !== 409) return void res?.body?.cancel();
+      if (res?.status !== 409 && res?.status !== 404 && res?.status !== 401) {
+        return void res?.body?.cancel();
+      }
       const code = await res.json().then((b) => b?.error?.code).catch(() => "");
       if (code === "place_moved") p.onMoved();
+      if (code === "not_in_queue" || code === "unauthorized") p.onEnded();
     }, 3000);
     return () => clearInterval(id);
   }, [got]);

@@ -57,6 +57,9 @@ export function WaitRoom(p: WaitRoomProps) {
   const [view, setView] = useState(p.view);
   const [start, setStart] = useState(p.start);
   const [local, setLocal] = useState<Local>(null);
+  /** Counts rejoins (a code belongs to one place); and how to stop the check-in loop. */
+  const [placeNo, setPlaceNo] = useState(0);
+  const stopLoop = useRef<(() => void) | null>(null);
   const [now, setNow] = useState(p.serverNow);
   // A pre-queue visitor's arrival number, kept after the draw (the server shows it only before),
   // so the visitor can find its place in the published draw.
@@ -74,13 +77,15 @@ export function WaitRoom(p: WaitRoomProps) {
     if (typeof Notification !== "undefined") {
       setCanNotify(Notification.permission === "default" ? "ask" : "no");
     }
-    return followTimeslots({
+    return stopLoop.current = followTimeslots({
       queue: p.queue,
       base: p.base,
       view: p.view,
       offset,
       onView: (v, rejoined) => {
         if (rejoined) setStart(v.position ?? null);
+        // A new place: a code shown for the old one is dead, so its panel starts afresh.
+        if (rejoined) setPlaceNo((n) => n + 1);
         if (v.arrivalNumber !== undefined || rejoined) setArrival(v.arrivalNumber ?? null);
         // The same render as the new view: a hold countdown starts right, not from page load.
         setNow(Date.now() + offset.current);
@@ -176,7 +181,7 @@ export function WaitRoom(p: WaitRoomProps) {
       >
         {announced}
       </p>
-      {local === "expired" && (
+      {(local === "expired" || local === "ended") && (
         <p>
           <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
@@ -247,10 +252,17 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {(waiting || holding) && !p.embed && (
         <MoveOffer
+          key={placeNo}
           queue={p.queue}
           base={p.base ?? ""}
           qrSrc={p.qrSrc}
           onMoved={() => setLocal("moved")}
+          // Ended (dropped, or left in another tab): said, and no new place taken behind the
+          // visitor's back; "Join the line again" is theirs to press.
+          onEnded={() => {
+            stopLoop.current?.();
+            setLocal("ended");
+          }}
           m={m}
         />
       )}

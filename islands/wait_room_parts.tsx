@@ -12,12 +12,13 @@ import { num, spokenLeft, t } from "../lib/i18n/format.ts";
 import type { Catalogue, MessageKey } from "../lib/i18n/messages/en.ts";
 import { rich } from "./rich.tsx";
 
-/** Local outcomes the server view does not carry. */
-export type Local = "expired" | Gone | null;
+/** Local outcomes the server view does not carry ("ended": /resume/held said the place ended). */
+export type Local = "expired" | "ended" | Gone | null;
 
 /** What the live region says for each local outcome. */
 const LOCAL_WORDS: Record<Exclude<Local, null | "moved">, MessageKey> = {
   expired: "live.expired",
+  ended: "live.ended",
   full: "live.full",
   closed: "live.closed",
   cookies: "live.cookies",

@@ -12,6 +12,20 @@ const positiveInt = (min: number, max: number) => {
 };
 
 const RATE_WORDS = "must be a number from 0.1 to 100000";
+const SPEED_WORDS = "must be a number from 0.1 to 1000";
+
+/** An http(s) URL, with a message that says so ("Invalid URL" named neither). */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" });
+
+/** One of `values`, with a message that lists them. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of: ${values.join(", ")}` });
+
+/** A switch: 0, 1, false or true. */
+const flag = (dflt: "0" | "1") =>
+  oneOf(["0", "1", "false", "true"] as const).default(dflt).transform((v) =>
+    v === "1" || v === "true"
+  );
 
 const EnvSchema = z.object({
   PORT: positiveInt(0, 65535).default(8000),
@@ -21,8 +35,9 @@ const EnvSchema = z.object({
     /^[\x21-\x7e]+$/,
     "must be printable ASCII without spaces",
   ).optional(),
-  DENO_KV_PATH: z.string().min(1).default("./data/waiting-room.kv"),
-  ADMISSION_MODE: z.enum(MODES).default("queue"),
+  DENO_KV_PATH: z.string().trim().min(1, "must be a file path, :memory: or an http(s):// URL")
+    .default("./data/waiting-room.kv"),
+  ADMISSION_MODE: oneOf(MODES).default("queue"),
   ADMIT_PER_SECOND: z.string().trim().regex(/^\d+(\.\d+)?$/, RATE_WORDS)
     .transform(Number).pipe(z.number().min(0.1, RATE_WORDS).max(100000, RATE_WORDS)).default(10),
   CAPACITY: positiveInt(1, 10_000_000).default(500),
@@ -38,7 +53,7 @@ const EnvSchema = z.object({
       "must name at least one queue",
     ),
   ),
-  ORIGIN_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ORIGIN_URL: httpUrl().optional(),
   CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, "must be a header name").optional(),
   /**
    * Proxies whose forwarded headers are believed (comma-separated addresses or CIDR ranges):
@@ -57,21 +72,21 @@ const EnvSchema = z.object({
   /** Key of the enqueue tokens the operator's site signs (one place per person); none: not used. */
   ENQUEUE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Public base URL of the service (e.g. https://queue.example.com); admin writes must come from its origin. */
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PUBLIC_URL: httpUrl().optional(),
   /** Release feed for the update check: GitHub's "latest release" JSON shape ({tag_name, html_url}). */
-  UPDATE_FEED_URL: z.url({ protocol: /^https?$/ }).default(
+  UPDATE_FEED_URL: httpUrl().default(
     "https://api.github.com/repos/tollgate-dev/tollgate/releases/latest",
   ),
   /** Cloudflare API v4 base (edge setup, edge controls, Turnstile widgets); tests point it at a fake. */
-  CLOUDFLARE_API_BASE: z.url({ protocol: /^https?$/ }).default(
+  CLOUDFLARE_API_BASE: httpUrl().default(
     "https://api.cloudflare.com/client/v4",
   ),
   /** Turnstile siteverify endpoint; tests point it at a fake. */
-  TURNSTILE_SITEVERIFY_URL: z.url({ protocol: /^https?$/ }).default(
+  TURNSTILE_SITEVERIFY_URL: httpUrl().default(
     "https://challenges.cloudflare.com/turnstile/v0/siteverify",
   ),
   /** Script of the bot-challenge widget the admin sign-in loads (Turnstile's api.js); tests use a fake. */
-  TURNSTILE_SCRIPT_URL: z.url({ protocol: /^https?$/ }).default(
+  TURNSTILE_SCRIPT_URL: httpUrl().default(
     "https://challenges.cloudflare.com/turnstile/v0/api.js",
   ),
   /** How long a client may take to send a whole request body (then 408 `request_timeout`). */
@@ -85,18 +100,14 @@ const EnvSchema = z.object({
   /** Timeout of each call to the edge or challenge provider. */
   PROVIDER_TIMEOUT_MS: positiveInt(100, 120_000).default(10_000),
   /** One JSON access line per request (method, path without query, status, ms, request id). */
-  LOG_REQUESTS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
-    v === "1" || v === "true"
-  ),
+  LOG_REQUESTS: flag("0"),
   /**
    * Admin-configured targets (webhook, health probe, origin override) may be loopback, private
    * or unique-local addresses: a receiver or origin on the same host or LAN. Link-local and cloud
    * metadata addresses stay refused.
    */
-  ALLOW_PRIVATE_TARGETS: z.enum(["0", "1", "false", "true"]).default("0").transform((v) =>
-    v === "1" || v === "true"
-  ),
-  TOLLGATE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  ALLOW_PRIVATE_TARGETS: flag("0"),
+  TOLLGATE_ENV: oneOf(["development", "production", "test"]).default("development"),
   /**
    * Path prefix of Tollgate's own paths (e.g. `/_tollgate`): behind nginx, Caddy or Traefik the
    * site then keeps its own `/status`, `/static/…` and the rest; links and redirects follow it.
@@ -110,15 +121,13 @@ const EnvSchema = z.object({
    * `0` makes the checks read only those two: a proxy that cannot strip the query would
    * otherwise hand the token to the site and its logs.
    */
-  VERIFY_TOKEN_IN_QUERY: z.enum(["0", "1", "false", "true"]).default("1").transform((v) =>
-    v === "1" || v === "true"
-  ),
+  VERIFY_TOKEN_IN_QUERY: flag("1"),
   /**
    * While the store cannot be reached: `closed` (the waiting room answers 503, as always) or
    * `open` (the origin proxy and `/verify` let visitors without a token through, counted and
    * logged, for at most `STORE_FAILURE_OPEN_SECONDS`). See docs/deploy.md.
    */
-  STORE_FAILURE: z.enum(["closed", "open"]).default("closed"),
+  STORE_FAILURE: oneOf(["closed", "open"]).default("closed"),
   /** How long `STORE_FAILURE=open` may let visitors through, from the moment the store went down. */
   STORE_FAILURE_OPEN_SECONDS: positiveInt(10, 86_400).default(300),
   /**
@@ -126,8 +135,8 @@ const EnvSchema = z.object({
    * line's hours pass in minutes. Refused in production (every timeslot, token and hold would
    * run fast).
    */
-  TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, "0.1 to 1000")
-    .transform(Number).pipe(z.number().min(0.1, "0.1 to 1000").max(1000, "0.1 to 1000"))
+  TOLLGATE_CLOCK_SPEED: z.string().trim().regex(/^\d+(\.\d+)?$/, SPEED_WORDS)
+    .transform(Number).pipe(z.number().min(0.1, SPEED_WORDS).max(1000, SPEED_WORDS))
     .optional(),
   /**
    * SMTP server of the e-mail a visitor may ask for at its turn (lib/notify/); unset: the wait
@@ -136,7 +145,7 @@ const EnvSchema = z.object({
   SMTP_HOST: z.string().regex(/^[A-Za-z0-9.:\[\]-]+$/, "must be a host name or address").optional(),
   SMTP_PORT: positiveInt(1, 65535).default(587),
   /** `starttls` (upgrade required), `tls` (TLS from the start, port 465) or `none` (plain). */
-  SMTP_TLS: z.enum(["starttls", "tls", "none"]).default("starttls"),
+  SMTP_TLS: oneOf(["starttls", "tls", "none"]).default("starttls"),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
   /** The sender, e.g. `Waiting room <queue@example.com>`; without it no e-mail is offered. */

@@ -24,6 +24,14 @@ const Query = z.object({
   }),
 });
 
+/** A proxy check naming a queue that does not exist: the proxy's configuration is wrong. */
+const unknownQueue = {
+  description: "`?queue=` names no queue (`unknown_queue`; mistyped in the proxy's " +
+    "configuration, or the queue was deleted): logged once a minute per name; nginx answers the " +
+    "visitor 500, Caddy and Traefik hand this answer on",
+  content: errors[400].content,
+};
+
 /** A check's own query refused: the proxy's configuration, not the visitor, is wrong. */
 const badQuery = {
   description: "`?queue=` given twice or longer than 64 characters (`bad_request`): the proxy's " +
@@ -49,7 +57,13 @@ const check = (
 const verifyRoute = check(
   "/verify",
   "Access check for reverse proxies (nginx auth_request, Caddy forward_auth, Traefik)",
-  { 401: errors[401] },
+  {
+    401: {
+      description: "no valid access token (`unauthorized`); with `?queue=` naming no queue, " +
+        "`details.reason` is `unknown_queue` (and the log says so once a minute)",
+      content: errors[401].content,
+    },
+  },
   "a valid access token is present (header, cookie, or query unless VERIFY_TOKEN_IN_QUERY=0), " +
     "or the path rules, the room switch or STORE_FAILURE=open let the request pass " +
     "(`X-Tollgate-Pass` says why: bypass, passthrough, store_unreachable)",
@@ -58,7 +72,7 @@ const verifyRoute = check(
 const authRequestRoute = check(
   "/verify/auth-request",
   "Access check for nginx auth_request: 204, or 401 with Location (the waiting room)",
-  { 401: errors[401] },
+  { 401: errors[401], 500: unknownQueue },
 );
 const forwardAuthRoute = check(
   "/verify/forward-auth",
@@ -66,6 +80,7 @@ const forwardAuthRoute = check(
   {
     302: { description: "not admitted (GET/HEAD): to `/wait?return=<original URI>`" },
     401: errors[401],
+    500: unknownQueue,
     503: {
       description: "the room is closed (`room_closed`, with `Retry-After`), for a request " +
         "other than GET and HEAD",

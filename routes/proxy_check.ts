@@ -11,7 +11,8 @@
  * is found like the origin proxy finds it (a foreign `Authorization` does not hide a valid
  * `tg_access` cookie), with `?accessToken=` (the check's own query, or the original URI's for the
  * two proxy checks) unless `VERIFY_TOKEN_IN_QUERY=0`. With `?queue=`, only that queue's tokens pass
- * and the waiting room URL names that queue.
+ * and the waiting room URL names that queue; a queue that does not exist is the proxy's
+ * configuration error (proxy_check_queue.ts).
  */
 import type { Services } from "./services.ts";
 import { safeReturnPath } from "../lib/destination.ts";
@@ -27,6 +28,7 @@ import type { SessionVerdict } from "../lib/session/keeper.ts";
 import { instanceMetrics } from "../lib/metrics/instance.ts";
 import { trafficPolicy } from "./traffic_policy.ts";
 import { closedJson } from "./origin_room.ts";
+import { unknownQueueCheck } from "./proxy_check_queue.ts";
 
 /** Which check: plain `/verify`, nginx's, or Caddy's and Traefik's. */
 export type CheckKind = "verify" | "auth-request" | "forward-auth";
@@ -86,6 +88,7 @@ export function proxyChecks(s: Services) {
   const base = s.config.BASE_PATH ?? "";
   const read = { queryToken: s.config.VERIFY_TOKEN_IN_QUERY };
   const policy = trafficPolicy(s);
+  const unknownQueue = unknownQueueCheck(s);
 
   /** 401 naming the waiting room, worded like the origin proxy's and the nginx example's. */
   const denied = (wait: string) => {
@@ -109,6 +112,8 @@ export function proxyChecks(s: Services) {
     queue: string | undefined,
     info?: Deno.ServeHandlerInfo,
   ) => {
+    const misconfigured = await unknownQueue(kind, queue);
+    if (misconfigured) return misconfigured;
     const now = s.clock.now();
     const orig = originalUri(req, kind);
     // The session check after the signature's: ended sessions are refused, sliding ones renewed.

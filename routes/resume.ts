@@ -12,12 +12,21 @@ import { answerVisitor, clientIpOf, ticketOf } from "../http/hono.ts";
 import { isSecureRequest } from "../http/cookies.ts";
 import { validationHook } from "../http/validation.ts";
 import { makeCode, redeemCode } from "../lib/resume/resume.ts";
-import { checkHolder } from "../lib/resume/holder.ts";
+import { checkHeld } from "../lib/resume/holder.ts";
 import { checkTicket } from "../lib/queue/visitor.ts";
 import { subscribe, unsubscribe } from "../lib/notify/subscribe.ts";
 import { pickLang } from "../lib/i18n/negotiate.ts";
 import { langHints } from "./pages/lang.ts";
-import { errors, jsonBody, jsonOk, QueueName, VisitorBody, VisitorView } from "./schemas.ts";
+import {
+  EmailAddress,
+  errors,
+  jsonBody,
+  jsonOk,
+  QueueName,
+  VisitorBody,
+  VisitorView,
+} from "./schemas.ts";
+import { asciiEmail } from "../lib/notify/address.ts";
 
 const ResumeBody = z.object({
   queue: QueueName,
@@ -37,7 +46,7 @@ const ResumeCode = z.object({
 
 const TurnEmailBody = z.object({
   queue: QueueName,
-  email: z.email({ message: "email must be an e-mail address" }).max(254),
+  email: EmailAddress("email"),
 }).openapi("TurnEmailBody");
 
 const refused = {
@@ -120,14 +129,19 @@ const unmailRoute = createRoute({
 const heldRoute = createRoute({
   method: "get",
   path: "/resume/held",
-  summary: "Whether this browser still holds its place (one read, no write)",
-  description: "For a page that shows a code: it learns at once that the code was used, " +
-    "without waiting for its next due check-in.",
+  summary: "Whether this browser still holds its place (one round trip, no write)",
+  description: "For a page that shows a code: it learns at once that the code was used, or " +
+    "that the place ended, without waiting for its next due check-in.",
   request: { query: z.object({ queue: QueueName }) },
   responses: {
     200: jsonOk(z.object({ queue: z.string(), held: z.literal(true) }), "still held here"),
     400: errors[400],
     401: errors[401],
+    404: {
+      description: "the place ended: left, dropped after missed check-ins, or its turn or " +
+        "session ran out (`not_in_queue`); joining again takes a new place at the back",
+      content: errors[404].content,
+    },
     409: {
       description: "the place was moved to another device (`place_moved`)",
       content: errors[409].content,
@@ -192,7 +206,8 @@ export function resumeRoutes(s: Services) {
     const { queue, email } = c.req.valid("json");
     // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
     const { lang } = pickLang({ ...langHints(c), query: null });
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), email, lang);
+    const to = asciiEmail(email)!; // validated: an IDN domain goes out as punycode
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), to, lang);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 
@@ -205,7 +220,7 @@ export function resumeRoutes(s: Services) {
   app.openapi(heldRoute, async (c) => {
     const { queue } = c.req.valid("query");
     const t = checkTicket(queue, await ticketOf(c, s.signer, queue));
-    await checkHolder(s.kv, queue, t);
+    await checkHeld(s.kv, queue, t, s.clock.now());
     return c.json({ queue, held: true as const }, 200);
   });
 

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { MODES, QUEUE_NAME_RE, VISITOR_ID_RE } from "../lib/names.ts";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../lib/queue/wording.ts";
+import { asciiEmail } from "../lib/notify/address.ts";
 
 /** An admission mode: `queue` (first come, first served) or `lottery` (each admission a random pick among everyone waiting). */
 export const ModeSchema = z.enum(MODES);
@@ -11,6 +12,18 @@ export const QueueName = z.string().regex(QUEUE_NAME_RE, {
 export const VisitorId = z.string().regex(VISITOR_ID_RE, {
   message: "visitorId must match ^[A-Za-z0-9_-]{8,64}$",
 }).openapi({ example: "k3J9x_2mQ8aZ" });
+
+/**
+ * An e-mail address; its domain may be in any script (sent as punycode: lib/notify/address.ts).
+ * `asciiEmail()` gives the form to send.
+ */
+export const EmailAddress = (field: string) =>
+  z.string().max(254).refine((v) => asciiEmail(v) !== null, {
+    message: `${field} must be an e-mail address`,
+  }).openapi({
+    description: "an e-mail address; a domain in any script is sent in its ASCII form (punycode)",
+    example: "ann@bücher.example",
+  });
 
 export const ErrorEnvelope = z.object({
   error: z.object({

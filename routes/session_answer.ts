@@ -14,6 +14,43 @@ import type { AccessClaims } from "../lib/tokens.ts";
 /** The response header a site sets to end the visitor's session (through the origin proxy). */
 export const COMMAND_HEADER = "tollgate-command";
 
+/** The commands a site may give; each value of the header is one (docs/origin.md). */
+const COMMANDS = new Set(["release"]);
+
+/** How often one unknown command value is logged per keeper (ms): a site may send it each time. */
+const WARN_EVERY_MS = 60_000;
+
+/** When each unknown value was last logged, per keeper (bounded: values come from the site). */
+const warned = new WeakMap<SessionKeeper, Map<string, number>>();
+
+/**
+ * The header's commands: every value of a comma-separated list (a header sent twice arrives as
+ * one such list), trimmed and lower-cased, each once. Unknown values are refused with a log line.
+ */
+export function commandsOf(sessions: SessionKeeper, header: string): Set<string> {
+  const out = new Set<string>();
+  for (const raw of header.split(",")) {
+    const value = raw.trim().toLowerCase();
+    if (!value) continue;
+    if (COMMANDS.has(value)) {
+      out.add(value);
+      continue;
+    }
+    const shown = value.slice(0, 64);
+    let seen = warned.get(sessions);
+    if (!seen) warned.set(sessions, seen = new Map());
+    const now = sessions.deps.now();
+    if (now - (seen.get(shown) ?? -Infinity) < WARN_EVERY_MS) continue;
+    if (seen.size >= 64) seen.clear();
+    seen.set(shown, now);
+    log("warn", "unknown Tollgate-Command value refused", {
+      value: shown,
+      known: [...COMMANDS],
+    });
+  }
+  return out;
+}
+
 /**
  * The origin's answer as the visitor gets it: the command header taken out (acted on only for a
  * request admitted by its token: anything else has no session to end), and the cookie refreshed
@@ -42,7 +79,7 @@ export async function afterOrigin(
     return out;
   }
   h.delete(COMMAND_HEADER);
-  if (claims && command.trim().toLowerCase() === "release") {
+  if (commandsOf(sessions, command).has("release") && claims) {
     try {
       await releaseSession(sessions, claims);
       h.append("Set-Cookie", clearedCookie("tg_access", isSecureRequest(req)));

@@ -211,3 +211,36 @@ Deno.test("a resume form without a valid queue is a page in the visitor's langua
     t.close();
   }
 });
+
+Deno.test("a resume link or form for a deleted or unknown queue says so, with no form", async () => {
+  const t = await makeApp({ QUEUES: ["default", "sale"] });
+  const de = CATALOGUES.de;
+  try {
+    await t.engine.setPaused("sale", true);
+    const a = new Client(t.app), b = new Client(t.app);
+    await a.join("sale");
+    const made = await a.req("POST", "/resume/code", { queue: "sale" });
+    assertEquals(made.status, 200, made.text);
+    assertEquals((await t.engine.deleteQueue("sale", true)).queue, "sale");
+    const link = new URL(made.json.link);
+    for (const path of [`${link.pathname}${link.search}`, "/wait?queue=nope&resume=2222-3333"]) {
+      const page = await b.req("GET", path);
+      assertEquals(page.status, 404, path);
+      assert(page.text.includes(en["notice.notFoundText"]), page.text.slice(0, 300));
+      assert(!page.text.includes(`action="/wait/resume"`), "no form");
+    }
+    const post = await b.req(
+      "POST",
+      "/wait/resume",
+      new URLSearchParams({ queue: "nope", code: "2222-3333" }).toString(),
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    assertEquals(post.status, 404);
+    assert(post.text.includes(en["notice.notFoundText"]), post.text.slice(0, 300));
+    assert(!post.text.includes(`action="/wait/resume"`), "no form");
+    const german = await b.req("GET", "/wait?queue=nope&resume=2222-3333&lang=de");
+    assert(german.text.includes(de["notice.notFoundText"]), "translated like the other notices");
+  } finally {
+    t.close();
+  }
+});

@@ -67,6 +67,14 @@ for (const how of ["throw", "hang"] as const) {
       const check = await verify(t);
       assertEquals(check.status, 204);
       assertEquals(check.headers.get("x-tollgate-pass"), "store_unreachable");
+      // A check naming its queue does not wait on the store for the queue list either.
+      const named = await t.app.request("/verify/auth-request?queue=default", {
+        headers: { "x-original-uri": "/shop" },
+      });
+      assertEquals([named.status, named.headers.get("x-tollgate-pass")], [
+        204,
+        "store_unreachable",
+      ]);
       assertEquals((await page(t, { authorization: `Bearer ${token}` })).status, 200);
       if (how === "throw") {
         // A visitor sent to the waiting room just before is sent back to its page. (A store that
@@ -75,7 +83,7 @@ for (const how of ["throw", "hang"] as const) {
         assertEquals([back.status, back.headers.get("location")], [303, "/shop/item?id=7"]);
       }
       assertEquals(instanceMetrics.storeFailOpen.series.get(["proxy"])?.n, opened + 1);
-      assertEquals(instanceMetrics.storeFailOpen.series.get(["verify"])?.n, verified + 1);
+      assertEquals(instanceMetrics.storeFailOpen.series.get(["verify"])?.n, verified + 2);
       assert(t.services.storeFailure.downSince !== null);
 
       // Past the bound the room closes: back to the waiting room (which answers 503 meanwhile).

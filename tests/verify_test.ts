@@ -39,7 +39,7 @@ Deno.test("/verify: 204 with the visitor's headers by header, query or cookie; 4
 });
 
 Deno.test("/verify/auth-request (nginx): 204, or 401 with a Location to the waiting room for the original URI", async () => {
-  const t = await makeApp();
+  const t = await makeApp({ QUEUES: ["default", "other"] });
   const token = await t.services.signer.signAccessToken("visitor-n1", "default", t.clock.now(), 60);
   // A foreign Authorization (the app's own API key) does not hide the visitor's cookie.
   let r = await get(t, "/verify/auth-request", {

@@ -7,7 +7,8 @@
  * the old browser learns that its place moved at its next due check-in, and can never be handed
  * the access token.
  */
-import { AppError } from "../errors.ts";
+import { AppError, NotFoundError } from "../errors.ts";
+import { readVisitor } from "../queue/visitor.ts";
 import { keys } from "../store/keys.ts";
 import type { TicketClaims } from "../tokens.ts";
 
@@ -51,4 +52,22 @@ export async function checkHolder(kv: Deno.Kv, q: string, t: Readonly<TicketClai
   const h = await readHolder(kv, q, t.sub);
   if ((h.value?.gen ?? 0) !== ticketGen(t)) throw new PlaceMovedError(q);
   return h;
+}
+
+/**
+ * `GET /resume/held`'s answer for ticket `t`: throws `PlaceMovedError` when the place moved away
+ * and 404 `not_in_queue` when it ended (left, dropped, or its hold or token ran out), so a page
+ * that shows a code can say so at once. One round trip: the two records are read together.
+ */
+export async function checkHeld(kv: Deno.Kv, q: string, t: Readonly<TicketClaims>, now: number) {
+  const [h, v] = await Promise.all([readHolder(kv, q, t.sub), readVisitor(kv, q, t.sub)]);
+  if ((h.value?.gen ?? 0) !== ticketGen(t)) throw new PlaceMovedError(q);
+  const rec = v.value;
+  if (!rec || (rec.state !== "waiting" && (rec.until ?? Infinity) <= now)) {
+    throw new NotFoundError(
+      "not_in_queue",
+      `this place in queue "${q}" has ended (left, dropped after missed check-ins, or its turn ` +
+        "passed); join again to take a new place at the back",
+    );
+  }
 }

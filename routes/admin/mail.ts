@@ -7,7 +7,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { readMailSettings, saveMailSettings, SMTP_TLS_MODES } from "../../lib/notify/settings.ts";
-import { adminSecurity, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { adminSecurity, EmailAddress, errs, jsonBody, jsonOk } from "../schemas.ts";
+import { asciiEmail } from "../../lib/notify/address.ts";
 import { type AdminEnv, adminSession, audit } from "./session.ts";
 import { validationHook } from "../../http/validation.ts";
 import { assertSmtpSavable } from "../../lib/notify/smtp_target.ts";
@@ -65,7 +66,7 @@ const testRoute = createRoute({
   path: "/api/admin/mail/test",
   summary: "Send a test e-mail through the settings in force",
   security: adminSecurity,
-  request: { body: jsonBody(z.object({ to: z.email().max(254) })) },
+  request: { body: jsonBody(z.object({ to: EmailAddress("to") })) },
   responses: {
     200: jsonOk(
       z.object({ sent: z.boolean(), error: z.string().optional() }),
@@ -109,7 +110,7 @@ export function mailRoutes(s: Services) {
     else {
       try {
         await mailer.send({
-          to,
+          to: asciiEmail(to)!, // validated: an IDN domain goes out as punycode
           subject: "Tollgate: test e-mail",
           text: "The waiting room can send e-mail through these settings.",
         });

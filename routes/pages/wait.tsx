@@ -199,6 +199,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     // A resume link (code, QR code, turn e-mail): asks before moving, never joins (wait_resume.tsx).
     const resume = c.req.query("resume");
     if (resume !== undefined) {
+      // No form for a queue that does not exist (deleted since the link was made, or mistyped).
+      if (!(await s.engine.queueNames()).includes(r.queue)) {
+        return notice(c, 404, "notice.notFound", "notice.notFoundText");
+      }
       return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
     }
     // Before queueing: a verified search engine crawler gets what the queue's rules say.

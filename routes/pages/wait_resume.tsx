@@ -110,6 +110,10 @@ export function resumePageRoutes(
       return c.redirect(waitUrl(queue, "", false, null, base), 303);
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
+      // A queue deleted since the link was made: its own page, not the form again.
+      if (e.code === "unknown_queue") {
+        return notice(c, 404, "notice.notFound", "notice.notFoundText");
+      }
       const error = e instanceof RateLimitedError ? "resume.tooMany" : "resume.badCode";
       if (e instanceof RateLimitedError) c.header("Retry-After", String(e.retryAfterSeconds));
       const shown = normalizeResumeCode(code) ?? code;

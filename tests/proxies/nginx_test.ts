@@ -2,7 +2,7 @@
  * docs/examples/nginx.conf and nginx-queues.conf run by Debian's nginx (auth_request) in front
  * of a real Tollgate and a small site on loopback.
  */
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import { missing, NGINX, portsFor, startNginx, startSite, startTollgate } from "./procs.ts";
 import { admitThrough, failOpenScenario, forwardAuthScenario, Visitor } from "./scenario.ts";
 import { checkCacheSwaps } from "./examples.ts";
@@ -119,6 +119,40 @@ Deno.test({
       await tg.close().catch(() => {});
       await site.close();
       await Deno.remove(cache, { recursive: true }).catch(() => {});
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "nginx-queues.conf naming a queue Tollgate lacks: nobody passes, and Tollgate's log says why",
+  ignore: skip !== null,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const site = startSite();
+    const tg = await startTollgate(["default"]); // no `tickets` queue: the file is wrong for it
+    const proxy = await startNginx(portsFor(tg.port, site.port), "nginx-queues.conf");
+    const logged: string[] = [];
+    const orig = console.error;
+    console.error = (...a: unknown[]) => logged.push(a.map(String).join(" "));
+    try {
+      const r = await new Visitor(proxy.base).req("/tickets/show?seat=4");
+      // nginx answers a check's 500 with the file's "cannot answer just now" page (fail-closed).
+      assertEquals(r.res.status, 503);
+      assertEquals(site.hits.length, 0, "nobody reached the site");
+      assert(
+        logged.some((l) =>
+          l.includes('"proxy check for an unknown queue"') && l.includes("tickets")
+        ),
+        logged.join("\n"),
+      );
+      assert(/auth request unexpected status: 500/.test(proxy.log()), "nginx's error log says so");
+    } finally {
+      console.error = orig;
+      await proxy.stop();
+      await tg.close().catch(() => {});
+      await site.close();
     }
   },
 });

@@ -166,9 +166,14 @@ export async function startNginx(
   file = "nginx.conf",
   extra: [string, string][] = [],
 ): Promise<Proxy> {
+  return await startNginxText(ports.proxy, renderNginx(ports, file, extra));
+}
+
+/** nginx from the configuration `text`, listening on `port` (as `startNginx` runs it). */
+export async function startNginxText(port: number, text: string): Promise<Proxy> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate-nginx-" });
-  await Deno.writeTextFile(`${dir}/nginx.conf`, renderNginx(ports, file, extra));
-  const p = await spawn(NGINX, nginxArgs(dir), ports.proxy);
+  await Deno.writeTextFile(`${dir}/nginx.conf`, text);
+  const p = await spawn(NGINX, nginxArgs(dir), port);
   return {
     ...p,
     log: () => p.log() + readOr(`${dir}/error.log`),
@@ -197,17 +202,20 @@ export async function startCaddy(
   file = "Caddyfile",
   extra: [string, string][] = [],
 ): Promise<Proxy> {
+  const text = render(file, [
+    ["shop.example.com {", `http://127.0.0.1:${ports.proxy} {`],
+    ["127.0.0.1:8000", `127.0.0.1:${ports.tollgate}`],
+    ["127.0.0.1:3000", `127.0.0.1:${ports.site}`],
+    ...extra,
+  ]);
+  return await startCaddyText(ports.proxy, text);
+}
+
+/** Caddy from the Caddyfile `text`, listening on `port` (as `startCaddy` runs it). */
+export async function startCaddyText(port: number, text: string): Promise<Proxy> {
   const dir = await Deno.makeTempDir({ prefix: "tollgate-caddy-" });
   const env = { HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir };
-  await Deno.writeTextFile(
-    `${dir}/Caddyfile`,
-    render(file, [
-      ["shop.example.com {", `http://127.0.0.1:${ports.proxy} {`],
-      ["127.0.0.1:8000", `127.0.0.1:${ports.tollgate}`],
-      ["127.0.0.1:3000", `127.0.0.1:${ports.site}`],
-      ...extra,
-    ]),
-  );
+  await Deno.writeTextFile(`${dir}/Caddyfile`, text);
   const adapted = await new Deno.Command(CADDY, {
     args: ["adapt", "--config", `${dir}/Caddyfile`, "--adapter", "caddyfile"],
     env,
@@ -219,7 +227,7 @@ export async function startCaddy(
   const json = JSON.parse(dec.decode(adapted.stdout));
   json.admin = { disabled: true };
   await Deno.writeTextFile(`${dir}/caddy.json`, JSON.stringify(json));
-  const p = await spawn(CADDY, ["run", "--config", `${dir}/caddy.json`], ports.proxy, env);
+  const p = await spawn(CADDY, ["run", "--config", `${dir}/caddy.json`], port, env);
   return {
     ...p,
     async stop() {

@@ -11,6 +11,8 @@ export const de: Catalogue = {
   "page.previewTitle": "Vorschau — {title}",
   "live.expired":
     "Ihr Platz ist verfallen: Er wurde für Sie freigehalten, aber nicht rechtzeitig genutzt.",
+  "live.ended":
+    "Ihr Platz ist nicht mehr vorhanden: Sie haben die Warteschlange verlassen, der Platz wurde nach verpassten Rückmeldungen entfernt, oder Ihre Zeit ist abgelaufen.",
   "live.full":
     "Der Warteraum ist gerade voll. Diese Seite versucht es gleich von selbst noch einmal.",
   "live.closed": "Dieser Warteraum ist nicht verfügbar.",

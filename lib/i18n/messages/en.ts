@@ -12,6 +12,8 @@ export const en = {
   "page.turnTitle": "✅ It's your turn — {title}",
   "page.previewTitle": "Preview — {title}",
   "live.expired": "Your turn has passed: the place was held for you, but not entered in time.",
+  "live.ended":
+    "Your place in line has ended: you left, it was dropped after missed check-ins, or your turn passed.",
   "live.full": "The waiting room is full right now. This page tries again by itself in a moment.",
   "live.closed": "This waiting room is not available.",
   "live.cookies":

@@ -10,6 +10,8 @@ export const es: Catalogue = {
   "page.turnTitle": "✅ Es tu turno — {title}",
   "page.previewTitle": "Vista previa — {title}",
   "live.expired": "Tu turno ha pasado: te guardamos el sitio, pero no entraste a tiempo.",
+  "live.ended":
+    "Tu lugar en la fila ha terminado: saliste, se eliminó por no responder a tiempo o tu turno pasó.",
   "live.full":
     "La sala de espera está llena ahora mismo. Esta página vuelve a intentarlo sola en un momento.",
   "live.closed": "Esta sala de espera no está disponible.",

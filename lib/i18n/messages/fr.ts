@@ -12,6 +12,8 @@ export const fr: Catalogue = {
   "page.previewTitle": "Aperçu — {title}",
   "live.expired":
     "Votre tour est passé : la place vous a été réservée, mais vous n’êtes pas entré à temps.",
+  "live.ended":
+    "Votre place dans la file a pris fin : vous êtes parti, elle a été libérée faute de signe de vie, ou votre tour est passé.",
   "live.full":
     "La salle d’attente est pleine pour le moment. Cette page réessaie d’elle-même dans un instant.",
   "live.closed": "Cette salle d’attente n’est pas disponible.",

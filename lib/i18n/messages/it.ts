@@ -11,6 +11,8 @@ export const it: Catalogue = {
   "page.previewTitle": "Anteprima — {title}",
   "live.expired":
     "Il tuo turno è passato: il posto ti è stato tenuto, ma non sei entrato in tempo.",
+  "live.ended":
+    "Il tuo posto in coda è terminato: sei uscito, è stato liberato per mancate conferme o il tuo turno è passato.",
   "live.full":
     "La sala d’attesa è piena in questo momento. Questa pagina riprova da sola tra poco.",
   "live.closed": "Questa sala d’attesa non è disponibile.",

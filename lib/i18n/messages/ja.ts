@@ -10,6 +10,8 @@ export const ja: Catalogue = {
   "page.turnTitle": "✅ あなたの番です — {title}",
   "page.previewTitle": "プレビュー — {title}",
   "live.expired": "順番が過ぎました。枠を確保していましたが、時間内に入場されませんでした。",
+  "live.ended":
+    "列の順番は終了しました。列を離れたか、応答がなかったため削除されたか、順番が過ぎました。",
   "live.full": "待合室は現在満員です。このページはまもなく自動で再試行します。",
   "live.closed": "この待合室はご利用いただけません。",
   "live.cookies":

@@ -10,6 +10,8 @@ export const ko: Catalogue = {
   "page.turnTitle": "✅ 입장 차례입니다 — {title}",
   "page.previewTitle": "미리 보기 — {title}",
   "live.expired": "차례가 지났습니다. 자리를 맡아 두었지만 시간 안에 입장하지 않으셨습니다.",
+  "live.ended":
+    "대기열의 자리가 종료되었습니다. 대기열을 떠났거나, 응답이 없어 삭제되었거나, 차례가 지났습니다.",
   "live.full": "지금은 대기실이 가득 찼습니다. 잠시 후 이 페이지가 자동으로 다시 시도합니다.",
   "live.closed": "이 대기실은 이용할 수 없습니다.",
   "live.cookies":

@@ -11,6 +11,8 @@ export const nl: Catalogue = {
   "page.previewTitle": "Voorbeeld — {title}",
   "live.expired":
     "Je beurt is voorbij: je plek werd voor je vastgehouden, maar je bent niet op tijd binnengegaan.",
+  "live.ended":
+    "Uw plaats in de rij is vervallen: u bent vertrokken, de plaats is vervallen na gemiste controles, of uw beurt is voorbij.",
   "live.full": "De wachtruimte is op dit moment vol. Deze pagina probeert het zo vanzelf opnieuw.",
   "live.closed": "Deze wachtruimte is niet beschikbaar.",
   "live.cookies":

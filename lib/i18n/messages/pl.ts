@@ -11,6 +11,8 @@ export const pl: Catalogue = {
   "page.previewTitle": "Podgląd — {title}",
   "live.expired":
     "Twoja kolej minęła: miejsce było dla Ciebie zarezerwowane, ale nie wszedłeś na czas.",
+  "live.ended":
+    "Twoje miejsce w kolejce wygasło: opuściłeś kolejkę, miejsce usunięto z powodu braku odpowiedzi albo Twoja kolej minęła.",
   "live.full": "Poczekalnia jest teraz pełna. Ta strona za chwilę sama spróbuje ponownie.",
   "live.closed": "Ta poczekalnia jest niedostępna.",
   "live.cookies":

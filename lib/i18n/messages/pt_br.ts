@@ -10,6 +10,8 @@ export const ptBR: Catalogue = {
   "page.turnTitle": "✅ É a sua vez — {title}",
   "page.previewTitle": "Prévia — {title}",
   "live.expired": "Sua vez passou: o lugar ficou reservado para você, mas você não entrou a tempo.",
+  "live.ended":
+    "Seu lugar na fila terminou: você saiu, ele foi removido por falta de resposta ou sua vez passou.",
   "live.full": "A sala de espera está cheia agora. Esta página tenta de novo sozinha em instantes.",
   "live.closed": "Esta sala de espera não está disponível.",
   "live.cookies":

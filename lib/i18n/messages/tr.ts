@@ -10,6 +10,8 @@ export const tr: Catalogue = {
   "page.turnTitle": "✅ Sıra sizde — {title}",
   "page.previewTitle": "Önizleme — {title}",
   "live.expired": "Sıranız geçti: yeriniz sizin için ayrıldı, ancak zamanında girmediniz.",
+  "live.ended":
+    "Sıradaki yeriniz sona erdi: sıradan ayrıldınız, yanıt vermediğiniz için yeriniz silindi ya da sıranız geçti.",
   "live.full": "Bekleme odası şu anda dolu. Bu sayfa birazdan kendiliğinden yeniden deneyecek.",
   "live.closed": "Bu bekleme odası kullanılamıyor.",
   "live.cookies":

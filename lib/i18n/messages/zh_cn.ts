@@ -10,6 +10,7 @@ export const zhCN: Catalogue = {
   "page.turnTitle": "✅ 轮到您了 — {title}",
   "page.previewTitle": "预览 — {title}",
   "live.expired": "您的轮次已过：名额曾为您保留，但您未在时限内进入。",
+  "live.ended": "您的排队名额已结束：您已离开，或因未按时确认而被移除，或您的轮次已过。",
   "live.full": "候场室目前已满。本页面稍后会自动重试。",
   "live.closed": "此候场室不可用。",
   "live.cookies":

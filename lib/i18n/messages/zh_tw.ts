@@ -10,6 +10,7 @@ export const zhTW: Catalogue = {
   "page.turnTitle": "✅ 輪到您了 — {title}",
   "page.previewTitle": "預覽 — {title}",
   "live.expired": "您的順位已過：名額曾為您保留，但您未在時限內進入。",
+  "live.ended": "您的排隊名額已結束：您已離開，或因未按時確認而被移除，或您的順位已過。",
   "live.full": "候位室目前已滿。此頁面稍後會自動重試。",
   "live.closed": "此候位室無法使用。",
   "live.cookies":
