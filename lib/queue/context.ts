@@ -206,32 +206,34 @@ export class QueueContext {
 
   /** The cached view of `q` while it is fresh (under a second old), without an await. */
   freshView(q: string): QueueView | undefined {
-    return this.#sure(q);
+    const v = this.#views.fresh(q);
+    return v && this.#sure(q, v);
   }
 
   /** The cached view of a queue, refreshed when older than a second; 404 when unknown. */
   async view(q: string): Promise<QueueView> {
-    const v = await this.#views.get(q);
-    return this.#sure(q) ?? v;
+    return this.#sure(q, await this.#views.get(q));
   }
 
   /**
-   * The cached view of `q` less the joins it counted in flight whose commits turned out to be in
-   * its read (a load does not wait for them: on the ticking instance, every request waited a
-   * commit a second); undefined when it is not fresh.
+   * View `v` (the cached one, when it is of the same load) less the joins it counted in flight
+   * whose commits turned out to be in its read: a load does not wait for them (on the ticking
+   * instance, every request waited a commit a second).
    */
-  #sure(q: string): QueueView | undefined {
-    const v = this.#views.fresh(q);
+  #sure(q: string, v: QueueView): QueueView {
+    const cur = this.#views.fresh(q);
+    if (cur?.unsure === v.unsure) v = cur ?? v;
     let held = 0;
-    for (const n of v?.unsure ?? []) {
+    for (const n of v.unsure ?? []) {
       if (n.vs === undefined) continue;
-      v!.unsure!.delete(n);
-      if (n.vs <= v!.readVs! && this.#noted.get(q)?.delete(n)) held++;
+      v.unsure!.delete(n);
+      if (n.vs <= v.readVs! && this.#noted.get(q)?.delete(n)) held++;
     }
     if (held === 0) return v;
-    const counts = { ...v!.counts, waiting: v!.counts.waiting - held };
-    this.#views.replace(q, v!, { ...v!, counts, pending: v!.pending - held });
-    return this.#views.fresh(q);
+    const counts = { ...v.counts, waiting: v.counts.waiting - held };
+    const next = { ...v, counts, pending: v.pending - held };
+    this.#views.replace(q, v, next);
+    return next;
   }
 
   /**
