@@ -15,6 +15,7 @@ import { unseal } from "./seal.ts";
 import { keys } from "./store/keys.ts";
 import { hmacB64url } from "./tokens.ts";
 import { type OutboundConfig, outboundGuard } from "./outbound/guard.ts";
+import { couldNotReach, safeHost } from "./outbound/failure.ts";
 import { VERSION } from "./version.ts";
 import {
   loadWebhookSettings,
@@ -213,7 +214,7 @@ export class Webhooks implements EventSink {
         delivered: false,
         error: name === "TimeoutError" || name === "AbortError"
           ? `no answer within ${this.#timeoutMs} ms`
-          : `could not reach ${host}: ${redactUrls(String(e instanceof Error ? e.message : e))}`,
+          : couldNotReach(e, host),
       };
     }
   }
@@ -222,20 +223,6 @@ export class Webhooks implements EventSink {
     const done = p.catch(() => {}).finally(() => this.#inflight.delete(done));
     this.#inflight.add(done);
   }
-}
-
-/** Host (and port) of a URL, the most a log line may show: paths often embed receiver tokens. */
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid url)";
-  }
-}
-
-/** First line of an error message with any URL cut to its host (fetch errors quote the URL). */
-function redactUrls(message: string): string {
-  return message.split("\n")[0].replace(/https?:\/\/[^\s)]+/g, (u) => safeHost(u));
 }
 
 /** Builds the sender that `app.ts` wires in as `services.events`. */

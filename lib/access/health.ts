@@ -30,6 +30,7 @@ import {
   urlHost,
 } from "./health_config.ts";
 import { type OutboundConfig, outboundGuard } from "../outbound/guard.ts";
+import { couldNotReach } from "../outbound/failure.ts";
 
 /** What the monitor needs; `fetch` is looked up at call time (tests swap the client). */
 export interface HealthDeps {
@@ -209,12 +210,13 @@ export class HealthMonitor {
       return { ok: false, error: `${host} answered ${res.status}` };
     } catch (e) {
       const name = e instanceof Error ? e.name : "";
-      // Never the error text itself: it may quote the whole URL (a path or query with a token).
+      // The runtime's reason without its URL (a path or query may hold a token): refused, an
+      // untrusted certificate, an unknown name.
       return {
         ok: false,
         error: name === "TimeoutError" || name === "AbortError"
           ? `${host}: no answer within ${cfg.timeoutMs} ms`
-          : `could not reach ${host}`,
+          : couldNotReach(e, host),
       };
     }
   }
