@@ -1,12 +1,14 @@
 /**
  * A failed delivery to an admin-chosen target says why, without its URL: the webhook test send
  * and its log line, and the health probe's `lastError`, name an untrusted certificate, a refused
- * connection or an unknown name (they said "fetch failed", so a receiver with a private CA's
+ * connection or an unknown name, and so does the origin proxy's "origin unavailable" log line
+ * (they said "fetch failed", so a receiver with a private CA's
  * certificate looked like one that was down). Real loopback servers, real `fetch`.
  */
 import { FakeClock } from "../lib/clock.ts";
 import { testConfig } from "../lib/config.ts";
 import { couldNotReach } from "../lib/outbound/failure.ts";
+import { forward, OriginUnavailable } from "../lib/origin/forward.ts";
 import { createWebhooks } from "../lib/webhooks.ts";
 import { saveWebhookSettings } from "../lib/webhooks_settings.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -83,6 +85,21 @@ Deno.test("outbound failure: a closed port is a refused connection", async () =>
   }
 });
 
+Deno.test("outbound failure: the origin proxy's unreachable origin is logged with its reason", async () => {
+  const port = closedPort();
+  const req = new Request("http://localhost/shop/tok3n");
+  const vr = { pathAndQuery: "/shop/tok3n", cookie: null, dropAuthorization: false, claims: null };
+  const o = { fetch, timeoutMs: 3000, trustForwarded: false };
+  const err = await forward(req, vr, `http://127.0.0.1:${port}`, null, o).catch((e) => e);
+  assert(err instanceof OriginUnavailable, String(err));
+  assertEquals(err.reason, "unreachable");
+  assert(
+    err.message.startsWith(`could not reach 127.0.0.1:${port}: connection refused (`),
+    err.message,
+  );
+  assert(!err.message.includes("tok3n"), err.message);
+});
+
 Deno.test("outbound failure: the runtime's URL and addresses are cut, unknown reasons kept short", () => {
   const cause = new Error(
     "error sending request for url (https://h.example/p/tok3n?x=1): client error (Connect): " +
@@ -96,7 +113,10 @@ Deno.test("outbound failure: the runtime's URL and addresses are cut, unknown re
   const odd = new TypeError("fetch failed", {
     cause: new Error("something new at https://h.example/secret/path\nsecond line"),
   });
-  assertEquals(couldNotReach(odd, "h.example"), "could not reach h.example: something new at h.example");
+  assertEquals(
+    couldNotReach(odd, "h.example"),
+    "could not reach h.example: something new at h.example",
+  );
   assertEquals(couldNotReach(new TypeError("fetch failed"), "h"), "could not reach h");
   assert(couldNotReach(new Error("x".repeat(1000)), "h").length < 200, "bounded");
 });

@@ -60,5 +60,7 @@ export function couldNotReach(e: unknown, host: string): string {
   const reason = reasonText(e);
   const kind = KINDS.find(([re]) => re.test(reason))?.[1];
   if (!reason || /^fetch failed$/i.test(reason)) return `could not reach ${host}`;
-  return kind ? `could not reach ${host}: ${kind} (${reason})` : `could not reach ${host}: ${reason}`;
+  return kind
+    ? `could not reach ${host}: ${kind} (${reason})`
+    : `could not reach ${host}: ${reason}`;
 }
