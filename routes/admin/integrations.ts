@@ -17,7 +17,7 @@ import { pickQueue } from "./settings.ts";
 import { validationHook } from "../../http/validation.ts";
 
 const WebhookUrl = z.string().max(2048).refine((u) => u === "" || isHttpsUrl(u), {
-  message: "must be an https:// URL (or empty while disabled)",
+  message: "must be an https:// URL without user:password (or empty while disabled)",
 });
 
 const WebhookSettingsView = z.object({
