@@ -54,6 +54,10 @@ function messageOf(i: any): string {
   if (i.code === "invalid_type" && i.expected === "int") {
     return "Invalid input: expected a whole number, received a fraction";
   }
+  // A query value that is no number at all (`?limit=abc`) was said as "received NaN".
+  if (i.code === "invalid_type" && i.expected === "number" && /received NaN$/.test(i.message)) {
+    return "Invalid input: expected a number";
+  }
   return String(i.message);
 }
 

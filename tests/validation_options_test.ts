@@ -51,6 +51,12 @@ Deno.test("validation: the admin API names the options of such fields, and chang
       ssl.json.error.details.fields[0].message,
       'Invalid option: expected one of {"mode":"strict"} or {"skip":true}',
     );
+    // A query value that is no number is said so, not as "received NaN".
+    const audit = await client.req("GET", "/api/admin/audit?limit=abc");
+    assertEquals(
+      [audit.status, audit.json.error.message],
+      [400, "invalid query: limit: Invalid input: expected a number"],
+    );
     // An https URL with a user:password part is told what is wrong with it.
     const hook = await client.req("PUT", "/api/admin/webhooks", {
       enabled: true,
