@@ -17,6 +17,7 @@ import { hmacB64url } from "./tokens.ts";
 import { type OutboundConfig, outboundGuard } from "./outbound/guard.ts";
 import { couldNotReach, safeHost } from "./outbound/failure.ts";
 import { VERSION } from "./version.ts";
+import { logLine } from "./log.ts";
 import {
   loadWebhookSettings,
   mergeWebhookSettings,
@@ -36,7 +37,7 @@ export interface WebhookDeps {
   /** The secret, and the outbound-URL policy's settings (each delivery's address is checked). */
   config: Pick<Config, "TOKEN_SECRET"> & OutboundConfig;
   timeoutMs?: number;
-  /** One line per problem, never a secret or the full URL (default: console.warn). */
+  /** One line per problem, never a secret or the full URL (default: `logLine`, lib/log.ts). */
   log?: (line: string) => void;
 }
 
@@ -68,7 +69,7 @@ export class Webhooks implements EventSink {
 
   constructor(readonly deps: WebhookDeps) {
     this.#timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-    this.#log = deps.log ?? ((line) => console.warn(line));
+    this.#log = deps.log ?? logLine;
   }
 
   /** Queues a delivery of `event` when enabled and subscribed; resolves immediately, never throws. */

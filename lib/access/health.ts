@@ -16,6 +16,7 @@ import type { Engine } from "../queue/engine.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { VERSION } from "../version.ts";
+import { logLine } from "../log.ts";
 import {
   afterProbe,
   checkHealthConfig,
@@ -41,7 +42,7 @@ export interface HealthDeps {
   events: EventSink;
   /** The outbound-URL policy's settings: each probe's address is checked before it is sent. */
   config: OutboundConfig;
-  /** One line per state change (default: console.log). */
+  /** One line per state change (default: `logLine`, lib/log.ts). */
   log?: (line: string) => void;
 }
 
@@ -59,7 +60,7 @@ export class HealthMonitor {
   #log: (line: string) => void;
 
   constructor(private deps: HealthDeps) {
-    this.#log = deps.log ?? ((line) => console.log(line));
+    this.#log = deps.log ?? logLine;
   }
 
   /** Reads the config and the probe state with their entries. */
