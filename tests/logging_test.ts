@@ -164,3 +164,22 @@ function logLineLevels(): string[] {
   }
   return out;
 }
+
+Deno.test("logs: no structured line bypasses lib/log.ts (a logger defaulting to console, a JSON print)", async () => {
+  const bad: string[] = [];
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const url = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+      if (e.isDirectory) await walk(url);
+      else if (/\.tsx?$/.test(e.name) && e.name !== "log.ts") {
+        const text = await Deno.readTextFile(url);
+        const hit =
+          /=\s*console\.(log|warn|error)\b|=>\s*console\.(log|warn|error)\(line\)|console\.(log|warn|error)\(\s*JSON\.stringify\(/
+            .exec(text);
+        if (hit) bad.push(`${url.pathname.split("/").slice(-2).join("/")}: ${hit[0]}`);
+      }
+    }
+  };
+  for (const d of ["lib/", "routes/", "http/"]) await walk(new URL(`../${d}`, import.meta.url));
+  assertEquals(bad, []);
+});
