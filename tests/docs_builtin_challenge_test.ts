@@ -3,9 +3,9 @@
  * run with `deno eval` on a puzzle from the service, gives the body that
  * `POST /api/admin/setup/challenge/builtin` accepts, and the contract says what `solution` and
  * `challengeResponse` hold (the JSON text of `{challenge, nonce}`; a new operator scripting the
- * setup found it written nowhere).
+ * setup found it written nowhere); a sign-in refused for want of it names the kind of check.
  */
-import { adminClient } from "./admin_helpers.ts";
+import { adminClient, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { makeApp } from "./helpers.ts";
 
@@ -29,6 +29,17 @@ Deno.test("docs: the built-in check's script recipe solves a setup puzzle", asyn
     const body = JSON.parse(new TextDecoder().decode(out.stdout));
     const res = await client.req("POST", "/api/admin/setup/challenge/builtin", body);
     assertEquals([res.status, res.json.challenge?.builtin], [200, true], res.text);
+    // Taken live, sign-in asks for it and names the kind, so a script knows what to solve.
+    await client.req("POST", "/api/admin/setup/edge/none", {});
+    assertEquals((await client.req("POST", "/api/admin/setup", {})).status, 200);
+    const login = await client.req("POST", "/api/admin/login", {
+      username: "admin",
+      password: TEST_PASSWORD,
+    });
+    assertEquals([login.status, login.json.error.details], [401, {
+      challenge: "required",
+      kind: "builtin",
+    }]);
     const contract = await Deno.readTextFile(new URL("openapi.yaml", root));
     for (const field of ["solution", "challengeResponse"]) {
       const at = contract.indexOf(`${field}:\n`);
