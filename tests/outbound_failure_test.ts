@@ -13,6 +13,8 @@ import { createWebhooks } from "../lib/webhooks.ts";
 import { saveWebhookSettings } from "../lib/webhooks_settings.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startReceiver } from "./fixtures/https_receiver.ts";
+import { adminClient } from "./admin_helpers.ts";
+import { makeApp } from "./helpers.ts";
 
 const config = testConfig();
 
@@ -82,6 +84,34 @@ Deno.test("outbound failure: a closed port is a refused connection", async () =>
   } finally {
     await s.hooks.idle();
     s.kv.close();
+  }
+});
+
+Deno.test("outbound failure: the test send's answer and its audit entry say why", async () => {
+  const port = closedPort();
+  const t = await makeApp();
+  try {
+    const { client } = await adminClient(t);
+    const url = `https://127.0.0.1:${port}/hook/tok3n`;
+    assertEquals(
+      (await client.req("PUT", "/api/admin/webhooks", { enabled: true, url, events: ["pause"] }))
+        .status,
+      200,
+    );
+    const res = await client.req("POST", "/api/admin/webhooks/test", {});
+    assertEquals(res.status, 200);
+    assert(res.json.error.includes("connection refused"), res.text);
+    const audit = await client.req("GET", "/api/admin/audit?limit=1");
+    const entry = audit.json.entries[0];
+    assertEquals([entry.action, entry.detail.delivered, entry.detail.error], [
+      "webhooks.test",
+      false,
+      res.json.error,
+    ]);
+    assert(!JSON.stringify(entry).includes("tok3n"), JSON.stringify(entry));
+  } finally {
+    await t.services.webhooks.idle();
+    t.close();
   }
 });
 

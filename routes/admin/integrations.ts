@@ -198,6 +198,8 @@ export function integrationRoutes(s: Services) {
       queue: q,
       delivered: result.delivered,
       status: result.status,
+      // Why it failed, as the answer says it (the host, never the path or the secret).
+      error: result.error,
     });
     return c.json(result, 200);
   });
