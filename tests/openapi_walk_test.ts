@@ -2,13 +2,15 @@
  * Every operation openapi.yaml documents is served at that method and path: walked with an
  * operator's credentials (the bearer secret, a signed-in admin session and the service's Origin),
  * none answers "no route" (Hono's 404 `not_found`) or 405, and each answers a status the contract
- * lists for it, in the error envelope when it is an error. The contract is generated from the
+ * lists for it, in the error envelope when it is an error, with a JSON body of the documented
+ * shape (`testing/schema_check.ts`: required fields there, no field the contract omits). The contract is generated from the
  * route schemas, but hand-mounted paths, prefixes and path parameters can still drift from it.
  */
 import { parse } from "yaml";
 import { assert, assertEquals } from "./assert.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { makeApp } from "./helpers.ts";
+import { checkSchema } from "../testing/schema_check.ts";
 
 /** Calls that end the walk's own session or wipe the service: walked last. */
 const LAST = new Set(["post /api/admin/logout", "post /api/admin/reset"]);
@@ -38,8 +40,17 @@ Deno.test("openapi walk: every documented operation is routed and answers a docu
         problems.push(`${op}: not routed (${res.status})`);
         continue;
       }
-      if (!(String(res.status) in doc.paths[path][method].responses)) {
+      const documented = doc.paths[path][method].responses[String(res.status)];
+      if (!documented) {
         problems.push(`${op}: answered ${res.status}, not in the contract`);
+        continue;
+      }
+      // The body has the documented shape: every required field, no field the contract omits.
+      const schema = documented.content?.["application/json"]?.schema;
+      if (schema && res.json !== null) {
+        for (const p of checkSchema(doc, schema, res.json)) {
+          problems.push(`${op} ${res.status}: ${p}`);
+        }
       }
       if (res.status >= 400 && res.headers.get("content-type")?.includes("json")) {
         const e = res.json?.error;
@@ -55,4 +66,31 @@ Deno.test("openapi walk: every documented operation is routed and answers a docu
   } finally {
     t.close();
   }
+});
+
+Deno.test("openapi walk: the shape checker finds a missing, a mistyped and an undocumented field", () => {
+  const doc = {
+    components: {
+      schemas: {
+        Base: { type: "object", properties: { a: { type: "integer" } }, required: ["a"] },
+        Item: {
+          allOf: [{ $ref: "#/components/schemas/Base" }, {
+            type: "object",
+            properties: { b: { type: ["string", "null"] }, c: { enum: ["x", "y"] } },
+          }],
+        },
+      },
+    },
+  };
+  const item = { $ref: "#/components/schemas/Item" };
+  assertEquals(checkSchema(doc, item, { a: 1, b: null, c: "x" }), []);
+  assertEquals(checkSchema(doc, item, { b: 2, c: "z", d: true }), [
+    "$.a: required, missing",
+    "$.b: integer, the contract says string or null",
+    '$.c: "z" is not one of ["x","y"]',
+    "$.d: not in the contract",
+  ]);
+  assertEquals(checkSchema(doc, { type: "array", items: item }, [{ a: 1.5 }]), [
+    "$[0].a: number, the contract says integer",
+  ]);
 });
