@@ -34,6 +34,7 @@ import { SECURITY_HEADERS } from "./http/response.ts";
 import { errorResponse } from "./http/response.ts";
 import { frontPage, wantsPage } from "./routes/pages/front.tsx";
 import { validationHook } from "./http/validation.ts";
+import { emptyJsonBody } from "./http/empty_body.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 import { releaseRoutes } from "./routes/release.ts";
@@ -204,6 +205,7 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
     "*",
     (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
   );
+  app.use("*", emptyJsonBody);
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
   app.route("/", resumeRoutes(services));
@@ -249,7 +251,8 @@ export function openApiDocument(app: OpenAPIHono) {
         "not received in full within BODY_TIMEOUT_MS (default 5 s) is answered 408 " +
         "`request_timeout` on every route of the service; a body over " +
         `${MAX_BODY_BYTES / 1024} KiB, 413 \`payload_too_large\`; a JSON body sent without ` +
-        "`Content-Type: application/json`, 400 `bad_request`.",
+        "`Content-Type: application/json`, 400 `bad_request`. An empty body sent as JSON reads " +
+        "as `{}`: an optional body is then absent, a required one names its missing fields.",
     },
   });
 }

@@ -75,6 +75,9 @@ export function errorResponse(err: unknown, req: Request): Response {
     if (typeof retry === "number" && retry > 0) {
       res.headers.set("Retry-After", String(Math.ceil(retry)));
     }
+    // A 401 of a bearer-credential call says which scheme it takes (routes/bearer.ts).
+    const challenge = (err as { wwwAuthenticate?: unknown }).wwwAuthenticate;
+    if (typeof challenge === "string") res.headers.set("WWW-Authenticate", challenge);
     return withUnconfirmedTicket(res, err, req);
   }
   if (err instanceof HTTPException) {

@@ -54,13 +54,44 @@ function messageOf(i: any): string {
   if (i.code === "invalid_type" && i.expected === "int") {
     return "Invalid input: expected a whole number, received a fraction";
   }
+  // A query value that is no number at all (`?limit=abc`) was said as "received NaN".
+  if (i.code === "invalid_type" && i.expected === "number" && /received NaN$/.test(i.message)) {
+    return "Invalid input: expected a number";
+  }
   return String(i.message);
+}
+
+/**
+ * A union of fixed values (`200 | 429 | 503`, `{mode: "strict"} | {skip: true}`) fails with zod's
+ * bare "Invalid input", which names none of the values a client may send: it is said as the
+ * options instead, like an enum's ("expected one of 200|429|503"). Other unions stay as zod said.
+ */
+// deno-lint-ignore no-explicit-any
+function unionOfValues(i: any): any {
+  if (i.code !== "invalid_union" || !Array.isArray(i.errors) || i.errors.length === 0) return i;
+  // deno-lint-ignore no-explicit-any
+  const alts: any[][] = i.errors;
+  const fixed = (e: { code?: string; values?: unknown[] }) =>
+    e.code === "invalid_value" && Array.isArray(e.values) && e.values.length === 1;
+  if (!alts.every((a) => a.length > 0 && a.every(fixed))) return i;
+  const flat = alts.every((a) => a.length === 1 && (a[0].path ?? []).length === 0);
+  const options = alts.map((a) =>
+    flat ? JSON.stringify(a[0].values[0]) : JSON.stringify(
+      Object.fromEntries(a.map((e) => [(e.path ?? []).join("."), e.values[0]])),
+    )
+  );
+  return {
+    ...i,
+    code: "invalid_value",
+    values: flat ? alts.map((a) => a[0].values[0]) : undefined,
+    message: `Invalid option: expected one of ${options.join(flat ? "|" : " or ")}`,
+  };
 }
 
 /** The fields of a failed zod parse, each with its path, zod's message and the rule it broke. */
 // deno-lint-ignore no-explicit-any
 export function issueFields(issues: any[]): FieldProblem[] {
-  return issues.filter((i) => !safeIntNoise(i, issues)).map((i) => ({
+  return issues.filter((i) => !safeIntNoise(i, issues)).map(unionOfValues).map((i) => ({
     path: (i.path ?? []).join("."),
     message: messageOf(i),
     rule: issueRule(i),

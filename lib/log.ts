@@ -15,6 +15,27 @@ export function log(level: Level, msg: string, fields: Record<string, unknown> =
   else console.log(line);
 }
 
+const LEVELS: readonly string[] = ["debug", "info", "warn", "error"];
+
+/**
+ * Writes a line a component built itself (the JSON text of `{level, msg, ...fields}`, what the
+ * injectable loggers of the webhook sender and the health prober take) as `log` writes one: with
+ * `ts` first, and a warning or an error on stderr. They were printed as built, without `ts` (and
+ * the prober's warnings on stdout), unlike what docs/deploy.md promises of every line.
+ */
+export function logLine(line: string): void {
+  let o: unknown;
+  try {
+    o = JSON.parse(line);
+  } catch {
+    o = null;
+  }
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return log("info", line);
+  const { level, msg, ts: _ts, ...fields } = o as Record<string, unknown>;
+  const lv = typeof level === "string" && LEVELS.includes(level) ? level as Level : "info";
+  log(lv, typeof msg === "string" ? msg : "", fields);
+}
+
 /** What an incoming `X-Request-Id` may look like to be kept (else a fresh id is made). */
 export const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{8,128}$/;
 /**

@@ -15,7 +15,9 @@ import { unseal } from "./seal.ts";
 import { keys } from "./store/keys.ts";
 import { hmacB64url } from "./tokens.ts";
 import { type OutboundConfig, outboundGuard } from "./outbound/guard.ts";
+import { couldNotReach, safeHost } from "./outbound/failure.ts";
 import { VERSION } from "./version.ts";
+import { logLine } from "./log.ts";
 import {
   loadWebhookSettings,
   mergeWebhookSettings,
@@ -35,7 +37,7 @@ export interface WebhookDeps {
   /** The secret, and the outbound-URL policy's settings (each delivery's address is checked). */
   config: Pick<Config, "TOKEN_SECRET"> & OutboundConfig;
   timeoutMs?: number;
-  /** One line per problem, never a secret or the full URL (default: console.warn). */
+  /** One line per problem, never a secret or the full URL (default: `logLine`, lib/log.ts). */
   log?: (line: string) => void;
 }
 
@@ -67,7 +69,7 @@ export class Webhooks implements EventSink {
 
   constructor(readonly deps: WebhookDeps) {
     this.#timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-    this.#log = deps.log ?? ((line) => console.warn(line));
+    this.#log = deps.log ?? logLine;
   }
 
   /** Queues a delivery of `event` when enabled and subscribed; resolves immediately, never throws. */
@@ -213,7 +215,7 @@ export class Webhooks implements EventSink {
         delivered: false,
         error: name === "TimeoutError" || name === "AbortError"
           ? `no answer within ${this.#timeoutMs} ms`
-          : `could not reach ${host}: ${redactUrls(String(e instanceof Error ? e.message : e))}`,
+          : couldNotReach(e, host),
       };
     }
   }
@@ -222,20 +224,6 @@ export class Webhooks implements EventSink {
     const done = p.catch(() => {}).finally(() => this.#inflight.delete(done));
     this.#inflight.add(done);
   }
-}
-
-/** Host (and port) of a URL, the most a log line may show: paths often embed receiver tokens. */
-function safeHost(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid url)";
-  }
-}
-
-/** First line of an error message with any URL cut to its host (fetch errors quote the URL). */
-function redactUrls(message: string): string {
-  return message.split("\n")[0].replace(/https?:\/\/[^\s)]+/g, (u) => safeHost(u));
 }
 
 /** Builds the sender that `app.ts` wires in as `services.events`. */

@@ -9,11 +9,21 @@ export function bearerOf(c: Context): string | undefined {
   return auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
 }
 
+/**
+ * The 401 of a call that takes a bearer credential: with `WWW-Authenticate: Bearer`, which
+ * RFC 9110 requires of every 401 and HTTP clients use to offer their credential.
+ */
+export function bearerRequired(message: string): UnauthorizedError {
+  return Object.assign(new UnauthorizedError(message), {
+    wwwAuthenticate: 'Bearer realm="tollgate"', // i18n-ok: a header
+  });
+}
+
 /** Accepts only `Authorization: Bearer <TOKEN_SECRET>`, compared in constant time (claim, reset). */
 export function bearerOnly(s: Services): MiddlewareHandler {
   return async (c, next) => {
     if (!safeEqualString(bearerOf(c) ?? "", s.config.TOKEN_SECRET)) {
-      throw new UnauthorizedError("Authorization: Bearer <TOKEN_SECRET> required");
+      throw bearerRequired("Authorization: Bearer <TOKEN_SECRET> required");
     }
     await next();
   };

@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Services } from "./services.ts";
-import { UnauthorizedError } from "../lib/errors.ts";
 import { buildExposition, negotiateFormat } from "../lib/metrics/exposition.ts";
 import type { QueueMetrics } from "../lib/queue/engine.ts";
 import { roomMetricsOf } from "../lib/room/metrics.ts";
@@ -9,7 +8,7 @@ import { CONTENT_TYPES } from "../lib/metrics/registry.ts";
 import { sessionMetrics, withSessionMetrics } from "../lib/session/stats.ts";
 import { safeEqualString } from "../lib/tokens.ts";
 import { audit } from "./admin/session.ts";
-import { bearerOf } from "./bearer.ts";
+import { bearerOf, bearerRequired } from "./bearer.ts";
 import { errors, jsonBody, jsonOk, Metrics, ModeSchema, QueueName } from "./schemas.ts";
 import { validationHook } from "../http/validation.ts";
 import { closedObject } from "./closed_object.ts";
@@ -24,7 +23,7 @@ export function operatorAuth(s: Services): MiddlewareHandler {
       g !== undefined && safeEqualString(g, s.config.TOKEN_SECRET)
     );
     if (!ok && !(await s.isAdminSession(c))) {
-      throw new UnauthorizedError("operator credential required (Bearer TOKEN_SECRET)");
+      throw bearerRequired("operator credential required (Bearer TOKEN_SECRET)");
     }
     await next();
   };

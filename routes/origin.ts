@@ -24,6 +24,7 @@ import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
 import { contentSecurityPolicy } from "./pages/html.tsx";
 import { afterOrigin } from "./session_answer.ts";
 import { trafficPolicy } from "./traffic_policy.ts";
+import { log } from "../lib/log.ts";
 import { closedAnswer, passthroughCookie, withCookie } from "./origin_room.ts";
 import { jsonResponse, SECURITY_HEADERS } from "../http/response.ts";
 
@@ -62,9 +63,7 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
     const now = s.clock.now();
     if (now - lastLog >= LOG_EVERY_MS || now < lastLog) {
       lastLog = now;
-      console.error(
-        JSON.stringify({ level: "warn", msg: "origin unavailable", reason, error: detail }),
-      );
+      log("warn", "origin unavailable", { reason, error: detail });
     }
     return badGateway(req, reason);
   };

@@ -43,6 +43,7 @@ Deno.test("login: 5 failures on an account from 5 addresses step its sign-in up 
     const r = await login(i % 2 ? "wrong password!" : TEST_PASSWORD);
     assertEquals([r.status, r.json.error.details], [401, {
       challenge: "required",
+      kind: "builtin",
       reason: "account_failures",
     }], `try ${i}`);
   }

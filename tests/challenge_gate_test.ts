@@ -77,20 +77,35 @@ Deno.test("gate: login, invite accept and recovery pass without a response until
     new AdminClient(env.t.app).req("POST", "/api/admin/login", { ...pw, challengeResponse }, {
       "x-ip": ip,
     });
-  assertEquals(refusal(await login()), [401, "unauthorized", { challenge: "required" }]);
-  assertEquals(refusal(await login("  ")), [401, "unauthorized", { challenge: "required" }]);
+  assertEquals(refusal(await login()), [401, "unauthorized", {
+    challenge: "required",
+    kind: "turnstile",
+  }]);
+  assertEquals(refusal(await login("  ")), [401, "unauthorized", {
+    challenge: "required",
+    kind: "turnstile",
+  }]);
   assertEquals(env.fake.verifies().length, calls, "no provider call without a response");
-  assertEquals(refusal(await login("forged")), [401, "unauthorized", { challenge: "failed" }]);
+  assertEquals(refusal(await login("forged")), [401, "unauthorized", {
+    challenge: "failed",
+    kind: "turnstile",
+  }]);
   const token = env.fake.solve(siteKey, EDGE_HOST);
   const ok = await login(token);
   assertEquals(ok.status, 200);
   const call = env.fake.verifies().at(-1)!;
   assertEquals([call.body?.secret, call.body?.remoteip], [secret, "198.51.100.1"]);
-  assertEquals(refusal(await login(token)), [401, "unauthorized", { challenge: "failed" }]);
+  assertEquals(refusal(await login(token)), [401, "unauthorized", {
+    challenge: "failed",
+    kind: "turnstile",
+  }]);
   const elsewhere = await login(env.fake.solve(siteKey, "evil.example.net"));
   assertEquals(elsewhere.status, 401, "solved on a hostname that is not the widget's");
 
-  assertEquals(refusal(await g.accept("carol")), [401, "unauthorized", { challenge: "required" }]);
+  assertEquals(refusal(await g.accept("carol")), [401, "unauthorized", {
+    challenge: "required",
+    kind: "turnstile",
+  }]);
   assertEquals((await g.accept("carol", env.fake.solve(siteKey, EDGE_HOST))).status, 200);
 
   // the session issued before the challenge was configured stays valid.
@@ -101,7 +116,10 @@ Deno.test("gate: login, invite accept and recovery pass without a response until
   assertEquals([boot.challengeRequired, boot.challengeSiteKey], [true, siteKey]);
 
   // Recovery last: it ends the admin's other sessions, as it should.
-  assertEquals(refusal(await g.recover(phrase)), [401, "unauthorized", { challenge: "required" }]);
+  assertEquals(refusal(await g.recover(phrase)), [401, "unauthorized", {
+    challenge: "required",
+    kind: "turnstile",
+  }]);
   assertEquals((await g.recover(phrase, env.fake.solve(siteKey, EDGE_HOST))).status, 200);
   await env.close();
 });

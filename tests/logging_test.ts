@@ -1,6 +1,8 @@
 import { assert, assertEquals } from "./assert.ts";
-import { makeApp } from "./helpers.ts";
-import { REQUEST_ID_RE, RequestIds } from "../lib/log.ts";
+import { Client, makeApp } from "./helpers.ts";
+import { logLine, REQUEST_ID_RE, RequestIds } from "../lib/log.ts";
+import { createWebhooks } from "../lib/webhooks.ts";
+import { keys } from "../lib/store/keys.ts";
 
 /** Runs `fn` with console.log/error captured; returns the parsed JSON lines. */
 async function captured(fn: () => Promise<void>): Promise<Record<string, unknown>[]> {
@@ -103,4 +105,81 @@ Deno.test("logs: fresh request ids are UUID-shaped, distinct, and differ between
   assertEquals(seen.size, 10_000, "no repeats within a process");
   assert(!seen.has(b.next()), "another process's prefix differs");
   assertEquals(a.next().slice(-12), (10_001).toString(16).padStart(12, "0"), "a counter");
+});
+
+Deno.test("logs: the webhook sender's and the origin proxy's lines carry ts, warnings on stderr", async () => {
+  const streams: { stream: string; line: Record<string, unknown> }[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = (l: unknown) => void streams.push({ stream: "out", line: JSON.parse(String(l)) });
+  console.error = (l: unknown) => void streams.push({ stream: "err", line: JSON.parse(String(l)) });
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close(); // nothing listens there now
+  const t = await makeApp({ ORIGIN_URL: `http://127.0.0.1:${port}` });
+  try {
+    // Default loggers: the sender built without `log` (what app.ts wires), the origin proxy.
+    await t.kv.set(keys.webhooks(), {
+      enabled: true,
+      url: `https://127.0.0.1:${port}/h`,
+      events: ["pause"],
+    });
+    const hooks = createWebhooks({ kv: t.kv, clock: t.clock, fetch, config: t.config });
+    await hooks.deliverTest("default", { test: true });
+    // An admitted visitor's request goes to the origin, which is down.
+    const visitor = new Client(t.app);
+    assertEquals((await visitor.join()).status, 200);
+    assertEquals((await visitor.req("GET", "/shop")).status, 502);
+  } finally {
+    [console.log, console.error] = [log, error];
+    t.close();
+  }
+  const msgs = streams.map((s) => s.line.msg);
+  assert(msgs.includes("webhook not delivered"), JSON.stringify(msgs));
+  assert(msgs.includes("origin unavailable"), JSON.stringify(msgs));
+  for (const { stream, line } of streams) {
+    assert(
+      typeof line.ts === "string" && !isNaN(Date.parse(line.ts)),
+      `no ts: ${JSON.stringify(line)}`,
+    );
+    assertEquals(Object.keys(line).slice(0, 3), ["ts", "level", "msg"]);
+    if (line.level === "warn" || line.level === "error") {
+      assertEquals(stream, "err", String(line.msg));
+    }
+  }
+  assertEquals(logLineLevels(), ["warn", "info", "info"]);
+});
+
+/** `logLine` keeps a known level, and makes anything else an info line with its text as msg. */
+function logLineLevels(): string[] {
+  const out: string[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = (l: unknown) => void out.push(JSON.parse(String(l)).level);
+  console.error = (l: unknown) => void out.push(JSON.parse(String(l)).level);
+  try {
+    logLine(JSON.stringify({ level: "warn", msg: "m", host: "h" }));
+    logLine(JSON.stringify({ level: "loud", msg: "m" }));
+    logLine("not json");
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+  return out;
+}
+
+Deno.test("logs: no structured line bypasses lib/log.ts (a logger defaulting to console, a JSON print)", async () => {
+  const bad: string[] = [];
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const url = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+      if (e.isDirectory) await walk(url);
+      else if (/\.tsx?$/.test(e.name) && e.name !== "log.ts") {
+        const text = await Deno.readTextFile(url);
+        const hit =
+          /=\s*console\.(log|warn|error)\b|=>\s*console\.(log|warn|error)\(line\)|console\.(log|warn|error)\(\s*JSON\.stringify\(/
+            .exec(text);
+        if (hit) bad.push(`${url.pathname.split("/").slice(-2).join("/")}: ${hit[0]}`);
+      }
+    }
+  };
+  for (const d of ["lib/", "routes/", "http/"]) await walk(new URL(`../${d}`, import.meta.url));
+  assertEquals(bad, []);
 });

@@ -44,7 +44,7 @@ async function op(
   try {
     json = text ? JSON.parse(text) : null;
   } catch { /* not JSON */ }
-  return { status: res.status, json, text };
+  return { status: res.status, json, text, headers: res.headers };
 }
 
 async function metrics(t: App, q = Q) {
@@ -113,8 +113,17 @@ Deno.test("operator calls without a credential or with a wrong one are 401 and c
     for (const h of bad) {
       const r = await op(t, m, p, body, h);
       assertErr(r, 401, "unauthorized");
+      // RFC 9110: a 401 names the scheme to use (clients offer their credential on it).
+      assertEquals(r.headers.get("www-authenticate"), 'Bearer realm="tollgate"', `${m} ${p}`);
     }
   }
+  // So do the bearer-only admin calls (factory reset, claim).
+  const reset = await t.app.request("/api/admin/reset", { method: "POST" });
+  await reset.body?.cancel();
+  assertEquals([reset.status, reset.headers.get("www-authenticate")], [
+    401,
+    'Bearer realm="tollgate"',
+  ]);
   const m = await t.engine.metrics(Q);
   assertEquals([m.paused, m.admissionMode, m.waiting, m.admittedTotal], [false, "queue", 3, 0]);
   t.close();

@@ -5,6 +5,7 @@
  * chunks and a crash in the middle is resumed.
  */
 import { keys } from "../lib/store/keys.ts";
+import { MAX_QUEUES } from "../routes/admin/settings.ts";
 import { adminClient } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
@@ -186,5 +187,29 @@ Deno.test("queues: a forced delete removes its visitors' e-mail addresses with t
     assertEquals(await stored(), 0);
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("queues: the cap of 100 refuses one more, changes nothing, and is documented", async () => {
+  const t = await makeApp({ QUEUES: ["default"] });
+  try {
+    const { client: admin } = await adminClient(t);
+    await t.engine.ensureQueues(Array.from({ length: MAX_QUEUES - 1 }, (_, i) => `q${i}`));
+    const r = await admin.req("POST", Q, { name: "one-more" });
+    assertEquals([r.status, r.json.error.message], [
+      400,
+      `at most ${MAX_QUEUES} queues; remove one first`,
+    ]);
+    assertEquals((await admin.req("GET", Q)).json.queues.length, MAX_QUEUES);
+    // An existing queue can still be "created" again (its settings set), at the cap.
+    const again = await admin.req("POST", Q, { name: "q0", capacity: 7 });
+    assertEquals([again.status, again.json.capacity], [200, 7]);
+    // An operator learns the cap before meeting it (a sweep found it in neither).
+    const rooms = await Deno.readTextFile(new URL("../docs/rooms.md", import.meta.url));
+    assert(rooms.includes(`at most ${MAX_QUEUES} queues`), "docs/rooms.md names the cap");
+    const contract = await Deno.readTextFile(new URL("../openapi.yaml", import.meta.url));
+    assert(contract.includes(`At most ${MAX_QUEUES}`), "openapi.yaml names the cap");
+  } finally {
+    t.close();
   }
 });

@@ -16,6 +16,7 @@ import type { Engine } from "../queue/engine.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import { VERSION } from "../version.ts";
+import { logLine } from "../log.ts";
 import {
   afterProbe,
   checkHealthConfig,
@@ -30,6 +31,7 @@ import {
   urlHost,
 } from "./health_config.ts";
 import { type OutboundConfig, outboundGuard } from "../outbound/guard.ts";
+import { couldNotReach } from "../outbound/failure.ts";
 
 /** What the monitor needs; `fetch` is looked up at call time (tests swap the client). */
 export interface HealthDeps {
@@ -40,7 +42,7 @@ export interface HealthDeps {
   events: EventSink;
   /** The outbound-URL policy's settings: each probe's address is checked before it is sent. */
   config: OutboundConfig;
-  /** One line per state change (default: console.log). */
+  /** One line per state change (default: `logLine`, lib/log.ts). */
   log?: (line: string) => void;
 }
 
@@ -58,7 +60,7 @@ export class HealthMonitor {
   #log: (line: string) => void;
 
   constructor(private deps: HealthDeps) {
-    this.#log = deps.log ?? ((line) => console.log(line));
+    this.#log = deps.log ?? logLine;
   }
 
   /** Reads the config and the probe state with their entries. */
@@ -209,12 +211,13 @@ export class HealthMonitor {
       return { ok: false, error: `${host} answered ${res.status}` };
     } catch (e) {
       const name = e instanceof Error ? e.name : "";
-      // Never the error text itself: it may quote the whole URL (a path or query with a token).
+      // The runtime's reason without its URL (a path or query may hold a token): refused, an
+      // untrusted certificate, an unknown name.
       return {
         ok: false,
         error: name === "TimeoutError" || name === "AbortError"
           ? `${host}: no answer within ${cfg.timeoutMs} ms`
-          : `could not reach ${host}`,
+          : couldNotReach(e, host),
       };
     }
   }

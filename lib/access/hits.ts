@@ -1,4 +1,5 @@
 import { retryCommit } from "../store/commit.ts";
+import { logLine } from "../log.ts";
 
 /** Most keys summed in one atomic op (an op allows 1000 mutations). */
 const MAX_KEYS = 500;
@@ -27,7 +28,7 @@ export class HitCounter {
 
   constructor(
     private kv: Deno.Kv,
-    private log: (line: string) => void = console.warn,
+    private log: (line: string) => void = logLine,
     private intervalMs = HIT_WRITE_INTERVAL_MS,
   ) {}
 

@@ -55,14 +55,28 @@ export function smtpMailer(config: SmtpConfig): Mailer | null {
       try {
         await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
       } catch (e) {
-        // nodemailer's errors carry the SMTP reply and code, never the credentials.
-        const err = e as { code?: string; responseCode?: number };
+        // nodemailer's errors carry the SMTP reply and code, never the credentials; the reason
+        // (refused, a certificate, the server's reply) is kept without any e-mail address.
+        const err = e as { code?: string; responseCode?: number; message?: string };
+        const why = smtpReason(err.message, config.SMTP_PASSWORD);
         throw new Error(
           `SMTP send failed (${err.code ?? "error"}${
             err.responseCode ? ` ${err.responseCode}` : ""
-          })`,
+          })${why ? `: ${why}` : ""}`,
         );
       }
     },
   };
+}
+
+/**
+ * The first line of an SMTP error, fit for a log line and the test answer: any e-mail address (a
+ * visitor's, in a recipient refusal) and the password, should a server ever echo it, replaced.
+ * The code alone ("ESOCKET") did not say whether the server refused, was not found or had a
+ * certificate the runtime does not trust.
+ */
+export function smtpReason(message: string | undefined, password?: string): string {
+  let line = (message ?? "").split("\n")[0];
+  if (password) line = line.split(password).join("<password>");
+  return line.replace(/[^\s<>"'(),;:]+@[^\s<>"'(),;:]+/g, "<address>").slice(0, 200).trim();
 }

@@ -7,6 +7,7 @@
  * proxy checks name it) because no client can send them through.
  */
 import type { VisitorRequest } from "./request.ts";
+import { couldNotReach, safeHost } from "../outbound/failure.ts";
 
 /** Name of this proxy in `Via`; a request that already passed through it is a loop. */
 export const VIA_NAME = "tollgate";
@@ -210,7 +211,8 @@ export async function forward(
     if (ctl.signal.aborted) {
       throw new OriginUnavailable("timeout", `no response headers within ${o.timeoutMs} ms`);
     }
-    throw new OriginUnavailable("unreachable", e instanceof Error ? e.message : String(e));
+    // The runtime's reason (refused, certificate, name) for the log line; never the path.
+    throw new OriginUnavailable("unreachable", couldNotReach(e, safeHost(base)));
   } finally {
     clearTimeout(timer);
   }

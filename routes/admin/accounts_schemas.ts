@@ -25,7 +25,9 @@ export const TosVersion = z.string().min(1).max(64).openapi({
 });
 
 export const ChallengeResponse = z.string().max(4096).optional().openapi({
-  description: "bot-challenge token; required once a challenge is configured",
+  description: "bot-challenge answer, required once a challenge is configured: the Turnstile " +
+    "token, or for the built-in check the JSON text of `{challenge, nonce}` (a puzzle from " +
+    "`GET /api/admin/challenge/puzzle` and a nonce solving it; docs/rooms.md)",
 });
 
 export const AdminUserView = z.object({

@@ -17,7 +17,7 @@ import { pickQueue } from "./settings.ts";
 import { validationHook } from "../../http/validation.ts";
 
 const WebhookUrl = z.string().max(2048).refine((u) => u === "" || isHttpsUrl(u), {
-  message: "must be an https:// URL (or empty while disabled)",
+  message: "must be an https:// URL without user:password (or empty while disabled)",
 });
 
 const WebhookSettingsView = z.object({
@@ -198,6 +198,8 @@ export function integrationRoutes(s: Services) {
       queue: q,
       delivered: result.delivered,
       status: result.status,
+      // Why it failed, as the answer says it (the host, never the path or the secret).
+      error: result.error,
     });
     return c.json(result, 200);
   });

@@ -49,7 +49,10 @@ const createQueueRoute = createRoute({
   method: "post",
   path: "/api/admin/queues",
   summary: "Create a queue (idempotent) with its mode, rate and capacity",
-  description: "A deleted queue's name is 409 `conflict` until its last access token expired.",
+  description: "On a queue that exists, sets the mode, rate and capacity given. At most " +
+    `${MAX_QUEUES} queues (those named in QUEUES count too): a new name beyond that is 400 ` +
+    "`bad_request`. A deleted queue's name is 409 `conflict` until its last access token " +
+    "expired (`deleted[].reusableAt` in the list).",
   security: adminSecurity,
   request: {
     body: jsonBody(closedObject({

@@ -15,6 +15,7 @@ import { clientIpOf } from "../../http/hono.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
 import { isSecureRequest } from "../../http/cookies.ts";
 import { errors } from "../schemas.ts";
+import { readLiveKind } from "../../lib/challenge/gate.ts";
 
 /** The signed-in admin, set as `c.get("admin")` by `adminSession()`. */
 export interface AdminIdentity {
@@ -171,7 +172,7 @@ export const challengeUnavailable = {
 /**
  * Refuses with 401 `unauthorized` unless the bot challenge passes (it always does while none is
  * configured); `details.challenge` says "required" (no response sent) or "failed", so the sign-in
- * page knows to show a fresh widget. A gate that cannot check throws its own 503.
+ * page knows to show a fresh widget, and `details.kind` which check (`builtin` or `turnstile`). A gate that cannot check throws its own 503.
  */
 export async function requireChallenge(
   s: Services,
@@ -187,9 +188,11 @@ export async function requireChallenge(
       sent
         ? "bot challenge failed; solve it again and retry"
         : "bot challenge required; solve it and try again",
-      // `account_failures`: this account's failed sign-ins made the challenge necessary.
+      // `account_failures`: this account's failed sign-ins made the challenge necessary. `kind`
+      // tells a script which check to solve (a step-up without one configured is the built-in).
       {
         challenge: sent ? "failed" : "required",
+        kind: (await readLiveKind(s.kv)) ?? "builtin",
         ...(opts.stepUp ? { reason: "account_failures" } : {}),
       },
     );

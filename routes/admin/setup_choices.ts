@@ -51,7 +51,16 @@ const builtinRoute = createRoute({
   description: "Replaces a pending Turnstile widget in the setup. A wrong or missing solution " +
     "is 400 `bad_request` and records nothing.",
   security: adminSecurity,
-  request: { body: jsonBody(z.object({ solution: z.string().max(4096) }).strict()) },
+  request: {
+    body: jsonBody(
+      z.object({
+        solution: z.string().max(4096).openapi({
+          description: "the JSON text of `{challenge, nonce}`: the challenge of a puzzle from " +
+            "`GET /api/admin/challenge/puzzle?purpose=setup` and a nonce solving it (docs/rooms.md)",
+        }),
+      }).strict(),
+    ),
+  },
   responses: {
     200: jsonOk(SetupProgressView, "the progress after the step"),
     ...errs(400, 401, 403),

@@ -4,6 +4,7 @@
  * they are cached for a year; anything else under /static/ gets five minutes.
  */
 import { Hono } from "hono";
+import { log } from "../../lib/log.ts";
 
 const STATIC_DIR = new URL("../../static/", import.meta.url);
 const TYPES: Record<string, string> = {
@@ -37,12 +38,7 @@ export async function loadAssets(dir: URL = STATIC_DIR): Promise<Assets> {
     for (const [k, v] of Object.entries(manifest)) out[k] = `/static/build/${v}`;
     return out;
   } catch {
-    console.error(
-      JSON.stringify({
-        level: "warn",
-        msg: "static/build/manifest.json missing: run `deno task build`; pages work without JS",
-      }),
-    );
+    log("warn", "static/build/manifest.json missing: run `deno task build`; pages work without JS");
     return {};
   }
 }

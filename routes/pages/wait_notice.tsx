@@ -11,6 +11,7 @@ import { AppError, RateLimitedError, StoreBusyError } from "../../lib/errors.ts"
 import { safeReturnPath } from "../../lib/destination.ts";
 import { type Branding, DEFAULT_BRANDING } from "../../lib/branding.ts";
 import { QUEUE_NAME_RE } from "../../lib/names.ts";
+import { log, requestIdOf } from "../../lib/log.ts";
 import { RoomClosedError } from "../../lib/room/closed.ts";
 import { pageBranding, themeCss } from "../../lib/theme.ts";
 import type { Assets } from "./assets.ts";
@@ -138,12 +139,12 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
         : notice(c, e.status, "notice.badLink", "notice.badLinkText");
     }
     if (!(e instanceof AppError)) {
-      console.error(JSON.stringify({
-        level: "error",
-        msg: "unhandled",
+      // As the JSON answers' errors are logged (http/response.ts): with ts and the request id.
+      log("error", "unhandled", {
+        requestId: requestIdOf(c.req.raw),
         path: c.req.path,
         error: String(e),
-      }));
+      });
     }
     const wait = e instanceof RateLimitedError ? Math.max(1, e.retryAfterSeconds) : ERROR_RETRY;
     return notice(
