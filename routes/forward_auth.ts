@@ -27,8 +27,8 @@ const Query = z.object({
 /** A proxy check naming a queue that does not exist: the proxy's configuration is wrong. */
 const unknownQueue = {
   description: "`?queue=` names no queue (`unknown_queue`; mistyped in the proxy's " +
-    "configuration, or the queue was deleted): logged once a minute per name; nginx answers the " +
-    "visitor 500, Caddy and Traefik hand this answer on",
+    "configuration, or the queue was deleted): logged once a minute per name (8 names a minute at " +
+    "most); nginx answers the visitor 500, Caddy and Traefik hand this answer on",
   content: errors[400].content,
 };
 
@@ -72,7 +72,7 @@ const verifyRoute = check(
 const authRequestRoute = check(
   "/verify/auth-request",
   "Access check for nginx auth_request: 204, or 401 with Location (the waiting room)",
-  { 401: errors[401], 500: unknownQueue },
+  { 401: errors[401], 404: unknownQueue },
 );
 const forwardAuthRoute = check(
   "/verify/forward-auth",
@@ -80,7 +80,7 @@ const forwardAuthRoute = check(
   {
     302: { description: "not admitted (GET/HEAD): to `/wait?return=<original URI>`" },
     401: errors[401],
-    500: unknownQueue,
+    404: unknownQueue,
     503: {
       description: "the room is closed (`room_closed`, with `Retry-After`), for a request " +
         "other than GET and HEAD",

@@ -1,6 +1,6 @@
 /**
  * A proxy check naming a queue that does not exist (mistyped in nginx, Caddy or Traefik, or
- * deleted since) answers 500 `unknown_queue` (plain /verify: 401 with the reason) with a plain
+ * deleted since) answers 404 `unknown_queue` (plain /verify: 401 with the reason) with a plain
  * message and logs it (once a minute per
  * name), on the Hono routes and on the served fast path alike. Before, it sent every visitor to a
  * waiting page of a queue that does not exist.
@@ -21,7 +21,7 @@ async function capturing(f: () => Promise<void>): Promise<string[]> {
   return lines;
 }
 
-Deno.test("a check for an unknown or deleted queue is a configuration error: 500, said and logged", async () => {
+Deno.test("a check for an unknown or deleted queue is a configuration error: 404, said and logged", async () => {
   const t = await makeApp({ QUEUES: ["default", "sale"] });
   try {
     const token = await t.services.signer.signAccessToken("visitor-u1", "sale", t.clock.now(), 60);
@@ -36,7 +36,7 @@ Deno.test("a check for an unknown or deleted queue is a configuration error: 500
             });
             // Plain /verify answers only 204 or 401 (DECISIONS.md), with the reason.
             const plain = check === "/verify";
-            assertEquals(r.status, plain ? 401 : 500, `${check} ${queue}`);
+            assertEquals(r.status, plain ? 401 : 404, `${check} ${queue}`);
             assertEquals(r.headers.get("location"), null, "no waiting room to send anyone to");
             const body = await r.json();
             assertEquals(body.error.code, plain ? "unauthorized" : "unknown_queue");
@@ -58,6 +58,15 @@ Deno.test("a check for an unknown or deleted queue is a configuration error: 500
       await t.app.request("/verify?queue=nope").then((r) => r.body?.cancel());
     });
     assertEquals(again.length, 1, "logged again a minute later");
+    // Made-up names (anyone can call a check) log 8 names a minute at most, then nothing.
+    const flood = await capturing(async () => {
+      for (let i = 0; i < 30; i++) {
+        const r = await t.app.request(`/verify/forward-auth?queue=made-up-${i}`);
+        assertEquals(r.status, 404);
+        await r.body?.cancel();
+      }
+    });
+    assertEquals(flood.length, 7, "8 names this minute, one of them nope's");
     // The queues that exist are checked as before.
     const plain = await (await t.app.request("/verify?queue=default")).json();
     assertEquals(plain.error.details.reason, undefined, "no token: a plain 401");
