@@ -36,15 +36,19 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
  * operator edits it: a change made elsewhere shows in an untouched field, and never overwrites
  * what the operator typed. `follow(saved)`, after a save, makes the field show the server's value
  * again unless the operator has typed something else since `saved` was sent; `follow()` always.
+ * The fourth is the field's base: the server's value when the operator began editing (for
+ * `checkedSave`, which then sees a save made elsewhere since).
  */
 export function useFollowing<T extends string>(
   server: T,
-): [T, (v: T) => void, (saved?: T) => void] {
-  const [edited, setEdited] = useState<T | null>(null);
+): [T, (v: T) => void, (saved?: T) => void, T] {
+  const [edited, setEdited] = useState<{ v: T; base: T } | null>(null);
   return [
-    edited ?? server,
-    setEdited,
-    (saved) => setEdited((e) => saved !== undefined && e !== saved ? e : null),
+    edited?.v ?? server,
+    (v) => setEdited((e) => ({ v, base: e ? e.base : server })),
+    (saved) =>
+      setEdited((e) => saved !== undefined && e && e.v !== saved ? { v: e.v, base: saved } : null),
+    edited?.base ?? server,
   ];
 }
 

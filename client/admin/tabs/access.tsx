@@ -9,26 +9,34 @@ import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { ActionForm, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
 import { Field, localTime, Section, useAction } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
 import { HealthSection } from "./access_health.tsx";
 import { GeoBlockSection } from "./access_geo.tsx";
 import { PathRulesSection } from "./access_paths.tsx";
 
 function AllowlistSection() {
   const [text, setText] = useState("");
+  // The list as loaded or last saved here (checkedSave's base).
+  const [base, setBase] = useState("");
   const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
   const act = useAction();
-  const { loaded } = useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
-    "/api/admin/bypass",
-    (v) => {
-      setText(v.allowlistText);
-      setInfo(v);
-    },
-  );
+  type Bypass = { allowlistText: string; entries: number; updatedAt: number | null };
+  const { loaded } = useLoad<Bypass>("/api/admin/bypass", (v) => {
+    setText(v.allowlistText);
+    setBase(v.allowlistText);
+    setInfo(v);
+  });
   // A bad line is named under the text (the form's field error), once.
   const save = () =>
     act.run(async () => {
-      const v = await api("PUT", "/api/admin/bypass", { allowlistText: text });
+      const f = await checkedSave(
+        { text: ["Addresses and ranges", base, text] },
+        async () => ({ text: (await api<Bypass>("GET", "/api/admin/bypass")).allowlistText }),
+      );
+      const v = await api<Bypass>("PUT", "/api/admin/bypass", { allowlistText: f.text });
       setInfo(v);
+      setBase(v.allowlistText);
+      setText(v.allowlistText);
       return `Saved: ${v.entries} ${v.entries === 1 ? "entry" : "entries"}.`;
     });
   return (

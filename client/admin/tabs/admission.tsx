@@ -15,6 +15,7 @@ import type { TabProps } from "../boot.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
 import {
   confirmAction,
+  errorStatus,
   localTime,
   POLL_MS,
   Section,
@@ -23,6 +24,8 @@ import {
   useFollowing,
   usePolling,
 } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
+import { settingsNow } from "./admission_now.ts";
 import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
@@ -114,6 +117,11 @@ export function AdmissionTab({ queue }: TabProps) {
   );
 }
 
+/** The rate a form shows: the override, else the default. */
+const rateText = (s: QueueSettings) => String(s.admitPerSecond ?? s.defaultAdmitPerSecond);
+/** The opening time a form shows, in the operator's time zone ("" when none). */
+const opensText = (s: QueueSettings) => s.opensAt ? toLocalInput(s.opensAt) : "";
+
 /** What every settings card gets: the settings, their setter and the queue. */
 export interface CardProps {
   s: QueueSettings;
@@ -122,7 +130,7 @@ export interface CardProps {
 }
 
 function ModeCard({ s, set, queue }: CardProps) {
-  const [mode, setMode, followMode] = useFollowing(s.mode);
+  const [mode, setMode, followMode, base] = useFollowing(s.mode);
   const a = useAction();
   return (
     <Section title="Admission mode" id="adm-mode">
@@ -132,7 +140,11 @@ function ModeCard({ s, set, queue }: CardProps) {
         disabled={mode === s.mode}
         onSubmit={() =>
           a.run(async () => {
-            set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
+            const v = await checkedSave(
+              { mode: ["Admission mode", base, mode] },
+              async () => ({ mode: (await settingsNow(queue)).mode }),
+            );
+            set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode: v.mode }));
             followMode(mode);
             return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
           })}
@@ -194,9 +206,7 @@ function PauseCard({ s, set, queue }: CardProps) {
 }
 
 function RateCard({ s, set, queue }: CardProps) {
-  const [rate, setRate, followRate] = useFollowing(
-    String(s.admitPerSecond ?? s.defaultAdmitPerSecond),
-  );
+  const [rate, setRate, followRate, base] = useFollowing(rateText(s));
   const a = useAction();
   const clear = async () => {
     if (
@@ -239,14 +249,17 @@ function RateCard({ s, set, queue }: CardProps) {
         )}
         onSubmit={() =>
           a.run(async () => {
-            set(
-              await api<QueueSettings>("PUT", "/api/admin/rate", {
-                queue,
-                admitPerSecond: Number(rate),
-              }),
+            const v = await checkedSave(
+              { rate: ["Admission rate", base, rate] },
+              async () => ({ rate: rateText(await settingsNow(queue)) }),
             );
+            const out = await api<QueueSettings>("PUT", "/api/admin/rate", {
+              queue,
+              admitPerSecond: Number(v.rate),
+            });
+            set(out);
             followRate(rate);
-            return `Rate set to ${Number(rate)} per second.`;
+            return `Rate set to ${out.admitPerSecond} per second.`;
           })}
       />
     </Section>
@@ -254,7 +267,7 @@ function RateCard({ s, set, queue }: CardProps) {
 }
 
 function ScheduleCard({ s, set, queue }: CardProps) {
-  const [value, setValue, followValue] = useFollowing(s.opensAt ? toLocalInput(s.opensAt) : "");
+  const [value, setValue, followValue, base] = useFollowing(opensText(s));
   const a = useAction();
   const zone = zoneName();
   const save = (opensAt: number | null) =>
@@ -297,13 +310,21 @@ function ScheduleCard({ s, set, queue }: CardProps) {
             Open now
           </button>
         )}
-        onSubmit={() => {
-          const ms = fromLocalInput(value);
-          if (ms === null) {
+        onSubmit={async () => {
+          if (fromLocalInput(value) === null) {
             a.setStatus({ kind: "error", text: "Pick a date and a time first." });
             return;
           }
-          save(ms);
+          let v;
+          try {
+            v = await checkedSave(
+              { at: ["Opening time", base, value] },
+              async () => ({ at: opensText(await settingsNow(queue)) }),
+            );
+          } catch (e) {
+            return a.setStatus(errorStatus(e));
+          }
+          save(fromLocalInput(String(v.at)));
         }}
       >
         <Input

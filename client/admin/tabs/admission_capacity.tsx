@@ -7,7 +7,9 @@ import type { ComponentChildren } from "preact";
 import { api, ApiError } from "../api.ts";
 import { type Action, ActionForm, Input } from "../forms.tsx";
 import { confirmAction, Section, useAction, useFollowing } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
 import type { CardProps, QueueSettings } from "./admission.tsx";
+import { settingsNow } from "./admission_now.ts";
 
 /** A card's one-number form: the field with its hint, the submit button (and `buttons`), status. */
 export function NumberForm(
@@ -37,7 +39,7 @@ export function NumberForm(
 }
 
 export function CapacityCard({ s, set, queue }: CardProps) {
-  const [cap, setCap, followCap] = useFollowing(String(s.capacity));
+  const [cap, setCap, followCap, base] = useFollowing(String(s.capacity));
   const a = useAction();
   return (
     <Section title="Capacity" id="adm-capacity">
@@ -55,9 +57,13 @@ export function CapacityCard({ s, set, queue }: CardProps) {
         submit="Save capacity"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { cap: ["Capacity", base, cap] },
+              async () => ({ cap: String((await settingsNow(queue)).capacity) }),
+            );
             const out = await api<QueueSettings>("PUT", "/api/admin/capacity", {
               queue,
-              capacity: Number(cap),
+              capacity: Number(v.cap),
             });
             set(out);
             followCap(cap);
