@@ -39,16 +39,16 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
  * The fourth is the field's base: the server's value when the operator began editing (for
  * `checkedSave`, which then sees a save made elsewhere since).
  */
-export function useFollowing<T extends string>(
+export function useFollowing<T>(
   server: T,
 ): [T, (v: T) => void, (saved?: T) => void, T] {
   const [edited, setEdited] = useState<{ v: T; base: T } | null>(null);
   return [
-    edited?.v ?? server,
+    edited ? edited.v : server,
     (v) => setEdited((e) => ({ v, base: e ? e.base : server })),
     (saved) =>
       setEdited((e) => saved !== undefined && e && e.v !== saved ? { v: e.v, base: saved } : null),
-    edited?.base ?? server,
+    edited ? edited.base : server,
   ];
 }
 

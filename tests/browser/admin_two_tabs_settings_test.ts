@@ -140,3 +140,51 @@ faultTest("two tabs saving the country block", ["default"], async (s, ctx, sessi
   await clashCancelled(b, "Countries", () => save(b));
   assertEquals((await stored())[0], "DE");
 });
+
+/** The other forms that save through the same check: [tab, field label, button, name in the question]. */
+const FORMS = [
+  ["admission", "Visitors on the site at once", "Save capacity", "Capacity", "500", "600"],
+  [
+    "admission",
+    /^Keep a quiet visitor's place for/,
+    "Save grace",
+    "Keep a quiet visitor's place for",
+    "300",
+    "400",
+  ],
+  [
+    "admission",
+    "New places one address may take per minute",
+    "Save limit",
+    "New places one address may take per minute",
+    "7",
+    "8",
+  ],
+  ["admission", "Idle time (seconds)", "Save sessions", "Idle time", "120", "180"],
+  ["admission", /^Puzzle size/, "Save bot check", "Puzzle size", "20000", "30000"],
+  ["access", "Rules, one a line", "Save rules", "Rules", "bypass path /a", "bypass path /b"],
+] as const;
+
+faultTest(
+  "every other settings form names a field saved in both tabs",
+  ["default"],
+  async (s, ctx) => {
+    const [a, b] = [await ctx.newPage(), await ctx.newPage()];
+    for (const [tab, label, button, name, va, vb] of FORMS) {
+      const field = (p: Page) => p.getByLabel(label as string | RegExp).first();
+      await twoTabs(s, [a, b], tab, field);
+      await b.bringToFront();
+      await field(b).fill(vb);
+      await a.bringToFront();
+      await field(a).fill(va);
+      await a.getByRole("button", { name: button }).click();
+      await a.locator(".status").filter({
+        hasText: /saved|set to|keep their place|at most|sessions/i,
+      })
+        .first().waitFor(T);
+      await b.bringToFront();
+      await clashCancelled(b, name, () => b.getByRole("button", { name: button }).click());
+      assertEquals(await field(b).inputValue(), vb, `${name}: what tab B typed is still there`);
+    }
+  },
+);

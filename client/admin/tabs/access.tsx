@@ -9,7 +9,7 @@ import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { ActionForm, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
 import { Field, localTime, Section, useAction } from "../ui.tsx";
-import { checkedSave } from "../stale.ts";
+import { checkedSave, editsOf } from "../stale.ts";
 import { HealthSection } from "./access_health.tsx";
 import { GeoBlockSection } from "./access_geo.tsx";
 import { PathRulesSection } from "./access_paths.tsx";
@@ -111,15 +111,25 @@ function OriginSection() {
     setMode(modeOf(v));
     setUrl(v.override?.url ?? "");
   };
+  /** A stored proxy choice as the form shows it. */
+  const formOf = (v: OriginView) => ({ mode: modeOf(v), url: v.override?.url ?? "" });
   const { loaded } = useLoad("/api/admin/origin", show);
   const save = () => {
     const typed = url.trim();
     const wrong = mode === "url" ? urlProblem(typed) : null;
     if (wrong) return act.setStatus({ kind: "error", text: wrong });
     return act.run(async () => {
-      const body = mode === "off"
+      const v = await checkedSave(
+        editsOf(
+          { mode: "Proxy", url: "Origin URL" },
+          view ? formOf(view) : { mode, url: typed },
+          { mode, url: typed },
+        ),
+        async () => formOf(await api<OriginView>("GET", "/api/admin/origin")),
+      );
+      const body = v.mode === "off"
         ? { enabled: false }
-        : { enabled: true, url: mode === "url" ? typed : null };
+        : { enabled: true, url: v.mode === "url" ? v.url : null };
       show(await api<OriginView>("PUT", "/api/admin/origin", body));
     }, "Saved.");
   };

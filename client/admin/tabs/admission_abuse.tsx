@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** JoinLimits in openapi.yaml. */
 interface JoinLimits {
@@ -22,7 +23,7 @@ export function JoinLimitCard({ queue }: { queue: string }) {
   usePolling(() => void api<JoinLimits>("GET", path).then(setLim).catch(() => {}), POLL_MS, [
     queue,
   ]);
-  const [value, setValue, follow] = useFollowing(String(lim?.joinsPerClientPerMinute ?? ""));
+  const [value, setValue, follow, base] = useFollowing(String(lim?.joinsPerClientPerMinute ?? ""));
   const a = useAction();
   if (!lim) return null;
   const refused = lim.refusedLastHour.client_limit ?? 0;
@@ -51,9 +52,15 @@ export function JoinLimitCard({ queue }: { queue: string }) {
         submit="Save limit"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { n: ["New places one address may take per minute", base, value] },
+              async () => ({
+                n: String((await api<JoinLimits>("GET", path)).joinsPerClientPerMinute),
+              }),
+            );
             const out = await api<JoinLimits>("PUT", "/api/admin/join-limits", {
               queue,
-              joinsPerClientPerMinute: Number(value),
+              joinsPerClientPerMinute: Number(v.n),
             });
             setLim(out);
             follow(value);

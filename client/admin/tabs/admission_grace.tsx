@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** ReturnGrace in openapi.yaml. */
 interface ReturnGrace {
@@ -24,7 +25,7 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
   usePolling(() => void api<ReturnGrace>("GET", path).then(setG).catch(() => {}), POLL_MS, [
     queue,
   ]);
-  const [value, setValue, follow] = useFollowing(String(g?.returnGraceSeconds ?? ""));
+  const [value, setValue, follow, base] = useFollowing(String(g?.returnGraceSeconds ?? ""));
   const a = useAction();
   if (!g) return null;
   return (
@@ -46,9 +47,13 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
         submit="Save grace"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { s: ["Keep a quiet visitor's place for", base, value] },
+              async () => ({ s: String((await api<ReturnGrace>("GET", path)).returnGraceSeconds) }),
+            );
             const out = await api<ReturnGrace>("PUT", "/api/admin/return-grace", {
               queue,
-              returnGraceSeconds: Number(value),
+              returnGraceSeconds: Number(v.s),
             });
             setG(out);
             follow(value);

@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /**
- * A queue's settings as stored now, read at the moment of a save: the Admission tab's cards give
+ * A queue's settings (and its join guards) as stored now, read at the moment of a save: the Admission tab's cards give
  * it to `checkedSave` (stale.ts) so a value another tab saved since the card was loaded is seen.
  */
 import { api } from "../api.ts";
 import type { QueueSettings } from "./admission.tsx";
+import type { JoinGuards } from "./admission_guards.tsx";
 
 /** The queue's settings stored now (throws, in words, for a queue the service does not know). */
 export async function settingsNow(queue: string): Promise<QueueSettings> {
@@ -13,3 +14,7 @@ export async function settingsNow(queue: string): Promise<QueueSettings> {
   if (!mine) throw new Error(`Queue ${queue} is not known to the service.`);
   return mine;
 }
+
+/** The queue's join guards stored now. */
+export const guardsNow = (queue: string) =>
+  api<JoinGuards>("GET", `/api/admin/join-guards?queue=${encodeURIComponent(queue)}`);
