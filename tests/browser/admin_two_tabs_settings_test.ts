@@ -143,14 +143,14 @@ faultTest("two tabs saving the country block", ["default"], async (s, ctx, sessi
 
 /** The other forms that save through the same check: [tab, field label, button, name in the question]. */
 const FORMS = [
-  ["admission", "Visitors on the site at once", "Save capacity", "Capacity", "500", "600"],
+  ["admission", "Visitors on the site at once", "Save capacity", "Capacity", "777", "888"],
   [
     "admission",
     /^Keep a quiet visitor's place for/,
     "Save grace",
     "Keep a quiet visitor's place for",
-    "300",
-    "400",
+    "333",
+    "444",
   ],
   [
     "admission",
@@ -160,8 +160,8 @@ const FORMS = [
     "7",
     "8",
   ],
-  ["admission", "Idle time (seconds)", "Save sessions", "Idle time", "120", "180"],
-  ["admission", /^Puzzle size/, "Save bot check", "Puzzle size", "20000", "30000"],
+  ["admission", "Idle time (seconds)", "Save sessions", "Idle time", "123", "187"],
+  ["admission", /^Puzzle size/, "Save bot check", "Puzzle size", "20001", "30001"],
   ["access", "Rules, one a line", "Save rules", "Rules", "bypass path /a", "bypass path /b"],
 ] as const;
 
