@@ -316,6 +316,9 @@ export function OnceValue({ value, label }: { value: string; label: string }) {
   );
 }
 
+/** A number as the operator's locale writes it (1,000,000 or 1.000.000). */
+export const num = (n: number) => n.toLocaleString();
+
 /** Unix ms -> the operator's local date and time (with its zone), or an em dash. */
 export function localTime(ms: number | null | undefined): string {
   if (!ms) return "—";

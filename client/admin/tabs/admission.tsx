@@ -17,6 +17,7 @@ import {
   confirmAction,
   errorStatus,
   localTime,
+  num,
   POLL_MS,
   Section,
   Status,
@@ -211,7 +212,9 @@ function RateCard({ s, set, queue }: CardProps) {
   const clear = async () => {
     if (
       !(await confirmAction(
-        `Clear the rate override? ${queue} goes back to the default of ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`,
+        `Clear the rate override? ${queue} goes back to the default of ${
+          num(s.defaultAdmitPerSecond)
+        } per second (ADMIT_PER_SECOND).`,
         "Clear override",
       ))
     ) return;
@@ -222,21 +225,23 @@ function RateCard({ s, set, queue }: CardProps) {
       );
       set(out);
       followRate();
-      return `Override cleared: back to ${out.defaultAdmitPerSecond} per second.`;
+      return `Override cleared: back to ${num(out.defaultAdmitPerSecond)} per second.`;
     });
   };
   return (
     <Section title="Admission rate" id="adm-rate">
       <p>
         {s.admitPerSecond === null
-          ? `Default: ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`
-          : `Override: ${s.admitPerSecond} per second (default ${s.defaultAdmitPerSecond}).`}
+          ? `Default: ${num(s.defaultAdmitPerSecond)} per second (ADMIT_PER_SECOND).`
+          : `Override: ${num(s.admitPerSecond)} per second (default ${
+            num(s.defaultAdmitPerSecond)
+          }).`}
       </p>
       <NumberForm
         act={a}
         label="Visitors admitted per second"
         name="admitPerSecond"
-        hint="0.1 to 100000"
+        hint={`${num(0.1)} to ${num(100000)}`}
         inputMode="decimal"
         min="0.1"
         max="100000"
@@ -259,7 +264,9 @@ function RateCard({ s, set, queue }: CardProps) {
             });
             set(out);
             followRate(rate);
-            return `Rate set to ${out.admitPerSecond} per second.`;
+            return `Rate set to ${
+              num(out.admitPerSecond ?? out.defaultAdmitPerSecond)
+            } per second.`;
           })}
       />
     </Section>
@@ -365,7 +372,7 @@ function AdmitCard({ queue }: { queue: string }) {
           }
           if (
             !(await confirmAction(
-              `Admit up to ${n} waiting visitor${
+              `Admit up to ${num(n)} waiting visitor${
                 n === 1 ? "" : "s"
               } of ${queue} now, ignoring the rate? Capacity, pause and opening time still apply.`,
               "Admit now",

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
 import { checkedSave } from "../stale.ts";
 
@@ -40,9 +40,9 @@ export function JoinLimitCard({ queue }: { queue: string }) {
         act={a}
         label="New places one address may take per minute"
         name="joinsPerClientPerMinute"
-        hint={`An IPv4 address or an IPv6 /64; 0 turns the limit off. Returning visitors never count. Now ${lim.joinsPerClientPerMinute}${
-          lim.default ? " (the default)" : ""
-        }.`}
+        hint={`An IPv4 address or an IPv6 /64; 0 turns the limit off. Returning visitors never count. Now ${
+          num(lim.joinsPerClientPerMinute)
+        }${lim.default ? " (the default)" : ""}.`}
         inputMode="numeric"
         min="0"
         max="100000"
@@ -66,7 +66,7 @@ export function JoinLimitCard({ queue }: { queue: string }) {
             follow(value);
             return out.joinsPerClientPerMinute === 0
               ? "No limit on new places per address."
-              : `At most ${out.joinsPerClientPerMinute} new places per address a minute.`;
+              : `At most ${num(out.joinsPerClientPerMinute)} new places per address a minute.`;
           })}
       />
     </Section>

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
 import { checkedSave } from "../stale.ts";
 
@@ -37,7 +37,9 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
         act={a}
         label="Keep a quiet visitor's place for (seconds)"
         name="returnGraceSeconds"
-        hint="A phone locked in a pocket or a frozen tab stops checking in. Its place is kept this long after it was due (30 to 3,600 seconds); nobody is let in in its stead meanwhile, and it goes in at its next check-in if its turn came."
+        hint={`A phone locked in a pocket or a frozen tab stops checking in. Its place is kept this long after it was due (30 to ${
+          num(3600)
+        } seconds); nobody is let in in its stead meanwhile, and it goes in at its next check-in if its turn came.`}
         inputMode="numeric"
         min="30"
         max="3600"
@@ -57,7 +59,7 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
             });
             setG(out);
             follow(value);
-            return `Quiet visitors keep their place ${out.returnGraceSeconds} seconds.`;
+            return `Quiet visitors keep their place ${num(out.returnGraceSeconds)} seconds.`;
           })}
       />
     </Section>

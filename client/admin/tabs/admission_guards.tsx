@@ -10,7 +10,7 @@ import { api, messageOf } from "../api.ts";
 import { ActionForm, Check, Input, Radios } from "../forms.tsx";
 import { ShadowCard } from "./admission_shadow.tsx";
 import { guardsNow } from "./admission_now.ts";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { checkedSave, type Edited } from "../stale.ts";
 
 /** JoinGuards in openapi.yaml. */
@@ -192,7 +192,9 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         <Input
           label="Puzzle size (tries a visitor needs on average)"
           name="difficulty"
-          hint="750000 takes 1 to 3 s on a phone. It grows for clients that join often and while the queue is flooded."
+          hint={`${
+            num(750000)
+          } takes 1 to 3 s on a phone. It grows for clients that join often and while the queue is flooded.`}
           describe
           type="number"
           min="1000"

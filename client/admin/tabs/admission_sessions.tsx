@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
-import { Section, useAction } from "../ui.tsx";
+import { num, Section, useAction } from "../ui.tsx";
 import { checkedSave, editsOf } from "../stale.ts";
 
 /** QueueSessions in openapi.yaml. */
@@ -93,7 +93,9 @@ export function SessionsCard({ queue }: { queue: string }) {
         <Input
           describe
           label="Idle time (seconds)"
-          hint={`Sliding: 60 to 3600. Renewed at most every ${now.renewalIntervalSeconds} s per visitor.`}
+          hint={`Sliding: 60 to ${
+            num(3600)
+          }. Renewed at most every ${now.renewalIntervalSeconds} s per visitor.`}
           type="number"
           inputMode="numeric"
           min="60"
@@ -105,7 +107,7 @@ export function SessionsCard({ queue }: { queue: string }) {
         <Input
           describe
           label="Longest session (seconds, optional)"
-          hint="Sliding: a hard cap after admission, 60 to 86400; empty: none."
+          hint={`Sliding: a hard cap after admission, 60 to ${num(86400)}; empty: none.`}
           type="number"
           inputMode="numeric"
           min="60"
