@@ -8,7 +8,15 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
-import { Field, localTime, POLL_MS, Section, useAction, usePolling } from "../ui.tsx";
+import {
+  confirmAction,
+  Field,
+  localTime,
+  POLL_MS,
+  Section,
+  useAction,
+  usePolling,
+} from "../ui.tsx";
 import { checkedSave, editsOf } from "../stale.ts";
 
 type Mode = "normal" | "queue_all" | "passthrough" | "reject" | "auto";
@@ -73,6 +81,20 @@ const formOf = (room: RoomSwitch): Record<string, string> => ({
   calm: str(room.safetyNet?.calmMinutes ?? 5),
 });
 
+/** The question before a switch that turns every visitor away or lets everyone in unchecked. */
+const ASK: Partial<Record<Mode, [string, string]>> = {
+  reject: [
+    "Close the room? New visitors are turned away with your message (API clients get 503) " +
+    "until you switch it back.",
+    "Close the room",
+  ],
+  passthrough: [
+    "Let everyone in? Nobody waits: pause, opening time, rate and capacity no longer hold " +
+    "visitors back, and your site takes all the traffic.",
+    "Let everyone in",
+  ],
+};
+
 const num = (v: string) => v.trim() === "" ? null : Number(v);
 const str = (v: number | null | undefined) => v === null || v === undefined ? "" : String(v);
 
@@ -93,8 +115,10 @@ export function RoomCard({ queue }: { queue: string }) {
   const edit = (k: string) => (v: string) =>
     setDraft({ form: { ...f, [k]: v }, base: draft?.base ?? stored });
   const st = room.safetyNetState;
-  const save = () =>
-    a.run(async () => {
+  const save = async () => {
+    const ask = f.mode !== room.mode && ASK[f.mode as Mode];
+    if (ask && !await confirmAction(`${queue}: ${ask[0]}`, ask[1])) return;
+    await a.run(async () => {
       // Each field another tab saved meanwhile, and left alone here, keeps its stored value.
       const f = await checkedSave(
         editsOf(LABELS, draft?.base ?? stored, draft?.form ?? stored),
@@ -121,6 +145,7 @@ export function RoomCard({ queue }: { queue: string }) {
       setDraft(null);
       return `The room is now ${out.mode === "auto" ? "on the Safety Net" : out.effectiveMode}.`;
     });
+  };
   const mode = f.mode as Mode;
   return (
     <Section title="Room switch" id="adm-room">
