@@ -11,7 +11,11 @@ import type { JoinGuards } from "./admission_guards.tsx";
 export async function settingsNow(queue: string): Promise<QueueSettings> {
   const r = await api<{ queues: QueueSettings[] }>("GET", "/api/admin/queues");
   const mine = r.queues.find((x) => x.queue === queue);
-  if (!mine) throw new Error(`Queue ${queue} is not known to the service.`);
+  if (!mine) {
+    // Deleted elsewhere: the queue picker says so, as for a write that found it gone (api.ts).
+    dispatchEvent(new Event("tg-queue-gone"));
+    throw new Error(`Queue ${queue} is not known to the service: nothing was saved.`);
+  }
   return mine;
 }
 
