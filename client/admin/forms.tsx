@@ -360,9 +360,12 @@ export function PhraseOnce(
   p: { phrase: string; onContinue: () => void; continueLabel?: string; intro?: string },
 ) {
   const [saved, setSaved] = useState(false);
+  // The form that made it is gone: focus (and a screen reader) goes to the phrase, not the page.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   return (
     <div class="phrase-once">
-      <h2 id="phrase-h" tabIndex={-1}>Your recovery phrase</h2>
+      <h2 id="phrase-h" ref={heading} tabIndex={-1}>Your recovery phrase</h2>
       <p>
         {p.intro ??
           "It is shown this once. Write it down or store it in a password manager: it is the only " +

@@ -121,13 +121,27 @@ export function useFieldError(
 }
 
 /**
+ * Gives focus back to `el` once the page has rendered, when focus fell to the page meanwhile: a
+ * button disabled while its action ran loses focus, and a keyboard or screen-reader user would be
+ * sent back to the top of the page after every save.
+ */
+function refocus(el: Element | null) {
+  setTimeout(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (lost && el instanceof HTMLElement && el.isConnected) el.focus();
+  }, 0);
+}
+
+/**
  * One form's action state: `run(fn, okText)` marks it busy, runs `fn`, then shows `okText` (or
- * what `fn` returned when it is a string) or the server's error message.
+ * what `fn` returned when it is a string) or the server's error message. The element that had
+ * focus when it started gets it back (see `refocus`).
  */
 export function useAction() {
   const [status, setStatus] = useState<StatusValue>(null);
   const busy = status?.kind === "busy";
   async function run<T>(fn: () => Promise<T>, okText = "Saved."): Promise<T | undefined> {
+    const had = document.activeElement;
     setStatus({ kind: "busy", text: "Working…" });
     try {
       const out = await fn();
@@ -136,6 +150,8 @@ export function useAction() {
     } catch (e) {
       setStatus(errorStatus(e));
       return undefined;
+    } finally {
+      refocus(had);
     }
   }
   return { status, busy, run, setStatus };
