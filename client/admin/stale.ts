@@ -54,6 +54,13 @@ export async function confirmReplace(names: string[]): Promise<void> {
   }
 }
 
+/** " (now …)": a short stored value, so the question says what would be replaced; else "". */
+function nowText(v: unknown): string {
+  const t = typeof v === "boolean" ? (v ? "on" : "off") : typeof v === "string" ? v : "";
+  if (v === "") return " (now empty)";
+  return t && t.length <= 40 && !t.includes("\n") ? ` (now \u201c${t}\u201d)` : "";
+}
+
 /** A field of a save: its name in words, the value the form was loaded with, the value it holds. */
 export type Edited = readonly [label: string, base: unknown, mine: unknown];
 
@@ -75,7 +82,7 @@ export async function checkedSave<K extends string>(
     (k) => stored[k],
     (k) => fields[k][2],
   );
-  await confirmReplace(clash.map((k) => fields[k][0]));
+  await confirmReplace(clash.map((k) => `${fields[k][0]}${nowText(stored[k])}`));
   const out = {} as Record<K, unknown>;
   for (const k of keys) out[k] = same(fields[k][2], fields[k][1]) ? stored[k] : fields[k][2];
   return out;

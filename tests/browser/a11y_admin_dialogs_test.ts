@@ -37,7 +37,8 @@ faultTest(
       const other = colorScheme === "light" ? 7 : 8;
       await s.call("PUT", "/api/admin/rate", { admitPerSecond: other }, session);
       await page.getByRole("button", { name: "Set rate" }).click();
-      await dialog.getByText("Admission rate: saved by someone else").waitFor(T);
+      await dialog.getByText(`Admission rate (now \u201c${other}\u201d): saved by someone else`)
+        .waitFor(T);
       assertEquals(await axeViolations(page), [], `${colorScheme}: the two-tabs question`);
       await dialog.getByRole("button", { name: "Cancel" }).click();
 

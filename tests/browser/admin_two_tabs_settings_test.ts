@@ -34,11 +34,19 @@ async function twoTabs(
   }
 }
 
-/** In tab `p`: the save names `field` as saved elsewhere; Cancel keeps the other save. */
-async function clashCancelled(p: Page, field: string, save: () => Promise<void>) {
+/**
+ * In tab `p`: the save names `field` as saved elsewhere (with `now`, the value it says is stored);
+ * Cancel keeps the other save.
+ */
+async function clashCancelled(
+  p: Page,
+  field: string,
+  save: () => Promise<void>,
+  now = "",
+) {
   await save();
   const dialog = p.getByRole("dialog");
-  await dialog.getByText(`${field}: saved by someone else`).waitFor(T);
+  await dialog.getByText(`${field}${now}: saved by someone else`).waitFor(T);
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await p.locator(".status").filter({ hasText: "Not saved" }).first().waitFor(T);
 }
@@ -62,6 +70,7 @@ faultTest("two tabs setting the admission rate", ["default"], async (s, ctx, ses
     b,
     "Admission rate",
     () => b.getByRole("button", { name: "Set rate" }).click(),
+    " (now \u201c20\u201d)",
   );
   assertEquals(await stored(), 20);
   assertEquals(await rate(b).inputValue(), "30");
@@ -105,7 +114,7 @@ faultTest("two tabs saving the room switch", ["default"], async (s, ctx, session
   await save(a);
   await until(stored, ["normal", "Closed by A", 120]);
   await b.bringToFront();
-  await clashCancelled(b, "What visitors meet", () => save(b));
+  await clashCancelled(b, "What visitors meet", () => save(b), " (now \u201cnormal\u201d)");
   assertEquals((await stored())[0], "normal");
 });
 
@@ -137,7 +146,7 @@ faultTest("two tabs saving the country block", ["default"], async (s, ctx, sessi
   await until(async () => (await stored())[0], "DE");
   await b.bringToFront();
   await countries(b).fill("ES");
-  await clashCancelled(b, "Countries", () => save(b));
+  await clashCancelled(b, "Countries", () => save(b), " (now \u201cDE\u201d)");
   assertEquals((await stored())[0], "DE");
 });
 
@@ -183,7 +192,12 @@ faultTest(
       })
         .first().waitFor(T);
       await b.bringToFront();
-      await clashCancelled(b, name, () => b.getByRole("button", { name: button }).click());
+      await clashCancelled(
+        b,
+        name,
+        () => b.getByRole("button", { name: button }).click(),
+        ` (now \u201c${va}\u201d)`,
+      );
       assertEquals(await field(b).inputValue(), vb, `${name}: what tab B typed is still there`);
     }
   },
