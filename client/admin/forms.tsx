@@ -16,6 +16,7 @@ import {
   Field,
   formErrors,
   FormErrorsProvider,
+  keepFocus,
   Status,
   useAction,
   useId,
@@ -219,9 +220,12 @@ export async function confirmedRun<T>(
   okText?: string,
   after?: (out: T) => unknown,
 ): Promise<T | undefined> {
+  // Its `after` may remove the pressed button (a row deleted): focus goes to the card then.
+  const back = keepFocus();
   if (!await confirmAction(question, confirmLabel)) return undefined;
   const out = await act.run(fn, okText);
   if (out) await after?.(out);
+  back();
   return out;
 }
 

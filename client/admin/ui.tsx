@@ -121,27 +121,33 @@ export function useFieldError(
 }
 
 /**
- * Gives focus back to `el` once the page has rendered, when focus fell to the page meanwhile: a
- * button disabled while its action ran loses focus, and a keyboard or screen-reader user would be
- * sent back to the top of the page after every save.
+ * Notes what has focus now; the function it gives puts focus back there once the page has
+ * rendered, when focus fell to the page meanwhile: a button disabled while its action ran loses
+ * focus, and a keyboard or screen-reader user would be sent back to the top of the page after
+ * every save. A button its action removed (a row deleted) gives way to its card's heading.
  */
-function refocus(el: Element | null) {
-  setTimeout(() => {
-    const lost = !document.activeElement || document.activeElement === document.body;
-    if (lost && el instanceof HTMLElement && el.isConnected) el.focus();
-  }, 0);
+export function keepFocus(): () => void {
+  const el = document.activeElement;
+  const heading = el?.closest("section")?.querySelector<HTMLElement>("h2[tabindex]");
+  return () =>
+    setTimeout(() => {
+      const lost = !document.activeElement || document.activeElement === document.body;
+      if (!lost) return;
+      if (el instanceof HTMLElement && el.isConnected) el.focus();
+      else if (heading?.isConnected) heading.focus();
+    }, 0);
 }
 
 /**
  * One form's action state: `run(fn, okText)` marks it busy, runs `fn`, then shows `okText` (or
  * what `fn` returned when it is a string) or the server's error message. The element that had
- * focus when it started gets it back (see `refocus`).
+ * focus when it started gets it back (see `keepFocus`).
  */
 export function useAction() {
   const [status, setStatus] = useState<StatusValue>(null);
   const busy = status?.kind === "busy";
   async function run<T>(fn: () => Promise<T>, okText = "Saved."): Promise<T | undefined> {
-    const had = document.activeElement;
+    const back = keepFocus();
     setStatus({ kind: "busy", text: "Working…" });
     try {
       const out = await fn();
@@ -151,7 +157,7 @@ export function useAction() {
       setStatus(errorStatus(e));
       return undefined;
     } finally {
-      refocus(had);
+      back();
     }
   }
   return { status, busy, run, setStatus };
@@ -237,7 +243,7 @@ export function Field(
 export function Section(p: { title: string; children: ComponentChildren; id?: string }) {
   return (
     <section class="card" aria-labelledby={p.id ? `${p.id}-h` : undefined}>
-      <h2 id={p.id ? `${p.id}-h` : undefined}>{p.title}</h2>
+      <h2 id={p.id ? `${p.id}-h` : undefined} tabIndex={-1}>{p.title}</h2>
       {p.children}
     </section>
   );

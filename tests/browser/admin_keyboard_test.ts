@@ -94,3 +94,22 @@ faultTest("admin keyboard: a save by Enter keeps focus on its button", ["default
   await page.waitForTimeout(100);
   assertEquals(await focused(page), "BUTTON Set rate");
 });
+
+faultTest("admin keyboard: a row removed by keyboard leaves focus on its card", ["default"], async (
+  s,
+  ctx,
+  session,
+) => {
+  assertEquals((await s.call("POST", "/api/admin/invites", {}, session)).status, 200);
+  const page = await ctx.newPage();
+  await page.goto(`${s.base}/admin#team`);
+  const revoke = page.getByRole("button", { name: /^Revoke the invite created/ });
+  await revoke.focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("dialog").getByRole("button", { name: "Revoke" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByText("Invite revoked.").waitFor(T);
+  await revoke.waitFor({ state: "detached", ...T });
+  await page.waitForTimeout(100);
+  assertEquals(await focused(page), "H2 Invites");
+});
