@@ -10,6 +10,7 @@ import { ConfirmHost } from "./ui.tsx";
 import { InviteAccept, Login, Recover, TosAccept } from "./auth.tsx";
 import { Wizard } from "./wizard/mod.tsx";
 import { ControlRoom } from "./control.tsx";
+import { leaveUnsaved } from "./unsaved.ts";
 
 /** Which screen the URL asks for: `?invite=<token>` or `?recover`. */
 function urlScreen(): { invite?: string; recover?: boolean } {
@@ -102,6 +103,8 @@ export function App() {
               type="button"
               class="link"
               onClick={async () => {
+                // Signing out swaps the screen for sign-in: an unsaved edit is asked about first.
+                if (!await leaveUnsaved()) return;
                 await api("POST", "/api/admin/logout").catch(() => {});
                 done();
               }}

@@ -1,9 +1,11 @@
 /**
- * Terms of service that change while the admin app is open (a release with new terms rolled out
+ * No edit lost when the screen would go: signing out with an edit not saved asks first, and terms
+ * of service that change while the admin app is open (a release with new terms rolled out
  * under a live session): the next save answers 403 for the old acceptance. The open screen stays,
  * with what was typed in it, and the new terms open over it; once accepted, the save goes through.
  * Failed before the fix: every save said "accept the current terms of service first" with nothing
- * to accept them by, and only a reload (losing the edit) got out.
+ * to accept them by, and only a reload (losing the edit) got out; signing out dropped the edit
+ * without a word.
  */
 import { assert, assertEquals } from "../assert.ts";
 import { faultTest, T } from "./admin_faults_helper.ts";
@@ -38,4 +40,20 @@ faultTest("terms that change mid-edit open over the screen and keep the edit", [
   await page.getByText("Rate set to 12 per second.").waitFor(T);
   assertEquals((await s.services.engine.settings("default")).admitPerSecond, 12);
   assertEquals(errors, []);
+});
+
+faultTest("signing out with an unsaved edit asks first", ["default"], async (s, ctx) => {
+  const page = await ctx.newPage();
+  await page.goto(`${s.base}/admin#admission`);
+  const rate = page.getByLabel("Visitors admitted per second");
+  await rate.waitFor(T);
+  await rate.fill("13");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByText("Some changes on this tab are not saved yet").waitFor(T);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  assertEquals(await rate.inputValue(), "13", "still signed in, the edit kept");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await dialog.getByRole("button", { name: "Leave without saving" }).click();
+  await page.getByRole("button", { name: "Sign in" }).waitFor(T);
 });
