@@ -10,13 +10,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, messageOf } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
 import { markUnsaved } from "./unsaved.ts";
+import { keepFocus } from "./focus.ts";
 import {
   confirmAction,
   CopyButton,
   Field,
   formErrors,
   FormErrorsProvider,
-  keepFocus,
   Status,
   useAction,
   useId,

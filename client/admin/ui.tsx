@@ -8,6 +8,7 @@ import { type ComponentChildren, createContext } from "preact";
 import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { type Signal, signal } from "@preact/signals";
 import { ApiError, type FieldError, messageOf } from "./api.ts";
+import { keepFocus } from "./focus.ts";
 import { fieldProblems } from "../../lib/field_text.ts";
 
 /** How often tabs that show the service's state refresh it while the page is visible. */
@@ -118,24 +119,6 @@ export function useFieldError(
   });
   if (!mine.length) return undefined;
   return fieldProblems(mine).map((x) => x.text).join(" ");
-}
-
-/**
- * Notes what has focus now; the function it gives puts focus back there once the page has
- * rendered, when focus fell to the page meanwhile: a button disabled while its action ran loses
- * focus, and a keyboard or screen-reader user would be sent back to the top of the page after
- * every save. A button its action removed (a row deleted) gives way to its card's heading.
- */
-export function keepFocus(): () => void {
-  const el = document.activeElement;
-  const heading = el?.closest("section")?.querySelector<HTMLElement>("h2[tabindex]");
-  return () =>
-    setTimeout(() => {
-      const lost = !document.activeElement || document.activeElement === document.body;
-      if (!lost) return;
-      if (el instanceof HTMLElement && el.isConnected) el.focus();
-      else if (heading?.isConnected) heading.focus();
-    }, 0);
 }
 
 /**

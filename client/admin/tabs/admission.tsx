@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * The Admission tab: how the picked queue lets people in. Mode (queue / lottery), silent pause,
- * rate override, opening time (edited in the operator's own time zone, stored as UTC ms),
+ * rate override, opening time (admission_schedule.tsx),
  * concurrent capacity, the waiting-row cap (stale-checked), priority lanes and their codes,
  * force-admit, and a pass to visit the site as an admitted visitor. Every write answers with the queue's settings, shown at once; the
  * settings are refreshed every few seconds while the page is visible, so a change made elsewhere
@@ -12,10 +12,9 @@ import { useRef, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import type { TabProps } from "../boot.ts";
-import { ActionForm, Input, Radios } from "../forms.tsx";
+import { ActionForm, Radios } from "../forms.tsx";
 import {
   confirmAction,
-  errorStatus,
   localTime,
   num,
   POLL_MS,
@@ -27,9 +26,9 @@ import {
 } from "../ui.tsx";
 import { checkedSave } from "../stale.ts";
 import { settingsNow } from "./admission_now.ts";
-import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
+import { ScheduleCard } from "./admission_schedule.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { ReturnGraceCard } from "./admission_grace.tsx";
@@ -120,8 +119,6 @@ export function AdmissionTab({ queue }: TabProps) {
 
 /** The rate a form shows: the override, else the default. */
 const rateText = (s: QueueSettings) => String(s.admitPerSecond ?? s.defaultAdmitPerSecond);
-/** The opening time a form shows, in the operator's time zone ("" when none). */
-const opensText = (s: QueueSettings) => s.opensAt ? toLocalInput(s.opensAt) : "";
 
 /** What every settings card gets: the settings, their setter and the queue. */
 export interface CardProps {
@@ -269,81 +266,6 @@ function RateCard({ s, set, queue }: CardProps) {
             } per second.`;
           })}
       />
-    </Section>
-  );
-}
-
-function ScheduleCard({ s, set, queue }: CardProps) {
-  const [value, setValue, followValue, base] = useFollowing(opensText(s));
-  const a = useAction();
-  const zone = zoneName();
-  const save = (opensAt: number | null) =>
-    a.run(async () => {
-      const out = await api<QueueSettings>("PUT", "/api/admin/schedule", { queue, opensAt });
-      set(out);
-      if (opensAt === null) followValue();
-      else followValue(value);
-      return out.opensAt ? `Opens ${localTime(out.opensAt)}.` : "Open now.";
-    });
-  return (
-    <Section title="Opening time" id="adm-schedule">
-      <p>
-        {s.opensAt && s.opensAt > Date.now()
-          ? (
-            <>
-              Opens <strong>{localTime(s.opensAt)}</strong>.
-            </>
-          )
-          : s.opensAt
-          ? `Opened ${localTime(s.opensAt)}: the queue admits now.`
-          : "Open: no opening time set."}
-      </p>
-      <ActionForm
-        act={a}
-        submit="Save opening time"
-        buttons={s.opensAt !== null && (
-          <button
-            type="button"
-            disabled={a.busy}
-            onClick={async () => {
-              if (
-                await confirmAction(
-                  `Remove the opening time? ${queue} opens now and admissions start at once.`,
-                  "Open now",
-                )
-              ) save(null);
-            }}
-          >
-            Open now
-          </button>
-        )}
-        onSubmit={async () => {
-          if (fromLocalInput(value) === null) {
-            a.setStatus({ kind: "error", text: "Pick a date and a time first." });
-            return;
-          }
-          let v;
-          try {
-            v = await checkedSave(
-              { at: ["Opening time", base, value] },
-              async () => ({ at: opensText(await settingsNow(queue)) }),
-            );
-          } catch (e) {
-            return a.setStatus(errorStatus(e));
-          }
-          save(fromLocalInput(String(v.at)));
-        }}
-      >
-        <Input
-          label={`Opens at (your time zone: ${zone})`}
-          name="opensAt"
-          hint="Nobody is admitted before it."
-          describe
-          type="datetime-local"
-          value={value}
-          onValue={setValue}
-        />
-      </ActionForm>
     </Section>
   );
 }
