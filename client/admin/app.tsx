@@ -90,6 +90,18 @@ export function App() {
   } else {
     body = <ControlRoom boot={boot} done={done} />;
   }
+  // A new screen (signed in, set up, signed out) replaced the one that had focus: start it at
+  // its top, where Tab and a screen reader go on from, not at the page's first link.
+  const kind = body.type;
+  const shown = useRef(kind);
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = kind;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (typeof before === "function" && before !== kind && lost) {
+      document.getElementById("admin-main")?.focus();
+    }
+  }, [kind]);
   return (
     <>
       <a class="skip" href="#admin-main">Skip to content</a>

@@ -56,4 +56,7 @@ faultTest("signing out with an unsaved edit asks first", ["default"], async (s, 
   await page.getByRole("button", { name: "Sign out" }).click();
   await dialog.getByRole("button", { name: "Leave without saving" }).click();
   await page.getByRole("button", { name: "Sign in" }).waitFor(T);
+  // The sign-in screen starts at the top of the main region (not at the page's first link).
+  await page.waitForTimeout(100);
+  assertEquals(await page.evaluate(() => document.activeElement?.id), "admin-main");
 });
