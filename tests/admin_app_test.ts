@@ -1,7 +1,7 @@
 /**
  * The admin app's shell and bundle: /admin (and deep links under it) serve the HTML shell with
  * the built admin.js and admin.css, the widget script URL in its props, the strict admin CSP
- * (widget origin allowed, nothing inline); the JavaScript stays under 176 KB (gzip not counted).
+ * (widget origin allowed, nothing inline); the JavaScript stays under 184 KB (gzip not counted).
  */
 import { build } from "../scripts/build.ts";
 import { assert, assertEquals } from "./assert.ts";
@@ -12,10 +12,13 @@ import { makeApp } from "./helpers.ts";
 // search engines, the grace, the shadow line, e-mail and the visitor messages (with the English
 // catalogue they show beside each message): 170 KB. The fault sweep (2026-11-29) added words for
 // every audited action (3 KB), sign-in over an ended session, the unsaved-edit guard and the
-// two-tabs merge (4 KB): 176 KB.
-const ADMIN_JS_BUDGET = 176 * 1024;
+// two-tabs merge (4 KB): 176 KB. The second sweep (2026-11-30) put every other settings form
+// through the two-tabs check (its base per field, the stored value read at save: 3 KB), grouped
+// the Admission tab's figures in the operator's locale and asks before the room is closed or
+// opened to everyone: 180,241 B, so 184 KB.
+const ADMIN_JS_BUDGET = 184 * 1024;
 
-Deno.test("the admin bundle stays under 176 KB of JavaScript", async () => {
+Deno.test("the admin bundle stays under 184 KB of JavaScript", async () => {
   const manifest = await build();
   const file = manifest["admin.js"];
   assert(file, "admin.js is a build entry");

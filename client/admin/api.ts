@@ -54,7 +54,10 @@ export function basePath(): string {
   return m ? m[1] : "";
 }
 
-/** Called when any call answers 401 (the session ended): the app goes back to its sign-in. */
+/**
+ * Called when any call answers 401 (the session ended) or 403 for terms accepted in an older
+ * version: the app asks for a sign-in or the terms over the open screen.
+ */
 let onUnauthorized: (() => void) | undefined;
 export function setUnauthorizedHandler(fn: () => void) {
   onUnauthorized = fn;
@@ -98,7 +101,9 @@ export async function api<T = any>(
       plainFailure(method, res.status, e),
       e?.details ?? {},
     );
+    // The session ended, or the terms changed under it (a release while this page was open).
     if (res.status === 401 && !path.startsWith("/api/admin/login")) onUnauthorized?.();
+    if (res.status === 403 && e?.details?.needsTos) onUnauthorized?.();
     // The queue was deleted (another tab, another admin): the queue picker reads its list again.
     if (err.code === "unknown_queue") dispatchEvent(new Event("tg-queue-gone"));
     throw err;

@@ -10,6 +10,7 @@ import { ConfirmHost } from "./ui.tsx";
 import { InviteAccept, Login, Recover, TosAccept } from "./auth.tsx";
 import { Wizard } from "./wizard/mod.tsx";
 import { ControlRoom } from "./control.tsx";
+import { leaveUnsaved } from "./unsaved.ts";
 
 /** Which screen the URL asks for: `?invite=<token>` or `?recover`. */
 function urlScreen(): { invite?: string; recover?: boolean } {
@@ -34,15 +35,17 @@ export function App() {
     }
   };
   /**
-   * A call answered 401. When the session ended under an open screen (expired, signed out in
-   * another tab), that screen stays as it is, with what was typed in it, and sign-in opens over
-   * it; swapping it for the sign-in screen would throw the unsaved edits away.
+   * A call answered 401, or 403 for terms of service that changed meanwhile. When the session
+   * ended under an open screen (expired, signed out in another tab) or the terms changed (a
+   * release while the page was open), that screen stays as it is, with what was typed in it, and
+   * sign-in or the new terms open over it; swapping it for their screen would throw the unsaved
+   * edits away.
    */
   const unauthorized = async () => {
     if (!signedIn.current) return void load();
     try {
       const b = await api<Bootstrap>("GET", "/api/admin/bootstrap");
-      if (b.signedIn) setBoot(b);
+      if (b.signedIn && !b.needsTos) setBoot(b);
       else setLapsed(b);
     } catch (e) {
       setError(messageOf(e));
@@ -87,6 +90,18 @@ export function App() {
   } else {
     body = <ControlRoom boot={boot} done={done} />;
   }
+  // A new screen (signed in, set up, signed out) replaced the one that had focus: start it at
+  // its top, where Tab and a screen reader go on from, not at the page's first link.
+  const kind = body.type;
+  const shown = useRef(kind);
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = kind;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (typeof before === "function" && before !== kind && lost) {
+      document.getElementById("admin-main")?.focus();
+    }
+  }, [kind]);
   return (
     <>
       <a class="skip" href="#admin-main">Skip to content</a>
@@ -100,6 +115,8 @@ export function App() {
               type="button"
               class="link"
               onClick={async () => {
+                // Signing out swaps the screen for sign-in: an unsaved edit is asked about first.
+                if (!await leaveUnsaved()) return;
                 await api("POST", "/api/admin/logout").catch(() => {});
                 done();
               }}
@@ -124,12 +141,16 @@ export function App() {
   );
 }
 
-/** Sign-in over the open screen after its session ended; what was typed below is kept. */
+/**
+ * Sign-in over the open screen after its session ended, or the new terms when they changed under
+ * it; what was typed below is kept.
+ */
 function SessionEnded(p: { boot: Bootstrap; done: () => void }) {
+  const tos = p.boot.signedIn;
   return (
     <dialog
       class="confirm session-ended"
-      aria-labelledby="login-h"
+      aria-labelledby={tos ? "tos-h" : "login-h"}
       aria-describedby="session-ended-text"
       ref={(el) => {
         if (el && !el.open) el.showModal();
@@ -138,10 +159,12 @@ function SessionEnded(p: { boot: Bootstrap; done: () => void }) {
       onCancel={(e) => e.preventDefault()}
     >
       <p id="session-ended-text" role="alert">
-        Your session ended (it expired, or you signed out elsewhere). Sign in again to go on: what
+        {tos
+          ? "The terms of service changed while this page was open. Accept them to go on: what "
+          : "Your session ended (it expired, or you signed out elsewhere). Sign in again to go on: what "}
         you typed on this page is kept, so save it again afterwards.
       </p>
-      <Login boot={p.boot} done={p.done} />
+      {tos ? <TosAccept boot={p.boot} done={p.done} /> : <Login boot={p.boot} done={p.done} />}
     </dialog>
   );
 }

@@ -10,6 +10,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, messageOf } from "./api.ts";
 import type { Bootstrap } from "./boot.ts";
 import { markUnsaved } from "./unsaved.ts";
+import { keepFocus } from "./focus.ts";
 import {
   confirmAction,
   CopyButton,
@@ -219,9 +220,12 @@ export async function confirmedRun<T>(
   okText?: string,
   after?: (out: T) => unknown,
 ): Promise<T | undefined> {
+  // Its `after` may remove the pressed button (a row deleted): focus goes to the card then.
+  const back = keepFocus();
   if (!await confirmAction(question, confirmLabel)) return undefined;
   const out = await act.run(fn, okText);
   if (out) await after?.(out);
+  back();
   return out;
 }
 
@@ -360,9 +364,12 @@ export function PhraseOnce(
   p: { phrase: string; onContinue: () => void; continueLabel?: string; intro?: string },
 ) {
   const [saved, setSaved] = useState(false);
+  // The form that made it is gone: focus (and a screen reader) goes to the phrase, not the page.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   return (
     <div class="phrase-once">
-      <h2 id="phrase-h" tabIndex={-1}>Your recovery phrase</h2>
+      <h2 id="phrase-h" ref={heading} tabIndex={-1}>Your recovery phrase</h2>
       <p>
         {p.intro ??
           "It is shown this once. Write it down or store it in a password manager: it is the only " +

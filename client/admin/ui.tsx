@@ -8,6 +8,7 @@ import { type ComponentChildren, createContext } from "preact";
 import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { type Signal, signal } from "@preact/signals";
 import { ApiError, type FieldError, messageOf } from "./api.ts";
+import { keepFocus } from "./focus.ts";
 import { fieldProblems } from "../../lib/field_text.ts";
 
 /** How often tabs that show the service's state refresh it while the page is visible. */
@@ -36,15 +37,19 @@ export function usePolling(fn: () => void, ms: number, deps: unknown[]) {
  * operator edits it: a change made elsewhere shows in an untouched field, and never overwrites
  * what the operator typed. `follow(saved)`, after a save, makes the field show the server's value
  * again unless the operator has typed something else since `saved` was sent; `follow()` always.
+ * The fourth is the field's base: the server's value when the operator began editing (for
+ * `checkedSave`, which then sees a save made elsewhere since).
  */
-export function useFollowing<T extends string>(
+export function useFollowing<T>(
   server: T,
-): [T, (v: T) => void, (saved?: T) => void] {
-  const [edited, setEdited] = useState<T | null>(null);
+): [T, (v: T) => void, (saved?: T) => void, T] {
+  const [edited, setEdited] = useState<{ v: T; base: T } | null>(null);
   return [
-    edited ?? server,
-    setEdited,
-    (saved) => setEdited((e) => saved !== undefined && e !== saved ? e : null),
+    edited ? edited.v : server,
+    (v) => setEdited((e) => ({ v, base: e ? e.base : server })),
+    (saved) =>
+      setEdited((e) => saved !== undefined && e && e.v !== saved ? { v: e.v, base: saved } : null),
+    edited ? edited.base : server,
   ];
 }
 
@@ -118,12 +123,14 @@ export function useFieldError(
 
 /**
  * One form's action state: `run(fn, okText)` marks it busy, runs `fn`, then shows `okText` (or
- * what `fn` returned when it is a string) or the server's error message.
+ * what `fn` returned when it is a string) or the server's error message. The element that had
+ * focus when it started gets it back (see `keepFocus`).
  */
 export function useAction() {
   const [status, setStatus] = useState<StatusValue>(null);
   const busy = status?.kind === "busy";
   async function run<T>(fn: () => Promise<T>, okText = "Saved."): Promise<T | undefined> {
+    const back = keepFocus();
     setStatus({ kind: "busy", text: "Working…" });
     try {
       const out = await fn();
@@ -132,6 +139,8 @@ export function useAction() {
     } catch (e) {
       setStatus(errorStatus(e));
       return undefined;
+    } finally {
+      back();
     }
   }
   return { status, busy, run, setStatus };
@@ -217,7 +226,7 @@ export function Field(
 export function Section(p: { title: string; children: ComponentChildren; id?: string }) {
   return (
     <section class="card" aria-labelledby={p.id ? `${p.id}-h` : undefined}>
-      <h2 id={p.id ? `${p.id}-h` : undefined}>{p.title}</h2>
+      <h2 id={p.id ? `${p.id}-h` : undefined} tabIndex={-1}>{p.title}</h2>
       {p.children}
     </section>
   );
@@ -311,6 +320,9 @@ export function OnceValue({ value, label }: { value: string; label: string }) {
     </div>
   );
 }
+
+/** A number as the operator's locale writes it (1,000,000 or 1.000.000). */
+export const num = (n: number) => n.toLocaleString();
 
 /** Unix ms -> the operator's local date and time (with its zone), or an em dash. */
 export function localTime(ms: number | null | undefined): string {

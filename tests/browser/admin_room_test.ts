@@ -32,8 +32,9 @@ Deno.test({
       const pick = async (label: RegExp) => {
         await card.getByRole("radio", { name: label }).check();
       };
-      const save = async (expect: string) => {
+      const save = async (expect: string, confirm?: string) => {
         await card.getByRole("button", { name: "Save switch" }).click();
+        if (confirm) await page.getByRole("dialog").getByRole("button", { name: confirm }).click();
         await card.locator("p.status").filter({ hasText: expect }).waitFor();
       };
 
@@ -41,14 +42,19 @@ Deno.test({
       await save("queue_all");
       assertEquals((await room()).mode, "queue_all");
 
+      // Letting everyone in, or closing the room, is asked first: cancelled, nothing changes.
       await pick(/^Nobody waits/);
-      await save("passthrough");
+      await card.getByRole("button", { name: "Save switch" }).click();
+      await page.getByRole("dialog").getByText("Let everyone in? Nobody waits").waitFor();
+      await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+      assertEquals((await room()).mode, "queue_all");
+      await save("passthrough", "Let everyone in");
       assertEquals((await room()).mode, "passthrough");
 
       await pick(/^Closed/);
       await card.getByLabel("Message on the closed page").fill("Back on Monday at 9.");
       await card.getByLabel("Ask to come back after (seconds)").fill("600");
-      await save("reject");
+      await save("reject", "Close the room");
       const closed = await room();
       assertEquals([closed.mode, closed.closedMessage, closed.retryAfterSeconds], [
         "reject",

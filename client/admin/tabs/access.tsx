@@ -9,26 +9,34 @@ import { api } from "../api.ts";
 import type { TabProps } from "../boot.ts";
 import { ActionForm, confirmedRun, Input, Radios, useLoad } from "../forms.tsx";
 import { Field, localTime, Section, useAction } from "../ui.tsx";
+import { checkedSave, editsOf } from "../stale.ts";
 import { HealthSection } from "./access_health.tsx";
 import { GeoBlockSection } from "./access_geo.tsx";
 import { PathRulesSection } from "./access_paths.tsx";
 
 function AllowlistSection() {
   const [text, setText] = useState("");
+  // The list as loaded or last saved here (checkedSave's base).
+  const [base, setBase] = useState("");
   const [info, setInfo] = useState<{ entries: number; updatedAt: number | null } | null>(null);
   const act = useAction();
-  const { loaded } = useLoad<{ allowlistText: string; entries: number; updatedAt: number | null }>(
-    "/api/admin/bypass",
-    (v) => {
-      setText(v.allowlistText);
-      setInfo(v);
-    },
-  );
+  type Bypass = { allowlistText: string; entries: number; updatedAt: number | null };
+  const { loaded } = useLoad<Bypass>("/api/admin/bypass", (v) => {
+    setText(v.allowlistText);
+    setBase(v.allowlistText);
+    setInfo(v);
+  });
   // A bad line is named under the text (the form's field error), once.
   const save = () =>
     act.run(async () => {
-      const v = await api("PUT", "/api/admin/bypass", { allowlistText: text });
+      const f = await checkedSave(
+        { text: ["Addresses and ranges", base, text] },
+        async () => ({ text: (await api<Bypass>("GET", "/api/admin/bypass")).allowlistText }),
+      );
+      const v = await api<Bypass>("PUT", "/api/admin/bypass", { allowlistText: f.text });
       setInfo(v);
+      setBase(v.allowlistText);
+      setText(v.allowlistText);
       return `Saved: ${v.entries} ${v.entries === 1 ? "entry" : "entries"}.`;
     });
   return (
@@ -103,15 +111,25 @@ function OriginSection() {
     setMode(modeOf(v));
     setUrl(v.override?.url ?? "");
   };
+  /** A stored proxy choice as the form shows it. */
+  const formOf = (v: OriginView) => ({ mode: modeOf(v), url: v.override?.url ?? "" });
   const { loaded } = useLoad("/api/admin/origin", show);
   const save = () => {
     const typed = url.trim();
     const wrong = mode === "url" ? urlProblem(typed) : null;
     if (wrong) return act.setStatus({ kind: "error", text: wrong });
     return act.run(async () => {
-      const body = mode === "off"
+      const v = await checkedSave(
+        editsOf(
+          { mode: "Proxy", url: "Origin URL" },
+          view ? formOf(view) : { mode, url: typed },
+          { mode, url: typed },
+        ),
+        async () => formOf(await api<OriginView>("GET", "/api/admin/origin")),
+      );
+      const body = v.mode === "off"
         ? { enabled: false }
-        : { enabled: true, url: mode === "url" ? typed : null };
+        : { enabled: true, url: v.mode === "url" ? v.url : null };
       show(await api<OriginView>("PUT", "/api/admin/origin", body));
     }, "Saved.");
   };

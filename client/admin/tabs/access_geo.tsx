@@ -8,6 +8,7 @@ import type { GeoBlockView } from "../../../lib/access/mod.ts";
 import { api } from "../api.ts";
 import { ActionForm, Check, Input, useLoad } from "../forms.tsx";
 import { confirmAction, Field, localTime, Section, useAction } from "../ui.tsx";
+import { checkedSave, editsOf } from "../stale.ts";
 
 type GeoBlock = GeoBlockView;
 
@@ -34,6 +35,17 @@ function geoStateText(view: GeoBlock | null): string {
     ? `Ended at ${localTime(view.expiresAt)} (no longer blocking).`
     : "Off.";
 }
+
+/** The form's fields, named when another tab saved one meanwhile. */
+const LABELS = { on: "Block these countries", text: "Countries", ttl: "Duration in hours" };
+type GeoForm = Record<keyof typeof LABELS, unknown>;
+
+/** A stored block as the form shows it. */
+const formOf = (v: GeoBlock, ttl: string): GeoForm => ({
+  on: v.enabled,
+  text: v.countriesText,
+  ttl: v.ttlHours ? String(v.ttlHours) : ttl,
+});
 
 /** Refused joins per country since the block was turned on, most first. */
 function GeoHits({ hits }: { hits: [string, number][] }) {
@@ -65,8 +77,11 @@ export function GeoBlockSection() {
   const [text, setText] = useState("");
   const [ttl, setTtl] = useState("24");
   const act = useAction();
+  // The block as loaded or last saved here: what the form was loaded with, for checkedSave.
+  const [base, setBase] = useState<GeoForm | null>(null);
   const show = (v: GeoBlock) => {
     setView(v);
+    setBase(formOf(v, ttl));
     setOn(v.enabled);
     setText(v.countriesText);
     if (v.ttlHours) setTtl(String(v.ttlHours));
@@ -79,10 +94,17 @@ export function GeoBlockSection() {
   const save = async () => {
     if (view && on !== view.enabled && !await confirmGeoSwitch(on, ttl)) return;
     await act.run(async () => {
-      const body: Record<string, unknown> = { enabled: on, countriesText: text };
-      if (ttl.trim()) body.ttlHours = Number(ttl);
-      show(await api<GeoBlock>("PUT", "/api/admin/geo-block", body));
-    }, on ? "Saved: the country block is on." : "Saved: the country block is off.");
+      const mine = { on, text, ttl };
+      const f = await checkedSave(
+        editsOf(LABELS, base ?? mine, mine),
+        async () => formOf(await api<GeoBlock>("GET", "/api/admin/geo-block"), ttl),
+      );
+      const body: Record<string, unknown> = { enabled: f.on, countriesText: f.text };
+      if (String(f.ttl).trim()) body.ttlHours = Number(f.ttl);
+      const out = await api<GeoBlock>("PUT", "/api/admin/geo-block", body);
+      show(out);
+      return out.enabled ? "Saved: the country block is on." : "Saved: the country block is off.";
+    });
   };
 
   const hits = Object.entries(view?.hits ?? {}).sort((a, b) => b[1] - a[1]);

@@ -8,7 +8,8 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.ts";
 import { fieldSentence } from "../../../lib/field_text.ts";
 import { ActionForm } from "../forms.tsx";
-import { Field, localTime, Section, useAction, usePolling } from "../ui.tsx";
+import { Field, localTime, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
 import { type LineError, LineErrors } from "./access_lines.tsx";
 
 /** PathRule in openapi.yaml. */
@@ -79,29 +80,36 @@ function ruleErrors(e: unknown, lines: number[], rules: PathRule[]): LineError[]
   return out;
 }
 
+/** Path rules as `GET /api/admin/path-rules` answers them. */
+type Saved = { rules: PathRule[]; updatedAt: number };
+
 export function PathRulesSection({ queue }: { queue: string }) {
-  const [text, setText] = useState<string | null>(null);
+  const path = `/api/admin/path-rules?queue=${encodeURIComponent(queue)}`;
   const [saved, setSaved] = useState<{ rules: PathRule[]; updatedAt: number } | null>(null);
+  const [shown, setText, follow, base] = useFollowing(saved ? rulesText(saved.rules) : "");
   const [bad, setBad] = useState<LineError[]>([]);
   const act = useAction();
   usePolling(
     () =>
       void api<{ rules: PathRule[]; updatedAt: number }>(
         "GET",
-        `/api/admin/path-rules?queue=${encodeURIComponent(queue)}`,
+        path,
       ).then(setSaved).catch(() => {}),
     30_000,
     [queue],
   );
-  const shown = text ?? (saved ? rulesText(saved.rules) : "");
   const save = () => {
     setBad([]);
-    const { rules, lines } = parseRulesText(shown);
     return act.run(async () => {
+      const v = await checkedSave(
+        { text: ["Rules", base, shown] },
+        async () => ({ text: rulesText((await api<Saved>("GET", path)).rules) }),
+      );
+      const { rules, lines } = parseRulesText(String(v.text));
       try {
         const out = await api("PUT", "/api/admin/path-rules", { queue, rules });
         setSaved(out);
-        setText(null);
+        follow();
         return `Saved: ${out.rules.length} ${out.rules.length === 1 ? "rule" : "rules"}.`;
       } catch (e) {
         const wrong = ruleErrors(e, lines, rules);

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * The Admission tab: how the picked queue lets people in. Mode (queue / lottery), silent pause,
- * rate override, opening time (edited in the operator's own time zone, stored as UTC ms),
+ * rate override, opening time (admission_schedule.tsx),
  * concurrent capacity, the waiting-row cap (stale-checked), priority lanes and their codes,
  * force-admit, and a pass to visit the site as an admitted visitor. Every write answers with the queue's settings, shown at once; the
  * settings are refreshed every few seconds while the page is visible, so a change made elsewhere
@@ -12,10 +12,11 @@ import { useRef, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import type { TabProps } from "../boot.ts";
-import { ActionForm, Input, Radios } from "../forms.tsx";
+import { ActionForm, Radios } from "../forms.tsx";
 import {
   confirmAction,
   localTime,
+  num,
   POLL_MS,
   Section,
   Status,
@@ -23,9 +24,11 @@ import {
   useFollowing,
   usePolling,
 } from "../ui.tsx";
-import { fromLocalInput, toLocalInput, zoneName } from "./admission_time.ts";
+import { checkedSave } from "../stale.ts";
+import { settingsNow } from "./admission_now.ts";
 import { CapacityCard, LimitCard, NumberForm } from "./admission_capacity.tsx";
 import { OpeningCard } from "./admission_opening.tsx";
+import { ScheduleCard } from "./admission_schedule.tsx";
 import { LOTTERY_MODE_WORDS, QUEUE_MODE_WORDS } from "../../../lib/queue/wording.ts";
 import { JoinLimitCard } from "./admission_abuse.tsx";
 import { ReturnGraceCard } from "./admission_grace.tsx";
@@ -114,6 +117,9 @@ export function AdmissionTab({ queue }: TabProps) {
   );
 }
 
+/** The rate a form shows: the override, else the default. */
+const rateText = (s: QueueSettings) => String(s.admitPerSecond ?? s.defaultAdmitPerSecond);
+
 /** What every settings card gets: the settings, their setter and the queue. */
 export interface CardProps {
   s: QueueSettings;
@@ -122,7 +128,7 @@ export interface CardProps {
 }
 
 function ModeCard({ s, set, queue }: CardProps) {
-  const [mode, setMode, followMode] = useFollowing(s.mode);
+  const [mode, setMode, followMode, base] = useFollowing(s.mode);
   const a = useAction();
   return (
     <Section title="Admission mode" id="adm-mode">
@@ -132,7 +138,11 @@ function ModeCard({ s, set, queue }: CardProps) {
         disabled={mode === s.mode}
         onSubmit={() =>
           a.run(async () => {
-            set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode }));
+            const v = await checkedSave(
+              { mode: ["Admission mode", base, mode] },
+              async () => ({ mode: (await settingsNow(queue)).mode }),
+            );
+            set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode: v.mode }));
             followMode(mode);
             return `Mode is now ${mode === "lottery" ? "lottery" : "queue (first come)"}.`;
           })}
@@ -194,14 +204,14 @@ function PauseCard({ s, set, queue }: CardProps) {
 }
 
 function RateCard({ s, set, queue }: CardProps) {
-  const [rate, setRate, followRate] = useFollowing(
-    String(s.admitPerSecond ?? s.defaultAdmitPerSecond),
-  );
+  const [rate, setRate, followRate, base] = useFollowing(rateText(s));
   const a = useAction();
   const clear = async () => {
     if (
       !(await confirmAction(
-        `Clear the rate override? ${queue} goes back to the default of ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`,
+        `Clear the rate override? ${queue} goes back to the default of ${
+          num(s.defaultAdmitPerSecond)
+        } per second (ADMIT_PER_SECOND).`,
         "Clear override",
       ))
     ) return;
@@ -212,21 +222,23 @@ function RateCard({ s, set, queue }: CardProps) {
       );
       set(out);
       followRate();
-      return `Override cleared: back to ${out.defaultAdmitPerSecond} per second.`;
+      return `Override cleared: back to ${num(out.defaultAdmitPerSecond)} per second.`;
     });
   };
   return (
     <Section title="Admission rate" id="adm-rate">
       <p>
         {s.admitPerSecond === null
-          ? `Default: ${s.defaultAdmitPerSecond} per second (ADMIT_PER_SECOND).`
-          : `Override: ${s.admitPerSecond} per second (default ${s.defaultAdmitPerSecond}).`}
+          ? `Default: ${num(s.defaultAdmitPerSecond)} per second (ADMIT_PER_SECOND).`
+          : `Override: ${num(s.admitPerSecond)} per second (default ${
+            num(s.defaultAdmitPerSecond)
+          }).`}
       </p>
       <NumberForm
         act={a}
         label="Visitors admitted per second"
         name="admitPerSecond"
-        hint="0.1 to 100000"
+        hint={`${num(0.1)} to ${num(100000)}`}
         inputMode="decimal"
         min="0.1"
         max="100000"
@@ -239,83 +251,21 @@ function RateCard({ s, set, queue }: CardProps) {
         )}
         onSubmit={() =>
           a.run(async () => {
-            set(
-              await api<QueueSettings>("PUT", "/api/admin/rate", {
-                queue,
-                admitPerSecond: Number(rate),
-              }),
+            const v = await checkedSave(
+              { rate: ["Admission rate", base, rate] },
+              async () => ({ rate: rateText(await settingsNow(queue)) }),
             );
+            const out = await api<QueueSettings>("PUT", "/api/admin/rate", {
+              queue,
+              admitPerSecond: Number(v.rate),
+            });
+            set(out);
             followRate(rate);
-            return `Rate set to ${Number(rate)} per second.`;
+            return `Rate set to ${
+              num(out.admitPerSecond ?? out.defaultAdmitPerSecond)
+            } per second.`;
           })}
       />
-    </Section>
-  );
-}
-
-function ScheduleCard({ s, set, queue }: CardProps) {
-  const [value, setValue, followValue] = useFollowing(s.opensAt ? toLocalInput(s.opensAt) : "");
-  const a = useAction();
-  const zone = zoneName();
-  const save = (opensAt: number | null) =>
-    a.run(async () => {
-      const out = await api<QueueSettings>("PUT", "/api/admin/schedule", { queue, opensAt });
-      set(out);
-      if (opensAt === null) followValue();
-      else followValue(value);
-      return out.opensAt ? `Opens ${localTime(out.opensAt)}.` : "Open now.";
-    });
-  return (
-    <Section title="Opening time" id="adm-schedule">
-      <p>
-        {s.opensAt && s.opensAt > Date.now()
-          ? (
-            <>
-              Opens <strong>{localTime(s.opensAt)}</strong>.
-            </>
-          )
-          : s.opensAt
-          ? `Opened ${localTime(s.opensAt)}: the queue admits now.`
-          : "Open: no opening time set."}
-      </p>
-      <ActionForm
-        act={a}
-        submit="Save opening time"
-        buttons={s.opensAt !== null && (
-          <button
-            type="button"
-            disabled={a.busy}
-            onClick={async () => {
-              if (
-                await confirmAction(
-                  `Remove the opening time? ${queue} opens now and admissions start at once.`,
-                  "Open now",
-                )
-              ) save(null);
-            }}
-          >
-            Open now
-          </button>
-        )}
-        onSubmit={() => {
-          const ms = fromLocalInput(value);
-          if (ms === null) {
-            a.setStatus({ kind: "error", text: "Pick a date and a time first." });
-            return;
-          }
-          save(ms);
-        }}
-      >
-        <Input
-          label={`Opens at (your time zone: ${zone})`}
-          name="opensAt"
-          hint="Nobody is admitted before it."
-          describe
-          type="datetime-local"
-          value={value}
-          onValue={setValue}
-        />
-      </ActionForm>
     </Section>
   );
 }
@@ -344,7 +294,7 @@ function AdmitCard({ queue }: { queue: string }) {
           }
           if (
             !(await confirmAction(
-              `Admit up to ${n} waiting visitor${
+              `Admit up to ${num(n)} waiting visitor${
                 n === 1 ? "" : "s"
               } of ${queue} now, ignoring the rate? Capacity, pause and opening time still apply.`,
               "Admit now",

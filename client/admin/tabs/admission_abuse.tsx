@@ -5,8 +5,9 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** JoinLimits in openapi.yaml. */
 interface JoinLimits {
@@ -22,7 +23,7 @@ export function JoinLimitCard({ queue }: { queue: string }) {
   usePolling(() => void api<JoinLimits>("GET", path).then(setLim).catch(() => {}), POLL_MS, [
     queue,
   ]);
-  const [value, setValue, follow] = useFollowing(String(lim?.joinsPerClientPerMinute ?? ""));
+  const [value, setValue, follow, base] = useFollowing(String(lim?.joinsPerClientPerMinute ?? ""));
   const a = useAction();
   if (!lim) return null;
   const refused = lim.refusedLastHour.client_limit ?? 0;
@@ -39,9 +40,9 @@ export function JoinLimitCard({ queue }: { queue: string }) {
         act={a}
         label="New places one address may take per minute"
         name="joinsPerClientPerMinute"
-        hint={`An IPv4 address or an IPv6 /64; 0 turns the limit off. Returning visitors never count. Now ${lim.joinsPerClientPerMinute}${
-          lim.default ? " (the default)" : ""
-        }.`}
+        hint={`An IPv4 address or an IPv6 /64; 0 turns the limit off. Returning visitors never count. Now ${
+          num(lim.joinsPerClientPerMinute)
+        }${lim.default ? " (the default)" : ""}.`}
         inputMode="numeric"
         min="0"
         max="100000"
@@ -51,15 +52,21 @@ export function JoinLimitCard({ queue }: { queue: string }) {
         submit="Save limit"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { n: ["New places one address may take per minute", base, value] },
+              async () => ({
+                n: String((await api<JoinLimits>("GET", path)).joinsPerClientPerMinute),
+              }),
+            );
             const out = await api<JoinLimits>("PUT", "/api/admin/join-limits", {
               queue,
-              joinsPerClientPerMinute: Number(value),
+              joinsPerClientPerMinute: Number(v.n),
             });
             setLim(out);
             follow(value);
             return out.joinsPerClientPerMinute === 0
               ? "No limit on new places per address."
-              : `At most ${out.joinsPerClientPerMinute} new places per address a minute.`;
+              : `At most ${num(out.joinsPerClientPerMinute)} new places per address a minute.`;
           })}
       />
     </Section>

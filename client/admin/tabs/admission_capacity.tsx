@@ -6,8 +6,10 @@
 import type { ComponentChildren } from "preact";
 import { api, ApiError } from "../api.ts";
 import { type Action, ActionForm, Input } from "../forms.tsx";
-import { confirmAction, Section, useAction, useFollowing } from "../ui.tsx";
+import { confirmAction, num, Section, useAction, useFollowing } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
 import type { CardProps, QueueSettings } from "./admission.tsx";
+import { settingsNow } from "./admission_now.ts";
 
 /** A card's one-number form: the field with its hint, the submit button (and `buttons`), status. */
 export function NumberForm(
@@ -37,7 +39,7 @@ export function NumberForm(
 }
 
 export function CapacityCard({ s, set, queue }: CardProps) {
-  const [cap, setCap, followCap] = useFollowing(String(s.capacity));
+  const [cap, setCap, followCap, base] = useFollowing(String(s.capacity));
   const a = useAction();
   return (
     <Section title="Capacity" id="adm-capacity">
@@ -45,7 +47,7 @@ export function CapacityCard({ s, set, queue }: CardProps) {
         act={a}
         label="Visitors on the site at once"
         name="capacity"
-        hint={`Entered plus admitted-but-not-yet-in. Now ${s.capacity}.`}
+        hint={`Entered plus admitted-but-not-yet-in. Now ${num(s.capacity)}.`}
         inputMode="numeric"
         min="1"
         max="10000000"
@@ -55,13 +57,17 @@ export function CapacityCard({ s, set, queue }: CardProps) {
         submit="Save capacity"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { cap: ["Capacity", base, cap] },
+              async () => ({ cap: String((await settingsNow(queue)).capacity) }),
+            );
             const out = await api<QueueSettings>("PUT", "/api/admin/capacity", {
               queue,
-              capacity: Number(cap),
+              capacity: Number(v.cap),
             });
             set(out);
             followCap(cap);
-            return `Capacity set to ${out.capacity}.`;
+            return `Capacity set to ${num(out.capacity)}.`;
           })}
       />
     </Section>
@@ -88,10 +94,14 @@ export function LimitCard({ s, set, queue }: CardProps) {
     } catch { /* the write below reports what is wrong */ }
     if (Number.isFinite(next) && next < current) {
       const line = waiting !== null && next < waiting
-        ? ` ${waiting} people are waiting now: nobody is removed, but nobody new can join until the line is shorter than ${next}.`
+        ? ` ${
+          num(waiting)
+        } people are waiting now: nobody is removed, but nobody new can join until the line is shorter than ${
+          num(next)
+        }.`
         : " Newcomers beyond it are turned away (\u201cthe waiting room is full\u201d).";
       const ok = await confirmAction(
-        `Lower the waiting-row cap of ${queue} from ${current} to ${next}?${line}`,
+        `Lower the waiting-row cap of ${queue} from ${num(current)} to ${num(next)}?${line}`,
         "Lower the cap",
       );
       if (!ok) return;
@@ -107,7 +117,7 @@ export function LimitCard({ s, set, queue }: CardProps) {
         // A change of the newest settings: a refresh may have come in since this card last rendered.
         set((now) => ({ ...now, maxWaitingVisitors: out.maxWaitingVisitors }));
         followCap(cap);
-        return `Waiting-row cap set to ${out.maxWaitingVisitors}.`;
+        return `Waiting-row cap set to ${num(out.maxWaitingVisitors)}.`;
       } catch (e) {
         if (e instanceof ApiError && e.status === 409) {
           const lim = await api<{ maxWaitingVisitors: number }>(
@@ -116,7 +126,9 @@ export function LimitCard({ s, set, queue }: CardProps) {
           );
           set((now) => ({ ...now, maxWaitingVisitors: lim.maxWaitingVisitors }));
           throw new Error(
-            `Someone else changed the cap meanwhile: it is now ${lim.maxWaitingVisitors}. Check and save again.`,
+            `Someone else changed the cap meanwhile: it is now ${
+              num(lim.maxWaitingVisitors)
+            }. Check and save again.`,
           );
         }
         throw e;
@@ -129,7 +141,9 @@ export function LimitCard({ s, set, queue }: CardProps) {
         act={a}
         label="Most visitors waiting at once"
         name="maxWaitingVisitors"
-        hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${s.maxWaitingVisitors}.`}
+        hint={`Joins beyond it get \u201cthe waiting room is full\u201d. Now ${
+          num(s.maxWaitingVisitors)
+        }.`}
         inputMode="numeric"
         min="1"
         max="50000000"

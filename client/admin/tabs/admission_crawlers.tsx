@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import { ActionForm, Radios } from "../forms.tsx";
 import { Section, useAction, useFollowing } from "../ui.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** Crawlers in openapi.yaml. */
 interface CrawlerRules {
@@ -36,15 +37,23 @@ export function CrawlerCard({ queue }: { queue: string }) {
 }
 
 function CrawlerForm(p: { r: CrawlerRules; set: (r: CrawlerRules) => void; queue: string }) {
-  const [mode, setMode, followMode] = useFollowing(p.r.crawlers);
-  const [code, setCode, followCode] = useFollowing(String(p.r.queueStatusCode));
+  const [mode, setMode, followMode, baseMode] = useFollowing(p.r.crawlers);
+  const [code, setCode, followCode, baseCode] = useFollowing(String(p.r.queueStatusCode));
   const a = useAction();
+  const q = encodeURIComponent(p.queue);
   const save = () =>
     a.run(async () => {
+      const v = await checkedSave({
+        mode: ["Verified crawlers", baseMode, mode],
+        code: ["HTTP status of the waiting page", baseCode, code],
+      }, async () => {
+        const r = await api<CrawlerRules>("GET", `/api/admin/crawlers?queue=${q}`);
+        return { mode: r.crawlers, code: String(r.queueStatusCode) };
+      });
       const out = await api<CrawlerRules>("PUT", "/api/admin/crawlers", {
         queue: p.queue,
-        crawlers: mode,
-        queueStatusCode: Number(code),
+        crawlers: v.mode,
+        queueStatusCode: Number(v.code),
       });
       p.set(out);
       followMode(mode), followCode(code);

@@ -5,8 +5,9 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
 import { NumberForm } from "./admission_capacity.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** ReturnGrace in openapi.yaml. */
 interface ReturnGrace {
@@ -24,7 +25,7 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
   usePolling(() => void api<ReturnGrace>("GET", path).then(setG).catch(() => {}), POLL_MS, [
     queue,
   ]);
-  const [value, setValue, follow] = useFollowing(String(g?.returnGraceSeconds ?? ""));
+  const [value, setValue, follow, base] = useFollowing(String(g?.returnGraceSeconds ?? ""));
   const a = useAction();
   if (!g) return null;
   return (
@@ -36,7 +37,9 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
         act={a}
         label="Keep a quiet visitor's place for (seconds)"
         name="returnGraceSeconds"
-        hint="A phone locked in a pocket or a frozen tab stops checking in. Its place is kept this long after it was due (30 to 3,600 seconds); nobody is let in in its stead meanwhile, and it goes in at its next check-in if its turn came."
+        hint={`A phone locked in a pocket or a frozen tab stops checking in. Its place is kept this long after it was due (30 to ${
+          num(3600)
+        } seconds); nobody is let in in its stead meanwhile, and it goes in at its next check-in if its turn came.`}
         inputMode="numeric"
         min="30"
         max="3600"
@@ -46,13 +49,17 @@ export function ReturnGraceCard({ queue }: { queue: string }) {
         submit="Save grace"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { s: ["Keep a quiet visitor's place for", base, value] },
+              async () => ({ s: String((await api<ReturnGrace>("GET", path)).returnGraceSeconds) }),
+            );
             const out = await api<ReturnGrace>("PUT", "/api/admin/return-grace", {
               queue,
-              returnGraceSeconds: Number(value),
+              returnGraceSeconds: Number(v.s),
             });
             setG(out);
             follow(value);
-            return `Quiet visitors keep their place ${out.returnGraceSeconds} seconds.`;
+            return `Quiet visitors keep their place ${num(out.returnGraceSeconds)} seconds.`;
           })}
       />
     </Section>

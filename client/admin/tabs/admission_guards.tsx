@@ -8,7 +8,10 @@
 import { useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import { ActionForm, Check, Input, Radios } from "../forms.tsx";
-import { POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { ShadowCard } from "./admission_shadow.tsx";
+import { guardsNow } from "./admission_now.ts";
+import { num, POLL_MS, Section, useAction, useFollowing, usePolling } from "../ui.tsx";
+import { checkedSave, type Edited } from "../stale.ts";
 
 /** JoinGuards in openapi.yaml. */
 export interface JoinGuards {
@@ -88,28 +91,57 @@ export function GuardCards({ queue }: { queue: string }) {
   );
 }
 
-interface GuardProps {
+/** What each guard card gets: the guards, their setter and the queue. */
+export interface GuardProps {
   g: JoinGuards;
   set: (g: JoinGuards) => void;
   queue: string;
 }
 
+/** The bot check's fields as the card names them. */
+const GUARD_FIELDS = {
+  challenge: "When joins need the check",
+  provider: "Which check",
+  difficulty: "Puzzle size",
+  autoJoinsPerMinute: "Automatic: on above this many joins a minute",
+  autoWaiting: "Automatic: on above this many waiting",
+};
+
 function ChallengeCard({ g, set, queue }: GuardProps) {
-  const [mode, setMode, followMode] = useFollowing(g.challenge);
-  const [provider, setProvider, followProvider] = useFollowing(g.provider);
-  const [difficulty, setDifficulty, followDifficulty] = useFollowing(String(g.difficulty));
-  const [rate, setRate, followRate] = useFollowing(String(g.autoJoinsPerMinute));
-  const [line, setLine, followLine] = useFollowing(String(g.autoWaiting));
+  const [mode, setMode, followMode, bMode] = useFollowing(g.challenge);
+  const [provider, setProvider, followProvider, bProvider] = useFollowing(g.provider);
+  const [difficulty, setDifficulty, followDifficulty, bDifficulty] = useFollowing(
+    String(g.difficulty),
+  );
+  const [rate, setRate, followRate, bRate] = useFollowing(String(g.autoJoinsPerMinute));
+  const [line, setLine, followLine, bLine] = useFollowing(String(g.autoWaiting));
   const a = useAction();
   const save = () =>
     a.run(async () => {
+      const fields: Record<keyof typeof GUARD_FIELDS, Edited> = {
+        challenge: [GUARD_FIELDS.challenge, bMode, mode],
+        provider: [GUARD_FIELDS.provider, bProvider, provider],
+        difficulty: [GUARD_FIELDS.difficulty, bDifficulty, difficulty],
+        autoJoinsPerMinute: [GUARD_FIELDS.autoJoinsPerMinute, bRate, rate],
+        autoWaiting: [GUARD_FIELDS.autoWaiting, bLine, line],
+      };
+      const v = await checkedSave(fields, async () => {
+        const n = await guardsNow(queue);
+        return {
+          challenge: n.challenge,
+          provider: n.provider,
+          difficulty: String(n.difficulty),
+          autoJoinsPerMinute: String(n.autoJoinsPerMinute),
+          autoWaiting: String(n.autoWaiting),
+        };
+      });
       const out = await api<JoinGuards>("PUT", "/api/admin/join-guards", {
         queue,
-        challenge: mode,
-        provider,
-        difficulty: Number(difficulty),
-        autoJoinsPerMinute: Number(rate),
-        autoWaiting: Number(line),
+        challenge: v.challenge,
+        provider: v.provider,
+        difficulty: Number(v.difficulty),
+        autoJoinsPerMinute: Number(v.autoJoinsPerMinute),
+        autoWaiting: Number(v.autoWaiting),
       });
       set(out);
       followMode(mode), followProvider(provider), followDifficulty(difficulty);
@@ -160,7 +192,9 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
         <Input
           label="Puzzle size (tries a visitor needs on average)"
           name="difficulty"
-          hint="750000 takes 1 to 3 s on a phone. It grows for clients that join often and while the queue is flooded."
+          hint={`${
+            num(750000)
+          } takes 1 to 3 s on a phone. It grows for clients that join often and while the queue is flooded.`}
           describe
           type="number"
           min="1000"
@@ -193,9 +227,8 @@ function ChallengeCard({ g, set, queue }: GuardProps) {
 }
 
 function EnqueueCard({ g, set, queue }: GuardProps) {
-  const [need, setNeed] = useState<boolean | null>(null);
+  const [value, setNeed, followNeed, base] = useFollowing(g.requireEnqueueToken);
   const a = useAction();
-  const value = need ?? g.requireEnqueueToken;
   return (
     <Section title="One place per person" id="adm-enqueue">
       <p class="muted">
@@ -211,12 +244,16 @@ function EnqueueCard({ g, set, queue }: GuardProps) {
         disabled={value === g.requireEnqueueToken}
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              { need: ["Joining needs an enqueue token", base, value] },
+              async () => ({ need: (await guardsNow(queue)).requireEnqueueToken }),
+            );
             const out = await api<JoinGuards>("PUT", "/api/admin/join-guards", {
               queue,
-              requireEnqueueToken: value,
+              requireEnqueueToken: v.need,
             });
             set(out);
-            setNeed(null);
+            followNeed();
             return out.requireEnqueueToken
               ? "Joining now needs an enqueue token."
               : "Enqueue tokens are optional now.";
@@ -226,60 +263,6 @@ function EnqueueCard({ g, set, queue }: GuardProps) {
           label="Joining needs an enqueue token from our site"
           checked={value}
           onChange={setNeed}
-        />
-      </ActionForm>
-    </Section>
-  );
-}
-
-/** The shadow line: failed or flooding clients wait in a line that never admits. */
-export function ShadowCard({ g, set, queue }: GuardProps) {
-  const [on, setOn] = useState<boolean | null>(null);
-  const [factor, setFactor] = useState<string | null>(null);
-  const a = useAction();
-  const value = on ?? g.shadowLine;
-  const times = factor ?? String(g.shadowOverLimitFactor);
-  return (
-    <Section title="Shadow line for bots" id="adm-shadow">
-      <p class="muted">
-        With the bot check on, a client that sends a wrong, forged or replayed solution, or keeps
-        taking new places far past its limit, is shown a place that looks real and never moves to
-        the front, instead of an error its script could react to. Nothing is stored for it; it never
-        counts in the real line. Shadow places are counted under refused joins.
-      </p>
-      {g.challenge === "off" && (
-        <p class="status" role="status">The bot check is off: the shadow line waits for it.</p>
-      )}
-      <ActionForm
-        act={a}
-        submit="Save"
-        disabled={value === g.shadowLine && times === String(g.shadowOverLimitFactor)}
-        onSubmit={() =>
-          a.run(async () => {
-            const out = await api<JoinGuards>("PUT", "/api/admin/join-guards", {
-              queue,
-              shadowLine: value,
-              shadowOverLimitFactor: Number(times),
-            });
-            set(out);
-            setOn(null);
-            setFactor(null);
-            return out.shadowLine ? "The shadow line is on." : "The shadow line is off.";
-          })}
-      >
-        <Check
-          label="Put failing and flooding clients in the shadow line"
-          checked={value}
-          onChange={setOn}
-        />
-        <Input
-          label="Flooding: at this many times the per-address limit (0: never)"
-          type="number"
-          min="0"
-          max="100"
-          step="1"
-          value={times}
-          onValue={setFactor}
         />
       </ActionForm>
     </Section>

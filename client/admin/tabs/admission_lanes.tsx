@@ -20,6 +20,7 @@ import {
   usePolling,
 } from "../ui.tsx";
 import { PriorityCodes } from "./admission_codes.tsx";
+import { checkedSave } from "../stale.ts";
 
 /** PriorityLanes in openapi.yaml. */
 interface LanesView {
@@ -64,17 +65,23 @@ let added = 0;
 export function PriorityLanesCard({ queue }: { queue: string }) {
   const [view, setView] = useState<LanesView | null>(null);
   const [draft, setDraft] = useState<Row[] | null>(null);
+  // The lanes as stored when the operator began editing (checkedSave's base).
+  const [base, setBase] = useState<unknown>(null);
   const path = `/api/admin/lanes?queue=${encodeURIComponent(queue)}`;
   usePolling(() => void api<LanesView>("GET", path).then(setView).catch(() => {}), POLL_MS, [
     queue,
   ]);
   const a = useAction();
   const rows = draft ?? rowsOf(view?.lanes ?? []);
-  const edit = (i: number, change: Partial<Row>) =>
+  const begin = () => draft === null && setBase(lanesOf(rows));
+  const edit = (i: number, change: Partial<Row>) => {
+    begin();
     setDraft(rows.map((r, j) => j === i ? { ...r, ...change } : r));
+  };
   // A row added or removed renumbers the fields: a refusal's names would point at the wrong ones.
   const reshape = (next: Row[] | null) => {
     a.setStatus(null);
+    begin();
     setDraft(next);
   };
   const save = async () => {
@@ -93,7 +100,11 @@ export function PriorityLanesCard({ queue }: { queue: string }) {
       ))
     ) return;
     a.run(async () => {
-      const out = await api<LanesView>("PUT", "/api/admin/lanes", { queue, lanes });
+      const v = await checkedSave(
+        { lanes: ["Priority lanes", base ?? lanes, lanes] },
+        async () => ({ lanes: lanesOf(rowsOf((await api<LanesView>("GET", path)).lanes)) }),
+      );
+      const out = await api<LanesView>("PUT", "/api/admin/lanes", { queue, lanes: v.lanes });
       setView(out);
       // What was typed while the save ran stays.
       setDraft((d) => d === sent ? null : d);

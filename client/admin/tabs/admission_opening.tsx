@@ -19,6 +19,8 @@ import {
 } from "../ui.tsx";
 import { PREQUEUE_WORDS } from "../../../lib/queue/wording.ts";
 import type { CardProps, QueueSettings } from "./admission.tsx";
+import { settingsNow } from "./admission_now.ts";
+import { checkedSave } from "../stale.ts";
 
 /** PrequeueMetrics in openapi.yaml. */
 interface Prequeue {
@@ -136,8 +138,10 @@ function DrawPublish(
 /** The queue's fair opening: the pre-queue window, the draw's state, and its record. */
 export function OpeningCard({ s, set, queue }: CardProps) {
   const [pre, setPre] = useState<Prequeue | null>(null);
-  const [on, setOn, followOn] = useFollowing<"on" | "off">(s.prequeueMinutes ? "on" : "off");
-  const [minutes, setMinutes, followMinutes] = useFollowing(String(s.prequeueMinutes ?? 60));
+  const [on, setOn, followOn, bOn] = useFollowing<"on" | "off">(s.prequeueMinutes ? "on" : "off");
+  const [minutes, setMinutes, followMinutes, bMinutes] = useFollowing(
+    String(s.prequeueMinutes ?? 60),
+  );
   const a = useAction();
   const q = encodeURIComponent(queue);
   usePolling(
@@ -152,15 +156,22 @@ export function OpeningCard({ s, set, queue }: CardProps) {
   const locked = pre?.phase === "window" || pre?.phase === "drawing";
   const save = () =>
     a.run(async () => {
-      const enabled = on === "on";
+      const v = await checkedSave({
+        on: ["Before the opening time", bOn, on],
+        minutes: ["Window before the opening time", bMinutes, minutes],
+      }, async () => {
+        const n = await settingsNow(queue);
+        return { on: n.prequeueMinutes ? "on" : "off", minutes: String(n.prequeueMinutes ?? 60) };
+      });
+      const enabled = v.on === "on";
       const body = enabled
-        ? { queue, enabled, windowMinutes: Number(minutes) }
+        ? { queue, enabled, windowMinutes: Number(v.minutes) }
         : { queue, enabled };
       set(await api<QueueSettings>("PUT", "/api/admin/prequeue", body));
       followOn(on);
       followMinutes(minutes);
       return enabled
-        ? `Pre-queue on: ${Number(minutes)} minutes before opening.`
+        ? `Pre-queue on: ${Number(v.minutes)} minutes before opening.`
         : "Pre-queue off.";
     });
   return (

@@ -8,7 +8,16 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
-import { Field, localTime, POLL_MS, Section, useAction, usePolling } from "../ui.tsx";
+import {
+  confirmAction,
+  Field,
+  localTime,
+  POLL_MS,
+  Section,
+  useAction,
+  usePolling,
+} from "../ui.tsx";
+import { checkedSave, editsOf } from "../stale.ts";
 
 type Mode = "normal" | "queue_all" | "passthrough" | "reject" | "auto";
 interface Thresholds {
@@ -52,12 +61,48 @@ const THRESHOLD_FIELDS: [string, string, string, string | undefined][] = [
   ["calm", "Calm minutes", "1", "1440"],
 ];
 
+/** The form's fields as the operator reads them (named when another tab saved one meanwhile). */
+const LABELS = {
+  mode: "What visitors meet",
+  closedMessage: "Message on the closed page",
+  retryAfterSeconds: "Ask to come back after",
+  ...Object.fromEntries(THRESHOLD_FIELDS.map(([k, label]) => [k, `Safety Net: ${label}`])),
+};
+
+/** A stored switch as the form's strings. */
+const formOf = (room: RoomSwitch): Record<string, string> => ({
+  mode: room.mode,
+  closedMessage: room.closedMessage,
+  retryAfterSeconds: String(room.retryAfterSeconds),
+  jHigh: str(room.safetyNet?.joinsPerMinuteHigh),
+  jLow: str(room.safetyNet?.joinsPerMinuteLow),
+  hHigh: str(room.safetyNet?.holdingHigh),
+  hLow: str(room.safetyNet?.holdingLow),
+  calm: str(room.safetyNet?.calmMinutes ?? 5),
+});
+
+/** The question before a switch that turns every visitor away or lets everyone in unchecked. */
+const ASK: Partial<Record<Mode, [string, string]>> = {
+  reject: [
+    "Close the room? New visitors are turned away with your message (API clients get 503) " +
+    "until you switch it back.",
+    "Close the room",
+  ],
+  passthrough: [
+    "Let everyone in? Nobody waits: pause, opening time, rate and capacity no longer hold " +
+    "visitors back, and your site takes all the traffic.",
+    "Let everyone in",
+  ],
+};
+
 const num = (v: string) => v.trim() === "" ? null : Number(v);
 const str = (v: number | null | undefined) => v === null || v === undefined ? "" : String(v);
 
 export function RoomCard({ queue }: { queue: string }) {
   const [room, setRoom] = useState<RoomSwitch | null>(null);
-  const [form, setForm] = useState<Record<string, string> | null>(null);
+  // What the operator typed, and the switch as stored when they began (for checkedSave).
+  type Form = Record<string, string>;
+  const [draft, setDraft] = useState<{ form: Form; base: Form } | null>(null);
   const path = `/api/admin/room?queue=${encodeURIComponent(queue)}`;
   usePolling(() => void api<RoomSwitch>("GET", path).then(setRoom).catch(() => {}), POLL_MS, [
     queue,
@@ -65,21 +110,21 @@ export function RoomCard({ queue }: { queue: string }) {
   const a = useAction();
   if (!room) return null;
   // The form shows the stored switch until the operator edits it.
-  const f = form ?? {
-    mode: room.mode,
-    closedMessage: room.closedMessage,
-    retryAfterSeconds: String(room.retryAfterSeconds),
-    jHigh: str(room.safetyNet?.joinsPerMinuteHigh),
-    jLow: str(room.safetyNet?.joinsPerMinuteLow),
-    hHigh: str(room.safetyNet?.holdingHigh),
-    hLow: str(room.safetyNet?.holdingLow),
-    calm: str(room.safetyNet?.calmMinutes ?? 5),
-  };
-  const edit = (k: string) => (v: string) => setForm({ ...f, [k]: v });
-  const mode = f.mode as Mode;
+  const stored = formOf(room);
+  const f = draft?.form ?? stored;
+  const edit = (k: string) => (v: string) =>
+    setDraft({ form: { ...f, [k]: v }, base: draft?.base ?? stored });
   const st = room.safetyNetState;
-  const save = () =>
-    a.run(async () => {
+  const save = async () => {
+    const ask = f.mode !== room.mode && ASK[f.mode as Mode];
+    if (ask && !await confirmAction(`${queue}: ${ask[0]}`, ask[1])) return;
+    await a.run(async () => {
+      // Each field another tab saved meanwhile, and left alone here, keeps its stored value.
+      const f = await checkedSave(
+        editsOf(LABELS, draft?.base ?? stored, draft?.form ?? stored),
+        async () => formOf(await api<RoomSwitch>("GET", path)),
+      ) as Record<string, string>;
+      const mode = f.mode as Mode;
       const body: Record<string, unknown> = {
         queue,
         mode,
@@ -97,9 +142,11 @@ export function RoomCard({ queue }: { queue: string }) {
       }
       const out = await api<RoomSwitch>("PUT", "/api/admin/room", body);
       setRoom(out);
-      setForm(null);
+      setDraft(null);
       return `The room is now ${out.mode === "auto" ? "on the Safety Net" : out.effectiveMode}.`;
     });
+  };
+  const mode = f.mode as Mode;
   return (
     <Section title="Room switch" id="adm-room">
       <p id="adm-room-now">

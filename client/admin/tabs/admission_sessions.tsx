@@ -7,7 +7,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ActionForm, Input, Radios } from "../forms.tsx";
-import { Section, useAction } from "../ui.tsx";
+import { num, Section, useAction } from "../ui.tsx";
+import { checkedSave, editsOf } from "../stale.ts";
 
 /** QueueSessions in openapi.yaml. */
 interface QueueSessions {
@@ -26,12 +27,27 @@ const MODES = [
   ],
 ] as const;
 
+/** The card's fields as it names them. */
+const SESSION_FIELDS = {
+  mode: "How long an admitted visitor keeps a slot",
+  idle: "Idle time",
+  max: "Longest session",
+};
+
+/** Stored sessions as the form's values (the base a save compares with). */
+const formOf = (s: QueueSessions) => ({
+  mode: s.sessionMode,
+  idle: String(s.sessionIdleSeconds),
+  max: s.sessionMaxSeconds === null ? "" : String(s.sessionMaxSeconds),
+});
+
 export function SessionsCard({ queue }: { queue: string }) {
   const [now, setNow] = useState<QueueSessions | null>(null);
   const [mode, setMode] = useState<QueueSessions["sessionMode"]>("fixed");
   const [idle, setIdle] = useState("");
   const [max, setMax] = useState("");
   const a = useAction();
+  const path = `/api/admin/sessions?queue=${encodeURIComponent(queue)}`;
   const show = (s: QueueSessions) => {
     setNow(s);
     setMode(s.sessionMode);
@@ -39,8 +55,7 @@ export function SessionsCard({ queue }: { queue: string }) {
     setMax(s.sessionMaxSeconds === null ? "" : String(s.sessionMaxSeconds));
   };
   useEffect(() => {
-    api<QueueSessions>("GET", `/api/admin/sessions?queue=${encodeURIComponent(queue)}`)
-      .then(show).catch(() => {});
+    api<QueueSessions>("GET", path).then(show).catch(() => {});
   }, [queue]);
   if (!now) return null;
   return (
@@ -51,11 +66,15 @@ export function SessionsCard({ queue }: { queue: string }) {
         submit="Save sessions"
         onSubmit={() =>
           a.run(async () => {
+            const v = await checkedSave(
+              editsOf(SESSION_FIELDS, formOf(now), { mode, idle, max }),
+              async () => formOf(await api<QueueSessions>("GET", path)),
+            ) as Record<keyof typeof SESSION_FIELDS, string>;
             const out = await api<QueueSessions>("PUT", "/api/admin/sessions", {
               queue,
-              sessionMode: mode,
-              sessionIdleSeconds: Number(idle),
-              sessionMaxSeconds: max.trim() ? Number(max) : null,
+              sessionMode: v.mode,
+              sessionIdleSeconds: Number(v.idle),
+              sessionMaxSeconds: v.max.trim() ? Number(v.max) : null,
             });
             show(out);
             return out.sessionMode === "sliding"
@@ -74,7 +93,9 @@ export function SessionsCard({ queue }: { queue: string }) {
         <Input
           describe
           label="Idle time (seconds)"
-          hint={`Sliding: 60 to 3600. Renewed at most every ${now.renewalIntervalSeconds} s per visitor.`}
+          hint={`Sliding: 60 to ${
+            num(3600)
+          }. Renewed at most every ${now.renewalIntervalSeconds} s per visitor.`}
           type="number"
           inputMode="numeric"
           min="60"
@@ -86,7 +107,7 @@ export function SessionsCard({ queue }: { queue: string }) {
         <Input
           describe
           label="Longest session (seconds, optional)"
-          hint="Sliding: a hard cap after admission, 60 to 86400; empty: none."
+          hint={`Sliding: a hard cap after admission, 60 to ${num(86400)}; empty: none.`}
           type="number"
           inputMode="numeric"
           min="60"

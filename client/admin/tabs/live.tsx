@@ -11,7 +11,7 @@ import type { QueueMetrics } from "../../../lib/queue/engine.ts";
 import type { SessionMetrics } from "../../../lib/session/stats.ts";
 import { api, messageOf } from "../api.ts";
 import type { TabProps } from "../boot.ts";
-import { localTime, POLL_MS, Section, usePolling } from "../ui.tsx";
+import { localTime, num, POLL_MS, Section, usePolling } from "../ui.tsx";
 import { type Traffic, TrafficChart } from "./live_chart.tsx";
 import { QueuesCard } from "./queues.tsx";
 
@@ -33,8 +33,6 @@ export function duration(s: number): string {
   const m = Math.floor((s % 3600) / 60);
   return `${Math.floor(s / 3600)} h${m ? ` ${m} min` : ""}`;
 }
-
-const num = (n: number) => n.toLocaleString();
 
 function Stat(p: { label: string; value: string; note?: string }) {
   return (

@@ -53,9 +53,9 @@ function InvitesSection({ onChange }: { onChange: () => void }) {
       "Revoke",
       () => api("DELETE", `/api/admin/invites/${encodeURIComponent(inv.id)}`),
       "Invite revoked.",
-      () => {
+      async () => {
         if (fresh?.id === inv.id) setFresh(null);
-        load();
+        await load();
         onChange();
       },
     );
@@ -109,8 +109,8 @@ function UsersSection({ me, onChange }: { me: string | undefined; onChange: () =
       "Remove",
       () => api("DELETE", `/api/admin/users/${encodeURIComponent(u.id)}`),
       `${u.username} removed.`,
-      () => {
-        load();
+      async () => {
+        await load();
         onChange();
       },
     );

@@ -58,9 +58,13 @@ export function Wizard(p: ScreenProps) {
       if (out && !pendingPhrase()) setStep((s) => Math.max(s ?? 0, firstOpen(true, out)));
     });
   }, [p.boot.claimed, p.boot.signedIn]);
+  const painted = useRef(false);
   useEffect(() => {
-    // Focus the step's heading when the step changes (not on first paint).
-    if (moved.current) heading.current?.focus();
+    // Focus the step's heading when the step changes (not on first paint), also when it changed
+    // by itself (a claim's reload) and focus fell to the page.
+    const lost = document.activeElement === document.body;
+    if (painted.current && (moved.current || lost)) heading.current?.focus();
+    if (step !== null) painted.current = true;
   }, [step]);
 
   const go = (i: number) => {
