@@ -55,8 +55,14 @@ export async function confirmReplace(names: string[]): Promise<void> {
 }
 
 /** " (now …)": a short stored value, so the question says what would be replaced; else "". */
-function nowText(v: unknown): string {
-  const t = typeof v === "boolean" ? (v ? "on" : "off") : typeof v === "string" ? v : "";
+function nowText(v: unknown, word?: (v: unknown) => string): string {
+  const t = word
+    ? word(v)
+    : typeof v === "boolean"
+    ? (v ? "on" : "off")
+    : typeof v === "string"
+    ? v
+    : "";
   if (v === "") return " (now empty)";
   return t && t.length <= 40 && !t.includes("\n") ? ` (now \u201c${t}\u201d)` : "";
 }
@@ -69,10 +75,12 @@ export type Edited = readonly [label: string, base: unknown, mine: unknown];
  * should send: the form's value where the operator changed it, the stored value elsewhere (so
  * what another tab saved meanwhile stays). A field changed here and, to something else, elsewhere
  * is named and the form's value taken only when the operator confirms (else "Not saved" is thrown).
+ * `words` says a stored value in the form's words where its own is a code (a mode's name).
  */
 export async function checkedSave<K extends string>(
   fields: Record<K, Edited>,
   read: () => Promise<Record<K, unknown>>,
+  words: Partial<Record<K, (v: unknown) => string>> = {},
 ): Promise<Record<K, unknown>> {
   const keys = Object.keys(fields) as K[];
   const stored = await read();
@@ -82,7 +90,7 @@ export async function checkedSave<K extends string>(
     (k) => stored[k],
     (k) => fields[k][2],
   );
-  await confirmReplace(clash.map((k) => `${fields[k][0]}${nowText(stored[k])}`));
+  await confirmReplace(clash.map((k) => `${fields[k][0]}${nowText(stored[k], words[k])}`));
   const out = {} as Record<K, unknown>;
   for (const k of keys) out[k] = same(fields[k][2], fields[k][1]) ? stored[k] : fields[k][2];
   return out;

@@ -114,7 +114,8 @@ faultTest("two tabs saving the room switch", ["default"], async (s, ctx, session
   await save(a);
   await until(stored, ["normal", "Closed by A", 120]);
   await b.bringToFront();
-  await clashCancelled(b, "What visitors meet", () => save(b), " (now \u201cnormal\u201d)");
+  // The stored mode in the form's words, not its code ("normal").
+  await clashCancelled(b, "What visitors meet", () => save(b), " (now \u201cNormal\u201d)");
   assertEquals((await stored())[0], "normal");
 });
 

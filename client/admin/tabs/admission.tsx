@@ -141,6 +141,7 @@ function ModeCard({ s, set, queue }: CardProps) {
             const v = await checkedSave(
               { mode: ["Admission mode", base, mode] },
               async () => ({ mode: (await settingsNow(queue)).mode }),
+              { mode: (v) => v === "lottery" ? "lottery" : "queue (first come)" },
             );
             set(await api<QueueSettings>("POST", "/api/admin/mode", { queue, mode: v.mode }));
             followMode(mode);

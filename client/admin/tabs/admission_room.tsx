@@ -123,6 +123,8 @@ export function RoomCard({ queue }: { queue: string }) {
       const f = await checkedSave(
         editsOf(LABELS, draft?.base ?? stored, draft?.form ?? stored),
         async () => formOf(await api<RoomSwitch>("GET", path)),
+        // The stored mode in the words the form shows ("Everyone waits", not "queue_all").
+        { mode: (v) => WORDS[v as Mode]?.split(":")[0] ?? String(v) },
       ) as Record<string, string>;
       const mode = f.mode as Mode;
       const body: Record<string, unknown> = {
