@@ -131,3 +131,27 @@ Deno.test("the resume form (and so the turn e-mail's link) answers a check page,
     t.close();
   }
 });
+
+Deno.test("the per-address limit counts an IPv6 client by its /64: a fresh address per guess gains nothing", async () => {
+  const { t, code } = await withCode();
+  try {
+    for (let i = 0; i < RATE_LIMITS.resumeIp.max; i++) {
+      const r = await new Client(t.app).req("POST", "/resume", { queue: Q, code: "2222-2222" }, {
+        "x-client-ip": `2001:db8:0:7::${(i + 1).toString(16)}`,
+      });
+      assertEquals(r.status, 404);
+    }
+    const sameNet = at("2001:db8:0:7:ffff:ffff:ffff:ffff");
+    assertEquals(
+      (await new Client(t.app).req("POST", "/resume", { queue: Q, code }, sameNet)).status,
+      429,
+    );
+    const otherNet = at("2001:db8:0:8::1");
+    assertEquals(
+      (await new Client(t.app).req("POST", "/resume", { queue: Q, code }, otherNet)).status,
+      200,
+    );
+  } finally {
+    t.close();
+  }
+});
