@@ -35,6 +35,7 @@ import { errorResponse } from "./http/response.ts";
 import { frontPage, wantsPage } from "./routes/pages/front.tsx";
 import { validationHook } from "./http/validation.ts";
 import { emptyJsonBody } from "./http/empty_body.ts";
+import { notePublicUrl } from "./http/cookies.ts";
 import type { AppDeps, ChallengeGate, EventSink, Services } from "./routes/services.ts";
 import { visitorRoutes } from "./routes/visitor.ts";
 import { releaseRoutes } from "./routes/release.ts";
@@ -206,6 +207,11 @@ function honoApp(services: Services, origin: OriginGate): OpenAPIHono {
     (c, next) => c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
   );
   app.use("*", emptyJsonBody);
+  // After the body middlewares (they hand routes a new Request): cookies' Secure (http/cookies.ts).
+  app.use("*", (c, next) => {
+    notePublicUrl(c.req.raw, services.config.PUBLIC_URL);
+    return next();
+  });
   app.route("/", systemRoutes(services));
   app.route("/", visitorRoutes(services));
   app.route("/", resumeRoutes(services));

@@ -151,12 +151,30 @@ export function clearedCookie(name: string, secure: boolean): string {
   return visitorCookie(name, "", 0, secure);
 }
 
+/** Set on a request of a service published on an `https://` PUBLIC_URL (see `notePublicUrl`). */
+const PUBLISHED_HTTPS = Symbol("published over https");
+
 /**
- * True when cookies must be `Secure`: HTTPS, directly or behind a TLS-terminating proxy (its
- * forwarded scheme is believed from anyone: a spoofed header can only make the cookie stricter).
+ * Notes on `req` that the service is published on `publicUrl`: with an `https://` one, the
+ * visitor's browser is on HTTPS even when the proxy in front sends no `X-Forwarded-Proto`. The
+ * served handler calls it for every request it hands on (routes/dispatch.ts); returns `req`.
+ */
+export function notePublicUrl(req: Request, publicUrl: string | undefined): Request {
+  if (publicUrl?.startsWith("https:")) {
+    (req as Request & { [PUBLISHED_HTTPS]?: true })[PUBLISHED_HTTPS] = true;
+  }
+  return req;
+}
+
+/**
+ * The one rule of every cookie's `Secure` (visitor and admin ones alike): the request came over
+ * HTTPS, directly, behind a TLS-terminating proxy (its forwarded scheme is believed from anyone: a
+ * spoofed header can only make the cookie stricter), or to a service published on an `https://`
+ * PUBLIC_URL (`notePublicUrl`).
  */
 export function isSecureRequest(req: Request): boolean {
-  return req.url.startsWith("https:") || req.headers.get("x-forwarded-proto") === "https";
+  return req.url.startsWith("https:") || req.headers.get("x-forwarded-proto") === "https" ||
+    (req as Request & { [PUBLISHED_HTTPS]?: true })[PUBLISHED_HTTPS] === true;
 }
 
 /** The `Set-Cookie` values of a visitor answer: `tg_ticket` when given, `tg_access` once entered. */

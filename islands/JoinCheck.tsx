@@ -4,6 +4,9 @@
  * proof-of-work challenge in a Web Worker, with a progress bar and one announced progress line,
  * and/or shows the Turnstile widget; then joins with the answers and reloads /wait, which finds
  * the new ticket and shows the place in line. Without JavaScript the page says the check needs it.
+ *
+ * The same check moves a place (`resume`): while a queue is over its budget of wrong resume codes,
+ * the resume form must carry a solved challenge; the island sends the form again with it.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { PowChallenge } from "../lib/challenge/pow.ts";
@@ -25,6 +28,8 @@ export interface JoinCheckProps {
   workerUrl?: string;
   /** Where to go once joined (this /wait page, which then resumes by the new ticket). */
   next: string;
+  /** Set when the check is for a resume form (`action`, its code) rather than a join. */
+  resume?: { action: string; code: string };
   /** The page's language and its messages. */
   lang: Lang;
   m: Catalogue;
@@ -74,6 +79,29 @@ function joinWithProofs(
       ...(p.enqueueToken ? { enqueueToken: p.enqueueToken } : {}),
     }),
   });
+}
+
+/**
+ * Sends the resume form again, with the solution as the JSON text of `proof`: the server moves
+ * the place and goes on to /wait, or answers the form's page (a wrong code) or this check again.
+ */
+function submitResume(
+  p: JoinCheckProps & { resume: { action: string; code: string } },
+  proof: { challenge: string; nonce: string } | undefined,
+): void {
+  const f = document.createElement("form");
+  f.method = "post";
+  f.action = p.resume.action;
+  const fields = { queue: p.queue, code: p.resume.code, proof: JSON.stringify(proof ?? null) };
+  for (const [name, value] of Object.entries(fields)) {
+    const i = document.createElement("input");
+    i.type = "hidden";
+    i.name = name;
+    i.value = value;
+    f.appendChild(i);
+  }
+  document.body.appendChild(f);
+  f.submit();
 }
 
 /**
@@ -129,6 +157,10 @@ export function JoinCheck(p: JoinCheckProps) {
       const turnstileResponse = await tsToken;
       if (!live) return;
       setShare(1);
+      if (p.resume) {
+        setSaid(m["check.doneResume"]);
+        return submitResume({ ...p, resume: p.resume }, proof);
+      }
       setSaid(m["check.done"]);
       const res = await joinWithProofs(p, proof, turnstileResponse);
       if (res.ok) {

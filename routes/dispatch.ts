@@ -15,6 +15,7 @@ import type { Services } from "./services.ts";
 import { fastStatus } from "./status_fast.ts";
 import { errorBody } from "../lib/errors.ts";
 import { jsonResponse } from "../http/response.ts";
+import { notePublicUrl } from "../http/cookies.ts";
 import { redactServerSpan } from "../lib/metrics/tracing.ts";
 
 /** Marks the origin's answers (a symbol property: a WeakSet entry per response made garbage). */
@@ -44,6 +45,7 @@ export function servedFetch(
   origin: OriginGate,
 ): (req: Request, info?: Deno.ServeHandlerInfo) => Response | Promise<Response> {
   const basePath = services.config.BASE_PATH;
+  const publicUrl = services.config.PUBLIC_URL;
   const plainOurs = plainPathsOurs(services);
   /**
    * What `Deno.serve` runs: `/status` and `/join` on fast paths, the origin's paths through the
@@ -59,6 +61,7 @@ export function servedFetch(
       ours = inner !== req || plainOurs();
       req = inner;
     }
+    notePublicUrl(req, publicUrl); // cookies' Secure (http/cookies.ts): this request as handed on
     const started = performance.now();
     const id = assignRequestId(req);
     // Most status polls are answered from memory, without a promise; a query the fast path does
@@ -137,6 +140,7 @@ export function servedFetch(
   // slow bodies (for our own paths) get 408 after BODY_TIMEOUT_MS (body_deadline.ts).
   return (req, info) => {
     redactServerSpan(req); // no credential from a query string in the telemetry backend
+    notePublicUrl(req, publicUrl); // the proxies' checks refresh cookies too
     return untraceable(req) ??
       check?.(req, info) ??
       (mayHaveBody(req) ? deadline(req, info, fetch) : fetch(req, info));

@@ -16,6 +16,8 @@
  */
 import type { Services } from "./services.ts";
 import { safeReturnPath } from "../lib/destination.ts";
+import { trustedHeader } from "../lib/client_ip.ts";
+import type { Config } from "../lib/config.ts";
 import { errorBody } from "../lib/errors.ts";
 import { assignRequestId } from "../lib/log.ts";
 import { readVisitorRequest, splitQuery } from "../lib/origin/request.ts";
@@ -64,10 +66,18 @@ const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
  * `path` on the visitor's own scheme and host (X-Forwarded-Proto/-Host, which Caddy and Traefik
  * set on the check from the request they received): Traefik resolves a relative Location
  * against the check's address, which would send the browser to Tollgate's internal address.
+ * Both are believed under the trusted-proxy rule of the client's address (with
+ * `TRUSTED_PROXIES`, from those peers only): another peer gets the relative path, never a
+ * redirect to a host it named.
  */
-function onVisitorHost(req: Request, path: string): string {
-  const proto = req.headers.get("x-forwarded-proto")?.toLowerCase();
-  const host = req.headers.get("x-forwarded-host");
+function onVisitorHost(
+  req: Request,
+  info: Deno.ServeHandlerInfo | undefined,
+  config: Pick<Config, "TRUSTED_PROXIES">,
+  path: string,
+): string {
+  const proto = trustedHeader(req.headers, info, "x-forwarded-proto", config)?.toLowerCase();
+  const host = trustedHeader(req.headers, info, "x-forwarded-host", config);
   if ((proto === "http" || proto === "https") && host && HOST.test(host)) {
     return `${proto}://${host}${path}`;
   }
@@ -188,7 +198,7 @@ export function proxyChecks(s: Services) {
     const method = (req.headers.get("x-forwarded-method") ?? "GET").toUpperCase();
     if (method !== "GET" && method !== "HEAD") return denied(wait);
     const res = bare(302);
-    res.headers.set("Location", onVisitorHost(req, wait));
+    res.headers.set("Location", onVisitorHost(req, info, s.config, wait));
     return res;
   };
   return { answer };

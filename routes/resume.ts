@@ -22,6 +22,7 @@ import {
   errors,
   jsonBody,
   jsonOk,
+  PowSolution,
   QueueName,
   VisitorBody,
   VisitorView,
@@ -33,6 +34,10 @@ const ResumeBody = z.object({
   code: z.string().max(32).openapi({
     description: "8 characters from 2-9 and A-Z without I and O; case, spaces and dashes ignored",
     example: "K7PX-M2QD",
+  }),
+  proof: PowSolution.optional().openapi({
+    description: "the solved proof-of-work challenge, while the queue is over its budget of " +
+      "wrong codes (the 403 `challenge_required` answer carries it in `details.challenge`)",
   }),
 }).openapi("ResumeBody");
 
@@ -62,12 +67,21 @@ const resumeRoute = createRoute({
   description: "The code's place (waiting, or admitted and not entered yet) moves here: the " +
     "answer sets `tg_ticket` (and `tg_access` when it enters at once). The browser that held it " +
     "is answered 409 `place_moved` from its next due check-in on. A code works once and ends " +
-    "with its place. Wrong codes are limited per address (10 per 10 min) and per queue (120 a " +
-    "minute), then 429 `rate_limited` with `Retry-After`.",
+    "with its place. Wrong codes are limited per address (IPv6 by /64; 10 per 10 min), then 429 " +
+    "`rate_limited` with `Retry-After`. Past 120 wrong codes a minute in the queue (from all " +
+    "addresses), every try needs a solved proof-of-work challenge (`proof`, about a million " +
+    "SHA-256 tries): 403 `challenge_required` without one, `challenge_failed` for a wrong or used " +
+    "one, each with a fresh challenge in `details.challenge` (the same challenge as joins').",
   request: { body: jsonBody(ResumeBody) },
   responses: {
     200: jsonOk(VisitorView, "the place, now held here; sets tg_ticket"),
     400: errors[400],
+    403: {
+      description: "the queue is over its budget of wrong codes: `challenge_required` (send " +
+        "`proof`) or `challenge_failed` (`details.reason`); a fresh challenge in " +
+        "`details.challenge`",
+      content: errors[403].content,
+    },
     404: refused,
     429: errors[429],
   },
@@ -188,9 +202,9 @@ export function resumeRoutes(s: Services) {
   const app = new OpenAPIHono({ defaultHook: validationHook });
 
   app.openapi(resumeRoute, async (c) => {
-    const { queue, code } = c.req.valid("json");
+    const { queue, code, proof } = c.req.valid("json");
     const current = await ticketOf(c, s.signer, queue);
-    const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
+    const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current, proof);
     answerVisitor(c, s, queue, out);
     return c.json(out.view, 200);
   });

@@ -26,8 +26,9 @@ export const RATE_LIMITS = {
   /** Wrong resume codes per address (IPv6 by /64); see lib/resume/resume.ts. */
   resumeIp: { max: 10, windowMs: 10 * 60_000 },
   /**
-   * Wrong resume codes per queue from all addresses: a botnet's guesses are bounded too (at 2^40
-   * codes, 120 a minute hit one of 10,000 live codes about once in 20 months).
+   * Wrong resume codes per queue from all addresses: past it, each try needs a solved challenge
+   * (lib/resume/proof.ts), never a 429 for everyone. At 2^40 codes, 120 free guesses a minute hit
+   * one of 10,000 live codes about once in 20 months; each further guess costs its own proof of work.
    */
   resumeQueue: { max: 120, windowMs: 60_000 },
   /**

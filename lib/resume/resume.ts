@@ -4,18 +4,14 @@
  * commit deletes the code and raises the holder generation, and the new browser gets a ticket
  * with it. The old browser is refused from its next due check-in on (see holder.ts). A code is
  * single-use, dies with the place (and with any move of it), and wrong codes are counted per
- * address and per queue, so guessing stops long before 40 bits of codes could be searched.
+ * address (429 past its budget) and per queue (past its budget every try needs a solved
+ * proof-of-work challenge, proof.ts), so guessing costs work long before 40 bits are searched.
  */
 import type { Clock, Random } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { AppError, BadRequestError, RateLimitedError } from "../errors.ts";
-import {
-  attemptsOf,
-  countAttempt,
-  limitAddress,
-  RATE_LIMITS,
-  type RateLimitKind,
-} from "../admin/rate_limit.ts";
+import { attemptsOf, countAttempt, limitAddress, RATE_LIMITS } from "../admin/rate_limit.ts";
+import { requireResumeProof } from "./proof.ts";
 import { retryCommit } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
 import type { Signer, TicketClaims } from "../tokens.ts";
@@ -131,14 +127,18 @@ export function addMailCode(
   return code;
 }
 
-/** Refuses a client or queue already over its budget of wrong codes (429, nothing counted). */
-async function checkBudget(d: ResumeDeps, q: string, addr: string): Promise<void> {
-  const now = d.clock.now();
-  for (const [kind, subject] of [["resumeIp", addr], ["resumeQueue", q]] as const) {
-    if (await attemptsOf(d.kv, d.clock, kind, subject) >= RATE_LIMITS[kind].max) {
-      const w = RATE_LIMITS[kind as RateLimitKind].windowMs;
-      throw new RateLimitedError(Math.max(1, Math.ceil((w - (now % w)) / 1000)));
-    }
+/**
+ * Refuses a client already over its budget of wrong codes (429, nothing counted). A queue over
+ * its budget asks every try for a solved challenge instead (proof.ts): a 429 there would let a
+ * few hundred addresses switch resume off for everyone in the queue.
+ */
+async function checkBudget(d: ResumeDeps, q: string, addr: string, proof: unknown): Promise<void> {
+  if (await attemptsOf(d.kv, d.clock, "resumeIp", addr) >= RATE_LIMITS.resumeIp.max) {
+    const w = RATE_LIMITS.resumeIp.windowMs;
+    throw new RateLimitedError(Math.max(1, Math.ceil((w - (d.clock.now() % w)) / 1000)));
+  }
+  if (await attemptsOf(d.kv, d.clock, "resumeQueue", q) >= RATE_LIMITS.resumeQueue.max) {
+    await requireResumeProof(d, q, addr, proof);
   }
 }
 
@@ -146,7 +146,8 @@ async function checkBudget(d: ResumeDeps, q: string, addr: string): Promise<void
  * `POST /resume`: moves the place of `typed` to the caller. Returns the place's view and the
  * ticket of its new holder. A refused code changes nothing but the wrong-code counts. A place the
  * caller held in the queue before (`current`: it opened the waiting room, then typed the code)
- * is given up, so it does not linger until its check-ins lapse.
+ * is given up, so it does not linger until its check-ins lapse. `proof` is the solved challenge
+ * a queue over its budget of wrong codes asks for (proof.ts).
  */
 export async function redeemCode(
   d: ResumeDeps,
@@ -154,6 +155,7 @@ export async function redeemCode(
   typed: string,
   ip: string,
   current: TicketClaims | null = null,
+  proof?: unknown,
 ): Promise<Outcome & { ticket: string }> {
   const code = normalizeResumeCode(typed);
   if (code === null) {
@@ -163,7 +165,7 @@ export async function redeemCode(
   }
   await d.engine.settings(q); // 404 unknown_queue
   const addr = limitAddress(ip);
-  await checkBudget(d, q, addr);
+  await checkBudget(d, q, addr, proof);
   const hash = resumeCodeHash(d.config.TOKEN_SECRET, code);
   let claims: TicketClaims;
   try {

@@ -226,4 +226,9 @@ export const keys = {
   numberingPrefix: (q: string) => ["nn", q] as const,
   /** Every `mailSubOf` of queue `q` (a deleted queue's e-mail requests go with it). */
   mailSubOfPrefix: (q: string) => ["mailSubOf", q] as const,
+  /**
+   * Queue names an admin create has taken a place under the queue cap for, not made yet (name to
+   * unix ms): concurrent creates serialize on this one key (lib/admin/queue_cap.ts).
+   */
+  queueCreates: () => ["queueCreates"] as const,
 };

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Services } from "../services.ts";
 import { validationHook } from "../../http/validation.ts";
-import { BadRequestError } from "../../lib/errors.ts";
+import { releaseQueuePlace, takeQueuePlace } from "../../lib/admin/queue_cap.ts";
 import { requireNameFree, resumeQueueDeletions } from "../../lib/queue/remove.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { forgetMailRequests } from "../../lib/notify/subscribe.ts";
@@ -131,16 +131,15 @@ export function queueRoutes(s: Services) {
 
   app.openapi(createQueueRoute, async (c) => {
     const b = c.req.valid("json");
-    const names = await s.engine.queueNames();
-    if (!names.includes(b.name)) {
-      if (names.length >= MAX_QUEUES) {
-        throw new BadRequestError(`at most ${MAX_QUEUES} queues; remove one first`, {
-          fields: [{ path: "name", message: `at most ${MAX_QUEUES} queues` }],
-        });
-      }
-      await requireNameFree(s.kv, b.name, s.clock.now());
+    const isNew = !(await s.engine.queueNames()).includes(b.name);
+    // A new name takes a place under the cap first: two creates at 99 queues make one, not two.
+    if (isNew) await takeQueuePlace(s.kv, s.clock, b.name, MAX_QUEUES);
+    try {
+      if (isNew) await requireNameFree(s.kv, b.name, s.clock.now());
+      await s.engine.ensureQueues([b.name]);
+    } finally {
+      if (isNew) await releaseQueuePlace(s.kv, b.name);
     }
-    await s.engine.ensureQueues([b.name]);
     if (b.mode) await s.engine.setMode(b.name, b.mode);
     if (b.admitPerSecond !== undefined) await s.engine.setRate(b.name, b.admitPerSecond);
     if (b.capacity !== undefined) await s.engine.setCapacity(b.name, b.capacity);

@@ -13,7 +13,7 @@ import { hitRateLimit, limitAddress } from "../../lib/admin/rate_limit.ts";
 import { type AdminUser, getUser } from "../../lib/admin/users.ts";
 import { clientIpOf } from "../../http/hono.ts";
 import { AppError, ForbiddenError, UnauthorizedError } from "../../lib/errors.ts";
-import { isSecureRequest } from "../../http/cookies.ts";
+import { isSecureRequest, notePublicUrl } from "../../http/cookies.ts";
 import { errors } from "../schemas.ts";
 import { readLiveKind } from "../../lib/challenge/gate.ts";
 
@@ -56,10 +56,13 @@ function originOk(s: Services, c: Context): boolean {
   return c.req.header("origin") === expectedOrigin(s, c);
 }
 
-/** True when cookies must be `Secure`: an HTTPS request, or a service published over HTTPS. */
+/**
+ * True when cookies must be `Secure`: an HTTPS request, or a service published over HTTPS (the
+ * one rule of http/cookies.ts; PUBLIC_URL is noted here too for a request that did not come
+ * through the served handler).
+ */
 export function secureCookies(s: Services, c: Context): boolean {
-  return isSecureRequest(c.req.raw) ||
-    (s.config.PUBLIC_URL?.startsWith("https:") ?? false);
+  return isSecureRequest(notePublicUrl(c.req.raw, s.config.PUBLIC_URL));
 }
 
 /** Sets `tg_admin` (HttpOnly, Path=/, SameSite=Strict, Secure over HTTPS). */
@@ -75,7 +78,13 @@ export function setSessionCookie(s: Services, c: Context, sessionId: string): vo
 
 /** Clears `tg_admin`. */
 export function clearSessionCookie(s: Services, c: Context): void {
-  deleteCookie(c, ADMIN_COOKIE, { path: "/", secure: secureCookies(s, c), sameSite: "Strict" });
+  // The attributes it was set with, so the clearing cookie matches it (HttpOnly included).
+  deleteCookie(c, ADMIN_COOKIE, {
+    httpOnly: true,
+    path: "/",
+    sameSite: "Strict",
+    secure: secureCookies(s, c),
+  });
 }
 
 /** 403 `forbidden` for a valid session whose admin has not accepted the current ToS. */

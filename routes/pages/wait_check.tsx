@@ -26,7 +26,10 @@ export const ENQUEUE_CODES = new Set([
   "enqueue_token_unavailable",
 ]);
 
-/** Renders the check page for a refused join's `details` (a challenge and/or a site key). */
+/**
+ * Renders the check page for a refused join's `details` (a challenge and/or a site key), or with
+ * `resume` for a refused resume form's (the island sends the form again with the solution).
+ */
 export async function checkPage(
   c: Context,
   s: Services,
@@ -35,7 +38,9 @@ export async function checkPage(
   details: Record<string, unknown>,
   enqueueToken: string,
   embed: boolean,
+  resume?: { code: string },
 ): Promise<Response> {
+  const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue);
   const { lang, m } = pageLang(c, branding.messages);
   const b = localTexts(pageBranding(branding), m, lang);
@@ -47,7 +52,10 @@ export async function checkPage(
     turnstile: ts ? { siteKey: ts.siteKey, scriptUrl: s.config.TURNSTILE_SCRIPT_URL } : null,
     enqueueToken,
     workerUrl: a["pow_worker.js"],
-    next: url.pathname + url.search,
+    next: resume
+      ? `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${encodeURIComponent(resume.code)}`
+      : url.pathname + url.search,
+    ...(resume ? { resume: { action: `${base}/wait/resume`, code: resume.code } } : {}),
     lang,
     m: scriptMessages(m, SCRIPT_KEYS.check),
   };
@@ -61,10 +69,10 @@ export async function checkPage(
       scriptSrc={a["wait.js"]}
       propsJson={a["wait.js"] ? scriptJson({ check: props }) : undefined}
       embed={embed}
-      base={s.config.BASE_PATH ?? ""}
+      base={base}
       lang={lang}
       m={m}
-      url={selfUrl(c, s.config.BASE_PATH ?? "")}
+      url={resume ? props.next : selfUrl(c, base)}
     >
       <section class="card" aria-labelledby="tg-title">
         {b.logoUrl && <img class="logo" src={b.logoUrl} alt="" />}

@@ -23,6 +23,7 @@ import { expectedOrigin } from "../admin/session.ts";
 import { siteOf } from "../resume.ts";
 import type { Assets } from "./assets.ts";
 import type { NoticeFn } from "./wait_notice.tsx";
+import { CHECK_CODES, checkPage } from "./wait_check.tsx";
 import { htmlPage } from "./html.tsx";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
 
@@ -78,6 +79,19 @@ export async function resumePage(
   );
 }
 
+/** The enqueue token a check page sends with a join: none for a resume. */
+const NO_TOKEN = "";
+
+/** The form's `proof` (the JSON text the check island sends), or undefined when none. */
+function proofOf(field: unknown): unknown {
+  if (typeof field !== "string" || field === "") return undefined;
+  try {
+    return JSON.parse(field.slice(0, 1024)) ?? undefined;
+  } catch {
+    return field; // refused by the check as malformed, with a fresh challenge
+  }
+}
+
 /** `POST /wait/resume`: moves the place, then on to the waiting page. */
 export function resumePageRoutes(
   s: Services,
@@ -100,12 +114,13 @@ export function resumePageRoutes(
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
+    const proof = proofOf(form.proof);
     if (!QueueName.safeParse(queue).success) {
       return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
     }
     try {
       const current = await ticketOf(c, s.signer, queue);
-      const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
+      const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current, proof);
       answerVisitor(c, s, queue, out);
       return c.redirect(waitUrl(queue, "", false, null, base), 303);
     } catch (e) {
@@ -114,9 +129,16 @@ export function resumePageRoutes(
       if (e.code === "unknown_queue") {
         return notice(c, 404, "notice.notFound", "notice.notFoundText");
       }
+      const shown = normalizeResumeCode(code) ?? code;
+      // Too many wrong codes in the queue: a check page solves the challenge and sends it again
+      // (no enqueue token: a resume needs none).
+      if (CHECK_CODES.has(e.code)) {
+        const embed = c.req.query("embed") === "1";
+        const resume = { code: shown };
+        return checkPage(c, s, await assets(), queue, e.details, NO_TOKEN, embed, resume);
+      }
       const error = e instanceof RateLimitedError ? "resume.tooMany" : "resume.badCode";
       if (e instanceof RateLimitedError) c.header("Retry-After", String(e.retryAfterSeconds));
-      const shown = normalizeResumeCode(code) ?? code;
       return resumePage(c, s, await assets(), queue, "confirm", {
         code: shown,
         error,

@@ -125,6 +125,7 @@ export const de: Catalogue = {
   "check.progress":
     "Wir prüfen, dass Sie ein Mensch und kein Skript sind … etwa {percent} erledigt.",
   "check.done": "Prüfung abgeschlossen. Sie werden angestellt …",
+  "check.doneResume": "Prüfung abgeschlossen. Ihr Platz wird hierher verschoben …",
   "check.again": "Noch eine Prüfung …",
   "check.failed":
     "Die Prüfung hat nicht geklappt ({reason}). Laden Sie die Seite neu, um es noch einmal zu versuchen.",

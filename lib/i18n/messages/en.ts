@@ -116,6 +116,7 @@ export const en = {
   "check.checking": "Checking that you are a person, not a script…",
   "check.progress": "Checking that you are a person, not a script… about {percent} done.",
   "check.done": "Check done. Joining the line…",
+  "check.doneResume": "Check done. Moving your place here…",
   "check.again": "One more check…",
   "check.failed": "The check did not work ({reason}). Reload the page to try again.",
   "check.reload": "Reload",

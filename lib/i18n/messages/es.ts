@@ -118,6 +118,7 @@ export const es: Catalogue = {
   "check.progress":
     "Comprobando que eres una persona y no un script… alrededor del {percent} hecho.",
   "check.done": "Comprobación terminada. Entrando en la fila…",
+  "check.doneResume": "Comprobación terminada. Trayendo tu lugar aquí…",
   "check.again": "Una comprobación más…",
   "check.failed":
     "La comprobación no ha funcionado ({reason}). Vuelve a cargar la página para intentarlo de nuevo.",

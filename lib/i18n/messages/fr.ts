@@ -125,6 +125,7 @@ export const fr: Catalogue = {
   "check.progress":
     "Vérification que vous êtes une personne et non un script… environ {percent} effectués.",
   "check.done": "Vérification terminée. Entrée dans la file…",
+  "check.doneResume": "Vérification terminée. Transfert de votre place ici…",
   "check.again": "Encore une vérification…",
   "check.failed":
     "La vérification n’a pas fonctionné ({reason}). Rechargez la page pour réessayer.",

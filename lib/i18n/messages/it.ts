@@ -119,6 +119,7 @@ export const it: Catalogue = {
   "check.checking": "Verifichiamo che tu sia una persona e non uno script…",
   "check.progress": "Verifichiamo che tu sia una persona e non uno script… circa {percent} fatto.",
   "check.done": "Verifica completata. Ti mettiamo in coda…",
+  "check.doneResume": "Verifica completata. Spostiamo qui il tuo posto…",
   "check.again": "Ancora una verifica…",
   "check.failed": "La verifica non è riuscita ({reason}). Ricarica la pagina per riprovare.",
   "check.reload": "Ricarica",

@@ -117,6 +117,7 @@ export const ja: Catalogue = {
   "check.checking": "スクリプトではなく人であることを確認しています…",
   "check.progress": "スクリプトではなく人であることを確認しています… 約 {percent} 完了。",
   "check.done": "確認が完了しました。列に並んでいます…",
+  "check.doneResume": "確認が完了しました。順番をこの端末に移しています…",
   "check.again": "もう一度確認しています…",
   "check.failed":
     "確認できませんでした（{reason}）。ページを再読み込みしてもう一度お試しください。",

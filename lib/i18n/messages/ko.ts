@@ -117,6 +117,7 @@ export const ko: Catalogue = {
   "check.checking": "스크립트가 아닌 사람인지 확인하는 중…",
   "check.progress": "스크립트가 아닌 사람인지 확인하는 중… 약 {percent} 완료.",
   "check.done": "확인이 끝났습니다. 줄을 서는 중…",
+  "check.doneResume": "확인이 끝났습니다. 순서를 이 기기로 옮기는 중…",
   "check.again": "한 번 더 확인하는 중…",
   "check.failed": "확인하지 못했습니다({reason}). 페이지를 새로 고침하여 다시 시도하세요.",
   "check.reload": "새로 고침",

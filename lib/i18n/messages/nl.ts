@@ -119,6 +119,7 @@ export const nl: Catalogue = {
   "check.checking": "We controleren of je een mens bent en geen script…",
   "check.progress": "We controleren of je een mens bent en geen script… ongeveer {percent} klaar.",
   "check.done": "Controle klaar. Je wordt in de rij gezet…",
+  "check.doneResume": "Controle klaar. Je plek wordt hierheen verplaatst…",
   "check.again": "Nog één controle…",
   "check.failed":
     "De controle is niet gelukt ({reason}). Laad de pagina opnieuw om het nog eens te proberen.",

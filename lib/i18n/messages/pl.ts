@@ -122,6 +122,7 @@ export const pl: Catalogue = {
   "check.progress":
     "Sprawdzamy, czy jesteś człowiekiem, a nie skryptem… ukończono około {percent}.",
   "check.done": "Sprawdzanie zakończone. Dołączamy Cię do kolejki…",
+  "check.doneResume": "Sprawdzanie zakończone. Przenosimy tu Twoje miejsce…",
   "check.again": "Jeszcze jedno sprawdzenie…",
   "check.failed":
     "Sprawdzenie się nie powiodło ({reason}). Odśwież stronę, aby spróbować ponownie.",

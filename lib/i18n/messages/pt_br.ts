@@ -118,6 +118,7 @@ export const ptBR: Catalogue = {
   "check.progress":
     "Verificando se você é uma pessoa e não um script… cerca de {percent} concluído.",
   "check.done": "Verificação concluída. Entrando na fila…",
+  "check.doneResume": "Verificação concluída. Trazendo seu lugar para cá…",
   "check.again": "Mais uma verificação…",
   "check.failed":
     "A verificação não funcionou ({reason}). Recarregue a página para tentar de novo.",

@@ -118,6 +118,7 @@ export const tr: Catalogue = {
   "check.progress":
     "Bir betik değil, bir insan olduğunuz kontrol ediliyor… yaklaşık {percent} tamamlandı.",
   "check.done": "Kontrol tamamlandı. Sıraya giriliyor…",
+  "check.doneResume": "Kontrol tamamlandı. Yeriniz buraya taşınıyor…",
   "check.again": "Bir kontrol daha…",
   "check.failed":
     "Kontrol başarısız oldu ({reason}). Yeniden denemek için sayfayı yeniden yükleyin.",

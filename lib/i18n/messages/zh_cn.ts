@@ -104,6 +104,7 @@ export const zhCN: Catalogue = {
   "check.checking": "正在确认您是真人而不是脚本…",
   "check.progress": "正在确认您是真人而不是脚本… 已完成约 {percent}。",
   "check.done": "确认完成。正在为您排队…",
+  "check.doneResume": "确认完成。正在把您的位置移到这里…",
   "check.again": "再确认一次…",
   "check.failed": "确认未成功（{reason}）。请重新加载页面再试。",
   "check.reload": "重新加载",

@@ -104,6 +104,7 @@ export const zhTW: Catalogue = {
   "check.checking": "正在確認您是真人而不是指令碼…",
   "check.progress": "正在確認您是真人而不是指令碼… 已完成約 {percent}。",
   "check.done": "確認完成。正在為您排隊…",
+  "check.doneResume": "確認完成。正在把您的位置移到這裡…",
   "check.again": "再確認一次…",
   "check.failed": "確認未成功（{reason}）。請重新載入頁面再試一次。",
   "check.reload": "重新載入",
