@@ -28,6 +28,8 @@ export interface JoinCheckProps {
   workerUrl?: string;
   /** Where to go once joined (this /wait page, which then resumes by the new ticket). */
   next: string;
+  /** Tollgate's path prefix (`BASE_PATH`): the join and the status go under it ("" without). */
+  base: string;
   /** Set when the check is for a resume form (`action`, its code) rather than a join. */
   resume?: { action: string; code: string };
   /** The page's language and its messages. */
@@ -69,7 +71,7 @@ function joinWithProofs(
   proof: { challenge: string; nonce: string } | undefined,
   turnstileResponse: string | undefined,
 ): Promise<Response> {
-  return fetch("/join", {
+  return fetch(`${p.base}/join`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
@@ -108,8 +110,9 @@ function submitResume(
  * The ticket must come back before the page reloads: in a frame whose cookies the browser does
  * not keep, a reload would ask for the check again, and again.
  */
-async function ticketKept(queue: string, m: Catalogue): Promise<void> {
-  const back = await fetch(`/status?queue=${encodeURIComponent(queue)}`, { cache: "no-store" });
+async function ticketKept(p: JoinCheckProps, m: Catalogue): Promise<void> {
+  const url = `${p.base}/status?queue=${encodeURIComponent(p.queue)}`;
+  const back = await fetch(url, { cache: "no-store" });
   if (back.status === 401) throw new Error(m["check.errCookies"]);
 }
 
@@ -164,7 +167,7 @@ export function JoinCheck(p: JoinCheckProps) {
       setSaid(m["check.done"]);
       const res = await joinWithProofs(p, proof, turnstileResponse);
       if (res.ok) {
-        await ticketKept(p.queue, m);
+        await ticketKept(p, m);
         return location.replace(p.next);
       }
       const next = await freshChallenge(res, m);

@@ -54,8 +54,9 @@ export async function checkPage(
     workerUrl: a["pow_worker.js"],
     next: resume
       ? `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${encodeURIComponent(resume.code)}`
-      : url.pathname + url.search,
+      : `${base}${url.pathname}${url.search}`,
     ...(resume ? { resume: { action: `${base}/wait/resume`, code: resume.code } } : {}),
+    base,
     lang,
     m: scriptMessages(m, SCRIPT_KEYS.check),
   };
