@@ -101,7 +101,9 @@ async function main() {
     random: cryptoRandom,
   });
   const tickAll = () =>
-    services.engine.queueNames().then((qs) => qs.forEach((q) => services.engine.maybeTick(q)));
+    services.engine.queueNames().then((qs) =>
+      qs.forEach((q) => services.engine.maybeTick(q, true))
+    );
   // Per-second admission in long-lived processes; requests also tick, and cron is the net.
   setInterval(() => {
     void tickAll().catch(() => {});

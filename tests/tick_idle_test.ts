@@ -71,3 +71,28 @@ Deno.test("a queue with someone entered keeps ticking: its slot is freed when th
   assertEquals((await t.engine.metrics(Q)).entered, 0, "the slot was freed");
   t.close();
 });
+
+Deno.test("the per-second timer looks at an idle queue every 5 s; a join makes it tick each second again", async () => {
+  const t = await makeApp({ ADMIT_PER_SECOND: 5, CAPACITY: 3 }, { autoTick: true });
+  await seconds(t, 3); // the budget fills: idle from here
+  let tries = 0;
+  const tick = t.engine.tick.bind(t.engine);
+  t.engine.tick = (q: string) => (tries++, tick(q));
+  /** `n` seconds of main.ts's timer, each given time to finish its tick. */
+  const timer = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      t.clock.advance(1000);
+      t.engine.maybeTick(Q, true);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  };
+  await timer(10);
+  // Each look is a store read: 1,000 idle queues read each second took a quarter of a core.
+  assert(tries >= 2 && tries <= 3, `idle: a look every 5 s (${tries} in 10 s)`);
+  await t.engine.setPaused(Q, true);
+  assertEquals((await new Client(t.app).join()).status, 202);
+  tries = 0;
+  await timer(3);
+  assertEquals(tries, 3, "someone waits: the timer ticks the queue each second");
+  t.close();
+});

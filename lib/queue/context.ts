@@ -92,7 +92,8 @@ export class QueueContext {
    * `undo` for a join refused after. Every view loaded counts it until its read holds the commit.
    */
   noteArrival(q: string, read: QueueView) {
-    const note: Note = {};
+    const note: Note = {}; // a join: busy now, so the timer ticks the queue again each second
+    this.idleUntil.delete(q);
     const noted = this.#noted.set(q, this.#noted.get(q) ?? new Set()).get(q)!.add(note);
     const count = (delta: number) => {
       const v = this.#views.last(q) ?? read;
@@ -123,6 +124,8 @@ export class QueueContext {
   #gone = new Map<string, { seqs: Set<number>; fromMs: number }>();
   /** The last minute (unix s / 60) this instance ran upkeep (gone-log compaction, pruning). */
   readonly upkeepMinute = new Map<string, number>();
+  /** Queues the last tick found idle: the second until which the timer leaves each be. */
+  readonly idleUntil = new Map<string, number>();
 
   constructor(deps: QueueDeps) {
     this.kv = deps.kv;
@@ -216,9 +219,8 @@ export class QueueContext {
   }
 
   /**
-   * View `v` (the cached one, when it is of the same load) less the joins it counted in flight
-   * whose commits turned out to be in its read: a load does not wait for them (on the ticking
-   * instance, every request waited a commit a second).
+   * View `v` (the cached one, if of the same load) less the joins it counted in flight whose
+   * commits its read held: loads do not wait for them (on the ticker, requests waited a commit).
    */
   #sure(q: string, v: QueueView): QueueView {
     const cur = this.#views.fresh(q);

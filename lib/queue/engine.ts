@@ -189,13 +189,14 @@ export class Engine {
   healthSnapshot?: () => Promise<HealthSnapshot>;
 
   /**
-   * Starts a tick for `q` in the background when this instance has not tried one this second;
-   * called by every visitor request so admission runs while anyone is there to see it.
+   * Starts a tick for `q` in the background unless this instance tried one this second: on each
+   * visitor request, and from the per-second `timer` (which leaves a queue found idle for 5 s).
    */
-  maybeTick(q: string): void {
+  maybeTick(q: string, timer = false): void {
     if (!this.autoTick) return;
     const sec = Math.floor(this.ctx.now() / 1000);
     if ((this.#lastTick.get(q) ?? -1) >= sec) return;
+    if (timer && (this.ctx.idleUntil.get(q) ?? 0) > sec) return;
     const running = this.#ticking.get(q) ?? new Set<number>();
     if (running.has(sec) || running.size >= 2) {
       // This second's tick runs already, or two do: the next starts when one ends.

@@ -119,8 +119,7 @@ export async function join(
       return await place(ctx, writer, { ...j, records }, guard.lane);
     } catch (e) {
       if (e instanceof StoreBusyError) throw await unconfirmed(ctx, j, e);
-      // Another join took the key first: the next round resumes its place. A client's id that
-      // left before it was numbered is taken in first, then joins again at the back.
+      // The key taken by another join (resumed next), or a client's id that left unnumbered.
       if (attempt >= 3 || !(e instanceof KeyTakenError || await tookInLeaver(ctx, j, e))) throw e;
     }
   }

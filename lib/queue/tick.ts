@@ -77,8 +77,12 @@ export async function tick(ctx: QueueContext, q: string): Promise<TickResult> {
   const result: TickResult = { sec, ran: false, ...none };
   const { counts, arrivals, settings } = await ctx.readState(q);
   if (counts.tickAt >= sec) return result;
-  // Idle: no claim and no counts written (they were two commits a second for each idle queue).
-  if (idle(ctx, counts, arrivals, settings)) return upkeep(ctx, q, sec).then(() => result);
+  // Idle: no claim and no counts written (two commits a second each); the timer waits 5 s.
+  if (idle(ctx, counts, arrivals, settings)) {
+    ctx.idleUntil.set(q, sec + 5);
+    return upkeep(ctx, q, sec).then(() => result);
+  }
+  ctx.idleUntil.delete(q);
   if (!(await claimTick(ctx, q, sec))) return result;
   // Silent waiters passed over by this tick's rounds (see `admitInto`).
   const passed = new Set<string>();

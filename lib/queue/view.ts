@@ -103,12 +103,8 @@ export async function admittedView(
 ): Promise<VisitorView> {
   if (rec.state === "entered") {
     const iat = Math.floor(rec.enteredAt! / 1000);
-    const accessToken = await ctx.signer.sign({
-      sub: rec.id,
-      queue: q,
-      iat,
-      exp: iat + ctx.config.ACCESS_TOKEN_TTL_SECONDS,
-    });
+    const exp = iat + ctx.config.ACCESS_TOKEN_TTL_SECONDS;
+    const accessToken = await ctx.signer.sign({ sub: rec.id, queue: q, iat, exp });
     return { queue: q, visitorId: rec.id, status: "admitted", entered: true, accessToken };
   }
   return { queue: q, visitorId: rec.id, status: "admitted", entered: false, enterBy: rec.until };
