@@ -186,7 +186,9 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
       )}
-      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} m={m} />}
+      {local === "moved" && (
+        <ResumeForm queue={p.queue} base={p.base} returnPath={p.returnPath} m={m} />
+      )}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
@@ -246,7 +248,9 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
       {/* The compact embed keeps to the line and its notification; the offers are the page's. */}
-      {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} m={m} />}
+      {waiting && p.mail && !p.embed && (
+        <MailOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
+      )}
       {waiting && p.codes && view.lane === undefined && !p.embed && (
         <CodeOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
       )}
@@ -256,6 +260,7 @@ export function WaitRoom(p: WaitRoomProps) {
           queue={p.queue}
           base={p.base ?? ""}
           qrSrc={p.qrSrc}
+          returnPath={p.returnPath}
           onMoved={() => setLocal("moved")}
           // Ended (dropped, or left in another tab): said, and no new place taken behind the
           // visitor's back; "Join the line again" is theirs to press.

@@ -92,7 +92,7 @@ async function joinFromPage(
     }
     // This browser's place was moved to another device: a code from there takes it back.
     if (e instanceof AppError && e.code === "place_moved") {
-      return resumePage(c, s, await assets(), r.queue, "moved");
+      return resumePage(c, s, await assets(), r.queue, "moved", { returnPath: r.returnPath });
     }
     return withUnconfirmedTicket(await refusalPage(c, n, e), e, c.req.raw);
   }
@@ -203,7 +203,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (!(await s.engine.queueNames()).includes(r.queue)) {
         return notice(c, 404, "notice.notFound", "notice.notFoundText");
       }
-      return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
+      return resumePage(c, s, await assets(), r.queue, "confirm", {
+        code: resume.slice(0, 32),
+        returnPath: r.returnPath,
+      });
     }
     // Before queueing: a verified search engine crawler gets what the queue's rules say.
     const crawler = await s.crawlers.decide(

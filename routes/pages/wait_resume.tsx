@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { waitUrl } from "../../client/format.ts";
+import { safeReturnPath, withReturn } from "../../lib/destination.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { ResumeForm } from "../../components/ResumeForm.tsx";
@@ -39,7 +40,7 @@ export async function resumePage(
   a: Assets,
   queue: string,
   kind: ResumePageKind,
-  opts: { code?: string; error?: ResumeError; status?: number } = {},
+  opts: { code?: string; error?: ResumeError; status?: number; returnPath?: string } = {},
 ): Promise<Response> {
   const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING);
@@ -49,11 +50,10 @@ export async function resumePage(
   const embed = c.req.query("embed") === "1";
   const heading = kind === "moved" ? m["resume.moved"] : m["resume.confirmMove"];
   // The language menu reloads this page; after a refused form post that is the link's page.
-  const url = c.req.method === "GET"
-    ? selfUrl(c, base)
-    : `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${
-      encodeURIComponent(opts.code ?? "")
-    }`;
+  const url = c.req.method === "GET" ? selfUrl(c, base) : withReturn(
+    `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${encodeURIComponent(opts.code ?? "")}`,
+    opts.returnPath ?? "",
+  );
   return htmlPage(
     c,
     <Document
@@ -70,7 +70,13 @@ export async function resumePage(
         <p class="live" role="status">{heading}</p>
         {opts.error && <p class="error" role="alert">{m[opts.error]}</p>}
         {kind === "moved" && <p class="hint">{m["resume.haveCode"]}</p>}
-        <ResumeForm queue={queue} code={opts.code} base={base} m={m} />
+        <ResumeForm
+          queue={queue}
+          code={opts.code}
+          base={base}
+          returnPath={opts.returnPath}
+          m={m}
+        />
       </Notice>
     </Document>,
     opts.status ?? (kind === "moved" ? 409 : 200),
@@ -100,6 +106,8 @@ export function resumePageRoutes(
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
+    // The page the visitor asked for (the link carried it): the moved place still lands there.
+    const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     if (!QueueName.safeParse(queue).success) {
       return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
     }
@@ -107,7 +115,7 @@ export function resumePageRoutes(
       const current = await ticketOf(c, s.signer, queue);
       const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current);
       answerVisitor(c, s, queue, out);
-      return c.redirect(waitUrl(queue, "", false, null, base), 303);
+      return c.redirect(waitUrl(queue, returnPath, false, null, base), 303);
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
       // A queue deleted since the link was made: its own page, not the form again.
@@ -121,6 +129,7 @@ export function resumePageRoutes(
         code: shown,
         error,
         status: e.status,
+        returnPath,
       });
     }
   });
