@@ -15,6 +15,7 @@ import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
 import { withUnconfirmedTicket } from "../../http/response.ts";
+import { clearedCookie, cookieValue, isSecureRequest } from "../../http/cookies.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import type { Branding } from "../../lib/branding.ts";
@@ -52,14 +53,29 @@ interface WaitRequest {
 }
 
 /**
- * HEAD (link checkers, monitors): Hono runs the GET handler for it, but a HEAD must not join the
- * queue or set a ticket. The page exists; that is all it learns.
+ * HEAD (link checkers, monitors), and a browser's fetch of an image or favicon (pageLoad): Hono
+ * runs the GET handler for a HEAD, but neither may join the queue or set a ticket. The page
+ * exists; that is all it learns.
  */
 function headAnswer(c: Context): Response {
   return c.body(null, 200, {
     "Content-Type": "text/html; charset=UTF-8",
     "Cache-Control": "no-store",
   });
+}
+
+/** What a browser's `Sec-Fetch-Dest` names for a page load (`empty`: a script's `fetch()`). */
+const PAGE_DESTS = new Set(["document", "iframe", "frame", "embed", "object", "empty"]);
+
+/**
+ * False for a browser's fetch of an image, a favicon, a script or a style: the origin proxy (or a
+ * site's own proxy) sends those here too when the visitor holds no valid token (after its session
+ * ended, the origin page's `/favicon.ico` and images). Such a fetch must not join, resume or take
+ * the "visit ended" notice meant for the page; it gets the HEAD answer.
+ */
+function pageLoad(c: Context): boolean {
+  const dest = c.req.header("sec-fetch-dest");
+  return dest === undefined || PAGE_DESTS.has(dest);
 }
 
 /**
@@ -183,7 +199,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (q !== undefined && !QueueName.safeParse(q).success) {
       return notice(c, 400, "notice.badRequest", "notice.badQueueLink");
     }
-    if (c.req.method === "HEAD") return headAnswer(c);
+    if (c.req.method === "HEAD" || !pageLoad(c)) return headAnswer(c);
     const r: WaitRequest = {
       // Without ?queue=: the default queue; none at all gives the unknown-queue page.
       queue: q ?? (await s.engine.defaultQueue()) ?? "default",
@@ -220,6 +236,16 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (crawler === "pass") {
       const to = await destinationFor(s, await s.engine.ctx.branding(r.queue), r.returnPath);
       return c.redirect(to, 302);
+    }
+    // The visitor's session here just ended (the site released it, or it ended early): said,
+    // with a new place one press away, rather than taken behind the visitor's back.
+    if (cookieValue(c.req.header("cookie"), "tg_ended") === r.queue) {
+      c.header("Set-Cookie", clearedCookie("tg_ended", isSecureRequest(c.req.raw)));
+      const again = {
+        href: waitUrl(r.queue, r.returnPath, r.embed, null, base),
+        label: "wait.joinAgain",
+      } as const;
+      return notice(c, 200, "notice.visitEnded", "notice.visitEndedText", undefined, true, again);
     }
     const out = await joinFromPage(c, s, assets, n, r);
     // A refusal's page (a 503 of a busy store among them) answers without the mail read: a read

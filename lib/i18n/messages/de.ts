@@ -151,6 +151,9 @@ export const de: Catalogue = {
   "notice.codeText":
     "Er gilt nicht für diese Warteschlange, ist abgelaufen oder wurde bereits verbraucht. Sie können sich auch ohne ihn anstellen.",
   "notice.notFound": "Nicht gefunden",
+  "notice.visitEnded": "Ihr Besuch ist beendet",
+  "notice.visitEndedText":
+    "Danke für Ihren Besuch: Die Website hat ihn beendet. Um wieder hineinzukommen, stellen Sie sich erneut in die Warteschlange (hinten an).",
   "notice.notFoundText": "Hier gibt es keinen Warteraum.",
   "notice.notOpen": "Noch nicht geöffnet",
   "notice.notOpenText":

@@ -141,6 +141,9 @@ export const en = {
   "notice.codeText":
     "It is not valid for this line, has expired, or was used up. You can still join the line without it.",
   "notice.notFound": "Not found",
+  "notice.visitEnded": "Your visit has ended",
+  "notice.visitEndedText":
+    "Thank you for your visit: the site has ended it. To go in again, join the line again (at the back).",
   "notice.notFoundText": "There is no waiting room here.",
   "notice.notOpen": "Not open yet",
   "notice.notOpenText":

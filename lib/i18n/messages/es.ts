@@ -144,6 +144,9 @@ export const es: Catalogue = {
   "notice.codeText":
     "No es válido para esta fila, ha caducado o ya se usó. Puedes unirte a la fila sin él.",
   "notice.notFound": "No encontrado",
+  "notice.visitEnded": "Tu visita ha terminado",
+  "notice.visitEndedText":
+    "Gracias por tu visita: el sitio la ha finalizado. Para volver a entrar, únete de nuevo a la fila (al final).",
   "notice.notFoundText": "Aquí no hay ninguna sala de espera.",
   "notice.notOpen": "Aún no está abierta",
   "notice.notOpenText":

@@ -151,6 +151,9 @@ export const fr: Catalogue = {
   "notice.codeText":
     "Il n’est pas valable pour cette file, a expiré ou a déjà été utilisé. Vous pouvez tout de même rejoindre la file sans lui.",
   "notice.notFound": "Introuvable",
+  "notice.visitEnded": "Votre visite est terminée",
+  "notice.visitEndedText":
+    "Merci de votre visite : le site y a mis fin. Pour entrer de nouveau, rejoignez la file (en dernière position).",
   "notice.notFoundText": "Il n’y a pas de salle d’attente ici.",
   "notice.notOpen": "Pas encore ouvert",
   "notice.notOpenText":

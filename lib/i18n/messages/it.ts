@@ -144,6 +144,9 @@ export const it: Catalogue = {
   "notice.codeText":
     "Non è valido per questa fila, è scaduto o è già stato usato. Puoi metterti in fila anche senza.",
   "notice.notFound": "Non trovata",
+  "notice.visitEnded": "La tua visita è terminata",
+  "notice.visitEndedText":
+    "Grazie per la visita: il sito l’ha conclusa. Per entrare di nuovo, rimettiti in fila (in fondo).",
   "notice.notFoundText": "Qui non c’è nessuna sala d’attesa.",
   "notice.notOpen": "Non ancora aperta",
   "notice.notOpenText":

@@ -142,6 +142,9 @@ export const ja: Catalogue = {
   "notice.code": "この優先コードは使用できません",
   "notice.codeText": "この列では無効か、期限切れか、使用済みです。コードなしでも列に並べます。",
   "notice.notFound": "見つかりません",
+  "notice.visitEnded": "ご訪問は終了しました",
+  "notice.visitEndedText":
+    "ご訪問ありがとうございました。サイトがご訪問を終了しました。もう一度入るには、列に並び直してください（最後尾になります）。",
   "notice.notFoundText": "ここに待合室はありません。",
   "notice.notOpen": "まだ開始していません",
   "notice.notOpenText":

@@ -142,6 +142,9 @@ export const ko: Catalogue = {
   "notice.codeText":
     "이 줄에 유효하지 않거나, 만료되었거나, 이미 사용되었습니다. 코드 없이도 줄을 설 수 있습니다.",
   "notice.notFound": "찾을 수 없음",
+  "notice.visitEnded": "방문이 종료되었습니다",
+  "notice.visitEndedText":
+    "방문해 주셔서 감사합니다. 사이트에서 방문을 종료했습니다. 다시 들어가려면 줄에 다시 서 주세요(맨 뒤에 섭니다).",
   "notice.notFoundText": "여기에는 대기실이 없습니다.",
   "notice.notOpen": "아직 열리지 않았습니다",
   "notice.notOpenText":

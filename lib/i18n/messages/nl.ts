@@ -145,6 +145,9 @@ export const nl: Catalogue = {
   "notice.codeText":
     "Hij geldt niet voor deze rij, is verlopen of is al gebruikt. Je kunt ook zonder code in de rij gaan staan.",
   "notice.notFound": "Niet gevonden",
+  "notice.visitEnded": "Uw bezoek is beëindigd",
+  "notice.visitEndedText":
+    "Bedankt voor uw bezoek: de site heeft het beëindigd. Om weer naar binnen te gaan, sluit u opnieuw aan in de rij (achteraan).",
   "notice.notFoundText": "Hier is geen wachtruimte.",
   "notice.notOpen": "Nog niet open",
   "notice.notOpenText":

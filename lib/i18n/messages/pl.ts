@@ -148,6 +148,9 @@ export const pl: Catalogue = {
   "notice.codeText":
     "Nie dotyczy tej kolejki, wygasł lub został już wykorzystany. Możesz dołączyć do kolejki bez niego.",
   "notice.notFound": "Nie znaleziono",
+  "notice.visitEnded": "Twoja wizyta się zakończyła",
+  "notice.visitEndedText":
+    "Dziękujemy za wizytę: witryna ją zakończyła. Aby wejść ponownie, stań znowu w kolejce (na końcu).",
   "notice.notFoundText": "Tu nie ma żadnej poczekalni.",
   "notice.notOpen": "Jeszcze nie otwarte",
   "notice.notOpenText":

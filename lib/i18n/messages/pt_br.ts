@@ -144,6 +144,9 @@ export const ptBR: Catalogue = {
   "notice.codeText":
     "Ele não vale para esta fila, expirou ou já foi usado. Você ainda pode entrar na fila sem ele.",
   "notice.notFound": "Não encontrada",
+  "notice.visitEnded": "Sua visita terminou",
+  "notice.visitEndedText":
+    "Obrigado pela visita: o site a encerrou. Para entrar de novo, entre na fila novamente (no final).",
   "notice.notFoundText": "Não há nenhuma sala de espera aqui.",
   "notice.notOpen": "Ainda não abriu",
   "notice.notOpenText":

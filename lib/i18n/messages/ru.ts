@@ -145,6 +145,9 @@ export const ru: Catalogue = {
   "notice.codeText":
     "Он не подходит для этой очереди, истёк или уже использован. Вы можете встать в очередь и без него.",
   "notice.notFound": "Не найдено",
+  "notice.visitEnded": "Ваш визит завершён",
+  "notice.visitEndedText":
+    "Спасибо за визит: сайт его завершил. Чтобы войти снова, встаньте в очередь ещё раз (в её конец).",
   "notice.notFoundText": "Здесь нет зала ожидания.",
   "notice.notOpen": "Ещё не открыто",
   "notice.notOpenText":

@@ -144,6 +144,9 @@ export const tr: Catalogue = {
   "notice.codeText":
     "Bu sıra için geçerli değil, süresi doldu ya da kullanıldı. Sıraya kodsuz da girebilirsiniz.",
   "notice.notFound": "Bulunamadı",
+  "notice.visitEnded": "Ziyaretiniz sona erdi",
+  "notice.visitEndedText":
+    "Ziyaretiniz için teşekkürler: site ziyaretinizi sonlandırdı. Yeniden girmek için sıraya tekrar katılın (en sona).",
   "notice.notFoundText": "Burada bir bekleme odası yok.",
   "notice.notOpen": "Henüz açılmadı",
   "notice.notOpenText":

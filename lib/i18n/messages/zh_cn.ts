@@ -125,6 +125,9 @@ export const zhCN: Catalogue = {
   "notice.code": "此优先码无法使用",
   "notice.codeText": "它不适用于此队列、已过期或已用完。您仍可以不使用它直接排队。",
   "notice.notFound": "未找到",
+  "notice.visitEnded": "您的访问已结束",
+  "notice.visitEndedText":
+    "感谢您的访问：网站已结束本次访问。如需再次进入，请重新排队（排在队尾）。",
   "notice.notFoundText": "这里没有候场室。",
   "notice.notOpen": "尚未开放",
   "notice.notOpenText": "此候场室尚未开放。本页面每分钟会自动再次检查。",

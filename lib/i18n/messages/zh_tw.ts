@@ -125,6 +125,9 @@ export const zhTW: Catalogue = {
   "notice.code": "此優先碼無法使用",
   "notice.codeText": "它不適用於此隊列、已過期或已用完。您仍可以不使用它直接排隊。",
   "notice.notFound": "找不到",
+  "notice.visitEnded": "您的造訪已結束",
+  "notice.visitEndedText":
+    "感謝您的造訪：網站已結束本次造訪。如需再次進入，請重新排隊（排在隊尾）。",
   "notice.notFoundText": "這裡沒有候位室。",
   "notice.notOpen": "尚未開放",
   "notice.notOpenText": "此候位室尚未開放。此頁面每分鐘會自動再次檢查。",
