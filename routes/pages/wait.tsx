@@ -15,7 +15,8 @@ import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
 import { withUnconfirmedTicket } from "../../http/response.ts";
-import { clearedCookie, cookieValue, isSecureRequest } from "../../http/cookies.ts";
+import { clearedCookie, isSecureRequest } from "../../http/cookies.ts";
+import { pageLoad, visitEnded } from "./wait_visit.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import type { Branding } from "../../lib/branding.ts";
@@ -62,20 +63,6 @@ function headAnswer(c: Context): Response {
     "Content-Type": "text/html; charset=UTF-8",
     "Cache-Control": "no-store",
   });
-}
-
-/** What a browser's `Sec-Fetch-Dest` names for a page load (`empty`: a script's `fetch()`). */
-const PAGE_DESTS = new Set(["document", "iframe", "frame", "embed", "object", "empty"]);
-
-/**
- * False for a browser's fetch of an image, a favicon, a script or a style: the origin proxy (or a
- * site's own proxy) sends those here too when the visitor holds no valid token (after its session
- * ended, the origin page's `/favicon.ico` and images). Such a fetch must not join, resume or take
- * the "visit ended" notice meant for the page; it gets the HEAD answer.
- */
-function pageLoad(c: Context): boolean {
-  const dest = c.req.header("sec-fetch-dest");
-  return dest === undefined || PAGE_DESTS.has(dest);
 }
 
 /**
@@ -239,8 +226,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     }
     // The visitor's session here just ended (the site released it, or it ended early): said,
     // with a new place one press away, rather than taken behind the visitor's back.
-    if (cookieValue(c.req.header("cookie"), "tg_ended") === r.queue) {
-      c.header("Set-Cookie", clearedCookie("tg_ended", isSecureRequest(c.req.raw)));
+    if (await visitEnded(c, s, r.queue)) {
+      const secure = isSecureRequest(c.req.raw);
+      c.header("Set-Cookie", clearedCookie("tg_ended", secure));
+      c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
       const again = {
         href: waitUrl(r.queue, r.returnPath, r.embed, null, base),
         label: "wait.joinAgain",

@@ -3,7 +3,9 @@
  * let in where it asked, the site ends the session (`Tollgate-Command: release` after checkout, or
  * `POST /release` from its server), and the next page says the visit ended with "Join the line
  * again", instead of quietly putting the visitor at the back of the line as a newcomer (what a
- * walk of the journeys found). Pressing it queues the visitor, who lands where it was going. The
+ * walk of the journeys found). Behind forward auth, where the site's proxy sends the visitor to
+ * `/wait` itself, the page knows it from the released token the browser still carries. Pressing
+ * "Join the line again" queues the visitor, who lands where it was going. The
  * origin page's image (and favicon) fetches the proxy sends to the waiting room join nothing.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -103,6 +105,25 @@ Deno.test({
         await saysEnded(page, srv, "/basket");
         await page.context().close();
       });
+
+      await t.step(
+        "forward auth: the site's proxy sends the released visitor to /wait",
+        async () => {
+          // No origin proxy in this path: /verify refuses the released token and the site's own
+          // proxy (nginx, Caddy, Traefik) redirects to the waiting room, token cookie and all.
+          const page = await admittedPhone(b, srv, "/shop?item=9");
+          const token = await accessToken(page.context());
+          const bearer = { authorization: `Bearer ${token}` };
+          const res = await fetch(`${srv.base}/release`, { method: "POST", headers: bearer });
+          assertEquals(res.status, 200, await res.text());
+          const verify = await fetch(`${srv.base}/verify`, { headers: bearer });
+          assertEquals(verify.status, 401, "the released token is refused");
+          await verify.body?.cancel();
+          await page.goto(`${srv.base}/wait?return=${encodeURIComponent("/basket?x=2")}`);
+          await saysEnded(page, srv, "/basket?x=2");
+          await page.context().close();
+        },
+      );
     } finally {
       await browser?.close();
       await srv.close();
