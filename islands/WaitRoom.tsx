@@ -101,6 +101,15 @@ export function WaitRoom(p: WaitRoomProps) {
   const admitted = view.status === "admitted" && !local;
   const holding = admitted && view.entered === false;
   useTurn(p, admitted, holding, enterButton, offset, setNow);
+  // The title says where the visitor is: a place moved away or ended is no longer "in line".
+  useEffect(() => {
+    const key = local === "moved"
+      ? "page.movedTitle"
+      : local === "ended" || local === "expired"
+      ? "page.endedTitle"
+      : null;
+    if (key) document.title = t(p.m, key, { title: p.title });
+  }, [local]);
 
   const left = (view.enterBy ?? 0) - now;
   if (!holding) holdSaid.current = null;

@@ -26,6 +26,7 @@ import type { Assets } from "./assets.ts";
 import type { NoticeFn } from "./wait_notice.tsx";
 import { htmlPage } from "./html.tsx";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { t } from "../../lib/i18n/format.ts";
 
 /** Which page: a link's confirmation, or a browser whose place moved away. */
 export type ResumePageKind = "confirm" | "moved";
@@ -57,7 +58,8 @@ export async function resumePage(
   return htmlPage(
     c,
     <Document
-      title={b.title}
+      // Where the visitor is: asked to move a place here, or its place moved away.
+      title={t(m, kind === "moved" ? "page.movedTitle" : "page.moveTitle", { title: b.title })}
       styleHref={a["style.css"]}
       themeCss={css}
       embed={embed}

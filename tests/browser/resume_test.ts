@@ -77,6 +77,9 @@ Deno.test({
         assert(/^[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/.test(code), code);
         await first.screenshot({ path: screenshotPath("wait-move.png"), fullPage: true });
         await second.goto(link);
+        // Each page's title says where the visitor is: asked to move the place here ...
+        const title = en["page.title"];
+        assertEquals(await second.title(), fill(en, "page.moveTitle", { title }));
         // The link asks first: nothing moved until the button is pressed.
         assertEquals(await second.locator("input[name=code]").inputValue(), code.replace("-", ""));
         await second.getByRole("button", { name: en["resume.takePlace"] }).click();
@@ -84,6 +87,8 @@ Deno.test({
         await second.locator(".place", { hasText: /^#1$/ }).waitFor({ timeout: 20_000 });
         await first.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
         assertEquals(await first.locator(".place").count(), 0);
+        // ... and, on the first device, that the place moved away (not still "in line").
+        assertEquals(await first.title(), fill(en, "page.movedTitle", { title }));
         // The moved place still goes where the visitor asked, not to the site's front page.
         assertEquals(returnOf(second), ASKED, "the link carries the page asked for");
       });

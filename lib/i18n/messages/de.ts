@@ -9,6 +9,9 @@ export const de: Catalogue = {
   "page.message": "Danke für Ihre Geduld. Wir lassen Sie herein, sobald Platz ist.",
   "page.turnTitle": "✅ Sie sind dran — {title}",
   "page.previewTitle": "Vorschau — {title}",
+  "page.moveTitle": "Platz hierher übertragen? — {title}",
+  "page.movedTitle": "Ihr Platz ist umgezogen — {title}",
+  "page.endedTitle": "Ihr Platz ist beendet — {title}",
   "live.expired":
     "Ihr Platz ist verfallen: Er wurde für Sie freigehalten, aber nicht rechtzeitig genutzt.",
   "live.ended":

@@ -11,6 +11,9 @@ export const en = {
   "page.message": "Thanks for your patience. We'll let you in as soon as there's room.",
   "page.turnTitle": "✅ It's your turn — {title}",
   "page.previewTitle": "Preview — {title}",
+  "page.moveTitle": "Move your place here? — {title}",
+  "page.movedTitle": "Your place moved — {title}",
+  "page.endedTitle": "Your place ended — {title}",
   "live.expired": "Your turn has passed: the place was held for you, but not entered in time.",
   "live.ended":
     "Your place in line has ended: you left, it was dropped after missed check-ins, or your turn passed.",

@@ -9,6 +9,9 @@ export const es: Catalogue = {
   "page.message": "Gracias por tu paciencia. Te dejaremos entrar en cuanto haya sitio.",
   "page.turnTitle": "✅ Es tu turno — {title}",
   "page.previewTitle": "Vista previa — {title}",
+  "page.moveTitle": "¿Mover tu lugar aquí? — {title}",
+  "page.movedTitle": "Tu lugar se ha movido — {title}",
+  "page.endedTitle": "Tu lugar ha terminado — {title}",
   "live.expired": "Tu turno ha pasado: te guardamos el sitio, pero no entraste a tiempo.",
   "live.ended":
     "Tu lugar en la fila ha terminado: saliste, se eliminó por no responder a tiempo o tu turno pasó.",

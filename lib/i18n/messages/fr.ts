@@ -10,6 +10,9 @@ export const fr: Catalogue = {
     "Merci de votre patience. Nous vous laisserons entrer dès qu’il y aura de la place.",
   "page.turnTitle": "✅ C’est votre tour — {title}",
   "page.previewTitle": "Aperçu — {title}",
+  "page.moveTitle": "Transférer votre place ici ? — {title}",
+  "page.movedTitle": "Votre place a été transférée — {title}",
+  "page.endedTitle": "Votre place a pris fin — {title}",
   "live.expired":
     "Votre tour est passé : la place vous a été réservée, mais vous n’êtes pas entré à temps.",
   "live.ended":

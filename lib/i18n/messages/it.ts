@@ -9,6 +9,9 @@ export const it: Catalogue = {
   "page.message": "Grazie per la pazienza. Ti faremo entrare appena c’è posto.",
   "page.turnTitle": "✅ Tocca a te — {title}",
   "page.previewTitle": "Anteprima — {title}",
+  "page.moveTitle": "Spostare qui il tuo posto? — {title}",
+  "page.movedTitle": "Il tuo posto è stato spostato — {title}",
+  "page.endedTitle": "Il tuo posto è terminato — {title}",
   "live.expired":
     "Il tuo turno è passato: il posto ti è stato tenuto, ma non sei entrato in tempo.",
   "live.ended":

@@ -9,6 +9,9 @@ export const ja: Catalogue = {
   "page.message": "お待たせして申し訳ありません。空きができしだいご案内します。",
   "page.turnTitle": "✅ あなたの番です — {title}",
   "page.previewTitle": "プレビュー — {title}",
+  "page.moveTitle": "この端末に順番を移しますか？ — {title}",
+  "page.movedTitle": "順番は別の端末に移りました — {title}",
+  "page.endedTitle": "順番は終了しました — {title}",
   "live.expired": "順番が過ぎました。枠を確保していましたが、時間内に入場されませんでした。",
   "live.ended":
     "列の順番は終了しました。列を離れたか、応答がなかったため削除されたか、順番が過ぎました。",

@@ -9,6 +9,9 @@ export const ko: Catalogue = {
   "page.message": "기다려 주셔서 감사합니다. 자리가 나는 대로 입장시켜 드리겠습니다.",
   "page.turnTitle": "✅ 입장 차례입니다 — {title}",
   "page.previewTitle": "미리 보기 — {title}",
+  "page.moveTitle": "순서를 이 기기로 옮길까요? — {title}",
+  "page.movedTitle": "순서가 다른 기기로 옮겨졌습니다 — {title}",
+  "page.endedTitle": "순서가 종료되었습니다 — {title}",
   "live.expired": "차례가 지났습니다. 자리를 맡아 두었지만 시간 안에 입장하지 않으셨습니다.",
   "live.ended":
     "대기열의 자리가 종료되었습니다. 대기열을 떠났거나, 응답이 없어 삭제되었거나, 차례가 지났습니다.",

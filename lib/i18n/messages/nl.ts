@@ -9,6 +9,9 @@ export const nl: Catalogue = {
   "page.message": "Bedankt voor je geduld. We laten je binnen zodra er plek is.",
   "page.turnTitle": "✅ Je bent aan de beurt — {title}",
   "page.previewTitle": "Voorbeeld — {title}",
+  "page.moveTitle": "Uw plek hierheen verplaatsen? — {title}",
+  "page.movedTitle": "Uw plek is verplaatst — {title}",
+  "page.endedTitle": "Uw plek is beëindigd — {title}",
   "live.expired":
     "Je beurt is voorbij: je plek werd voor je vastgehouden, maar je bent niet op tijd binnengegaan.",
   "live.ended":

@@ -9,6 +9,9 @@ export const pl: Catalogue = {
   "page.message": "Dziękujemy za cierpliwość. Wpuścimy Cię, gdy tylko zwolni się miejsce.",
   "page.turnTitle": "✅ Twoja kolej — {title}",
   "page.previewTitle": "Podgląd — {title}",
+  "page.moveTitle": "Przenieść tu swoje miejsce? — {title}",
+  "page.movedTitle": "Twoje miejsce zostało przeniesione — {title}",
+  "page.endedTitle": "Twoje miejsce wygasło — {title}",
   "live.expired":
     "Twoja kolej minęła: miejsce było dla Ciebie zarezerwowane, ale nie wszedłeś na czas.",
   "live.ended":

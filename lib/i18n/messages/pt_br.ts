@@ -9,6 +9,9 @@ export const ptBR: Catalogue = {
   "page.message": "Obrigado pela paciência. Vamos deixar você entrar assim que houver espaço.",
   "page.turnTitle": "✅ É a sua vez — {title}",
   "page.previewTitle": "Prévia — {title}",
+  "page.moveTitle": "Mover seu lugar para cá? — {title}",
+  "page.movedTitle": "Seu lugar foi movido — {title}",
+  "page.endedTitle": "Seu lugar terminou — {title}",
   "live.expired": "Sua vez passou: o lugar ficou reservado para você, mas você não entrou a tempo.",
   "live.ended":
     "Seu lugar na fila terminou: você saiu, ele foi removido por falta de resposta ou sua vez passou.",

@@ -9,6 +9,9 @@ export const tr: Catalogue = {
   "page.message": "Sabrınız için teşekkürler. Yer açılır açılmaz sizi içeri alacağız.",
   "page.turnTitle": "✅ Sıra sizde — {title}",
   "page.previewTitle": "Önizleme — {title}",
+  "page.moveTitle": "Yeriniz buraya taşınsın mı? — {title}",
+  "page.movedTitle": "Yeriniz taşındı — {title}",
+  "page.endedTitle": "Yerinizin süresi doldu — {title}",
   "live.expired": "Sıranız geçti: yeriniz sizin için ayrıldı, ancak zamanında girmediniz.",
   "live.ended":
     "Sıradaki yeriniz sona erdi: sıradan ayrıldınız, yanıt vermediğiniz için yeriniz silindi ya da sıranız geçti.",
