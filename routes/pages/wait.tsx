@@ -234,7 +234,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
         href: waitUrl(r.queue, r.returnPath, r.embed, null, base),
         label: "wait.joinAgain",
       } as const;
-      return notice(c, 200, "notice.visitEnded", "notice.visitEndedText", undefined, true, again);
+      return notice(c, 200, "notice.visitEnded", "notice.visitEndedText", undefined, false, again);
     }
     const out = await joinFromPage(c, s, assets, n, r);
     // A refusal's page (a 503 of a busy store among them) answers without the mail read: a read
