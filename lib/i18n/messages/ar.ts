@@ -5,6 +5,7 @@ export const ar: Catalogue = {
   "doc.footer": "غرفة انتظار من Tollgate",
   "doc.how": "كيف تعمل",
   "doc.language": "اللغة",
+  "doc.languageNow": "اللغة: {name}",
   "page.title": "أنت في الطابور",
   "page.message": "شكرًا على صبرك. سندخلك فور توفر مكان.",
   "page.turnTitle": "✅ حان دورك — {title}",

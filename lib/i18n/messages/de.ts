@@ -5,6 +5,7 @@ export const de: Catalogue = {
   "doc.footer": "Warteraum von Tollgate",
   "doc.how": "So funktioniert es",
   "doc.language": "Sprache",
+  "doc.languageNow": "Sprache: {name}",
   "page.title": "Sie sind in der Warteschlange",
   "page.message": "Danke für Ihre Geduld. Wir lassen Sie herein, sobald Platz ist.",
   "page.turnTitle": "✅ Sie sind dran — {title}",

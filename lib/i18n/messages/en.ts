@@ -7,6 +7,7 @@ export const en = {
   "doc.footer": "Waiting room by Tollgate",
   "doc.how": "How it works",
   "doc.language": "Language",
+  "doc.languageNow": "Language: {name}",
   "page.title": "You're in line",
   "page.message": "Thanks for your patience. We'll let you in as soon as there's room.",
   "page.turnTitle": "✅ It's your turn — {title}",

@@ -5,6 +5,7 @@ export const es: Catalogue = {
   "doc.footer": "Sala de espera de Tollgate",
   "doc.how": "Cómo funciona",
   "doc.language": "Idioma",
+  "doc.languageNow": "Idioma: {name}",
   "page.title": "Estás en la fila",
   "page.message": "Gracias por tu paciencia. Te dejaremos entrar en cuanto haya sitio.",
   "page.turnTitle": "✅ Es tu turno — {title}",

@@ -5,6 +5,7 @@ export const fr: Catalogue = {
   "doc.footer": "Salle d’attente par Tollgate",
   "doc.how": "Comment ça marche",
   "doc.language": "Langue",
+  "doc.languageNow": "Langue : {name}",
   "page.title": "Vous êtes dans la file",
   "page.message":
     "Merci de votre patience. Nous vous laisserons entrer dès qu’il y aura de la place.",

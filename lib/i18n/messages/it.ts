@@ -5,6 +5,7 @@ export const it: Catalogue = {
   "doc.footer": "Sala d’attesa di Tollgate",
   "doc.how": "Come funziona",
   "doc.language": "Lingua",
+  "doc.languageNow": "Lingua: {name}",
   "page.title": "Sei in coda",
   "page.message": "Grazie per la pazienza. Ti faremo entrare appena c’è posto.",
   "page.turnTitle": "✅ Tocca a te — {title}",

@@ -5,6 +5,7 @@ export const ja: Catalogue = {
   "doc.footer": "Tollgate による待合室",
   "doc.how": "しくみ",
   "doc.language": "言語",
+  "doc.languageNow": "言語：{name}",
   "page.title": "順番待ちの列に並んでいます",
   "page.message": "お待たせして申し訳ありません。空きができしだいご案内します。",
   "page.turnTitle": "✅ あなたの番です — {title}",

@@ -5,6 +5,7 @@ export const ko: Catalogue = {
   "doc.footer": "Tollgate 대기실",
   "doc.how": "이용 방법",
   "doc.language": "언어",
+  "doc.languageNow": "언어: {name}",
   "page.title": "대기열에 들어왔습니다",
   "page.message": "기다려 주셔서 감사합니다. 자리가 나는 대로 입장시켜 드리겠습니다.",
   "page.turnTitle": "✅ 입장 차례입니다 — {title}",

@@ -5,6 +5,7 @@ export const nl: Catalogue = {
   "doc.footer": "Wachtruimte door Tollgate",
   "doc.how": "Hoe het werkt",
   "doc.language": "Taal",
+  "doc.languageNow": "Taal: {name}",
   "page.title": "Je staat in de rij",
   "page.message": "Bedankt voor je geduld. We laten je binnen zodra er plek is.",
   "page.turnTitle": "✅ Je bent aan de beurt — {title}",

@@ -5,6 +5,7 @@ export const pl: Catalogue = {
   "doc.footer": "Poczekalnia Tollgate",
   "doc.how": "Jak to działa",
   "doc.language": "Język",
+  "doc.languageNow": "Język: {name}",
   "page.title": "Jesteś w kolejce",
   "page.message": "Dziękujemy za cierpliwość. Wpuścimy Cię, gdy tylko zwolni się miejsce.",
   "page.turnTitle": "✅ Twoja kolej — {title}",

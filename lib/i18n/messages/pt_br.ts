@@ -5,6 +5,7 @@ export const ptBR: Catalogue = {
   "doc.footer": "Sala de espera da Tollgate",
   "doc.how": "Como funciona",
   "doc.language": "Idioma",
+  "doc.languageNow": "Idioma: {name}",
   "page.title": "Você está na fila",
   "page.message": "Obrigado pela paciência. Vamos deixar você entrar assim que houver espaço.",
   "page.turnTitle": "✅ É a sua vez — {title}",

@@ -5,6 +5,7 @@ export const ru: Catalogue = {
   "doc.footer": "Зал ожидания от Tollgate",
   "doc.how": "Как это работает",
   "doc.language": "Язык",
+  "doc.languageNow": "Язык: {name}",
   "page.title": "Вы в очереди",
   "page.message": "Спасибо за терпение. Мы впустим вас, как только освободится место.",
   "page.turnTitle": "✅ Ваша очередь — {title}",

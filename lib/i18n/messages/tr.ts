@@ -5,6 +5,7 @@ export const tr: Catalogue = {
   "doc.footer": "Bekleme odası: Tollgate",
   "doc.how": "Nasıl çalışır",
   "doc.language": "Dil",
+  "doc.languageNow": "Dil: {name}",
   "page.title": "Sıradasınız",
   "page.message": "Sabrınız için teşekkürler. Yer açılır açılmaz sizi içeri alacağız.",
   "page.turnTitle": "✅ Sıra sizde — {title}",

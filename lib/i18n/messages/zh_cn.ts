@@ -5,6 +5,7 @@ export const zhCN: Catalogue = {
   "doc.footer": "候场室由 Tollgate 提供",
   "doc.how": "运作方式",
   "doc.language": "语言",
+  "doc.languageNow": "语言：{name}",
   "page.title": "您已在排队中",
   "page.message": "感谢您的耐心等待。一有空位，我们就会让您进入。",
   "page.turnTitle": "✅ 轮到您了 — {title}",

@@ -5,6 +5,7 @@ export const zhTW: Catalogue = {
   "doc.footer": "候位室由 Tollgate 提供",
   "doc.how": "運作方式",
   "doc.language": "語言",
+  "doc.languageNow": "語言：{name}",
   "page.title": "您已在排隊中",
   "page.message": "感謝您耐心等候。一有空位，我們就會讓您進入。",
   "page.turnTitle": "✅ 輪到您了 — {title}",
