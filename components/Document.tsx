@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { CATALOGUES } from "../lib/i18n/catalogues.ts";
-import { dirOf, type Lang } from "../lib/i18n/langs.ts";
+import { dirOf, type Lang, LANG_NAMES } from "../lib/i18n/langs.ts";
+import { t } from "../lib/i18n/format.ts";
 import type { Catalogue } from "../lib/i18n/messages/en.ts";
 import { LangMenu } from "./LangMenu.tsx";
 
@@ -76,7 +77,14 @@ export function Document(p: DocumentProps) {
         data-retry-in={p.refresh?.byScript ? String(p.refresh.seconds) : undefined}
         data-retry-url={p.refresh?.byScript ? p.refresh.url : undefined}
       >
-        {p.url && !p.embed && <LangMenu lang={lang} label={m["doc.language"]} url={p.url} />}
+        {p.url && !p.embed && (
+          <LangMenu
+            lang={lang}
+            label={m["doc.language"]}
+            summary={t(m, "doc.languageNow", { name: LANG_NAMES[lang] })}
+            url={p.url}
+          />
+        )}
         <main id="main">{p.children}</main>
         {!p.embed && (
           <footer>

@@ -9,13 +9,15 @@ function withLang(url: string, lang: Lang): string {
 
 /**
  * The language menu: a disclosure of plain links (no script, works by keyboard), each language
- * named in itself and marked with its own `lang`, so screen readers pronounce it right.
+ * named in itself and marked with its own `lang`, so screen readers pronounce it right. The
+ * summary ("Language: English") is the catalogue's, punctuation and all ("Langue : Français",
+ * "言語：日本語").
  */
-export function LangMenu(p: { lang: Lang; label: string; url: string }) {
+export function LangMenu(p: { lang: Lang; label: string; summary: string; url: string }) {
   return (
     <nav class="langs" aria-label={p.label}>
       <details>
-        <summary>{p.label}: {LANG_NAMES[p.lang]}</summary>
+        <summary>{p.summary}</summary>
         <ul>
           {LANGS.map((l) => (
             <li key={l}>

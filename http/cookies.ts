@@ -146,6 +146,18 @@ export function visitorCookie(name: string, value: string, maxAge: number, secur
   }; SameSite=Lax`;
 }
 
+/** How long `tg_ended` says a visit ended (s): a visitor back later simply joins the line. */
+export const ENDED_MAX_AGE = 3600;
+
+/**
+ * `tg_ended=<queue>`: the visitor's session in `queue` ended (the site released it, or it ended
+ * early), so the waiting room says so and offers a new place instead of silently taking one.
+ * No credential: only the queue's name.
+ */
+export function endedCookie(queue: string, secure: boolean): string {
+  return visitorCookie("tg_ended", queue, ENDED_MAX_AGE, secure);
+}
+
 /** A `Set-Cookie` value that removes a visitor cookie. */
 export function clearedCookie(name: string, secure: boolean): string {
   return visitorCookie(name, "", 0, secure);

@@ -30,8 +30,8 @@ export interface JoinCheckProps {
   next: string;
   /** Tollgate's path prefix (`BASE_PATH`): the join and the status go under it ("" without). */
   base: string;
-  /** Set when the check is for a resume form (`action`, its code) rather than a join. */
-  resume?: { action: string; code: string };
+  /** Set when the check is for a resume form (`action`, its code, the page asked for). */
+  resume?: { action: string; code: string; ret?: string };
   /** The page's language and its messages. */
   lang: Lang;
   m: Catalogue;
@@ -88,13 +88,15 @@ function joinWithProofs(
  * the place and goes on to /wait, or answers the form's page (a wrong code) or this check again.
  */
 function submitResume(
-  p: JoinCheckProps & { resume: { action: string; code: string } },
+  p: JoinCheckProps & { resume: { action: string; code: string; ret?: string } },
   proof: { challenge: string; nonce: string } | undefined,
 ): void {
   const f = document.createElement("form");
   f.method = "post";
   f.action = p.resume.action;
-  const fields = { queue: p.queue, code: p.resume.code, proof: JSON.stringify(proof ?? null) };
+  const fields: Record<string, string> = { queue: p.queue, code: p.resume.code };
+  fields.proof = JSON.stringify(proof ?? null);
+  if (p.resume.ret) fields.return = p.resume.ret; // the page asked for, kept across the check
   for (const [name, value] of Object.entries(fields)) {
     const i = document.createElement("input");
     i.type = "hidden";

@@ -11,6 +11,7 @@ import { rich } from "./rich.tsx";
 import { t } from "../lib/i18n/format.ts";
 import { QrCode } from "./qr.tsx";
 import { useScript } from "./wait_room_parts.tsx";
+import { withReturn } from "../lib/destination.ts";
 
 /** POSTs (or DELETEs) JSON; the response, or null when the network failed. */
 function send(url: string, method: string, body: unknown): Promise<Response | null> {
@@ -27,6 +28,8 @@ export function MoveOffer(
     queue: string;
     base: string;
     qrSrc?: string;
+    /** The page the visitor asked for: the link and the code form carry it to the other device. */
+    returnPath: string;
     onMoved: () => void;
     onEnded: () => void;
     m: Catalogue;
@@ -41,7 +44,10 @@ export function MoveOffer(
   async function show() {
     setError("");
     const res = await send(`${p.base}/resume/code`, "POST", { queue: p.queue });
-    if (res?.ok) return setGot(await res.json());
+    if (res?.ok) {
+      const made: { code: string; link: string } = await res.json();
+      return setGot({ ...made, link: withReturn(made.link, p.returnPath) });
+    }
     const code = await res?.json().then((b) => b?.error?.code).catch(() => "");
     if (code === "place_moved") return p.onMoved();
     setError(res?.status === 429 ? m["resume.tooMany"] : m["resume.badCode"]);
@@ -83,7 +89,12 @@ export function MoveOffer(
       {!got && (
         <p class="hint">
           {m["resume.haveCode"]}{" "}
-          <a href={`${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`}>
+          <a
+            href={withReturn(
+              `${p.base}/wait?queue=${encodeURIComponent(p.queue)}&resume=`,
+              p.returnPath,
+            )}
+          >
             {m["resume.enterCode"]}
           </a>
         </p>
@@ -112,7 +123,7 @@ export function MoveOffer(
 }
 
 /** "E-mail me when it's my turn": keeps the address until the e-mail goes or the place ends. */
-export function MailOffer(p: { queue: string; base: string; m: Catalogue }) {
+export function MailOffer(p: { queue: string; base: string; returnPath: string; m: Catalogue }) {
   const { m } = p;
   const [state, setState] = useState<"idle" | "saved" | "bad" | "error">("idle");
   const [email, setEmail] = useState("");
@@ -122,7 +133,9 @@ export function MailOffer(p: { queue: string; base: string; m: Catalogue }) {
 
   async function save(e: Event) {
     e.preventDefault();
-    const res = await send(`${p.base}/turn-email`, "POST", { queue: p.queue, email });
+    // The page the visitor asked for goes along: the e-mail's link lands there at the turn.
+    const back = p.returnPath ? { return: p.returnPath } : {};
+    const res = await send(`${p.base}/turn-email`, "POST", { queue: p.queue, email, ...back });
     setState(res?.ok ? "saved" : res?.status === 400 ? "bad" : "error");
   }
 

@@ -101,6 +101,15 @@ export function WaitRoom(p: WaitRoomProps) {
   const admitted = view.status === "admitted" && !local;
   const holding = admitted && view.entered === false;
   useTurn(p, admitted, holding, enterButton, offset, setNow);
+  // The title says where the visitor is: a place moved away or ended is no longer "in line".
+  useEffect(() => {
+    const key = local === "moved"
+      ? "page.movedTitle"
+      : local === "ended" || local === "expired"
+      ? "page.endedTitle"
+      : null;
+    if (key) document.title = t(p.m, key, { title: p.title });
+  }, [local]);
 
   const left = (view.enterBy ?? 0) - now;
   if (!holding) holdSaid.current = null;
@@ -186,7 +195,9 @@ export function WaitRoom(p: WaitRoomProps) {
           <a class="button" href={again}>{m["wait.joinAgain"]}</a>
         </p>
       )}
-      {local === "moved" && <ResumeForm queue={p.queue} base={p.base} m={m} />}
+      {local === "moved" && (
+        <ResumeForm queue={p.queue} base={p.base} returnPath={p.returnPath} m={m} />
+      )}
       {local === "cookies" && (
         <p>
           <a class="button" href={back} target="_blank" rel="noopener">
@@ -246,7 +257,9 @@ export function WaitRoom(p: WaitRoomProps) {
       )}
       {waiting && <NotifyOffer canNotify={canNotify} onAsk={askNotify} m={m} />}
       {/* The compact embed keeps to the line and its notification; the offers are the page's. */}
-      {waiting && p.mail && !p.embed && <MailOffer queue={p.queue} base={p.base ?? ""} m={m} />}
+      {waiting && p.mail && !p.embed && (
+        <MailOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
+      )}
       {waiting && p.codes && view.lane === undefined && !p.embed && (
         <CodeOffer queue={p.queue} base={p.base ?? ""} returnPath={p.returnPath} m={m} />
       )}
@@ -256,6 +269,7 @@ export function WaitRoom(p: WaitRoomProps) {
           queue={p.queue}
           base={p.base ?? ""}
           qrSrc={p.qrSrc}
+          returnPath={p.returnPath}
           onMoved={() => setLocal("moved")}
           // Ended (dropped, or left in another tab): said, and no new place taken behind the
           // visitor's back; "Join the line again" is theirs to press.

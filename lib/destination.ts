@@ -83,3 +83,11 @@ export async function destinationFor(
   return safeReturnPath(returnParam) ?? safeRedirectUrl(branding.redirectUrl) ??
     ((await originProxyOn(s)) ? "/" : `${s.config.BASE_PATH ?? ""}/demo`);
 }
+
+/**
+ * A resume link (`/wait?queue=…&resume=…`) that also names the page the visitor asked for, so the
+ * place moved to another browser still lands there at its turn (empty `returnPath`: unchanged).
+ */
+export function withReturn(link: string, returnPath: string): string {
+  return returnPath ? `${link}&return=${encodeURIComponent(returnPath)}` : link;
+}

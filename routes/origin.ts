@@ -17,7 +17,7 @@ import { claimedCrawler } from "../lib/crawlers/known.ts";
 import { CATALOGUES } from "../lib/i18n/catalogues.ts";
 import { dirOf } from "../lib/i18n/langs.ts";
 import { LANG_COOKIE, pickLang } from "../lib/i18n/negotiate.ts";
-import { cookieValue } from "../http/cookies.ts";
+import { clearedCookie, cookieValue, endedCookie, isSecureRequest } from "../http/cookies.ts";
 import { outboundGuard } from "../lib/outbound/guard.ts";
 import type { EffectiveOrigin } from "../lib/origin/settings.ts";
 import { pathOf, readVisitorRequest } from "../lib/origin/request.ts";
@@ -122,7 +122,17 @@ export function originGate(s: Services, opts: OriginGateOptions = {}): OriginGat
       // rule for crawlers (the site without a place, or 503 with Retry-After).
       const crawler = await crawlerRule(s, req, info);
       if (crawler === "503") return crawlerBusy(req);
-      if (crawler !== "pass") return notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
+      if (crawler !== "pass") {
+        const away = notAdmitted(req, vr.pathAndQuery, s.config.BASE_PATH, queue);
+        // A token whose session ended early (released, idle, at its cap) is cleared, and the
+        // waiting room told, so it says the visit ended instead of queueing the visitor silently.
+        if (!vr.claims || verdict?.ok !== false) return away;
+        const secure = isSecureRequest(req);
+        return withCookie(
+          withCookie(away, clearedCookie("tg_access", secure)),
+          endedCookie(vr.claims.queue, secure),
+        );
+      }
     }
     if (decision.kind === "passthrough") admit = await passthroughCookie(s, req, decision.queue);
     try {

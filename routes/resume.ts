@@ -28,6 +28,7 @@ import {
   VisitorView,
 } from "./schemas.ts";
 import { asciiEmail } from "../lib/notify/address.ts";
+import { safeReturnPath } from "../lib/destination.ts";
 
 const ResumeBody = z.object({
   queue: QueueName,
@@ -52,6 +53,12 @@ const ResumeCode = z.object({
 const TurnEmailBody = z.object({
   queue: QueueName,
   email: EmailAddress("email"),
+  return: z.string().max(2048).refine((p) => safeReturnPath(p) !== null, {
+    message: "must be a path on this site (starting with a single /)",
+  }).optional().openapi({
+    description: "the page the visitor asked for: the e-mail's link lands there at the turn",
+    example: "/shop?item=7",
+  }),
 }).openapi("TurnEmailBody");
 
 const refused = {
@@ -217,11 +224,12 @@ export function resumeRoutes(s: Services) {
   });
 
   app.openapi(mailRoute, async (c) => {
-    const { queue, email } = c.req.valid("json");
+    const { queue, email, return: asked } = c.req.valid("json");
     // The e-mail speaks the waiting page's language: the visitor's cookie, else its browser's.
     const { lang } = pickLang({ ...langHints(c), query: null });
     const to = asciiEmail(email)!; // validated: an IDN domain goes out as punycode
-    await subscribe(s, queue, await ticketOf(c, s.signer, queue), to, lang);
+    const back = safeReturnPath(asked) ?? "";
+    await subscribe(s, queue, await ticketOf(c, s.signer, queue), to, lang, back);
     return c.json({ queue, email: "saved" as const }, 200);
   });
 

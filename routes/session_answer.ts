@@ -4,7 +4,7 @@
  * session's token was re-issued (lib/session/keeper.ts), and, on the origin's answer, the site's
  * `Tollgate-Command: release`, which ends the session and never reaches the visitor.
  */
-import { clearedCookie, isSecureRequest, refreshCookie } from "../http/cookies.ts";
+import { clearedCookie, endedCookie, isSecureRequest, refreshCookie } from "../http/cookies.ts";
 export { refreshCookie };
 import { log } from "../lib/log.ts";
 import type { SessionKeeper, SessionVerdict } from "../lib/session/keeper.ts";
@@ -83,6 +83,8 @@ export async function afterOrigin(
     try {
       await releaseSession(sessions, claims);
       h.append("Set-Cookie", clearedCookie("tg_access", isSecureRequest(req)));
+      // The waiting room then says the visit ended, rather than queueing the visitor silently.
+      h.append("Set-Cookie", endedCookie(claims.queue, isSecureRequest(req)));
       return out;
     } catch (e) {
       // The site's answer still goes out; the session ends with its time instead.

@@ -28,14 +28,16 @@ Deno.test("/demo sends anyone without a valid token to /wait?return=/demo", asyn
 
 // ------------------------------------------------------------------ review
 
-Deno.test("HEAD /wait answers like a page but joins nobody and sets no ticket", async () => {
+Deno.test("HEAD /wait, or a browser's image fetch of it, joins nobody and sets no ticket", async () => {
   const t = await waitingApp();
   const metrics = async () =>
     (await (await t.app.request("/metrics?queue=default", { headers: operator(t.config) }))
       .json()).waiting;
   const before = await metrics();
-  for (let i = 0; i < 3; i++) {
-    const r = await t.app.request("/wait?return=%2Fshop", { method: "HEAD" });
+  // A favicon or image of the origin's page that the proxy sent to the waiting room.
+  const image = { method: "GET", headers: { "sec-fetch-dest": "image" } };
+  for (const init of [{ method: "HEAD" }, { method: "HEAD" }, image, image]) {
+    const r = await t.app.request("/wait?return=%2Fshop", init);
     assertEquals(r.status, 200);
     assert(r.headers.get("content-type")!.startsWith("text/html"));
     assertEquals(r.headers.getSetCookie(), [], "no tg_ticket");

@@ -115,15 +115,18 @@ Deno.test("the resume form (and so the turn e-mail's link) answers a check page,
         "content-type": "application/x-www-form-urlencoded",
         ...at("198.51.100.30"),
       });
-    const page = await post({});
+    const page = await post({ return: "/shop?item=7" });
     assertEquals(page.status, 200, page.text.slice(0, 300));
+    // The page the link asked for goes through the check with the form (it landed on "/").
+    assert(page.text.includes("/shop?item=7"), "the check page keeps the page asked for");
     assert(page.text.includes(CATALOGUES.en["check.noscript"]), "the check page, not a refusal");
     assert(!page.text.includes(CATALOGUES.en["resume.tooMany"]), "not the old 'too many' stop");
     // The island sends the form again with the solution (the JSON text of proof).
     const asked = await b.req("POST", "/resume", { queue: Q, code }, at("198.51.100.30"));
     const proof = solved(asked.json.error.details.challenge);
-    const moved = await post({ proof: JSON.stringify(proof) });
+    const moved = await post({ proof: JSON.stringify(proof), return: "/shop?item=7" });
     assertEquals(moved.status, 303, moved.text.slice(0, 300));
+    assert(moved.headers.get("location")?.includes("shop"), moved.headers.get("location") ?? "");
     assert(b.cookies.has("tg_ticket"), "the place moved here");
     const view = await b.req("GET", `/status?queue=${Q}`);
     assertEquals(view.json.visitorId, a.visitorId);

@@ -22,6 +22,7 @@ import { readHolder } from "../resume/holder.ts";
 import { addMailCode } from "../resume/resume.ts";
 import { showResumeCode } from "../resume/code.ts";
 import { turnMail } from "./turn_mail.ts";
+import { withReturn } from "../destination.ts";
 import type { MailService } from "./service.ts";
 import { ADDRESS_PURPOSE, dropSub, MAIL_SUB_TTL_MS, type MailSub, moveSub } from "./subscribe.ts";
 
@@ -168,7 +169,8 @@ async function handle(d: MailJobDeps, q: string, v: QueueView, e: Deno.KvEntry<M
     // The link names PUBLIC_URL only: a request's Host is whatever its sender wrote, and a place
     // taken with `Host: evil.example` would have this server mail a link there to any address.
     const site = mailLinkBase(d.config);
-    const link = site && `${site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`;
+    const link = site &&
+      withReturn(`${site}/wait?queue=${encodeURIComponent(q)}&resume=${code}`, sub.ret ?? "");
     const mailer = d.mail.mailer;
     if (!mailer) throw new Error("e-mail was turned off meanwhile");
     const facts = { title, link, code: showResumeCode(code), near };

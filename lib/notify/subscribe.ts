@@ -38,6 +38,8 @@ export interface MailSub {
   site?: string;
   /** The language of the page the visitor asked on (absent in older records: English). */
   lang?: Lang;
+  /** The page the visitor asked for (`?return=`): the e-mail's link lands there too. */
+  ret?: string;
   /** Failed sends so far (the job gives up after a few). */
   failures: number;
   /** After a failed send: not tried again before this (unix ms). */
@@ -84,6 +86,7 @@ export async function subscribe(
   ticket: TicketClaims | null,
   address: string,
   lang: Lang,
+  returnPath = "",
 ): Promise<void> {
   await d.mail.refresh();
   if (!d.mail.enabled) {
@@ -104,6 +107,7 @@ export async function subscribe(
     const idx = await d.kv.get<SubIndex>(keys.mailSubOf(q, t.sub));
     const at = rec.round !== undefined || rec.seq === 0 ? "pre" : rec.seq;
     const sub: MailSub = { id: t.sub, sealed, lang, failures: 0 };
+    if (returnPath) sub.ret = returnPath;
     const op = d.kv.atomic().check(idx);
     if (idx.value && idx.value.at !== at) op.delete(subKey(q, t.sub, idx.value.at));
     op.set(subKey(q, t.sub, at), sub, { expireIn: MAIL_SUB_TTL_MS })

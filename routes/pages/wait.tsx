@@ -15,6 +15,8 @@ import type { WaitRoomProps } from "../../islands/WaitRoom.tsx";
 import { destinationFor, safeReturnPath } from "../../lib/destination.ts";
 import { joinWithAccess } from "../../lib/access/join.ts";
 import { withUnconfirmedTicket } from "../../http/response.ts";
+import { clearedCookie, isSecureRequest } from "../../http/cookies.ts";
+import { pageLoad, visitEnded } from "./wait_visit.ts";
 import { AppError } from "../../lib/errors.ts";
 import type { JoinOutcome } from "../../lib/queue/join.ts";
 import type { Branding } from "../../lib/branding.ts";
@@ -52,8 +54,9 @@ interface WaitRequest {
 }
 
 /**
- * HEAD (link checkers, monitors): Hono runs the GET handler for it, but a HEAD must not join the
- * queue or set a ticket. The page exists; that is all it learns.
+ * HEAD (link checkers, monitors), and a browser's fetch of an image or favicon (pageLoad): Hono
+ * runs the GET handler for a HEAD, but neither may join the queue or set a ticket. The page
+ * exists; that is all it learns.
  */
 function headAnswer(c: Context): Response {
   return c.body(null, 200, {
@@ -92,7 +95,7 @@ async function joinFromPage(
     }
     // This browser's place was moved to another device: a code from there takes it back.
     if (e instanceof AppError && e.code === "place_moved") {
-      return resumePage(c, s, await assets(), r.queue, "moved");
+      return resumePage(c, s, await assets(), r.queue, "moved", { returnPath: r.returnPath });
     }
     return withUnconfirmedTicket(await refusalPage(c, n, e), e, c.req.raw);
   }
@@ -183,7 +186,7 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (q !== undefined && !QueueName.safeParse(q).success) {
       return notice(c, 400, "notice.badRequest", "notice.badQueueLink");
     }
-    if (c.req.method === "HEAD") return headAnswer(c);
+    if (c.req.method === "HEAD" || !pageLoad(c)) return headAnswer(c);
     const r: WaitRequest = {
       // Without ?queue=: the default queue; none at all gives the unknown-queue page.
       queue: q ?? (await s.engine.defaultQueue()) ?? "default",
@@ -203,7 +206,10 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
       if (!(await s.engine.queueNames()).includes(r.queue)) {
         return notice(c, 404, "notice.notFound", "notice.notFoundText");
       }
-      return resumePage(c, s, await assets(), r.queue, "confirm", { code: resume.slice(0, 32) });
+      return resumePage(c, s, await assets(), r.queue, "confirm", {
+        code: resume.slice(0, 32),
+        returnPath: r.returnPath,
+      });
     }
     // Before queueing: a verified search engine crawler gets what the queue's rules say.
     const crawler = await s.crawlers.decide(
@@ -217,6 +223,18 @@ export function waitRoutes(s: Services, assets: () => Promise<Assets>) {
     if (crawler === "pass") {
       const to = await destinationFor(s, await s.engine.ctx.branding(r.queue), r.returnPath);
       return c.redirect(to, 302);
+    }
+    // The visitor's session here just ended (the site released it, or it ended early): said,
+    // with a new place one press away, rather than taken behind the visitor's back.
+    if (await visitEnded(c, s, r.queue)) {
+      const secure = isSecureRequest(c.req.raw);
+      c.header("Set-Cookie", clearedCookie("tg_ended", secure));
+      c.header("Set-Cookie", clearedCookie("tg_access", secure), { append: true });
+      const again = {
+        href: waitUrl(r.queue, r.returnPath, r.embed, null, base),
+        label: "wait.joinAgain",
+      } as const;
+      return notice(c, 200, "notice.visitEnded", "notice.visitEndedText", undefined, false, again);
     }
     const out = await joinFromPage(c, s, assets, n, r);
     // A refusal's page (a 503 of a busy store among them) answers without the mail read: a read

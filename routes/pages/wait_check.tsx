@@ -38,7 +38,7 @@ export async function checkPage(
   details: Record<string, unknown>,
   enqueueToken: string,
   embed: boolean,
-  resume?: { code: string },
+  resume?: { code: string; returnPath?: string },
 ): Promise<Response> {
   const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue);
@@ -55,7 +55,9 @@ export async function checkPage(
     next: resume
       ? `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${encodeURIComponent(resume.code)}`
       : `${base}${url.pathname}${url.search}`,
-    ...(resume ? { resume: { action: `${base}/wait/resume`, code: resume.code } } : {}),
+    ...(resume
+      ? { resume: { action: `${base}/wait/resume`, code: resume.code, ret: resume.returnPath } }
+      : {}),
     base,
     lang,
     m: scriptMessages(m, SCRIPT_KEYS.check),

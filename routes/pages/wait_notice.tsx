@@ -56,6 +56,8 @@ export type NoticeFn = (
   text: MessageKey | { own: string },
   retrySeconds?: number,
   showMessage?: boolean,
+  /** A way on: a link styled as the page's button (e.g. "Join the line again"). */
+  action?: { href: string; label: MessageKey },
 ) => Promise<Response>;
 
 /** The two notice pages the waiting room's routes share. */
@@ -69,7 +71,15 @@ export interface Notices {
 export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices {
   const base = s.config.BASE_PATH ?? "";
 
-  const notice: NoticeFn = async (c, status, headingKey, textKey, retrySeconds, showMessage) => {
+  const notice: NoticeFn = async (
+    c,
+    status,
+    headingKey,
+    textKey,
+    retrySeconds,
+    showMessage,
+    action,
+  ) => {
     const a = await assets();
     // The queue's own look ("Room full", "Not open yet" keep it); the page that says the store
     // is down must not need the store: default branding then.
@@ -111,6 +121,11 @@ export function waitNotices(s: Services, assets: () => Promise<Assets>): Notices
         <Notice heading={heading}>
           <p>{text}</p>
           {showMessage && b.message && <p class="message">{b.message}</p>}
+          {action && (
+            <p>
+              <a class="button" href={action.href}>{m[action.label]}</a>
+            </p>
+          )}
         </Notice>
       </Document>,
       status,

@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Services } from "../services.ts";
 import { waitUrl } from "../../client/format.ts";
+import { safeReturnPath, withReturn } from "../../lib/destination.ts";
 import { Document } from "../../components/Document.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { ResumeForm } from "../../components/ResumeForm.tsx";
@@ -26,6 +27,7 @@ import type { NoticeFn } from "./wait_notice.tsx";
 import { CHECK_CODES, checkPage } from "./wait_check.tsx";
 import { htmlPage } from "./html.tsx";
 import { localTexts, pageLang, selfUrl } from "./lang.ts";
+import { t } from "../../lib/i18n/format.ts";
 
 /** Which page: a link's confirmation, or a browser whose place moved away. */
 export type ResumePageKind = "confirm" | "moved";
@@ -40,7 +42,7 @@ export async function resumePage(
   a: Assets,
   queue: string,
   kind: ResumePageKind,
-  opts: { code?: string; error?: ResumeError; status?: number } = {},
+  opts: { code?: string; error?: ResumeError; status?: number; returnPath?: string } = {},
 ): Promise<Response> {
   const base = s.config.BASE_PATH ?? "";
   const branding = await s.engine.ctx.branding(queue).catch(() => DEFAULT_BRANDING);
@@ -50,15 +52,15 @@ export async function resumePage(
   const embed = c.req.query("embed") === "1";
   const heading = kind === "moved" ? m["resume.moved"] : m["resume.confirmMove"];
   // The language menu reloads this page; after a refused form post that is the link's page.
-  const url = c.req.method === "GET"
-    ? selfUrl(c, base)
-    : `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${
-      encodeURIComponent(opts.code ?? "")
-    }`;
+  const url = c.req.method === "GET" ? selfUrl(c, base) : withReturn(
+    `${base}/wait?queue=${encodeURIComponent(queue)}&resume=${encodeURIComponent(opts.code ?? "")}`,
+    opts.returnPath ?? "",
+  );
   return htmlPage(
     c,
     <Document
-      title={b.title}
+      // Where the visitor is: asked to move a place here, or its place moved away.
+      title={t(m, kind === "moved" ? "page.movedTitle" : "page.moveTitle", { title: b.title })}
       styleHref={a["style.css"]}
       themeCss={css}
       embed={embed}
@@ -71,7 +73,13 @@ export async function resumePage(
         <p class="live" role="status">{heading}</p>
         {opts.error && <p class="error" role="alert">{m[opts.error]}</p>}
         {kind === "moved" && <p class="hint">{m["resume.haveCode"]}</p>}
-        <ResumeForm queue={queue} code={opts.code} base={base} m={m} />
+        <ResumeForm
+          queue={queue}
+          code={opts.code}
+          base={base}
+          returnPath={opts.returnPath}
+          m={m}
+        />
       </Notice>
     </Document>,
     opts.status ?? (kind === "moved" ? 409 : 200),
@@ -115,6 +123,8 @@ export function resumePageRoutes(
     const queue = typeof form.queue === "string" ? form.queue : "";
     const code = typeof form.code === "string" ? form.code.slice(0, 32) : "";
     const proof = proofOf(form.proof);
+    // The page the visitor asked for (the link carried it): the moved place still lands there.
+    const returnPath = safeReturnPath(typeof form.return === "string" ? form.return : "") ?? "";
     if (!QueueName.safeParse(queue).success) {
       return notice(c, 400, "notice.badRequest", "notice.badQueueForm");
     }
@@ -122,7 +132,7 @@ export function resumePageRoutes(
       const current = await ticketOf(c, s.signer, queue);
       const out = await redeemCode(s, queue, code, clientIpOf(c, s.config), current, proof);
       answerVisitor(c, s, queue, out);
-      return c.redirect(waitUrl(queue, "", false, null, base), 303);
+      return c.redirect(waitUrl(queue, returnPath, false, null, base), 303);
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500) throw e;
       // A queue deleted since the link was made: its own page, not the form again.
@@ -134,7 +144,7 @@ export function resumePageRoutes(
       // (no enqueue token: a resume needs none).
       if (CHECK_CODES.has(e.code)) {
         const embed = c.req.query("embed") === "1";
-        const resume = { code: shown };
+        const resume = { code: shown, returnPath };
         return checkPage(c, s, await assets(), queue, e.details, NO_TOKEN, embed, resume);
       }
       const error = e instanceof RateLimitedError ? "resume.tooMany" : "resume.badCode";
@@ -143,6 +153,7 @@ export function resumePageRoutes(
         code: shown,
         error,
         status: e.status,
+        returnPath,
       });
     }
   });

@@ -83,6 +83,8 @@ Deno.test({
           await page.locator(".langs summary").click();
           await page.getByRole("link", { name: LANG_NAMES.fr }).click();
           await page.getByText(CATALOGUES.fr["wait.placeLabel"]).waitFor(T);
+          // The menu's own words follow the language's punctuation (a space before the colon).
+          assertEquals(await page.locator(".langs summary").textContent(), "Langue : Français");
           await page.goto(`${s.base}/wait/how-it-works`);
           await page.getByRole("heading", { name: CATALOGUES.fr["how.title"] }).waitFor(T);
           await ctx.close();

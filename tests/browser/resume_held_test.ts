@@ -3,12 +3,13 @@
  * server: the place dropped on the server (its ticket kept: `/resume/held` answers 404) and the
  * place left in another tab of the same browser (its ticket cleared: 401). Either way the code
  * goes, the page says the place ended and offers to join again. Before, `/resume/held` said
- * `held: true` for an ended place and the page kept a dead code on screen.
+ * `held: true` for an ended place and the page kept a dead code on screen. The title says so too.
  */
 import type { Page } from "playwright-core";
 import { testConfig } from "../../lib/config.ts";
 import { CATALOGUES } from "../../lib/i18n/catalogues.ts";
 import { assertEquals } from "../assert.ts";
+import { t as fill } from "../../lib/i18n/format.ts";
 import { launchBrowser, serveApp } from "./helper.ts";
 
 const en = CATALOGUES.en;
@@ -29,6 +30,8 @@ async function toldEnded(page: Page) {
   await page.getByText(en["live.ended"]).waitFor({ timeout: 10_000 });
   assertEquals(await page.locator("[data-code]").count(), 0, "the dead code is gone");
   await page.getByRole("link", { name: en["wait.joinAgain"] }).waitFor();
+  // ... and its title no longer says "You're in line".
+  assertEquals(await page.title(), fill(en, "page.endedTitle", { title: en["page.title"] }));
 }
 
 Deno.test({

@@ -20,6 +20,14 @@ const en = CATALOGUES.en;
 
 const TOLD_MS = 20_000;
 
+/** The page the visitor asked for: a deep link with a query, kept wherever the place moves. */
+const ASKED = "/demo?item=7&size=a%20b";
+
+/** The `?return=` of a page's URL. */
+function returnOf(page: Page): string | null {
+  return new URL(page.url()).searchParams.get("return");
+}
+
 /** Opens "continue on another device" and returns the code and link the page shows. */
 async function showCode(page: Page, m: Catalogue = en): Promise<{ code: string; link: string }> {
   await page.getByText(m["resume.offer"]).click();
@@ -63,12 +71,15 @@ Deno.test({
       const second = await (await b.newContext()).newPage();
 
       await t.step("the link moves the place to a second browser; the first is told", async () => {
-        await first.goto(`${srv.base}/wait?return=/demo`);
+        await first.goto(`${srv.base}/wait?return=${encodeURIComponent(ASKED)}`);
         await first.locator("#tg-wait[data-live='1']").waitFor({ timeout: 10_000 });
         const { code, link } = await showCode(first);
         assert(/^[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/.test(code), code);
         await first.screenshot({ path: screenshotPath("wait-move.png"), fullPage: true });
         await second.goto(link);
+        // Each page's title says where the visitor is: asked to move the place here ...
+        const title = en["page.title"];
+        assertEquals(await second.title(), fill(en, "page.moveTitle", { title }));
         // The link asks first: nothing moved until the button is pressed.
         assertEquals(await second.locator("input[name=code]").inputValue(), code.replace("-", ""));
         await second.getByRole("button", { name: en["resume.takePlace"] }).click();
@@ -76,6 +87,10 @@ Deno.test({
         await second.locator(".place", { hasText: /^#1$/ }).waitFor({ timeout: 20_000 });
         await first.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
         assertEquals(await first.locator(".place").count(), 0);
+        // ... and, on the first device, that the place moved away (not still "in line").
+        assertEquals(await first.title(), fill(en, "page.movedTitle", { title }));
+        // The moved place still goes where the visitor asked, not to the site's front page.
+        assertEquals(returnOf(second), ASKED, "the link carries the page asked for");
       });
 
       await t.step("a code typed in the first browser takes the place back", async () => {
@@ -84,6 +99,7 @@ Deno.test({
         await first.locator("input[name=code]").fill(code.toLowerCase());
         await first.getByRole("button", { name: en["resume.takePlace"] }).click();
         await first.locator(".place").waitFor({ timeout: 10_000 });
+        assertEquals(returnOf(first), ASKED, "the typed code keeps the page asked for");
         await second.getByText(en["resume.moved"]).waitFor({ timeout: TOLD_MS });
       });
 
@@ -111,13 +127,16 @@ Deno.test({
           const [mail] = await smtp!.waitFor(1, 20_000);
           assert(mail, "the e-mail arrived");
           assertEquals(mail.headers["to"], "ann@example.test");
-          const link = /https?:\/\/\S+resume=[2-9A-Z]{8}/.exec(mail.text)?.[0];
+          const link = /https?:\/\/\S+resume=[2-9A-Z]{8}\S*/.exec(mail.text)?.[0];
           assert(link, mail.text);
           const phone = await (await b.newContext()).newPage();
           await phone.goto(link);
           await phone.getByRole("button", { name: en["resume.takePlace"] }).click();
           // Admitted: the page sends it on to the destination with its access token.
           await phone.waitForURL((u) => !u.pathname.startsWith("/wait"), { timeout: 15_000 });
+          // ... to the page the visitor asked for, query and all.
+          const at = new URL(phone.url());
+          assertEquals(at.pathname + at.search, ASKED, `the e-mail's link: ${link}`);
           const cookies = await phone.context().cookies();
           assert(cookies.some((c) => c.name === "tg_access"), "the phone holds the access token");
         },

@@ -5,10 +5,14 @@ export const de: Catalogue = {
   "doc.footer": "Warteraum von Tollgate",
   "doc.how": "So funktioniert es",
   "doc.language": "Sprache",
+  "doc.languageNow": "Sprache: {name}",
   "page.title": "Sie sind in der Warteschlange",
   "page.message": "Danke für Ihre Geduld. Wir lassen Sie herein, sobald Platz ist.",
   "page.turnTitle": "✅ Sie sind dran — {title}",
   "page.previewTitle": "Vorschau — {title}",
+  "page.moveTitle": "Platz hierher übertragen? — {title}",
+  "page.movedTitle": "Ihr Platz ist umgezogen — {title}",
+  "page.endedTitle": "Ihr Platz ist beendet — {title}",
   "live.expired":
     "Ihr Platz ist verfallen: Er wurde für Sie freigehalten, aber nicht rechtzeitig genutzt.",
   "live.ended":
@@ -152,6 +156,9 @@ export const de: Catalogue = {
   "notice.codeText":
     "Er gilt nicht für diese Warteschlange, ist abgelaufen oder wurde bereits verbraucht. Sie können sich auch ohne ihn anstellen.",
   "notice.notFound": "Nicht gefunden",
+  "notice.visitEnded": "Ihr Besuch ist beendet",
+  "notice.visitEndedText":
+    "Danke für Ihren Besuch: Die Website hat ihn beendet. Um wieder hineinzukommen, stellen Sie sich erneut in die Warteschlange (hinten an).",
   "notice.notFoundText": "Hier gibt es keinen Warteraum.",
   "notice.notOpen": "Noch nicht geöffnet",
   "notice.notOpenText":

@@ -7,10 +7,14 @@ export const en = {
   "doc.footer": "Waiting room by Tollgate",
   "doc.how": "How it works",
   "doc.language": "Language",
+  "doc.languageNow": "Language: {name}",
   "page.title": "You're in line",
   "page.message": "Thanks for your patience. We'll let you in as soon as there's room.",
   "page.turnTitle": "✅ It's your turn — {title}",
   "page.previewTitle": "Preview — {title}",
+  "page.moveTitle": "Move your place here? — {title}",
+  "page.movedTitle": "Your place moved — {title}",
+  "page.endedTitle": "Your place ended — {title}",
   "live.expired": "Your turn has passed: the place was held for you, but not entered in time.",
   "live.ended":
     "Your place in line has ended: you left, it was dropped after missed check-ins, or your turn passed.",
@@ -142,6 +146,9 @@ export const en = {
   "notice.codeText":
     "It is not valid for this line, has expired, or was used up. You can still join the line without it.",
   "notice.notFound": "Not found",
+  "notice.visitEnded": "Your visit has ended",
+  "notice.visitEndedText":
+    "Thank you for your visit: the site has ended it. To go in again, join the line again (at the back).",
   "notice.notFoundText": "There is no waiting room here.",
   "notice.notOpen": "Not open yet",
   "notice.notOpenText":

@@ -5,10 +5,14 @@ export const es: Catalogue = {
   "doc.footer": "Sala de espera de Tollgate",
   "doc.how": "Cómo funciona",
   "doc.language": "Idioma",
+  "doc.languageNow": "Idioma: {name}",
   "page.title": "Estás en la fila",
   "page.message": "Gracias por tu paciencia. Te dejaremos entrar en cuanto haya sitio.",
   "page.turnTitle": "✅ Es tu turno — {title}",
   "page.previewTitle": "Vista previa — {title}",
+  "page.moveTitle": "¿Mover tu lugar aquí? — {title}",
+  "page.movedTitle": "Tu lugar se ha movido — {title}",
+  "page.endedTitle": "Tu lugar ha terminado — {title}",
   "live.expired": "Tu turno ha pasado: te guardamos el sitio, pero no entraste a tiempo.",
   "live.ended":
     "Tu lugar en la fila ha terminado: saliste, se eliminó por no responder a tiempo o tu turno pasó.",
@@ -145,6 +149,9 @@ export const es: Catalogue = {
   "notice.codeText":
     "No es válido para esta fila, ha caducado o ya se usó. Puedes unirte a la fila sin él.",
   "notice.notFound": "No encontrado",
+  "notice.visitEnded": "Tu visita ha terminado",
+  "notice.visitEndedText":
+    "Gracias por tu visita: el sitio la ha finalizado. Para volver a entrar, únete de nuevo a la fila (al final).",
   "notice.notFoundText": "Aquí no hay ninguna sala de espera.",
   "notice.notOpen": "Aún no está abierta",
   "notice.notOpenText":

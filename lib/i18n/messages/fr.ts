@@ -5,11 +5,15 @@ export const fr: Catalogue = {
   "doc.footer": "Salle d’attente par Tollgate",
   "doc.how": "Comment ça marche",
   "doc.language": "Langue",
+  "doc.languageNow": "Langue : {name}",
   "page.title": "Vous êtes dans la file",
   "page.message":
     "Merci de votre patience. Nous vous laisserons entrer dès qu’il y aura de la place.",
   "page.turnTitle": "✅ C’est votre tour — {title}",
   "page.previewTitle": "Aperçu — {title}",
+  "page.moveTitle": "Transférer votre place ici ? — {title}",
+  "page.movedTitle": "Votre place a été transférée — {title}",
+  "page.endedTitle": "Votre place a pris fin — {title}",
   "live.expired":
     "Votre tour est passé : la place vous a été réservée, mais vous n’êtes pas entré à temps.",
   "live.ended":
@@ -152,6 +156,9 @@ export const fr: Catalogue = {
   "notice.codeText":
     "Il n’est pas valable pour cette file, a expiré ou a déjà été utilisé. Vous pouvez tout de même rejoindre la file sans lui.",
   "notice.notFound": "Introuvable",
+  "notice.visitEnded": "Votre visite est terminée",
+  "notice.visitEndedText":
+    "Merci de votre visite : le site y a mis fin. Pour entrer de nouveau, rejoignez la file (en dernière position).",
   "notice.notFoundText": "Il n’y a pas de salle d’attente ici.",
   "notice.notOpen": "Pas encore ouvert",
   "notice.notOpenText":

@@ -5,10 +5,14 @@ export const it: Catalogue = {
   "doc.footer": "Sala d’attesa di Tollgate",
   "doc.how": "Come funziona",
   "doc.language": "Lingua",
+  "doc.languageNow": "Lingua: {name}",
   "page.title": "Sei in coda",
   "page.message": "Grazie per la pazienza. Ti faremo entrare appena c’è posto.",
   "page.turnTitle": "✅ Tocca a te — {title}",
   "page.previewTitle": "Anteprima — {title}",
+  "page.moveTitle": "Spostare qui il tuo posto? — {title}",
+  "page.movedTitle": "Il tuo posto è stato spostato — {title}",
+  "page.endedTitle": "Il tuo posto è terminato — {title}",
   "live.expired":
     "Il tuo turno è passato: il posto ti è stato tenuto, ma non sei entrato in tempo.",
   "live.ended":
@@ -145,6 +149,9 @@ export const it: Catalogue = {
   "notice.codeText":
     "Non è valido per questa fila, è scaduto o è già stato usato. Puoi metterti in fila anche senza.",
   "notice.notFound": "Non trovata",
+  "notice.visitEnded": "La tua visita è terminata",
+  "notice.visitEndedText":
+    "Grazie per la visita: il sito l’ha conclusa. Per entrare di nuovo, rimettiti in fila (in fondo).",
   "notice.notFoundText": "Qui non c’è nessuna sala d’attesa.",
   "notice.notOpen": "Non ancora aperta",
   "notice.notOpenText":

@@ -5,10 +5,14 @@ export const ja: Catalogue = {
   "doc.footer": "Tollgate による待合室",
   "doc.how": "しくみ",
   "doc.language": "言語",
+  "doc.languageNow": "言語：{name}",
   "page.title": "順番待ちの列に並んでいます",
   "page.message": "お待たせして申し訳ありません。空きができしだいご案内します。",
   "page.turnTitle": "✅ あなたの番です — {title}",
   "page.previewTitle": "プレビュー — {title}",
+  "page.moveTitle": "この端末に順番を移しますか？ — {title}",
+  "page.movedTitle": "順番は別の端末に移りました — {title}",
+  "page.endedTitle": "順番は終了しました — {title}",
   "live.expired": "順番が過ぎました。枠を確保していましたが、時間内に入場されませんでした。",
   "live.ended":
     "列の順番は終了しました。列を離れたか、応答がなかったため削除されたか、順番が過ぎました。",
@@ -143,6 +147,9 @@ export const ja: Catalogue = {
   "notice.code": "この優先コードは使用できません",
   "notice.codeText": "この列では無効か、期限切れか、使用済みです。コードなしでも列に並べます。",
   "notice.notFound": "見つかりません",
+  "notice.visitEnded": "ご訪問は終了しました",
+  "notice.visitEndedText":
+    "ご訪問ありがとうございました。サイトがご訪問を終了しました。もう一度入るには、列に並び直してください（最後尾になります）。",
   "notice.notFoundText": "ここに待合室はありません。",
   "notice.notOpen": "まだ開始していません",
   "notice.notOpenText":

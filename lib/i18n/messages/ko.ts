@@ -5,10 +5,14 @@ export const ko: Catalogue = {
   "doc.footer": "Tollgate 대기실",
   "doc.how": "이용 방법",
   "doc.language": "언어",
+  "doc.languageNow": "언어: {name}",
   "page.title": "대기열에 들어왔습니다",
   "page.message": "기다려 주셔서 감사합니다. 자리가 나는 대로 입장시켜 드리겠습니다.",
   "page.turnTitle": "✅ 입장 차례입니다 — {title}",
   "page.previewTitle": "미리 보기 — {title}",
+  "page.moveTitle": "순서를 이 기기로 옮길까요? — {title}",
+  "page.movedTitle": "순서가 다른 기기로 옮겨졌습니다 — {title}",
+  "page.endedTitle": "순서가 종료되었습니다 — {title}",
   "live.expired": "차례가 지났습니다. 자리를 맡아 두었지만 시간 안에 입장하지 않으셨습니다.",
   "live.ended":
     "대기열의 자리가 종료되었습니다. 대기열을 떠났거나, 응답이 없어 삭제되었거나, 차례가 지났습니다.",
@@ -143,6 +147,9 @@ export const ko: Catalogue = {
   "notice.codeText":
     "이 줄에 유효하지 않거나, 만료되었거나, 이미 사용되었습니다. 코드 없이도 줄을 설 수 있습니다.",
   "notice.notFound": "찾을 수 없음",
+  "notice.visitEnded": "방문이 종료되었습니다",
+  "notice.visitEndedText":
+    "방문해 주셔서 감사합니다. 사이트에서 방문을 종료했습니다. 다시 들어가려면 줄에 다시 서 주세요(맨 뒤에 섭니다).",
   "notice.notFoundText": "여기에는 대기실이 없습니다.",
   "notice.notOpen": "아직 열리지 않았습니다",
   "notice.notOpenText":

@@ -5,10 +5,14 @@ export const nl: Catalogue = {
   "doc.footer": "Wachtruimte door Tollgate",
   "doc.how": "Hoe het werkt",
   "doc.language": "Taal",
+  "doc.languageNow": "Taal: {name}",
   "page.title": "Je staat in de rij",
   "page.message": "Bedankt voor je geduld. We laten je binnen zodra er plek is.",
   "page.turnTitle": "✅ Je bent aan de beurt — {title}",
   "page.previewTitle": "Voorbeeld — {title}",
+  "page.moveTitle": "Uw plek hierheen verplaatsen? — {title}",
+  "page.movedTitle": "Uw plek is verplaatst — {title}",
+  "page.endedTitle": "Uw plek is beëindigd — {title}",
   "live.expired":
     "Je beurt is voorbij: je plek werd voor je vastgehouden, maar je bent niet op tijd binnengegaan.",
   "live.ended":
@@ -146,6 +150,9 @@ export const nl: Catalogue = {
   "notice.codeText":
     "Hij geldt niet voor deze rij, is verlopen of is al gebruikt. Je kunt ook zonder code in de rij gaan staan.",
   "notice.notFound": "Niet gevonden",
+  "notice.visitEnded": "Uw bezoek is beëindigd",
+  "notice.visitEndedText":
+    "Bedankt voor uw bezoek: de site heeft het beëindigd. Om weer naar binnen te gaan, sluit u opnieuw aan in de rij (achteraan).",
   "notice.notFoundText": "Hier is geen wachtruimte.",
   "notice.notOpen": "Nog niet open",
   "notice.notOpenText":

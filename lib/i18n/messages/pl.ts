@@ -5,10 +5,14 @@ export const pl: Catalogue = {
   "doc.footer": "Poczekalnia Tollgate",
   "doc.how": "Jak to działa",
   "doc.language": "Język",
+  "doc.languageNow": "Język: {name}",
   "page.title": "Jesteś w kolejce",
   "page.message": "Dziękujemy za cierpliwość. Wpuścimy Cię, gdy tylko zwolni się miejsce.",
   "page.turnTitle": "✅ Twoja kolej — {title}",
   "page.previewTitle": "Podgląd — {title}",
+  "page.moveTitle": "Przenieść tu swoje miejsce? — {title}",
+  "page.movedTitle": "Twoje miejsce zostało przeniesione — {title}",
+  "page.endedTitle": "Twoje miejsce wygasło — {title}",
   "live.expired":
     "Twoja kolej minęła: miejsce było dla Ciebie zarezerwowane, ale nie wszedłeś na czas.",
   "live.ended":
@@ -149,6 +153,9 @@ export const pl: Catalogue = {
   "notice.codeText":
     "Nie dotyczy tej kolejki, wygasł lub został już wykorzystany. Możesz dołączyć do kolejki bez niego.",
   "notice.notFound": "Nie znaleziono",
+  "notice.visitEnded": "Twoja wizyta się zakończyła",
+  "notice.visitEndedText":
+    "Dziękujemy za wizytę: witryna ją zakończyła. Aby wejść ponownie, stań znowu w kolejce (na końcu).",
   "notice.notFoundText": "Tu nie ma żadnej poczekalni.",
   "notice.notOpen": "Jeszcze nie otwarte",
   "notice.notOpenText":

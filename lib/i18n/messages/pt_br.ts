@@ -5,10 +5,14 @@ export const ptBR: Catalogue = {
   "doc.footer": "Sala de espera da Tollgate",
   "doc.how": "Como funciona",
   "doc.language": "Idioma",
+  "doc.languageNow": "Idioma: {name}",
   "page.title": "Você está na fila",
   "page.message": "Obrigado pela paciência. Vamos deixar você entrar assim que houver espaço.",
   "page.turnTitle": "✅ É a sua vez — {title}",
   "page.previewTitle": "Prévia — {title}",
+  "page.moveTitle": "Mover seu lugar para cá? — {title}",
+  "page.movedTitle": "Seu lugar foi movido — {title}",
+  "page.endedTitle": "Seu lugar terminou — {title}",
   "live.expired": "Sua vez passou: o lugar ficou reservado para você, mas você não entrou a tempo.",
   "live.ended":
     "Seu lugar na fila terminou: você saiu, ele foi removido por falta de resposta ou sua vez passou.",
@@ -145,6 +149,9 @@ export const ptBR: Catalogue = {
   "notice.codeText":
     "Ele não vale para esta fila, expirou ou já foi usado. Você ainda pode entrar na fila sem ele.",
   "notice.notFound": "Não encontrada",
+  "notice.visitEnded": "Sua visita terminou",
+  "notice.visitEndedText":
+    "Obrigado pela visita: o site a encerrou. Para entrar de novo, entre na fila novamente (no final).",
   "notice.notFoundText": "Não há nenhuma sala de espera aqui.",
   "notice.notOpen": "Ainda não abriu",
   "notice.notOpenText":

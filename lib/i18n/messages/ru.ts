@@ -5,10 +5,14 @@ export const ru: Catalogue = {
   "doc.footer": "Зал ожидания от Tollgate",
   "doc.how": "Как это работает",
   "doc.language": "Язык",
+  "doc.languageNow": "Язык: {name}",
   "page.title": "Вы в очереди",
   "page.message": "Спасибо за терпение. Мы впустим вас, как только освободится место.",
   "page.turnTitle": "✅ Ваша очередь — {title}",
   "page.previewTitle": "Предпросмотр — {title}",
+  "page.moveTitle": "Перенести ваше место сюда? — {title}",
+  "page.movedTitle": "Ваше место перенесено — {title}",
+  "page.endedTitle": "Ваше место больше не действует — {title}",
   "live.expired": "Ваша очередь прошла: место было закреплено за вами, но вы не вошли вовремя.",
   "live.ended":
     "Ваше место в очереди больше не действует: вы вышли, оно было снято из-за пропущенных проверок или ваша очередь прошла.",
@@ -146,6 +150,9 @@ export const ru: Catalogue = {
   "notice.codeText":
     "Он не подходит для этой очереди, истёк или уже использован. Вы можете встать в очередь и без него.",
   "notice.notFound": "Не найдено",
+  "notice.visitEnded": "Ваш визит завершён",
+  "notice.visitEndedText":
+    "Спасибо за визит: сайт его завершил. Чтобы войти снова, встаньте в очередь ещё раз (в её конец).",
   "notice.notFoundText": "Здесь нет зала ожидания.",
   "notice.notOpen": "Ещё не открыто",
   "notice.notOpenText":

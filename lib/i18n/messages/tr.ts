@@ -5,10 +5,14 @@ export const tr: Catalogue = {
   "doc.footer": "Bekleme odası: Tollgate",
   "doc.how": "Nasıl çalışır",
   "doc.language": "Dil",
+  "doc.languageNow": "Dil: {name}",
   "page.title": "Sıradasınız",
   "page.message": "Sabrınız için teşekkürler. Yer açılır açılmaz sizi içeri alacağız.",
   "page.turnTitle": "✅ Sıra sizde — {title}",
   "page.previewTitle": "Önizleme — {title}",
+  "page.moveTitle": "Yeriniz buraya taşınsın mı? — {title}",
+  "page.movedTitle": "Yeriniz taşındı — {title}",
+  "page.endedTitle": "Yerinizin süresi doldu — {title}",
   "live.expired": "Sıranız geçti: yeriniz sizin için ayrıldı, ancak zamanında girmediniz.",
   "live.ended":
     "Sıradaki yeriniz sona erdi: sıradan ayrıldınız, yanıt vermediğiniz için yeriniz silindi ya da sıranız geçti.",
@@ -145,6 +149,9 @@ export const tr: Catalogue = {
   "notice.codeText":
     "Bu sıra için geçerli değil, süresi doldu ya da kullanıldı. Sıraya kodsuz da girebilirsiniz.",
   "notice.notFound": "Bulunamadı",
+  "notice.visitEnded": "Ziyaretiniz sona erdi",
+  "notice.visitEndedText":
+    "Ziyaretiniz için teşekkürler: site ziyaretinizi sonlandırdı. Yeniden girmek için sıraya tekrar katılın (en sona).",
   "notice.notFoundText": "Burada bir bekleme odası yok.",
   "notice.notOpen": "Henüz açılmadı",
   "notice.notOpenText":
