@@ -116,16 +116,3 @@ export async function linkedApp(overrides: Partial<Config> = {}) {
   await promote(e);
   return e;
 }
-
-/** Collects what `console.*` prints while `fn` runs. */
-export async function captureConsole<T>(fn: () => Promise<T>): Promise<[T, string]> {
-  const out: string[] = [];
-  const saved = { log: console.log, error: console.error, warn: console.warn, info: console.info };
-  const grab = (...a: unknown[]) => void out.push(a.map(String).join(" "));
-  Object.assign(console, { log: grab, error: grab, warn: grab, info: grab });
-  try {
-    return [await fn(), out.join("\n")];
-  } finally {
-    Object.assign(console, saved);
-  }
-}

@@ -1,15 +1,8 @@
 import { readLink, unsealToken } from "../lib/edge/store.ts";
 import { loginAs, TEST_PASSWORD } from "./admin_helpers.ts";
 import { assert, assertEquals } from "./assert.ts";
-import {
-  captureConsole,
-  edgeApp,
-  kvText,
-  linkedApp,
-  LIVE_CONTROLS,
-  TOKEN,
-} from "./edge_helpers.ts";
-import { makeApp } from "./helpers.ts";
+import { edgeApp, kvText, linkedApp, LIVE_CONTROLS, TOKEN } from "./edge_helpers.ts";
+import { captureConsole, makeApp } from "./helpers.ts";
 
 // The API token: accepted formats, sealed storage, never shown, and TOKEN_SECRET rotation.
 

@@ -3,6 +3,24 @@ import { makeApp } from "../testing/app.ts";
 
 export { LOOPBACK_INFO, makeApp, served, writeBranding } from "../testing/app.ts";
 
+/** Collects what `console.*` prints while `fn` runs. */
+export async function captureConsole<T>(fn: () => Promise<T>): Promise<[T, string]> {
+  const out: string[] = [];
+  const saved = { log: console.log, error: console.error, warn: console.warn, info: console.info };
+  const grab = (...a: unknown[]) => void out.push(a.map(String).join(" "));
+  Object.assign(console, { log: grab, error: grab, warn: grab, info: grab });
+  try {
+    return [await fn(), out.join("\n")];
+  } finally {
+    Object.assign(console, saved);
+  }
+}
+
+/** The lines `console.*` prints while `f` runs (the service logs one JSON object a line). */
+export async function consoleLines(f: () => Promise<void>): Promise<string[]> {
+  return (await captureConsole(f))[1].split("\n").filter((l) => l !== "");
+}
+
 /** A browser-like client: keeps cookies between `app.request()` calls. */
 export class Client {
   cookies = new Map<string, string>();

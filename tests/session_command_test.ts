@@ -5,20 +5,13 @@
  * single value `release` was ignored, silently.
  */
 import { assert, assertEquals } from "./assert.ts";
+import { consoleLines } from "./helpers.ts";
 import { startOrigin } from "./origin_helpers.ts";
 import { admittedVisitor, countedApp, record, verify } from "./session_helpers.ts";
 
-/** Runs `f` with console.error captured (warnings go there); the JSON lines written. */
+/** Runs `f` with the console captured; the JSON lines written (warnings among them). */
 async function warnings(f: () => Promise<void>): Promise<Record<string, unknown>[]> {
-  const lines: string[] = [];
-  const orig = console.error;
-  console.error = (...a: unknown[]) => lines.push(a.map(String).join(" "));
-  try {
-    await f();
-  } finally {
-    console.error = orig;
-  }
-  return lines.map((l) => JSON.parse(l));
+  return (await consoleLines(f)).map((l) => JSON.parse(l));
 }
 
 /** An origin answering each path with the command headers the test names. */

@@ -6,20 +6,7 @@
  * waiting page of a queue that does not exist.
  */
 import { assert, assertEquals } from "./assert.ts";
-import { makeApp, served } from "./helpers.ts";
-
-/** Runs `f` with console.error captured; the lines written. */
-async function capturing(f: () => Promise<void>): Promise<string[]> {
-  const lines: string[] = [];
-  const orig = console.error;
-  console.error = (...a: unknown[]) => lines.push(a.map(String).join(" "));
-  try {
-    await f();
-  } finally {
-    console.error = orig;
-  }
-  return lines;
-}
+import { consoleLines as capturing, makeApp, served } from "./helpers.ts";
 
 Deno.test("a check for an unknown or deleted queue is a configuration error: 404, said and logged", async () => {
   const t = await makeApp({ QUEUES: ["default", "sale"] });
