@@ -92,8 +92,8 @@ export class QueueContext {
    * `undo` for a join refused after. Every view loaded counts it until its read holds the commit.
    */
   noteArrival(q: string, read: QueueView) {
-    const note: Note = {}; // a join: busy now, so the timer ticks the queue again each second
-    this.idleUntil.delete(q);
+    const note: Note = {};
+    this.idleUntil.delete(q); // a join: busy now, so the timer ticks the queue each second again
     const noted = this.#noted.set(q, this.#noted.get(q) ?? new Set()).get(q)!.add(note);
     const count = (delta: number) => {
       const v = this.#views.last(q) ?? read;
@@ -228,8 +228,8 @@ export class QueueContext {
     let held = 0;
     for (const n of v.unsure ?? []) {
       if (n.vs === undefined) continue;
-      v.unsure!.delete(n);
-      if (n.vs <= v.readVs! && this.#noted.get(q)?.delete(n)) held++;
+      v.unsure!.delete(n); // counted right, or held by the read (the next load forgets it)
+      if (n.vs <= v.readVs!) held++;
     }
     if (held === 0) return v;
     const counts = { ...v.counts, waiting: v.counts.waiting - held };

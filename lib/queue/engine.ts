@@ -6,6 +6,7 @@ import { noteStatusNow, observeStatus, observeTick } from "../metrics/spans.ts";
 import { BadRequestError, ConflictError, StoreBusyError } from "../errors.ts";
 import { retryCommit, STARTUP_DEADLINE_MS } from "../store/commit.ts";
 import { keys } from "../store/keys.ts";
+import { SecondCache } from "../second_cache.ts";
 import { deleteQueue, type QueueDeleted, type QueueTombstone } from "./remove.ts";
 import type { TicketClaims } from "../tokens.ts";
 import { forceAdmit } from "./admit.ts";
@@ -35,7 +36,12 @@ export class Engine {
   #tickAgain = new Set<string>();
   /** The seconds of the ticks running, by queue. */
   #ticking = new Map<string, Set<number>>();
-  #names: { value: string[]; at: number } | null = null;
+  /** Queue names (`queueNames`; proxy checks ask per request); made or deleted here: at once. */
+  #names = new SecondCache<string[]>(() => this.ctx.now(), async () => {
+    const out: string[] = [];
+    for await (const e of this.ctx.kv.list({ prefix: keys.queues() })) out.push(e.key[1] as string);
+    return out.sort();
+  });
   /** The operator metrics, with their caches (lib/metrics/queue.ts). */
   #metrics = new QueueMetricsReader(this);
 
@@ -72,7 +78,7 @@ export class Engine {
         { deadlineMs: STARTUP_DEADLINE_MS },
       );
     }
-    this.#names = null;
+    this.#names.forget();
     return skipped;
   }
 
@@ -81,20 +87,13 @@ export class Engine {
     try {
       return await deleteQueue(this.ctx, q, { force, names: await this.queueNames() });
     } finally {
-      this.#names = null; // also when the cleanup was cut short: the queue itself is gone
+      this.#names.forget(); // also when the cleanup was cut short: the queue itself is gone
     }
   }
 
-  /** Names of all queues, sorted; listed at most once a second (queues made here show at once). */
-  async queueNames(): Promise<string[]> {
-    const now = this.ctx.now();
-    if (this.#names && now >= this.#names.at && now - this.#names.at < 1000) {
-      return this.#names.value;
-    }
-    const out: string[] = [];
-    for await (const e of this.ctx.kv.list({ prefix: keys.queues() })) out.push(e.key[1] as string);
-    this.#names = { value: out.sort(), at: now };
-    return this.#names.value;
+  /** Names of all queues, sorted; one list about once a second, shared by its callers. */
+  queueNames(): Promise<string[]> {
+    return this.#names.get("");
   }
 
   /** The queue meant when none is named: `default`, else the only queue; null when ambiguous. */
