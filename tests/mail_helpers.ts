@@ -3,6 +3,7 @@
  * default queue paused (everyone waits), and the e-mail requests it keeps.
  */
 import { keys } from "../lib/store/keys.ts";
+import { type SmtpServer, startSmtpServer } from "../testing/smtp_server.ts";
 import { makeApp, type TestApp } from "./helpers.ts";
 
 /** The queue the tests use. */
@@ -26,6 +27,24 @@ export async function mailingApp(port: number, extra = {}): Promise<TestApp> {
   });
   await t.engine.setPaused(Q, true);
   return t;
+}
+
+/**
+ * Runs `fn` with a real SMTP server (Debian's aiosmtpd on loopback) and a `mailingApp` over it
+ * (`extra` as there); both are closed after, whatever `fn` did.
+ */
+export async function withMail<T>(
+  extra: Record<string, unknown>,
+  fn: (t: TestApp, smtp: SmtpServer) => Promise<T>,
+): Promise<T> {
+  const smtp = await startSmtpServer();
+  const t = await mailingApp(smtp.port, extra);
+  try {
+    return await fn(t, smtp);
+  } finally {
+    t.close();
+    await smtp.stop();
+  }
 }
 
 /** Every stored e-mail request of the queue, as stored (numbered or not yet). */

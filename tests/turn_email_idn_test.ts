@@ -4,11 +4,11 @@
  * Before, `z.email()` refused such an address with 400. Invalid addresses are still refused.
  */
 import { asciiEmail } from "../lib/notify/address.ts";
-import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { haveAiosmtpd } from "../testing/smtp_server.ts";
 import { freePort } from "../testing/procs.ts";
 import { assertEquals } from "./assert.ts";
 import { Client } from "./helpers.ts";
-import { mailingApp, Q } from "./mail_helpers.ts";
+import { mailingApp, Q, withMail } from "./mail_helpers.ts";
 
 const ignore = !(await haveAiosmtpd());
 if (ignore) console.warn("turn_email_idn_test: apt-get install python3-aiosmtpd to run it");
@@ -17,9 +17,7 @@ Deno.test({
   name: "an IDN address gets the turn e-mail at its punycode domain",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port);
-    try {
+    await withMail({}, async (t, smtp) => {
       const a = new Client(t.app);
       await a.join();
       const saved = await a.req("POST", "/turn-email", { queue: Q, email: "ann@bücher.example" });
@@ -30,10 +28,7 @@ Deno.test({
       await t.services.mailJob();
       const [mail] = await smtp.waitFor(1);
       assertEquals(mail.headers["to"], "ann@xn--bcher-kva.example");
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 

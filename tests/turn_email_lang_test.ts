@@ -9,10 +9,10 @@ import { num, t as fill } from "../lib/i18n/format.ts";
 import { LANGS } from "../lib/i18n/langs.ts";
 import { turnMail } from "../lib/notify/turn_mail.ts";
 import { DEFAULT_BRANDING } from "../lib/branding.ts";
-import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { haveAiosmtpd } from "../testing/smtp_server.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client } from "./helpers.ts";
-import { mailingApp, Q, storedRequests } from "./mail_helpers.ts";
+import { Q, storedRequests, withMail } from "./mail_helpers.ts";
 
 const ignore = !(await haveAiosmtpd());
 if (ignore) {
@@ -25,9 +25,7 @@ Deno.test({
   name: "a German visitor's turn e-mail is German, a Russian browser's Russian",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port);
-    try {
+    await withMail({}, async (t, smtp) => {
       // The German page joins and keeps the choice (tg_lang); the e-mail request follows it.
       const ann = new Client(t.app);
       assertEquals((await ann.req("GET", `/wait?queue=${Q}&lang=de`)).status, 200);
@@ -77,10 +75,7 @@ Deno.test({
         fill(ru, "mail.subjectTurn", { title: ru["page.title"] }),
       );
       assert(russian.text.includes(ru["mail.leadTurn"]), russian.text);
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 

@@ -6,10 +6,10 @@
  * only. The link also names the page the visitor asked for (`return`, a path of this site only).
  * Against a real SMTP server (Debian's aiosmtpd) on loopback.
  */
-import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { haveAiosmtpd } from "../testing/smtp_server.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client } from "./helpers.ts";
-import { mailingApp, Q } from "./mail_helpers.ts";
+import { Q, withMail } from "./mail_helpers.ts";
 
 const ignore = !(await haveAiosmtpd());
 
@@ -19,9 +19,7 @@ async function mailThrough(
   host: string,
   extra: Record<string, string> = {},
 ) {
-  const smtp = await startSmtpServer();
-  const t = await mailingApp(smtp.port, { PUBLIC_URL: publicUrl });
-  try {
+  return await withMail({ PUBLIC_URL: publicUrl }, async (t, smtp) => {
     const a = new Client({ request: (p, init) => t.app.request(`http://${host}${p}`, init) });
     assertEquals((await a.join()).status, 202);
     const ask = { queue: Q, email: "victim@example.test", ...extra };
@@ -33,10 +31,7 @@ async function mailThrough(
     await t.services.mailJob();
     const [mail] = await smtp.waitFor(1);
     return mail.text;
-  } finally {
-    t.close();
-    await smtp.stop();
-  }
+  });
 }
 
 Deno.test({
@@ -70,18 +65,13 @@ Deno.test({
       return: "/shop?item=7&size=a b",
     });
     assert(/resume=[2-9A-Z]{8}&return=%2Fshop%3Fitem%3D7%26size%3Da%2520b/.test(text), text);
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port, { PUBLIC_URL: "https://queue.example.com" });
-    try {
+    await withMail({ PUBLIC_URL: "https://queue.example.com" }, async (t) => {
       const a = new Client({ request: (p, init) => t.app.request(`https://x.test${p}`, init) });
       assertEquals((await a.join()).status, 202);
       const off = { queue: Q, email: "ann@example.test", return: "//evil.example/x" };
       const refused = await a.req("POST", "/turn-email", off);
       assertEquals(refused.status, 400, refused.text);
       assert(refused.json.error.message.includes("return"), refused.text);
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });

@@ -7,10 +7,10 @@
  * itself gets the e-mail once its turn came while it was away (passed over, or back at the front
  * after an admission it never saw).
  */
-import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
+import { haveAiosmtpd } from "../testing/smtp_server.ts";
 import { assertEquals } from "./assert.ts";
 import { Client } from "./helpers.ts";
-import { mailingApp, Q } from "./mail_helpers.ts";
+import { Q, withMail } from "./mail_helpers.ts";
 const ignore = !(await haveAiosmtpd());
 if (ignore) console.warn("turn_email_silent_test: apt-get install python3-aiosmtpd to run it");
 
@@ -18,9 +18,7 @@ Deno.test({
   name: "a silent waiter's e-mail request holds back no e-mail of those admitted behind it",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 1 }); // paused: everyone waits
-    try {
+    await withMail({ ADMIT_PER_SECOND: 1 }, async (t, smtp) => { // paused: everyone waits
       const away = new Client(t.app), here = new Client(t.app);
       for (
         const [c, email] of [[away, "away@example.test"], [here, "here@example.test"]] as const
@@ -54,10 +52,7 @@ Deno.test({
         "away@example.test",
         "here@example.test",
       ]);
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 
@@ -65,9 +60,7 @@ Deno.test({
   name: "a visitor away when its turn came gets the e-mail while its place waits at the front",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 1 }); // paused: everyone waits
-    try {
+    await withMail({ ADMIT_PER_SECOND: 1 }, async (t, smtp) => { // paused: everyone waits
       const away = new Client(t.app);
       await away.join();
       t.clock.advance(1000);
@@ -90,9 +83,6 @@ Deno.test({
       // The e-mail carries the link that brings it back (tests/turn_email_test.ts follows one).
       const link = /\/wait\?queue=default&resume=([A-Z0-9-]+)/.exec(mails[0].text)?.[1];
       assertEquals(typeof link, "string", "a resume link in the e-mail");
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });

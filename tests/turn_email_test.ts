@@ -9,7 +9,7 @@ import { haveAiosmtpd, startSmtpServer } from "../testing/smtp_server.ts";
 import { freePort, startServers, stopServers } from "../testing/procs.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { Client, makeApp } from "./helpers.ts";
-import { mailingApp, Q, storedRequests } from "./mail_helpers.ts";
+import { mailingApp, Q, storedRequests, withMail } from "./mail_helpers.ts";
 
 const ADDRESS = "ann@example.test";
 const ignore = !(await haveAiosmtpd());
@@ -19,9 +19,7 @@ Deno.test({
   name: "the turn e-mail arrives once and its link moves the place to a fresh browser",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port);
-    try {
+    await withMail({}, async (t, smtp) => {
       const a = new Client(t.app);
       await a.join();
       const saved = await a.req("POST", "/turn-email", { queue: Q, email: ADDRESS });
@@ -53,10 +51,7 @@ Deno.test({
       assertEquals([moved.status, moved.json.status], [200, "admitted"], moved.text);
       assertEquals(moved.json.visitorId, a.visitorId);
       assert(phone.cookies.has("tg_access"));
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 
@@ -64,9 +59,7 @@ Deno.test({
   name: "MAIL_AT_POSITION mails when the place comes that near the front",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port, { MAIL_AT_POSITION: 2 });
-    try {
+    await withMail({ MAIL_AT_POSITION: 2 }, async (t, smtp) => {
       const first = new Client(t.app), second = new Client(t.app), third = new Client(t.app);
       for (const c of [first, second, third]) await c.join();
       assertEquals(
@@ -82,10 +75,7 @@ Deno.test({
       await t.services.mailJob();
       const [mail] = await smtp.waitFor(1);
       assert(/Almost your turn/.test(mail.headers["subject"]), mail.headers["subject"]);
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 
@@ -180,9 +170,7 @@ Deno.test({
   name: "a pre-queue participant's request follows its drawn place, and lottery turns are found",
   ignore,
   async fn() {
-    const smtp = await startSmtpServer();
-    const t = await mailingApp(smtp.port, { ADMIT_PER_SECOND: 10, CAPACITY: 1000 });
-    try {
+    await withMail({ ADMIT_PER_SECOND: 10, CAPACITY: 1000 }, async (t, smtp) => {
       await t.engine.setPaused(Q, false);
       const opensAt = t.clock.now() + 60_000;
       await t.engine.setOpensAt(Q, opensAt);
@@ -227,10 +215,7 @@ Deno.test({
       await t.services.mailJob();
       const mails = await smtp.waitFor(2);
       assertEquals(mails[1]?.headers["to"], "bob@example.test");
-    } finally {
-      t.close();
-      await smtp.stop();
-    }
+    });
   },
 });
 
